@@ -1,0 +1,23 @@
+// Unit tests sit beside the code (src, *.spec.ts); e2e tests boot the real app (test, *.e2e-spec.ts).
+const transform = { '^.+\\.ts$': ['ts-jest', {}] };
+
+module.exports = {
+  testTimeout: 60_000,
+  projects: [
+    {
+      displayName: 'unit',
+      rootDir: '.',
+      testMatch: ['<rootDir>/src/**/*.spec.ts'],
+      transform,
+      testEnvironment: 'node',
+    },
+    {
+      displayName: 'e2e',
+      rootDir: '.',
+      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      transform,
+      testEnvironment: 'node',
+      globalSetup: '<rootDir>/test/helpers/global-setup.ts',
+    },
+  ],
+};

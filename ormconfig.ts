@@ -1,0 +1,2 @@
+/** Data source for the TypeORM CLI (`npm run migration:run|revert|generate`). */
+export { default } from './src/database/data-source';

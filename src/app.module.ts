@@ -1,0 +1,58 @@
+import { BullModule } from '@nestjs/bullmq';
+import { DynamicModule, Module, Type } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { LoggerModule } from 'nestjs-pino';
+import { AuthModule } from './auth/auth.module';
+import { AppConfig } from './config/app-config';
+import { ConfigModule } from './config/config.module';
+import type { ResolvedConfig } from './config/environment';
+import { dataSourceOptions } from './database/data-source-options';
+import { EventsModule } from './events/events.module';
+import { HealthModule } from './health/health.module';
+import { IssuesModule } from './issues/issues.module';
+import { ProjectsModule } from './projects/projects.module';
+import { RedisModule, redisOptions } from './redis/redis.module';
+import { TokensModule } from './tokens/tokens.module';
+import { AppLogger, loggerOptions } from './logger';
+
+/** Modules that serve the HTTP API (role `api`). */
+const API_MODULES: Type[] = [AuthModule, TokensModule, ProjectsModule, IssuesModule, EventsModule];
+
+/** Modules that consume queues (role `worker`). */
+const WORKER_MODULES: Type[] = [];
+
+@Module({})
+export class AppModule {
+  static forRoot(config: ResolvedConfig): DynamicModule {
+    const runsApi = config.APP_ROLE !== 'worker';
+    const runsWorkers = config.APP_ROLE !== 'api';
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggerModule.forRoot(loggerOptions(config)),
+        TypeOrmModule.forRootAsync({
+          inject: [AppConfig],
+          useFactory: (appConfig: AppConfig) => ({
+            ...dataSourceOptions(appConfig.DATABASE_URL),
+            retryAttempts: 2,
+            retryDelay: 1_000,
+          }),
+        }),
+        RedisModule,
+        BullModule.forRootAsync({
+          inject: [AppConfig],
+          useFactory: (appConfig: AppConfig) => ({
+            connection: { ...redisOptions(appConfig.REDIS_URL), enableOfflineQueue: true },
+            prefix: appConfig.REDIS_PREFIX,
+          }),
+        }),
+        HealthModule,
+        ...(runsApi ? API_MODULES : []),
+        ...(runsWorkers ? WORKER_MODULES : []),
+      ],
+      providers: [AppLogger],
+      exports: [AppLogger],
+    };
+  }
+}

@@ -1,0 +1,18 @@
+import { Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { TokensModule } from '../tokens/tokens.module';
+import { AuthController } from './auth.controller';
+import { AuthGuard } from './auth.guard';
+import { Session } from './session.entity';
+import { SessionsService } from './sessions.service';
+import { User } from './user.entity';
+import { UsersService } from './users.service';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([User, Session]), TokensModule],
+  controllers: [AuthController],
+  providers: [UsersService, SessionsService, { provide: APP_GUARD, useClass: AuthGuard }],
+  exports: [UsersService],
+})
+export class AuthModule {}

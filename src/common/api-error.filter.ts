@@ -1,0 +1,83 @@
+import {
+  ArgumentsHost,
+  Catch,
+  ExceptionFilter,
+  HttpException,
+  HttpStatus,
+  Logger,
+} from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { Response } from 'express';
+
+/** Body-parser and other express middleware report problems as errors carrying a status. */
+interface ErrorWithStatus {
+  status?: number;
+  statusCode?: number;
+  type?: string;
+  message?: string;
+}
+
+const BODY_PARSER_MESSAGES: Record<string, string> = {
+  'entity.parse.failed': 'request body is not valid JSON',
+  'entity.too.large': 'request body is too large',
+  'encoding.unsupported': 'unsupported content encoding',
+  'charset.unsupported': 'unsupported charset',
+};
+
+/** Body-parser failures become HttpExceptions with a message fit for a client. */
+export function bodyParserError(error: unknown): unknown {
+  const { status, statusCode, type } = (error ?? {}) as ErrorWithStatus;
+  const code = status ?? statusCode;
+  if (typeof code !== 'number' || code < 400 || code >= 500) return error;
+  return new HttpException((type && BODY_PARSER_MESSAGES[type]) ?? 'bad request', code);
+}
+
+/**
+ * The single place where errors become responses: every error body is `{ "error": "<message>" }`.
+ * Unexpected errors are logged with a correlation id and answered with a generic 500, so nothing
+ * internal (stack traces, SQL) ever reaches a client.
+ */
+@Catch()
+export class ApiErrorFilter implements ExceptionFilter {
+  private readonly logger = new Logger('ApiErrorFilter');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const response = host.switchToHttp().getResponse<Response>();
+    if (response.headersSent) return;
+    const { status, body } = this.describe(exception);
+    response.status(status).json(body);
+  }
+
+  private describe(exception: unknown): { status: number; body: { error: string } } {
+    if (exception instanceof HttpException) {
+      return { status: exception.getStatus(), body: bodyOf(exception.getResponse(), exception.message) };
+    }
+    const correlationId = randomUUID();
+    this.logger.error(
+      { err: exception, correlationId },
+      `unhandled error ${correlationId}: ${(exception as Error)?.message ?? String(exception)}`,
+    );
+    return {
+      status: HttpStatus.INTERNAL_SERVER_ERROR,
+      body: { error: `internal server error (reference ${correlationId})` },
+    };
+  }
+}
+
+/**
+ * Nest's built-in exceptions carry `{ statusCode, message, error: <status text> }`: the message is
+ * what matters. An exception built with our own `{ error, ...details }` body is passed through.
+ */
+function bodyOf(response: unknown, fallback: string): { error: string } {
+  if (typeof response === 'string') return { error: response };
+  if (response && typeof response === 'object') {
+    const record = response as Record<string, unknown>;
+    if ('statusCode' in record) {
+      if (typeof record.message === 'string') return { error: record.message };
+      if (Array.isArray(record.message)) return { error: record.message.map(String).join('; ') };
+    } else if (typeof record.error === 'string') {
+      return record as { error: string };
+    }
+  }
+  return { error: fallback };
+}

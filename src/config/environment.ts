@@ -1,0 +1,172 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  validateSync,
+} from 'class-validator';
+
+export const APP_ROLES = ['all', 'api', 'worker'] as const;
+export type AppRole = (typeof APP_ROLES)[number];
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const toInt = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value.trim()) : value;
+const toBool = ({ value }: { value: unknown }) => {
+  if (typeof value !== 'string') return value;
+  const v = value.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off', ''].includes(v)) return false;
+  return value;
+};
+
+/**
+ * RUST_LOG (named by the spec) may carry a Rust-style directive list such as
+ * `info,tower_http=debug`; only the global level means anything here.
+ */
+export function normaliseLogLevel(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const global = raw
+    .split(',')
+    .map((part) => part.trim())
+    .find((part) => !part.includes('='));
+  const level = (global ?? raw.split(',')[0].split('=').pop() ?? '').toLowerCase();
+  return level === 'warning' ? 'warn' : level === 'off' ? 'silent' : level;
+}
+
+/** Every variable the service reads. Anything not listed here is not configuration. */
+export class Environment {
+  @IsString()
+  @Matches(/^postgres(ql)?:\/\/[^\s/]+\/[^\s/?]+(\?\S*)?$/, {
+    message: 'DATABASE_URL must look like postgres://user:password@host:port/database',
+  })
+  DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/error_tracker';
+
+  @IsString()
+  @Matches(/^rediss?:\/\/\S+$/, { message: 'REDIS_URL must look like redis://host:port[/db]' })
+  REDIS_URL = 'redis://127.0.0.1:6379';
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  PORT = 8080;
+
+  @IsString()
+  HOST = '0.0.0.0';
+
+  @IsOptional()
+  @IsString()
+  @Matches(/^https?:\/\/[^\s/]+(\/\S*)?$/, { message: 'PUBLIC_URL must be an http(s) URL' })
+  PUBLIC_URL?: string;
+
+  @IsIn(APP_ROLES, { message: `APP_ROLE must be one of ${APP_ROLES.join(', ')}` })
+  APP_ROLE: AppRole = 'all';
+
+  @IsOptional()
+  @Matches(/^[^\s:@]+@[^\s:@]+:.+$/, {
+    message: 'CREATE_SUPERUSER must have the form email:password',
+  })
+  CREATE_SUPERUSER?: string;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  MAX_EVENTS_PER_MINUTE = 10_000;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  MAX_EVENTS_PER_HOUR = 100_000;
+
+  @IsOptional()
+  @IsString()
+  RUST_LOG?: string;
+
+  @IsOptional()
+  @IsString()
+  LOG_LEVEL?: string;
+
+  @IsOptional()
+  @Matches(/^smtps?:\/\/\S+$/, { message: 'SMTP_URL must look like smtp://user:pass@host:port' })
+  SMTP_URL?: string;
+
+  @IsString()
+  SMTP_FROM = 'Error Tracker <error-tracker@localhost>';
+
+  @Transform(toBool)
+  @IsBoolean()
+  ALERTS_ALLOW_PRIVATE_NETWORKS = false;
+
+  /** Redis key prefix for queues and counters, so several installations (or test runs) can share one Redis. */
+  @IsString()
+  @Matches(/^[A-Za-z0-9_:.-]+$/, { message: 'REDIS_PREFIX may contain letters, digits and _:.-' })
+  REDIS_PREFIX = 'et';
+
+  /** How many digest jobs one worker process handles at once; they are written to PostgreSQL in batches. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  DIGEST_CONCURRENCY = 200;
+
+  /** Serve the dashboard's static files (off for API-only deployments). */
+  @Transform(toBool)
+  @IsBoolean()
+  SERVE_DASHBOARD = true;
+
+  /** Mark the session cookie Secure; defaults to true when PUBLIC_URL is https. */
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  COOKIE_SECURE?: boolean;
+
+  /** Session lifetime in hours. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  SESSION_TTL_HOURS = 24 * 14;
+}
+
+export interface ResolvedConfig extends Environment {
+  publicUrl: string;
+  logLevel: LogLevel;
+  superuser?: { email: string; password: string };
+}
+
+export function validateEnvironment(raw: Record<string, unknown>): ResolvedConfig {
+  const cleaned: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (value !== undefined && value !== '') cleaned[key] = value;
+  }
+  const env = plainToInstance(Environment, cleaned, { exposeDefaultValues: true });
+  const errors = validateSync(env, { skipMissingProperties: false });
+  if (errors.length > 0) {
+    const first = errors[0];
+    const message = Object.values(first.constraints ?? {})[0] ?? `${first.property} is invalid`;
+    throw new Error(`Invalid configuration: ${message}`);
+  }
+  const level = normaliseLogLevel(env.LOG_LEVEL) ?? normaliseLogLevel(env.RUST_LOG) ?? 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) {
+    throw new Error(
+      `Invalid configuration: log level "${level}" (RUST_LOG / LOG_LEVEL) must be one of ${LOG_LEVELS.join(', ')}`,
+    );
+  }
+  let superuser: ResolvedConfig['superuser'];
+  if (env.CREATE_SUPERUSER) {
+    const at = env.CREATE_SUPERUSER.indexOf(':');
+    superuser = {
+      email: env.CREATE_SUPERUSER.slice(0, at).toLowerCase(),
+      password: env.CREATE_SUPERUSER.slice(at + 1),
+    };
+  }
+  const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '');
+  return Object.assign(env, { publicUrl, logLevel: level as LogLevel, superuser });
+}

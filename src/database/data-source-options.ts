@@ -1,0 +1,19 @@
+import type { DataSourceOptions } from 'typeorm';
+import { ENTITIES } from './entities';
+import { InitialSchema1795230000000 } from './migrations/1795230000000-InitialSchema';
+
+/** Migrations are listed explicitly so that ts (tests, CLI) and compiled js resolve the same set. */
+export const MIGRATIONS = [InitialSchema1795230000000];
+
+export function dataSourceOptions(databaseUrl: string): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url: databaseUrl,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'migrations',
+    synchronize: false,
+    migrationsRun: false,
+    extra: { max: 20, connectionTimeoutMillis: 5_000 },
+  };
+}

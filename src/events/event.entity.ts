@@ -1,0 +1,45 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+
+export interface EventUser {
+  id?: string;
+  email?: string;
+  username?: string;
+  ip_address?: string;
+}
+
+/** One stored occurrence. The SDK's event_id is the key, so a re-sent event is stored once. */
+@Entity('events')
+@Index(['issueId', 'timestamp'])
+@Index(['id'])
+export class ErrorEvent {
+  @PrimaryColumn({ name: 'project_id', type: 'int' })
+  projectId: number;
+
+  @PrimaryColumn({ type: 'uuid' })
+  id: string;
+
+  @Column({ name: 'issue_id', type: 'int' })
+  issueId: number;
+
+  @Column({ type: 'timestamptz' })
+  timestamp: Date;
+
+  @Column({ name: 'received_at', type: 'timestamptz' })
+  receivedAt: Date;
+
+  @Column({ type: 'text', nullable: true })
+  environment: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  release: string | null;
+
+  @Column({ type: 'text', default: 'error' })
+  level: string;
+
+  @Column({ type: 'jsonb', nullable: true })
+  user: EventUser | null;
+
+  /** The normalised event (see README, "The full event"). */
+  @Column({ type: 'jsonb' })
+  payload: Record<string, unknown>;
+}

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ProjectsModule } from '../projects/projects.module';
+import { Issue } from './issue.entity';
+import { IssueStateChangeNotifier } from './issue-state-change.notifier';
+import { IssuesController } from './issues.controller';
+import { IssuesService } from './issues.service';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([Issue]), ProjectsModule],
+  controllers: [IssuesController],
+  providers: [IssuesService, IssueStateChangeNotifier],
+  exports: [IssuesService],
+})
+export class IssuesModule {}

@@ -1,0 +1,23 @@
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+
+@Entity('projects')
+export class Project {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Column({ type: 'text' })
+  name: string;
+
+  @Column({ type: 'text', unique: true })
+  slug: string;
+
+  @Column({ name: 'client_key', type: 'uuid', unique: true })
+  clientKey: string;
+
+  /** Last issue number handed out; short ids are `<SLUG>-<number>`. */
+  @Column({ name: 'next_issue_number', type: 'int', default: 0 })
+  nextIssueNumber: number;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+}

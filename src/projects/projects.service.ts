@@ -1,0 +1,85 @@
+import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { Like, QueryFailedError, Repository } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+import { buildDsn } from './dsn';
+import { Project } from './project.entity';
+import { firstFreeSlug, slugify } from './slug';
+
+export interface ProjectView {
+  id: number;
+  name: string;
+  slug: string;
+  client_key: string;
+  dsn: string;
+  created_at: string;
+}
+
+const UNIQUE_VIOLATION = '23505';
+
+@Injectable()
+export class ProjectsService {
+  constructor(
+    @InjectRepository(Project) private readonly projects: Repository<Project>,
+    private readonly config: AppConfig,
+  ) {}
+
+  async list(): Promise<ProjectView[]> {
+    const all = await this.projects.find({ order: { id: 'ASC' } });
+    return all.map((project) => this.toView(project));
+  }
+
+  async get(id: number): Promise<ProjectView> {
+    return this.toView(await this.findOrFail(id));
+  }
+
+  async findOrFail(id: number): Promise<Project> {
+    const project = await this.projects.findOne({ where: { id } });
+    if (!project) throw new NotFoundException('project not found');
+    return project;
+  }
+
+  async create(name: string): Promise<ProjectView> {
+    const base = slugify(name);
+    // Two creates with the same name may race for a slug: the unique index decides, the loser retries.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const taken = await this.projects.find({ where: { slug: Like(`${base}%`) }, select: { slug: true } });
+      const slug = firstFreeSlug(base, new Set(taken.map((project) => project.slug)));
+      try {
+        const saved = await this.projects.save(
+          this.projects.create({ name: name.trim(), slug, clientKey: randomUUID() }),
+        );
+        return this.toView(saved);
+      } catch (error) {
+        if (!(error instanceof QueryFailedError) || (error as { code?: string }).code !== UNIQUE_VIOLATION) {
+          throw error;
+        }
+      }
+    }
+    throw new ConflictException('could not allocate a unique slug, try again');
+  }
+
+  /** The slug stays as it was: issue short ids and links are built from it. */
+  async rename(id: number, name: string): Promise<ProjectView> {
+    const project = await this.findOrFail(id);
+    project.name = name.trim();
+    return this.toView(await this.projects.save(project));
+  }
+
+  async remove(id: number): Promise<void> {
+    const result = await this.projects.delete({ id });
+    if (!result.affected) throw new NotFoundException('project not found');
+  }
+
+  toView(project: Project): ProjectView {
+    return {
+      id: project.id,
+      name: project.name,
+      slug: project.slug,
+      client_key: project.clientKey,
+      dsn: buildDsn(this.config.publicUrl, project.clientKey, project.id),
+      created_at: project.createdAt.toISOString(),
+    };
+  }
+}

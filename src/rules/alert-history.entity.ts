@@ -1,0 +1,58 @@
+import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import type { ChannelType } from '../channels/channel.entity';
+import type { AlertType } from './alert-rule.entity';
+
+export const ALERT_STATUSES = ['pending', 'sent', 'failed', 'skipped'] as const;
+export type AlertStatus = (typeof ALERT_STATUSES)[number];
+
+/**
+ * One notification of one channel by one rule about one issue. Channel name and type are copied so
+ * the history still reads well after the channel is renamed or deleted.
+ */
+@Entity('alert_history')
+@Index(['projectId', 'createdAt'])
+@Index(['ruleId', 'issueId', 'createdAt'])
+export class AlertHistoryEntry {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Column({ name: 'project_id', type: 'int' })
+  projectId: number;
+
+  @Column({ name: 'rule_id', type: 'int', nullable: true })
+  ruleId: number | null;
+
+  @Column({ name: 'channel_id', type: 'int', nullable: true })
+  channelId: number | null;
+
+  @Column({ name: 'issue_id', type: 'int', nullable: true })
+  issueId: number | null;
+
+  @Column({ name: 'alert_type', type: 'text' })
+  alertType: AlertType;
+
+  @Column({ name: 'channel_type', type: 'text' })
+  channelType: ChannelType;
+
+  @Column({ name: 'channel_name', type: 'text' })
+  channelName: string;
+
+  @Column({ type: 'text' })
+  status: AlertStatus;
+
+  @Column({ type: 'text', nullable: true })
+  error: string | null;
+
+  @Column({ type: 'int', default: 0 })
+  attempts: number;
+
+  /** Sent to receivers so that a retried delivery can be recognised as the same notification. */
+  @Column({ name: 'idempotency_key', type: 'text', unique: true })
+  idempotencyKey: string;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @Column({ name: 'sent_at', type: 'timestamptz', nullable: true })
+  sentAt: Date | null;
+}
