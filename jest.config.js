@@ -18,6 +18,7 @@ module.exports = {
       transform,
       testEnvironment: 'node',
       globalSetup: '<rootDir>/test/helpers/global-setup.ts',
+      globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
     },
   ],
 };

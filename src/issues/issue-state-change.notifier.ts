@@ -1,13 +1,22 @@
 import { Injectable } from '@nestjs/common';
+import { AlertTriggerProducer } from '../alerts/alert-trigger.producer';
 import { StateChange } from './issues.service';
 
-/**
- * Hook for what follows a user's state change (the `unmute` alert trigger). Kept separate from the
- * service so that the alerting side can be wired in without the issues module knowing about it.
- */
+/** Turns a user's state change into lifecycle triggers: taking an issue out of `muted` is an `unmute`. */
 @Injectable()
 export class IssueStateChangeNotifier {
-  async stateChanged(_change: StateChange): Promise<void> {
-    // Alert triggers are wired in by the alerts module.
+  constructor(private readonly triggers: AlertTriggerProducer) {}
+
+  async stateChanged(change: StateChange): Promise<void> {
+    if (change.previousState === 'muted' && change.issue.state !== 'muted') {
+      await this.triggers.emit([
+        {
+          alertType: 'unmute',
+          projectId: change.issue.project_id,
+          issueId: change.issue.id,
+          occurredAt: new Date().toISOString(),
+        },
+      ]);
+    }
   }
 }

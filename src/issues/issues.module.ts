@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AlertTriggersModule } from '../alerts/alert-triggers.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { Issue } from './issue.entity';
 import { IssueStateChangeNotifier } from './issue-state-change.notifier';
@@ -7,7 +8,7 @@ import { IssuesController } from './issues.controller';
 import { IssuesService } from './issues.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Issue]), ProjectsModule],
+  imports: [TypeOrmModule.forFeature([Issue]), ProjectsModule, AlertTriggersModule],
   controllers: [IssuesController],
   providers: [IssuesService, IssueStateChangeNotifier],
   exports: [IssuesService],

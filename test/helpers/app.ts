@@ -6,7 +6,7 @@ import type TestAgent from 'supertest/lib/agent';
 import { ResolvedConfig } from '../../src/config/environment';
 import { createHttpApp } from '../../src/http-app';
 import { TokensService } from '../../src/tokens/tokens.service';
-import { TEST_DATABASE_URL, TEST_REDIS_URL } from './test-env';
+import { testDatabaseUrl, TEST_REDIS_URL } from './test-env';
 
 export interface TestApp {
   app: INestApplication;
@@ -29,7 +29,7 @@ export interface TestApp {
 export async function startTestApp(overrides: Record<string, string | undefined> = {}): Promise<TestApp> {
   const { app, config } = await createHttpApp(
     {
-      DATABASE_URL: TEST_DATABASE_URL,
+      DATABASE_URL: testDatabaseUrl(),
       REDIS_URL: TEST_REDIS_URL,
       REDIS_PREFIX: `test-${randomUUID().slice(0, 8)}`,
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',

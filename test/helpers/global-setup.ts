@@ -1,18 +1,29 @@
 import { Client } from 'pg';
 import { prepareDatabase } from '../../src/database/migrate';
-import { TEST_DATABASE_URL } from './test-env';
 
-/** Starts every e2e run from an empty database at the current schema, built by the real migrations. */
-export default async function globalSetup(): Promise<void> {
-  const url = new URL(TEST_DATABASE_URL);
-  const database = url.pathname.slice(1);
-  url.pathname = '/postgres';
-  const admin = new Client({ connectionString: url.toString() });
+const BASE_URL = process.env.TEST_DATABASE_BASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+async function withAdmin<T>(work: (admin: Client) => Promise<T>): Promise<T> {
+  const admin = new Client({ connectionString: BASE_URL });
   await admin.connect();
   try {
-    await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    return await work(admin);
   } finally {
     await admin.end();
   }
-  await prepareDatabase(TEST_DATABASE_URL);
+}
+
+/** Starts every e2e run from an empty database of its own, built by the real migrations. */
+export default async function globalSetup(): Promise<void> {
+  const name = `error_tracker_test_${process.pid}`;
+  const url = new URL(BASE_URL);
+  url.pathname = `/${name}`;
+  await withAdmin((admin) => admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+  await prepareDatabase(url.toString());
+  process.env.TEST_DATABASE_URL = url.toString();
+}
+
+export async function dropTestDatabase(): Promise<void> {
+  const name = `error_tracker_test_${process.pid}`;
+  await withAdmin((admin) => admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
 }

@@ -1,4 +1,11 @@
-/** The throwaway database the e2e suite runs against (recreated at the start of every run). */
-export const TEST_DATABASE_URL =
-  process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/error_tracker_test';
+/**
+ * The throwaway database of this e2e run: global-setup names it after the Jest process and creates
+ * it, so concurrent runs never share (or drop) each other's data.
+ */
+export function testDatabaseUrl(): string {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) throw new Error('TEST_DATABASE_URL is set by test/helpers/global-setup.ts');
+  return url;
+}
+
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';

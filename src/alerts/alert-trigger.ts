@@ -1,0 +1,21 @@
+import type { AlertType } from '../rules/alert-rule.entity';
+
+/** An issue lifecycle transition that alert rules of the same `alert_type` react to. */
+export interface AlertTrigger {
+  alertType: AlertType;
+  projectId: number;
+  issueId: number;
+  /** ISO timestamp of the transition; with the type and issue it identifies the trigger. */
+  occurredAt: string;
+}
+
+export enum AlertJobName {
+  /** Match rules for a trigger, apply cooldowns, create history rows and delivery jobs. */
+  Trigger = 'trigger',
+  /** Deliver one notification (one history row) through one channel. */
+  Deliver = 'deliver',
+}
+
+export function alertTriggerJobId(trigger: AlertTrigger): string {
+  return `trigger:${trigger.alertType}:${trigger.issueId}:${Date.parse(trigger.occurredAt)}`;
+}

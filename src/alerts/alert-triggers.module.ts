@@ -1,0 +1,12 @@
+import { BullModule } from '@nestjs/bullmq';
+import { Module } from '@nestjs/common';
+import { QueueName } from '../common/queues';
+import { AlertTriggerProducer } from './alert-trigger.producer';
+
+/** The producing side of the alerts queue, importable by anything that emits lifecycle triggers. */
+@Module({
+  imports: [BullModule.registerQueue({ name: QueueName.Alerts })],
+  providers: [AlertTriggerProducer],
+  exports: [AlertTriggerProducer],
+})
+export class AlertTriggersModule {}

@@ -1,0 +1,20 @@
+/** What ingest hands to the digest: the event item exactly as the SDK sent it, plus envelope facts. */
+export interface DigestJob {
+  projectId: number;
+  /** Normalised (lowercase, dashed) UUID; also the BullMQ job id suffix, so a re-sent event is queued once. */
+  eventId: string;
+  /** Epoch milliseconds when ingest accepted the envelope. */
+  receivedAt: number;
+  /** The event item's JSON text (an SDK event payload). Parsed only in the worker. */
+  payload: string;
+  /** From the envelope header, when the event payload itself lacks them. */
+  sdk?: { name?: string; version?: string };
+}
+
+export enum DigestJobName {
+  Event = 'event',
+}
+
+export function digestJobId(projectId: number, eventId: string): string {
+  return `${projectId}:${eventId}`;
+}
