@@ -2,6 +2,8 @@ import { BullModule } from '@nestjs/bullmq';
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
+import { AlertsApiModule } from './alerts/alerts-api.module';
+import { AlertsWorkerModule } from './alerts/alerts-worker.module';
 import { AuthModule } from './auth/auth.module';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
@@ -16,10 +18,17 @@ import { TokensModule } from './tokens/tokens.module';
 import { AppLogger, loggerOptions } from './logger';
 
 /** Modules that serve the HTTP API (role `api`). */
-const API_MODULES: Type[] = [AuthModule, TokensModule, ProjectsModule, IssuesModule, EventsModule];
+const API_MODULES: Type[] = [
+  AuthModule,
+  TokensModule,
+  ProjectsModule,
+  IssuesModule,
+  EventsModule,
+  AlertsApiModule,
+];
 
 /** Modules that consume queues (role `worker`). */
-const WORKER_MODULES: Type[] = [];
+const WORKER_MODULES: Type[] = [AlertsWorkerModule];
 
 @Module({})
 export class AppModule {

@@ -16,6 +16,7 @@ export enum AlertJobName {
   Deliver = 'deliver',
 }
 
+/** Separated by `-`: BullMQ refuses custom job ids containing `:` ("Custom Id cannot contain :"). */
 export function alertTriggerJobId(trigger: AlertTrigger): string {
-  return `trigger:${trigger.alertType}:${trigger.issueId}:${Date.parse(trigger.occurredAt)}`;
+  return `trigger-${trigger.alertType}-${trigger.issueId}-${Date.parse(trigger.occurredAt)}`;
 }

@@ -133,6 +133,16 @@ export class Environment {
   @IsInt()
   @Min(1)
   SESSION_TTL_HOURS = 24 * 14;
+
+  /**
+   * Base delay of the alert delivery retries (exponential: about 2, 4, 8, 16 s with the default).
+   * Tests lower it to keep retry scenarios fast.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(600_000)
+  ALERTS_RETRY_BASE_DELAY_MS = 2_000;
 }
 
 export interface ResolvedConfig extends Environment {

@@ -1,0 +1,132 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { DataSource, Repository } from 'typeorm';
+import { NotificationChannel } from '../channels/channel.entity';
+import { AppConfig } from '../config/app-config';
+import { Issue } from '../issues/issue.entity';
+import { Project } from '../projects/project.entity';
+import { AlertHistoryEntry } from '../rules/alert-history.entity';
+import { buildNotification } from './alert-notification';
+import { AlertSenders } from './senders/alert-senders';
+import { DeliveryError, deliveryErrorMessage } from './senders/delivery-error';
+
+export type DeliveryOutcome = 'sent' | 'skipped' | 'already-done' | 'missing';
+
+/**
+ * Delivers one history row through its channel and records the outcome. Called by the queue
+ * worker once per attempt; it throws when the attempt failed so that the queue retries.
+ */
+@Injectable()
+export class AlertDeliveryService {
+  private readonly logger = new Logger(AlertDeliveryService.name);
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @InjectRepository(AlertHistoryEntry) private readonly history: Repository<AlertHistoryEntry>,
+    @InjectRepository(NotificationChannel) private readonly channels: Repository<NotificationChannel>,
+    @InjectRepository(Issue) private readonly issues: Repository<Issue>,
+    @InjectRepository(Project) private readonly projects: Repository<Project>,
+    private readonly senders: AlertSenders,
+    private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * @param lastAttempt whether the queue will not retry after this attempt: a failure then marks the
+   *   row `failed` and counts against the channel.
+   */
+  async deliver(historyId: number, lastAttempt: boolean): Promise<DeliveryOutcome> {
+    const row = await this.history.findOne({ where: { id: historyId } });
+    if (!row) return 'missing'; // its project was deleted
+    // Already sent (or given up): a retried job after a crash between sending and recording is
+    // the one case that sends twice, and receivers can drop that copy by X-Idempotency-Key.
+    if (row.status !== 'pending') return 'already-done';
+
+    const channel =
+      row.channelId === null ? null : await this.channels.findOne({ where: { id: row.channelId } });
+    if (!channel) return this.skip(row, 'channel was deleted before delivery');
+    if (!channel.isEnabled) return this.skip(row, 'channel was disabled before delivery');
+    const issue = row.issueId === null ? null : await this.issues.findOne({ where: { id: row.issueId } });
+    if (!issue) return this.skip(row, 'issue was deleted before delivery');
+    const project = await this.projects.findOne({ where: { id: row.projectId } });
+    if (!project) return 'missing';
+
+    const notification = buildNotification(
+      row.alertType,
+      project,
+      issue,
+      this.config.publicUrl,
+      row.createdAt.toISOString(),
+    );
+    try {
+      const answer = await this.senders.send(channel, notification, row.idempotencyKey);
+      await this.recordSuccess(row, channel);
+      this.logger.log(`alert ${row.id} sent via ${channel.channelType} channel ${channel.id}: ${answer}`);
+      return 'sent';
+    } catch (error) {
+      const message = deliveryErrorMessage(error);
+      const final = lastAttempt || (error instanceof DeliveryError && error.permanent);
+      await this.recordFailure(row, channel, message, final);
+      this.logger.warn(
+        `alert ${row.id} via ${channel.channelType} channel ${channel.id} failed` +
+          `${final ? ' for good' : ', will retry'}: ${message}`,
+      );
+      throw error instanceof DeliveryError ? error : new DeliveryError(message);
+    }
+  }
+
+  private async skip(row: AlertHistoryEntry, reason: string): Promise<DeliveryOutcome> {
+    await this.history.update({ id: row.id, status: 'pending' }, { status: 'skipped', error: reason });
+    return 'skipped';
+  }
+
+  /** A success ends the channel's run of consecutive failures. */
+  private async recordSuccess(row: AlertHistoryEntry, channel: NotificationChannel): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      await manager
+        .createQueryBuilder()
+        .update(AlertHistoryEntry)
+        .set({ status: 'sent', sentAt: () => 'now()', error: null, attempts: () => 'attempts + 1' })
+        .where('id = :id', { id: row.id })
+        .execute();
+      await manager
+        .createQueryBuilder()
+        .update(NotificationChannel)
+        .set({ failureCount: 0, lastSuccessAt: () => 'now()' })
+        .where('id = :id', { id: channel.id })
+        .execute();
+    });
+  }
+
+  /**
+   * Every attempt's error lands on the row; only a notification that is given up (after the last
+   * attempt, or at once when retrying cannot help) is `failed` and counts as one consecutive
+   * failure of the channel.
+   */
+  private async recordFailure(
+    row: AlertHistoryEntry,
+    channel: NotificationChannel,
+    message: string,
+    final: boolean,
+  ): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      await manager
+        .createQueryBuilder()
+        .update(AlertHistoryEntry)
+        .set({
+          error: message,
+          attempts: () => 'attempts + 1',
+          ...(final ? { status: 'failed' as const } : {}),
+        })
+        .where('id = :id', { id: row.id })
+        .execute();
+      if (final) {
+        await manager
+          .createQueryBuilder()
+          .update(NotificationChannel)
+          .set({ failureCount: () => 'failure_count + 1', lastFailureAt: () => 'now()', lastError: message })
+          .where('id = :id', { id: channel.id })
+          .execute();
+      }
+    });
+  }
+}

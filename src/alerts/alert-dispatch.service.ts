@@ -1,0 +1,199 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import type { Queue } from 'bullmq';
+import { createHash } from 'node:crypto';
+import { DataSource, In, Repository } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+import { QueueName } from '../common/queues';
+import { ErrorEvent } from '../events/event.entity';
+import { Issue } from '../issues/issue.entity';
+import type { NotificationChannel } from '../channels/channel.entity';
+import { AlertHistoryEntry } from '../rules/alert-history.entity';
+import { AlertRule } from '../rules/alert-rule.entity';
+import { conditionsMatch, needsEnvironment, parseConditions } from './alert-conditions';
+import { AlertJobName, AlertTrigger, alertTriggerJobId } from './alert-trigger';
+
+/** Payload of a `deliver` job: the history row it delivers (everything else is read from there). */
+export interface AlertDeliveryJob {
+  historyId: number;
+}
+
+/**
+ * Delivery retries: 5 attempts with exponential backoff from a 2 s base (ALERTS_RETRY_BASE_DELAY_MS),
+ * i.e. retries about 2, 4, 8 and 16 s after each failure: a receiver gets half a minute to recover
+ * before the notification is marked `failed`.
+ */
+export const DELIVERY_ATTEMPTS = 5;
+
+/** `deliver-<key>`: BullMQ refuses custom ids with `:` or that look like integers. */
+export function deliveryJobId(idempotencyKey: string): string {
+  return `deliver-${idempotencyKey}`;
+}
+
+/**
+ * Same trigger job, rule and channel → same key. A trigger job that runs twice (BullMQ is
+ * at-least-once) finds its rows by this key instead of creating (and sending) new ones; receivers
+ * get it as `X-Idempotency-Key`.
+ */
+export function idempotencyKey(triggerJobId: string, ruleId: number, channelId: number): string {
+  return createHash('sha256').update(`${triggerJobId}\n${ruleId}\n${channelId}`).digest('hex');
+}
+
+export interface DispatchResult {
+  pending: number;
+  skipped: number;
+}
+
+/**
+ * Turns a lifecycle trigger into notifications: matches rules, applies conditions and cooldowns,
+ * records history rows and queues one delivery job per pending row. It never sends anything itself.
+ *
+ * Cooldown semantics: per rule and issue. When the same rule has a `pending` or `sent` history row
+ * for the same issue created less than `cooldown_minutes` ago (any channel, any earlier trigger),
+ * every channel of the rule gets a `skipped` row instead of a notification. Skipped (and failed)
+ * rows do not count, so a burst of regressions does not keep extending the silence: the window
+ * runs from the last notification that actually went out (or is on its way). 0 means no cooldown.
+ *
+ * Disabled rules and disabled channels notify nobody and leave no history: disabling is the
+ * operator's choice, not an event worth a row per trigger. A channel disabled after its row was
+ * created is marked `skipped` by the delivery job.
+ */
+@Injectable()
+export class AlertDispatchService {
+  private readonly logger = new Logger(AlertDispatchService.name);
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @InjectRepository(AlertRule) private readonly rules: Repository<AlertRule>,
+    @InjectRepository(Issue) private readonly issues: Repository<Issue>,
+    @InjectRepository(ErrorEvent) private readonly events: Repository<ErrorEvent>,
+    @InjectQueue(QueueName.Alerts) private readonly queue: Queue,
+    private readonly config: AppConfig,
+  ) {}
+
+  async dispatch(trigger: AlertTrigger, triggerJobId = alertTriggerJobId(trigger)): Promise<DispatchResult> {
+    const result: DispatchResult = { pending: 0, skipped: 0 };
+    const issue = await this.issues.findOne({ where: { id: trigger.issueId, projectId: trigger.projectId } });
+    if (!issue) {
+      this.logger.warn(`alert trigger ${trigger.alertType}: issue ${trigger.issueId} no longer exists`);
+      return result;
+    }
+    const rules = await this.rules.find({
+      where: { projectId: trigger.projectId, alertType: trigger.alertType, isEnabled: true },
+      relations: { channels: true },
+      order: { id: 'ASC' },
+    });
+    let environment: string | null | undefined;
+    const toDeliver: Array<{ id: number; key: string }> = [];
+    for (const rule of rules) {
+      const channels = (rule.channels ?? [])
+        .filter((channel) => channel.isEnabled)
+        .sort((a, b) => a.id - b.id);
+      if (channels.length === 0) continue;
+      const conditions = parseConditions(rule.conditions);
+      if (needsEnvironment(conditions) && environment === undefined) {
+        environment = await this.latestEnvironment(issue.id);
+      }
+      if (!conditionsMatch(conditions, { issueLevel: issue.level, environment: environment ?? null }))
+        continue;
+      const rows = await this.recordRule(trigger, triggerJobId, rule, channels);
+      for (const row of rows) {
+        if (row.status === 'pending') toDeliver.push({ id: row.id, key: row.idempotencyKey });
+        if (row.status === 'skipped') result.skipped++;
+      }
+    }
+    result.pending = toDeliver.length;
+    if (toDeliver.length > 0) {
+      // Rows exist before their jobs: a crash in between leaves `pending` rows, which the retried
+      // trigger job finds by key and queues again. A job id that is still queued is not added twice.
+      await this.queue.addBulk(
+        toDeliver.map(({ id, key }) => ({
+          name: AlertJobName.Deliver,
+          data: { historyId: id } satisfies AlertDeliveryJob,
+          opts: {
+            jobId: deliveryJobId(key),
+            attempts: DELIVERY_ATTEMPTS,
+            backoff: { type: 'exponential', delay: this.config.ALERTS_RETRY_BASE_DELAY_MS },
+            removeOnComplete: 1_000,
+            removeOnFail: 5_000,
+          },
+        })),
+      );
+    }
+    return result;
+  }
+
+  /**
+   * The rows of one rule for one trigger (one per enabled channel), created if missing. Runs under a
+   * transaction-scoped advisory lock on (rule, issue) so that two triggers of the same issue handled
+   * by parallel workers cannot both pass the cooldown check.
+   */
+  private async recordRule(
+    trigger: AlertTrigger,
+    triggerJobId: string,
+    rule: AlertRule,
+    channels: NotificationChannel[],
+  ): Promise<AlertHistoryEntry[]> {
+    const keys = new Map(
+      channels.map((channel) => [channel.id, idempotencyKey(triggerJobId, rule.id, channel.id)]),
+    );
+    return this.dataSource.transaction(async (manager) => {
+      await manager.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
+        `alert-cooldown:${rule.id}:${trigger.issueId}`,
+      ]);
+      const history = manager.getRepository(AlertHistoryEntry);
+      const existing = await history.find({ where: { idempotencyKey: In([...keys.values()]) } });
+      const existingKeys = new Set(existing.map((row) => row.idempotencyKey));
+      const missing = channels.filter((channel) => !existingKeys.has(keys.get(channel.id)!));
+      if (missing.length === 0) return existing;
+
+      let cooldownError: string | null = null;
+      if (rule.cooldownMinutes > 0) {
+        const [recent] = (await manager.query(
+          `SELECT created_at FROM alert_history
+            WHERE rule_id = $1 AND issue_id = $2 AND status IN ('pending', 'sent')
+              AND created_at > now() - make_interval(mins => $3)
+              AND idempotency_key <> ALL($4)
+            ORDER BY created_at DESC LIMIT 1`,
+          [rule.id, trigger.issueId, rule.cooldownMinutes, [...keys.values()]],
+        )) as Array<{ created_at: Date }>;
+        if (recent) {
+          cooldownError =
+            `cooldown: rule "${rule.name}" already notified about this issue at ` +
+            `${new Date(recent.created_at).toISOString()} (cooldown ${rule.cooldownMinutes} min)`;
+        }
+      }
+      const created = await history.save(
+        missing.map((channel) =>
+          history.create({
+            projectId: trigger.projectId,
+            ruleId: rule.id,
+            channelId: channel.id,
+            issueId: trigger.issueId,
+            alertType: trigger.alertType,
+            channelType: channel.channelType,
+            channelName: channel.name,
+            status: cooldownError ? 'skipped' : 'pending',
+            error: cooldownError,
+            attempts: 0,
+            idempotencyKey: keys.get(channel.id)!,
+          }),
+        ),
+      );
+      if (cooldownError)
+        this.logger.log(`alert ${trigger.alertType} for issue ${trigger.issueId} skipped: ${cooldownError}`);
+      return [...existing, ...created];
+    });
+  }
+
+  /** The `environments` condition looks at the issue's most recent event. */
+  private async latestEnvironment(issueId: number): Promise<string | null> {
+    const latest = await this.events.findOne({
+      where: { issueId },
+      order: { timestamp: 'DESC', receivedAt: 'DESC' },
+      select: { environment: true, id: true, projectId: true },
+    });
+    return latest?.environment ?? null;
+  }
+}

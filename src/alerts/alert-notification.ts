@@ -1,0 +1,99 @@
+import type { Issue } from '../issues/issue.entity';
+import type { Project } from '../projects/project.entity';
+import type { AlertType } from '../rules/alert-rule.entity';
+
+/** What every sender says, whatever its format: one issue of one project, and why it is reported. */
+export interface AlertNotification {
+  /** `test` only for the test endpoint's message. */
+  alertType: AlertType | 'test';
+  project: { id: number; name: string; slug: string };
+  issue: {
+    id: number;
+    short_id: string;
+    type: string;
+    message: string;
+    culprit: string;
+    level: string;
+    state: string;
+    event_count: number;
+    first_seen: string;
+    last_seen: string;
+    url: string;
+  };
+  /** Link to the issue in the dashboard. */
+  url: string;
+  triggeredAt: string;
+}
+
+const ALERT_TITLES: Record<AlertNotification['alertType'], string> = {
+  new_issue: 'New issue',
+  regression: 'Regression',
+  unmute: 'Issue unmuted',
+  test: 'Test notification',
+};
+
+export function alertTitle(alertType: AlertNotification['alertType']): string {
+  return ALERT_TITLES[alertType];
+}
+
+/** `${PUBLIC_URL}/projects/<projectId>/issues/<issueId>`: the dashboard's page of the issue. */
+export function issueUrl(publicUrl: string, projectId: number, issueId: number): string {
+  return `${publicUrl.replace(/\/+$/, '')}/projects/${projectId}/issues/${issueId}`;
+}
+
+export function buildNotification(
+  alertType: AlertType,
+  project: Pick<Project, 'id' | 'name' | 'slug'>,
+  issue: Issue,
+  publicUrl: string,
+  triggeredAt: string,
+): AlertNotification {
+  const url = issueUrl(publicUrl, project.id, issue.id);
+  return {
+    alertType,
+    project: { id: project.id, name: project.name, slug: project.slug },
+    issue: {
+      id: issue.id,
+      short_id: `${project.slug.toUpperCase()}-${issue.number}`,
+      type: issue.type,
+      message: issue.message,
+      culprit: issue.culprit,
+      level: issue.level,
+      state: issue.state,
+      event_count: issue.eventCount,
+      first_seen: issue.firstSeen.toISOString(),
+      last_seen: issue.lastSeen.toISOString(),
+      url,
+    },
+    url,
+    triggeredAt,
+  };
+}
+
+/**
+ * The test endpoint's message: the same shape as a real alert so receivers can exercise their
+ * parsing, but labelled as a test everywhere (alert_type `test`, id 0, "test" in the texts).
+ */
+export function buildTestNotification(publicUrl: string, now = new Date()): AlertNotification {
+  const url = publicUrl.replace(/\/+$/, '');
+  const at = now.toISOString();
+  return {
+    alertType: 'test',
+    project: { id: 0, name: 'Test project', slug: 'test' },
+    issue: {
+      id: 0,
+      short_id: 'TEST-0',
+      type: 'TestNotification',
+      message: 'This is a test notification from error-tracker: the channel works.',
+      culprit: 'error-tracker test',
+      level: 'info',
+      state: 'open',
+      event_count: 0,
+      first_seen: at,
+      last_seen: at,
+      url,
+    },
+    url,
+    triggeredAt: at,
+  };
+}

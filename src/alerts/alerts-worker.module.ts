@@ -1,0 +1,25 @@
+import { BullModule } from '@nestjs/bullmq';
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { NotificationChannel } from '../channels/channel.entity';
+import { QueueName } from '../common/queues';
+import { ErrorEvent } from '../events/event.entity';
+import { Issue } from '../issues/issue.entity';
+import { Project } from '../projects/project.entity';
+import { AlertHistoryEntry } from '../rules/alert-history.entity';
+import { AlertRule } from '../rules/alert-rule.entity';
+import { AlertDeliveryService } from './alert-delivery.service';
+import { AlertDispatchService } from './alert-dispatch.service';
+import { AlertsProcessor } from './alerts.processor';
+import { AlertSendersModule } from './senders/alert-senders.module';
+
+/** Worker role: consumes the alerts queue (rule matching, cooldowns, delivery with retries). */
+@Module({
+  imports: [
+    BullModule.registerQueue({ name: QueueName.Alerts }),
+    TypeOrmModule.forFeature([AlertRule, AlertHistoryEntry, NotificationChannel, Issue, Project, ErrorEvent]),
+    AlertSendersModule,
+  ],
+  providers: [AlertDispatchService, AlertDeliveryService, AlertsProcessor],
+})
+export class AlertsWorkerModule {}

@@ -1,0 +1,190 @@
+import { Injectable } from '@nestjs/common';
+import dns from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { AppConfig } from '../../config/app-config';
+import { DeliveryError } from './delivery-error';
+import { isIpLiteral, refusalReason } from './ip-ranges';
+
+/** A receiver that has not answered within this time has failed this attempt (the queue retries). */
+export const OUTBOUND_TIMEOUT_MS = 5_000;
+/** Only the start of a receiver's answer is kept, for error messages. */
+const MAX_RESPONSE_BYTES = 4_096;
+
+export interface OutboundRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  /** Names the receiver in messages: "webhook answered 200 OK". */
+  label: string;
+}
+
+export interface OutboundResponse {
+  status: number;
+  statusText: string;
+  body: string;
+}
+
+/** The refusal message names the setting that lifts it, so an operator knows what to change. */
+function refusedMessage(address: string, reason: string): string {
+  return (
+    `refused to connect to ${address}: ${reason} addresses are not allowed ` +
+    `(set ALERTS_ALLOW_PRIVATE_NETWORKS=true to allow them)`
+  );
+}
+
+/**
+ * A `dns.lookup` replacement that refuses the connection when any answer is a forbidden address.
+ * It runs at connect time, inside the socket's own resolution, so the address checked is the address
+ * connected to: a name that resolves to 127.0.0.1 (or changes its answer between a check and the
+ * connection) cannot slip through.
+ */
+export const guardedLookup: LookupFunction = (hostname, options, callback) => {
+  dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
+    if (error) return callback(error, '', 0);
+    const list = addresses as dns.LookupAddress[];
+    for (const entry of list) {
+      const reason = refusalReason(entry.address);
+      if (reason !== null) {
+        return callback(
+          new DeliveryError(refusedMessage(`${hostname} (${entry.address})`, reason), true),
+          '',
+          0,
+        );
+      }
+    }
+    if (list.length === 0) {
+      const empty = Object.assign(new Error(`${hostname} did not resolve to any address`), {
+        code: 'ENOTFOUND',
+      });
+      return callback(empty, '', 0);
+    }
+    if (options.all) return callback(null, list);
+    return callback(null, list[0].address, list[0].family);
+  });
+};
+
+/**
+ * The only way alerts reach the network over HTTP: http(s) only, the destination checked at connect
+ * time (see `guardedLookup`), redirects never followed, one overall timeout, a fresh connection per
+ * request (no keep-alive pool that could reuse a connection resolved under other rules).
+ */
+@Injectable()
+export class OutboundHttp {
+  constructor(private readonly config: AppConfig) {}
+
+  /** Resolves with any HTTP answer; rejects with a DeliveryError when no answer was obtained. */
+  async post(request: OutboundRequest): Promise<OutboundResponse> {
+    let url: URL;
+    try {
+      url = new URL(request.url);
+    } catch {
+      throw new DeliveryError(`${request.label} URL is not a valid URL`, true);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new DeliveryError(
+        `${request.label} URL must use http or https, not ${url.protocol.replace(':', '')}`,
+        true,
+      );
+    }
+    const allowPrivate = this.config.ALERTS_ALLOW_PRIVATE_NETWORKS;
+    // The URL parser has already turned decimal, hex and octal IPv4 spellings into dotted quads; a
+    // literal address is never passed to lookup by Node, so it is checked here.
+    if (!allowPrivate && isIpLiteral(url.hostname)) {
+      const reason = refusalReason(url.hostname);
+      if (reason !== null) throw new DeliveryError(refusedMessage(url.hostname, reason), true);
+    }
+    const client = url.protocol === 'https:' ? https : http;
+    const body = Buffer.from(request.body, 'utf8');
+
+    return new Promise<OutboundResponse>((resolve, reject) => {
+      let settled = false;
+      const finish = (error: Error | null, response?: OutboundResponse) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (error) reject(error);
+        else resolve(response!);
+      };
+      const req = client.request(url, {
+        method: 'POST',
+        agent: false,
+        lookup: allowPrivate ? undefined : guardedLookup,
+        headers: { ...request.headers, 'Content-Length': String(body.length) },
+      });
+      const timer = setTimeout(() => {
+        req.destroy(
+          new DeliveryError(`${request.label} did not answer within ${OUTBOUND_TIMEOUT_MS / 1000} s`),
+        );
+      }, OUTBOUND_TIMEOUT_MS);
+      req.on('error', (error) => finish(toDeliveryError(error, request.label, url)));
+      req.on('response', (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          if (size < MAX_RESPONSE_BYTES) chunks.push(chunk);
+          size += chunk.length;
+        });
+        res.on('error', (error) => finish(toDeliveryError(error, request.label, url)));
+        res.on('end', () => {
+          const status = res.statusCode ?? 0;
+          finish(null, {
+            status,
+            statusText: res.statusMessage || http.STATUS_CODES[status] || '',
+            body: Buffer.concat(chunks).toString('utf8').slice(0, MAX_RESPONSE_BYTES),
+          });
+        });
+        // Some receivers answer without a body and hold the connection: the answer is known, stop here.
+        res.on('close', () => {
+          const status = res.statusCode ?? 0;
+          finish(null, {
+            status,
+            statusText: res.statusMessage || http.STATUS_CODES[status] || '',
+            body: '',
+          });
+        });
+      });
+      req.end(body);
+    });
+  }
+}
+
+function toDeliveryError(error: Error, label: string, url: URL): DeliveryError {
+  if (error instanceof DeliveryError) return error;
+  const code = (error as NodeJS.ErrnoException).code;
+  const target = url.host;
+  switch (code ?? '') {
+    case 'ECONNREFUSED':
+      return new DeliveryError(`${label} connection to ${target} refused`);
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new DeliveryError(`${label} host ${url.hostname} could not be resolved`);
+    case 'ECONNRESET':
+      return new DeliveryError(`${label} connection to ${target} was reset`);
+    case 'ETIMEDOUT':
+      return new DeliveryError(`${label} connection to ${target} timed out`);
+    default:
+      return new DeliveryError(`${label} request to ${target} failed: ${error.message}`);
+  }
+}
+
+/** "webhook answered 200 OK" */
+export function describeResponse(label: string, response: OutboundResponse): string {
+  return `${label} answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
+}
+
+/**
+ * Turns an HTTP answer into the outcome of a delivery: 2xx is success, a redirect is a failure
+ * (never followed: it could point anywhere, including a private address), anything else is a
+ * failure that carries the start of the receiver's answer.
+ */
+export function requireSuccess(label: string, response: OutboundResponse): string {
+  const described = describeResponse(label, response);
+  if (response.status >= 200 && response.status < 300) return described;
+  if (response.status >= 300 && response.status < 400) {
+    throw new DeliveryError(`${described}: redirects are not followed, configure the final URL`);
+  }
+  const excerpt = response.body.replace(/\s+/g, ' ').trim().slice(0, 200);
+  throw new DeliveryError(excerpt ? `${described}: ${excerpt}` : described);
+}

@@ -1,0 +1,150 @@
+import { createHmac } from 'node:crypto';
+import type { Issue } from '../../issues/issue.entity';
+import { buildNotification, buildTestNotification, issueUrl } from '../alert-notification';
+import {
+  chatPayload,
+  emailHtml,
+  emailSubject,
+  emailText,
+  webhookHeaders,
+  webhookPayload,
+  webhookSignature,
+} from './payloads';
+
+const issue = {
+  id: 42,
+  projectId: 7,
+  number: 3,
+  type: 'TypeError',
+  message: "Cannot read properties of undefined (reading 'x') <script>",
+  culprit: 'app/checkout.js in pay',
+  level: 'error',
+  state: 'open',
+  eventCount: 5,
+  firstSeen: new Date('2024-05-01T10:00:00.000Z'),
+  lastSeen: new Date('2024-05-01T11:00:00.000Z'),
+} as Issue;
+const project = { id: 7, name: 'Web & Shop', slug: 'web-shop' };
+const notification = buildNotification(
+  'new_issue',
+  project,
+  issue,
+  'https://errors.example.com/',
+  '2024-05-01T11:00:01.000Z',
+);
+
+describe('alert payloads', () => {
+  it('links to the dashboard page of the issue', () => {
+    expect(issueUrl('https://e.example.com/', 7, 42)).toBe('https://e.example.com/projects/7/issues/42');
+    expect(notification.url).toBe('https://errors.example.com/projects/7/issues/42');
+  });
+
+  it('builds the webhook JSON', () => {
+    expect(webhookPayload(notification)).toEqual({
+      alert_type: 'new_issue',
+      test: false,
+      project: { id: 7, name: 'Web & Shop', slug: 'web-shop' },
+      issue: {
+        id: 42,
+        short_id: 'WEB-SHOP-3',
+        type: 'TypeError',
+        message: "Cannot read properties of undefined (reading 'x') <script>",
+        culprit: 'app/checkout.js in pay',
+        level: 'error',
+        state: 'open',
+        event_count: 5,
+        first_seen: '2024-05-01T10:00:00.000Z',
+        last_seen: '2024-05-01T11:00:00.000Z',
+        url: 'https://errors.example.com/projects/7/issues/42',
+      },
+      url: 'https://errors.example.com/projects/7/issues/42',
+      triggered_at: '2024-05-01T11:00:01.000Z',
+    });
+  });
+
+  it('signs the raw body with HMAC-SHA256 and keeps protocol headers out of the channel config', () => {
+    const body = JSON.stringify(webhookPayload(notification));
+    const headers = webhookHeaders(notification, body, 'key-1', 's3cret', {
+      'X-Custom': 'yes',
+      'x-signature-256': 'forged',
+      'User-Agent': 'other',
+    });
+    const expected = createHmac('sha256', 's3cret').update(body).digest('hex');
+    expect(headers).toEqual({
+      'X-Custom': 'yes',
+      'Content-Type': 'application/json',
+      'User-Agent': 'error-tracker',
+      'X-Idempotency-Key': 'key-1',
+      'X-Alert-Type': 'new_issue',
+      'X-Signature-256': `sha256=${expected}`,
+    });
+    expect(webhookSignature('s3cret', body)).toBe(`sha256=${expected}`);
+    expect(webhookHeaders(notification, body, 'k', undefined, undefined)['X-Signature-256']).toBeUndefined();
+  });
+
+  it('writes the e-mail subject, text and HTML', () => {
+    expect(emailSubject(notification)).toBe(
+      "[Web & Shop] WEB-SHOP-3: TypeError: Cannot read properties of undefined (reading 'x') <script>",
+    );
+    const long = buildNotification(
+      'regression',
+      project,
+      { ...issue, message: 'x'.repeat(500) } as Issue,
+      'http://h',
+      't',
+    );
+    expect(emailSubject(long)).toHaveLength(200);
+    expect(emailSubject(long).endsWith('…')).toBe(true);
+    const multiline = buildNotification(
+      'regression',
+      project,
+      { ...issue, message: 'a\nb\r\nc' } as Issue,
+      'http://h',
+      't',
+    );
+    expect(emailSubject(multiline)).toBe('[Web & Shop] WEB-SHOP-3: TypeError: a b c');
+
+    const text = emailText(notification);
+    expect(text).toContain('New issue in Web & Shop.');
+    expect(text).toContain('Issue: WEB-SHOP-3');
+    expect(text).toContain('Events: 5');
+    expect(text).toContain('View the issue: https://errors.example.com/projects/7/issues/42');
+
+    const html = emailHtml(notification);
+    expect(html).toContain('<a href="https://errors.example.com/projects/7/issues/42">');
+    expect(html).toContain('Web &amp; Shop');
+    expect(html).toContain('&lt;script&gt;');
+    expect(html).not.toContain('<script>');
+  });
+
+  it('builds a Slack-compatible chat message with a plain-text fallback', () => {
+    const chat = chatPayload(notification);
+    expect(chat.text).toBe(
+      "New issue in Web & Shop: WEB-SHOP-3: TypeError: Cannot read properties of undefined (reading 'x') <script> " +
+        'https://errors.example.com/projects/7/issues/42',
+    );
+    const section = chat.blocks[0] as { type: string; text: { type: string; text: string } };
+    expect(section.type).toBe('section');
+    expect(section.text.type).toBe('mrkdwn');
+    expect(section.text.text).toContain(
+      '<https://errors.example.com/projects/7/issues/42|WEB-SHOP-3: TypeError:',
+    );
+    expect(section.text.text).toContain('&lt;script&gt;');
+    expect(section.text.text).toContain('*Web &amp; Shop*');
+    const fields = (chat.blocks[1] as { fields: Array<{ text: string }> }).fields.map((field) => field.text);
+    expect(fields).toEqual(['*Project*\nWeb &amp; Shop', '*State*\nopen', '*Events*\n5', '*Level*\nerror']);
+    expect(JSON.stringify(chat.blocks[2])).toContain('First seen 2024-05-01T10:00:00.000Z');
+  });
+
+  it('labels the test notification as a test everywhere', () => {
+    const test = buildTestNotification('https://errors.example.com', new Date('2024-01-01T00:00:00Z'));
+    expect(webhookPayload(test)).toMatchObject({
+      alert_type: 'test',
+      test: true,
+      issue: { short_id: 'TEST-0' },
+    });
+    expect(emailSubject(test)).toMatch(/^\[Test\] \[Test project\] TEST-0: TestNotification: /);
+    expect(emailText(test)).toContain('This is a test notification');
+    expect(chatPayload(test).text).toMatch(/^Test notification in Test project: /);
+  });
+});
