@@ -5,6 +5,7 @@ import { LoggerModule } from 'nestjs-pino';
 import { AlertsApiModule } from './alerts/alerts-api.module';
 import { AlertsWorkerModule } from './alerts/alerts-worker.module';
 import { AuthModule } from './auth/auth.module';
+import { ChannelsModule } from './channels/channels.module';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import type { ResolvedConfig } from './config/environment';
@@ -14,6 +15,7 @@ import { HealthModule } from './health/health.module';
 import { IssuesModule } from './issues/issues.module';
 import { ProjectsModule } from './projects/projects.module';
 import { RedisModule, redisOptions } from './redis/redis.module';
+import { RulesModule } from './rules/rules.module';
 import { TokensModule } from './tokens/tokens.module';
 import { AppLogger, loggerOptions } from './logger';
 
@@ -24,6 +26,8 @@ const API_MODULES: Type[] = [
   ProjectsModule,
   IssuesModule,
   EventsModule,
+  ChannelsModule,
+  RulesModule,
   AlertsApiModule,
 ];
 

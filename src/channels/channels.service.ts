@@ -1,0 +1,134 @@
+import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { In, Repository } from 'typeorm';
+import {
+  ChannelConfigError,
+  maskConfig,
+  rejectMaskedSecret,
+  restoreMaskedSecret,
+  validateChannelConfig,
+} from './channel-config';
+import { ChannelType, NotificationChannel } from './channel.entity';
+import type { CreateChannelDto } from './dto/create-channel.dto';
+import type { UpdateChannelDto } from './dto/update-channel.dto';
+
+export interface ChannelView {
+  id: number;
+  name: string;
+  channel_type: ChannelType;
+  config: Record<string, unknown>;
+  is_enabled: boolean;
+  failure_count: number;
+  last_success_at: string | null;
+  last_error: string | null;
+  created_at: string;
+}
+
+/** Delivery errors can be long (HTML error pages): what is kept for display is bounded. */
+const MAX_ERROR_LENGTH = 1_000;
+
+/** Config problems are the client's: a 400 with the validator's message. */
+function asBadRequest<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    if (error instanceof ChannelConfigError) throw new BadRequestException(error.message);
+    throw error;
+  }
+}
+
+function checkedConfig(type: ChannelType, config: unknown): Record<string, unknown> {
+  return asBadRequest(() => ({ ...validateChannelConfig(type, config) }));
+}
+
+@Injectable()
+export class ChannelsService {
+  constructor(
+    @InjectRepository(NotificationChannel) private readonly channels: Repository<NotificationChannel>,
+  ) {}
+
+  async list(): Promise<ChannelView[]> {
+    const all = await this.channels.find({ order: { id: 'ASC' } });
+    return all.map(toChannelView);
+  }
+
+  async get(id: number): Promise<ChannelView> {
+    return toChannelView(await this.findOrFail(id));
+  }
+
+  /** The stored channel with its unmasked config (for delivery). */
+  async findOrFail(id: number): Promise<NotificationChannel> {
+    const channel = await this.channels.findOne({ where: { id } });
+    if (!channel) throw new NotFoundException('channel not found');
+    return channel;
+  }
+
+  /** Stored channels among `ids` (missing ids are simply absent), ordered by id, configs unmasked. */
+  findByIds(ids: readonly number[]): Promise<NotificationChannel[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.channels.find({ where: { id: In([...new Set(ids)]) }, order: { id: 'ASC' } });
+  }
+
+  async create(body: CreateChannelDto): Promise<ChannelView> {
+    asBadRequest(() => rejectMaskedSecret(body.config));
+    const config = checkedConfig(body.channel_type, body.config);
+    const saved = await this.channels.save(
+      this.channels.create({
+        name: body.name.trim(),
+        channelType: body.channel_type,
+        config,
+        isEnabled: body.is_enabled ?? true,
+      }),
+    );
+    return toChannelView(saved);
+  }
+
+  async update(id: number, body: UpdateChannelDto): Promise<ChannelView> {
+    const channel = await this.findOrFail(id);
+    if (body.name !== undefined) channel.name = body.name.trim();
+    if (body.is_enabled !== undefined) channel.isEnabled = body.is_enabled;
+    if (body.config !== undefined) {
+      const submitted = asBadRequest(() => restoreMaskedSecret(body.config, channel.config));
+      channel.config = checkedConfig(channel.channelType, submitted);
+    }
+    return toChannelView(await this.channels.save(channel));
+  }
+
+  async remove(id: number): Promise<void> {
+    const result = await this.channels.delete({ id });
+    if (!result.affected) throw new NotFoundException('channel not found');
+  }
+
+  /** A delivery succeeded: the failure streak ends. */
+  async recordSuccess(id: number, at = new Date()): Promise<void> {
+    await this.channels.update({ id }, { failureCount: 0, lastSuccessAt: at, lastError: null });
+  }
+
+  /** A delivery failed (after its last attempt or on each attempt, as the caller decides). */
+  async recordFailure(id: number, error: string, at = new Date()): Promise<void> {
+    await this.channels
+      .createQueryBuilder()
+      .update(NotificationChannel)
+      .set({
+        failureCount: () => 'failure_count + 1',
+        lastFailureAt: at,
+        lastError: error.slice(0, MAX_ERROR_LENGTH),
+      })
+      .where('id = :id', { id })
+      .execute();
+  }
+}
+
+export function toChannelView(channel: NotificationChannel): ChannelView {
+  return {
+    id: channel.id,
+    name: channel.name,
+    channel_type: channel.channelType,
+    config: maskConfig(channel.config),
+    is_enabled: channel.isEnabled,
+    failure_count: channel.failureCount,
+    last_success_at: channel.lastSuccessAt?.toISOString() ?? null,
+    last_error: channel.lastError,
+    created_at: channel.createdAt.toISOString(),
+  };
+}

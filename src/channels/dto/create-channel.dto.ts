@@ -1,0 +1,33 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsBoolean, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import { CHANNEL_TYPES, ChannelType } from '../channel.entity';
+
+export const CONFIG_DESCRIPTION =
+  'webhook: { url, secret?, headers? }; email: { to: [addresses] }; chat: { webhook_url }. ' +
+  'Secrets are shown masked; sending the masked value back keeps the stored secret.';
+
+export class CreateChannelDto {
+  @ApiProperty({ example: 'Ops webhook', maxLength: 200 })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  name: string;
+
+  @ApiProperty({ enum: CHANNEL_TYPES })
+  @IsIn(CHANNEL_TYPES, { message: `channel_type must be one of ${CHANNEL_TYPES.join(', ')}` })
+  channel_type: ChannelType;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: CONFIG_DESCRIPTION,
+    example: { url: 'https://example.com/hooks/errors', secret: 'a-long-shared-secret' },
+  })
+  @IsObject({ message: 'config must be an object' })
+  config: Record<string, unknown>;
+
+  @ApiPropertyOptional({ default: true })
+  @IsOptional()
+  @IsBoolean()
+  is_enabled?: boolean;
+}

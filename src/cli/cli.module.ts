@@ -1,0 +1,30 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuthModule } from '../auth/auth.module';
+import { ConfigModule } from '../config/config.module';
+import type { ResolvedConfig } from '../config/environment';
+import { dataSourceOptions } from '../database/data-source-options';
+import { TokensModule } from '../tokens/tokens.module';
+
+/**
+ * Just what the operator commands need: the database and the services that own tokens and users.
+ * No HTTP server, no Redis, no queue workers.
+ */
+@Module({})
+export class CliModule {
+  static forRoot(config: ResolvedConfig): DynamicModule {
+    return {
+      module: CliModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        TypeOrmModule.forRoot({
+          ...dataSourceOptions(config.DATABASE_URL),
+          extra: { max: 2 },
+          retryAttempts: 0,
+        }),
+        TokensModule,
+        AuthModule,
+      ],
+    };
+  }
+}

@@ -1,0 +1,26 @@
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { IdPipe } from '../common/id.pipes';
+import { ProjectsService } from '../projects/projects.service';
+import { HistoryQueryDto } from './dto/history-query.dto';
+import { AlertHistoryView, RulesService } from './rules.service';
+
+@ApiTags('alert-history')
+@ApiBearerAuth()
+@Controller('api/projects/:projectId/alert-history')
+export class AlertHistoryController {
+  constructor(
+    private readonly rules: RulesService,
+    private readonly projects: ProjectsService,
+  ) {}
+
+  /** Newest first; `limit` defaults to 50, at most 500. A bare array, as the spec shows. */
+  @Get()
+  async list(
+    @Param('projectId', new IdPipe('project_id')) projectId: number,
+    @Query() query: HistoryQueryDto,
+  ): Promise<AlertHistoryView[]> {
+    await this.projects.findOrFail(projectId);
+    return this.rules.listHistory(projectId, query.limit);
+  }
+}

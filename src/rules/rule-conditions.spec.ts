@@ -1,0 +1,44 @@
+import { RuleConditionsError, validateRuleConditions } from './rule-conditions';
+
+function errorOf(work: () => unknown): string {
+  try {
+    work();
+  } catch (error) {
+    expect(error).toBeInstanceOf(RuleConditionsError);
+    return (error as Error).message;
+  }
+  throw new Error('expected a RuleConditionsError');
+}
+
+describe('validateRuleConditions', () => {
+  it('accepts the supported keys and normalises them', () => {
+    expect(validateRuleConditions({})).toEqual({});
+    expect(
+      validateRuleConditions({
+        environments: [' production', 'production', 'staging'],
+        min_level: 'warning',
+      }),
+    ).toEqual({
+      environments: ['production', 'staging'],
+      min_level: 'warning',
+    });
+    expect(validateRuleConditions({ environments: [] })).toEqual({});
+    expect(validateRuleConditions({ environments: null, min_level: null })).toEqual({});
+  });
+
+  it.each([
+    [[], 'conditions must be an object'],
+    ['x', 'conditions must be an object'],
+    [{ level: 'error' }, 'conditions.level is not supported (allowed: environments, min_level)'],
+    [
+      { environments: 'production' },
+      'conditions.environments must be a list of at most 100 non-empty strings',
+    ],
+    [{ environments: [''] }, 'conditions.environments must be a list of at most 100 non-empty strings'],
+    [{ environments: [1] }, 'conditions.environments must be a list of at most 100 non-empty strings'],
+    [{ min_level: 'critical' }, 'conditions.min_level must be one of debug, info, warning, error, fatal'],
+    [{ min_level: 3 }, 'conditions.min_level must be one of debug, info, warning, error, fatal'],
+  ])('rejects %j', (conditions, message) => {
+    expect(errorOf(() => validateRuleConditions(conditions))).toBe(message);
+  });
+});

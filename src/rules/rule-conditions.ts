@@ -1,0 +1,63 @@
+/**
+ * Validation of a rule's `conditions` when it is saved. Matching them against a trigger is the alert
+ * engine's business (src/alerts/alert-conditions.ts), which reads the same keys.
+ */
+
+/** Event levels from least to most severe; `min_level` lets a rule ignore the quieter ones. */
+export const EVENT_LEVELS = ['debug', 'info', 'warning', 'error', 'fatal'] as const;
+export type EventLevel = (typeof EVENT_LEVELS)[number];
+
+export interface RuleConditions {
+  /** Only events from these environments trigger the rule. */
+  environments?: string[];
+  /** Only events at least this severe trigger the rule. */
+  min_level?: EventLevel;
+}
+
+export class RuleConditionsError extends Error {}
+
+const MAX_ENVIRONMENTS = 100;
+const MAX_ENVIRONMENT_LENGTH = 200;
+const KEYS = ['environments', 'min_level'];
+
+/**
+ * Checks a rule's conditions and returns them normalised. An empty `environments` list is dropped:
+ * it reads as "no restriction", never as "match nothing".
+ */
+export function validateRuleConditions(raw: unknown): RuleConditions {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new RuleConditionsError('conditions must be an object');
+  }
+  const input = raw as Record<string, unknown>;
+  const unknownKey = Object.keys(input).find((key) => !KEYS.includes(key));
+  if (unknownKey !== undefined) {
+    throw new RuleConditionsError(`conditions.${unknownKey} is not supported (allowed: ${KEYS.join(', ')})`);
+  }
+  const result: RuleConditions = {};
+  if (input.environments !== undefined && input.environments !== null) {
+    const environments = input.environments;
+    if (
+      !Array.isArray(environments) ||
+      environments.length > MAX_ENVIRONMENTS ||
+      !environments.every(
+        (env) => typeof env === 'string' && env.trim() !== '' && env.length <= MAX_ENVIRONMENT_LENGTH,
+      )
+    ) {
+      throw new RuleConditionsError(
+        `conditions.environments must be a list of at most ${MAX_ENVIRONMENTS} non-empty strings`,
+      );
+    }
+    const unique = [...new Set((environments as string[]).map((env) => env.trim()))];
+    if (unique.length > 0) result.environments = unique;
+  }
+  if (input.min_level !== undefined && input.min_level !== null) {
+    if (
+      typeof input.min_level !== 'string' ||
+      !(EVENT_LEVELS as readonly string[]).includes(input.min_level)
+    ) {
+      throw new RuleConditionsError(`conditions.min_level must be one of ${EVENT_LEVELS.join(', ')}`);
+    }
+    result.min_level = input.min_level as EventLevel;
+  }
+  return result;
+}

@@ -1,0 +1,106 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { startTestApp, TestApp } from './helpers/app';
+import { testDatabaseUrl, TEST_REDIS_URL } from './helpers/test-env';
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the operator CLI exactly as an operator would: `npm run cli -- …` from the repository root. */
+function runCli(args: string[]): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(
+      'npm',
+      ['run', 'cli', '--', ...args],
+      {
+        cwd: join(__dirname, '..'),
+        env: {
+          ...process.env,
+          DATABASE_URL: testDatabaseUrl(),
+          REDIS_URL: TEST_REDIS_URL,
+          CREATE_SUPERUSER: '',
+        },
+        timeout: 60_000,
+      },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+function lastLine(output: string): string {
+  const lines = output.trimEnd().split('\n');
+  return lines[lines.length - 1];
+}
+
+describe('operator CLI', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('token:create prints a working token alone on the last line', async () => {
+    const result = await runCli(['token:create', '--description', 'ci']);
+    expect(result.code).toBe(0);
+    const token = lastLine(result.stdout);
+    expect(token).toMatch(/^[0-9a-f]{40}$/);
+    await t.http().get('/api/projects').set('Authorization', `Bearer ${token}`).expect(200);
+    const list = await t.api().get('/api/tokens').expect(200);
+    expect(list.body.data).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ description: 'ci', token: `${token.slice(0, 8)}...****` }),
+      ]),
+    );
+  });
+
+  it('user:create creates a dashboard user, and resets the password when run again', async () => {
+    const first = await runCli(['user:create', '--email', 'Ops@Example.com', '--password', 'first-pass']);
+    expect(first.code).toBe(0);
+    expect(lastLine(first.stdout)).toMatch(/^user ops@example\.com is ready \(id \d+\)$/);
+    await t.http().post('/auth/login').send({ email: 'ops@example.com', password: 'first-pass' }).expect(200);
+
+    const second = await runCli(['user:create', '--email=ops@example.com', '--password=second-pass']);
+    expect(second.code).toBe(0);
+    expect(lastLine(second.stdout)).toBe(lastLine(first.stdout));
+    await t.http().post('/auth/login').send({ email: 'ops@example.com', password: 'first-pass' }).expect(401);
+    await t
+      .http()
+      .post('/auth/login')
+      .send({ email: 'ops@example.com', password: 'second-pass' })
+      .expect(200);
+  });
+
+  it('prints help', async () => {
+    const result = await runCli(['help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('token:create --description');
+    expect(result.stdout).toContain('user:create --email');
+  });
+
+  it.each([
+    [['nope'], 'error: unknown command "nope"'],
+    [['token:create'], 'error: token:create: missing --description'],
+    [['token:create', '--description'], 'error: --description needs a value'],
+    [
+      ['token:create', '--description', 'ci', '--admin', 'yes'],
+      'error: token:create: unknown option --admin',
+    ],
+    [['user:create', '--email', 'ops@example.com'], 'error: user:create: missing --password'],
+    [
+      ['user:create', '--email', 'not-an-email', '--password', 'x'],
+      'error: user:create: --email must be an e-mail address',
+    ],
+  ])('fails with exit code 1 and a message on stderr for %j', async (args, message) => {
+    const result = await runCli(args);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(message);
+    expect(result.stdout).not.toMatch(/[0-9a-f]{40}/);
+  });
+});

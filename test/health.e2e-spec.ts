@@ -1,0 +1,149 @@
+import { AddressInfo, createServer, Server, Socket, connect } from 'node:net';
+import { startTestApp, TestApp } from './helpers/app';
+import { testDatabaseUrl } from './helpers/test-env';
+
+/** A TCP relay to PostgreSQL that the test can cut, to simulate the database going away. */
+async function startProxy(targetPort: number): Promise<{ port: number; cut: () => Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    const upstream = connect(targetPort, '127.0.0.1');
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => undefined);
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    cut: async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const socket of sockets) socket.destroy();
+      await closed;
+    },
+  };
+}
+
+describe('health, CORS and API documentation', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('answers liveness and readiness without a token', async () => {
+    await t.http().get('/health').expect(200, { status: 'ok' });
+    const ready = await t.http().get('/health/ready').expect(200);
+    expect(ready.body).toMatchObject({ status: 'ok', database: 'connected', redis: 'connected' });
+  });
+
+  it('answers a CORS preflight with 204 and the headers browser clients need', async () => {
+    const response = await t
+      .http()
+      .options('/api/projects')
+      .set('Origin', 'https://dashboard.example.com')
+      .set('Access-Control-Request-Method', 'POST')
+      .set('Access-Control-Request-Headers', 'content-type,authorization,x-client-auth')
+      .expect(204);
+    expect(response.headers['access-control-allow-origin']).toBe('*');
+    const methods = response.headers['access-control-allow-methods']
+      .split(',')
+      .map((m: string) => m.trim().toUpperCase());
+    expect(methods).toEqual(expect.arrayContaining(['GET', 'POST', 'OPTIONS']));
+    const headers = response.headers['access-control-allow-headers']
+      .split(',')
+      .map((h: string) => h.trim().toLowerCase());
+    expect(headers).toEqual(expect.arrayContaining(['content-type', 'authorization', 'x-client-auth']));
+    expect(response.text).toBe('');
+  });
+
+  it('sends Access-Control-Allow-Origin on ordinary responses, errors included', async () => {
+    const ok = await t.api().get('/api/projects').set('Origin', 'https://dashboard.example.com').expect(200);
+    expect(ok.headers['access-control-allow-origin']).toBe('*');
+    const denied = await t
+      .http()
+      .get('/api/projects')
+      .set('Origin', 'https://dashboard.example.com')
+      .expect(401);
+    expect(denied.headers['access-control-allow-origin']).toBe('*');
+  });
+
+  it('publishes an OpenAPI document covering the management API, and its HTML viewer', async () => {
+    const response = await t.http().get('/api/docs-json').expect(200).expect('Content-Type', /json/);
+    expect(response.body.openapi).toMatch(/^3\./);
+    expect(Object.keys(response.body.paths)).toEqual(
+      expect.arrayContaining([
+        '/api/projects',
+        '/api/projects/{id}',
+        '/api/projects/{projectId}/issues',
+        '/api/issues/{id}',
+        '/api/issues/{issueId}/events',
+        '/api/events/{id}',
+        '/api/tokens',
+        '/api/tokens/{id}',
+        '/api/alert-channels',
+        '/api/alert-channels/{id}',
+        '/api/projects/{projectId}/alert-rules',
+        '/api/projects/{projectId}/alert-rules/{ruleId}',
+        '/api/projects/{projectId}/alert-history',
+        '/auth/login',
+        '/health',
+        '/health/ready',
+      ]),
+    );
+    expect(response.body.components.schemas.CreateChannelDto.properties.channel_type.enum).toEqual([
+      'webhook',
+      'email',
+      'chat',
+    ]);
+    expect(response.body.components.schemas.CreateRuleDto.required).toEqual(
+      expect.arrayContaining(['name', 'alert_type', 'channel_ids']),
+    );
+    const html = await t.http().get('/api/docs').redirects(1).expect(200).expect('Content-Type', /html/);
+    expect(html.text).toMatch(/swagger/i);
+  });
+});
+
+describe('readiness when a dependency is down', () => {
+  it('answers 503 naming redis when Redis is unreachable', async () => {
+    const t = await startTestApp({ REDIS_URL: 'redis://127.0.0.1:1' });
+    try {
+      await t.http().get('/health').expect(200, { status: 'ok' });
+      const response = await t.http().get('/health/ready').expect(503);
+      expect(response.body).toMatchObject({
+        error: 'not ready: redis unreachable',
+        database: 'connected',
+        redis: 'disconnected',
+      });
+      // The management API does not need Redis.
+      await t.api().get('/api/projects').expect(200);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('answers 503 naming the database when PostgreSQL goes away', async () => {
+    const target = new URL(testDatabaseUrl());
+    const proxy = await startProxy(Number(target.port || 5432));
+    const url = new URL(testDatabaseUrl());
+    url.hostname = '127.0.0.1';
+    url.port = String(proxy.port);
+    const t = await startTestApp({ DATABASE_URL: url.toString() });
+    try {
+      await t.http().get('/health/ready').expect(200);
+      await proxy.cut();
+      const response = await t.http().get('/health/ready').expect(503);
+      expect(response.body).toMatchObject({
+        error: 'not ready: database unreachable',
+        database: 'disconnected',
+        redis: 'connected',
+      });
+      expect(Object.keys(response.body)).toContain('error');
+      await t.http().get('/health').expect(200, { status: 'ok' });
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -1,0 +1,397 @@
+import { randomUUID } from 'node:crypto';
+import { DataSource, Repository } from 'typeorm';
+import { ErrorEvent } from '../src/events/event.entity';
+import { Issue, IssueState } from '../src/issues/issue.entity';
+import { Project } from '../src/projects/project.entity';
+import { startTestApp, TestApp } from './helpers/app';
+
+/**
+ * Ingestion is exercised elsewhere; here issues and events are written straight into the database
+ * so that the read and management API can be checked against known data.
+ */
+describe('issues and events', () => {
+  let t: TestApp;
+  let projects: Repository<Project>;
+  let issues: Repository<Issue>;
+  let events: Repository<ErrorEvent>;
+  const base = Date.parse('2031-05-01T12:00:00.000Z');
+
+  async function createProject(name: string): Promise<Project> {
+    const response = await t.api().post('/api/projects').send({ name }).expect(201);
+    return projects.findOneByOrFail({ id: response.body.id });
+  }
+
+  async function createIssue(project: Project, values: Partial<Issue> & { lastSeen: Date }): Promise<Issue> {
+    project.nextIssueNumber += 1;
+    await projects.update({ id: project.id }, { nextIssueNumber: project.nextIssueNumber });
+    return issues.save(
+      issues.create({
+        projectId: project.id,
+        groupingKey: randomUUID(),
+        number: project.nextIssueNumber,
+        type: 'TypeError',
+        message: `boom ${project.nextIssueNumber}`,
+        culprit: 'app.js in handler',
+        level: 'error',
+        state: 'open',
+        eventCount: 1,
+        firstSeen: new Date(values.lastSeen.getTime() - 60_000),
+        ...values,
+      }),
+    );
+  }
+
+  async function createEvent(
+    issue: Issue,
+    values: Partial<ErrorEvent> & { timestamp: Date },
+  ): Promise<ErrorEvent> {
+    return events.save(
+      events.create({
+        projectId: issue.projectId,
+        issueId: issue.id,
+        id: randomUUID(),
+        receivedAt: values.timestamp,
+        environment: 'production',
+        release: 'web@1.2.3',
+        level: 'error',
+        user: { id: '42', email: 'jane@example.com', ip_address: '10.0.0.1' },
+        payload: {
+          exception: {
+            values: [
+              {
+                type: 'TypeError',
+                value: 'boom',
+                stacktrace: { frames: [{ filename: 'app.js', lineno: 3 }] },
+              },
+            ],
+          },
+          breadcrumbs: [{ category: 'ui.click', message: 'button' }],
+          tags: { browser: 'Firefox' },
+          contexts: { os: { name: 'Linux' } },
+          request: { url: 'https://shop.example.com/cart', method: 'GET' },
+        },
+        ...values,
+      }),
+    );
+  }
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    const dataSource = t.app.get(DataSource);
+    projects = dataSource.getRepository(Project);
+    issues = dataSource.getRepository(Issue);
+    events = dataSource.getRepository(ErrorEvent);
+  });
+  afterAll(() => t.close());
+
+  describe('issue list', () => {
+    let project: Project;
+    const created: Issue[] = [];
+    const states: IssueState[] = ['open', 'resolved', 'muted'];
+
+    beforeAll(async () => {
+      project = await createProject('Issue Shop');
+      // 25 issues with distinct last_seen in shuffled order, and two sharing one timestamp.
+      const order = Array.from({ length: 25 }, (_, i) => (i * 7) % 25);
+      for (const minute of order) {
+        created.push(
+          await createIssue(project, {
+            lastSeen: new Date(base + minute * 60_000),
+            state: states[minute % 3],
+          }),
+        );
+      }
+      created.push(await createIssue(project, { lastSeen: new Date(base + 10 * 60_000 + 30_000) }));
+      created.push(await createIssue(project, { lastSeen: new Date(base + 10 * 60_000 + 30_000) }));
+    });
+
+    const sorted = () =>
+      [...created]
+        .sort((a, b) => b.lastSeen.getTime() - a.lastSeen.getTime() || b.id - a.id)
+        .map((issue) => issue.id);
+
+    it('wraps issues in {data, next_cursor}, sorted by last_seen, newest first', async () => {
+      const response = await t.api().get(`/api/projects/${project.id}/issues`).expect(200);
+      expect(Object.keys(response.body).sort()).toEqual(['data', 'next_cursor']);
+      expect(response.body.next_cursor).toBeNull();
+      expect(response.body.data.map((issue: { id: number }) => issue.id)).toEqual(sorted());
+      const newest = created.find((issue) => issue.id === sorted()[0])!;
+      expect(response.body.data[0]).toEqual({
+        id: newest.id,
+        project_id: project.id,
+        short_id: `ISSUE-SHOP-${newest.number}`,
+        type: 'TypeError',
+        message: newest.message,
+        culprit: 'app.js in handler',
+        level: 'error',
+        state: newest.state,
+        event_count: 1,
+        first_seen: newest.firstSeen.toISOString(),
+        last_seen: newest.lastSeen.toISOString(),
+        resolved_at: null,
+        last_regressed_at: null,
+        regression_count: 0,
+      });
+    });
+
+    it.each(states)('filters by state=%s', async (state) => {
+      const response = await t.api().get(`/api/projects/${project.id}/issues?state=${state}`).expect(200);
+      const expected = sorted().filter((id) => created.find((issue) => issue.id === id)!.state === state);
+      expect(expected.length).toBeGreaterThan(0);
+      expect(response.body.data.map((issue: { id: number }) => issue.id)).toEqual(expected);
+      expect(response.body.data.every((issue: { state: string }) => issue.state === state)).toBe(true);
+    });
+
+    it('rejects an unknown state and bad paging parameters', async () => {
+      await t
+        .api()
+        .get(`/api/projects/${project.id}/issues?state=closed`)
+        .expect(400, { error: 'state must be one of open, resolved, muted' });
+      await t.api().get(`/api/projects/${project.id}/issues?limit=0`).expect(400);
+      await t
+        .api()
+        .get(`/api/projects/${project.id}/issues?limit=abc`)
+        .expect(400, { error: 'limit must be an integer' });
+      await t
+        .api()
+        .get(`/api/projects/${project.id}/issues?cursor=nonsense`)
+        .expect(400, { error: 'cursor is not valid' });
+      await t
+        .api()
+        .get(`/api/projects/${project.id}/issues?sort=asc`)
+        .expect(400, { error: 'property sort should not exist' });
+    });
+
+    it('pages with limit and cursor without duplicates or gaps, ties included', async () => {
+      const seen: number[] = [];
+      let cursor: string | null = null;
+      let pages = 0;
+      do {
+        const query: string = cursor ? `limit=4&cursor=${encodeURIComponent(cursor)}` : 'limit=4';
+        const response = await t.api().get(`/api/projects/${project.id}/issues?${query}`).expect(200);
+        expect(response.body.data.length).toBeLessThanOrEqual(4);
+        seen.push(...response.body.data.map((issue: { id: number }) => issue.id));
+        cursor = response.body.next_cursor;
+        pages++;
+      } while (cursor && pages < 20);
+      expect(pages).toBe(7);
+      expect(seen).toEqual(sorted());
+    });
+
+    it('pages a state filter too', async () => {
+      const first = await t.api().get(`/api/projects/${project.id}/issues?state=open&limit=3`).expect(200);
+      expect(first.body.next_cursor).toEqual(expect.any(String));
+      const second = await t
+        .api()
+        .get(`/api/projects/${project.id}/issues?state=open&limit=3&cursor=${first.body.next_cursor}`)
+        .expect(200);
+      const ids = [...first.body.data, ...second.body.data].map((issue: { id: number }) => issue.id);
+      const open = sorted().filter((id) => created.find((issue) => issue.id === id)!.state === 'open');
+      expect(ids).toEqual(open.slice(0, ids.length));
+    });
+
+    it('answers 404 for an unknown project and 400 for a malformed id', async () => {
+      await t.api().get('/api/projects/99999999/issues').expect(404, { error: 'project not found' });
+      for (const bad of ['abc', '1.5', '-1']) {
+        await t
+          .api()
+          .get(`/api/projects/${bad}/issues`)
+          .expect(400, { error: 'project_id must be a positive integer' });
+      }
+    });
+  });
+
+  describe('single issue', () => {
+    let project: Project;
+
+    beforeAll(async () => {
+      project = await createProject('Issues API');
+    });
+
+    it('gets an issue with its short id', async () => {
+      const issue = await createIssue(project, { lastSeen: new Date(base) });
+      const response = await t.api().get(`/api/issues/${issue.id}`).expect(200);
+      expect(response.body).toMatchObject({
+        id: issue.id,
+        short_id: `ISSUES-API-${issue.number}`,
+        state: 'open',
+        event_count: 1,
+      });
+    });
+
+    it('changes the state, and only the state', async () => {
+      const issue = await createIssue(project, { lastSeen: new Date(base) });
+      const url = `/api/issues/${issue.id}`;
+      const resolved = await t.api().patch(url).send({ state: 'resolved' }).expect(200);
+      expect(resolved.body).toMatchObject({
+        id: issue.id,
+        state: 'resolved',
+        resolved_at: expect.any(String),
+      });
+      const muted = await t.api().patch(url).send({ state: 'muted' }).expect(200);
+      expect(muted.body.state).toBe('muted');
+      const reopened = await t.api().patch(url).send({ state: 'open' }).expect(200);
+      expect(reopened.body.state).toBe('open');
+      await t.api().get(url).expect(200, reopened.body);
+
+      await t
+        .api()
+        .patch(url)
+        .send({ state: 'closed' })
+        .expect(400, { error: 'state must be one of open, resolved, muted' });
+      await t.api().patch(url).send({}).expect(400, { error: 'state must be one of open, resolved, muted' });
+      await t
+        .api()
+        .patch(url)
+        .send({ state: 'open', message: 'edited' })
+        .expect(400, { error: 'property message should not exist' });
+      await t.api().patch(url).send({ event_count: 0 }).expect(400);
+      await t
+        .api()
+        .patch('/api/issues/99999999')
+        .send({ state: 'open' })
+        .expect(404, { error: 'issue not found' });
+    });
+
+    it('deletes an issue together with its events', async () => {
+      const issue = await createIssue(project, { lastSeen: new Date(base) });
+      const event = await createEvent(issue, { timestamp: new Date(base) });
+      await t.api().delete(`/api/issues/${issue.id}`).expect(204, '');
+      await t.api().get(`/api/issues/${issue.id}`).expect(404, { error: 'issue not found' });
+      await t.api().get(`/api/issues/${issue.id}/events`).expect(404, { error: 'issue not found' });
+      await t.api().get(`/api/events/${event.id}`).expect(404, { error: 'event not found' });
+      expect(await events.countBy({ issueId: issue.id })).toBe(0);
+      await t.api().delete(`/api/issues/${issue.id}`).expect(404, { error: 'issue not found' });
+    });
+
+    it('answers 404 for unknown issues and 400 for malformed ids', async () => {
+      await t.api().get('/api/issues/99999999').expect(404, { error: 'issue not found' });
+      await t.api().delete('/api/issues/99999999').expect(404, { error: 'issue not found' });
+      for (const bad of ['abc', '1.5', '-1', '0', '2147483648']) {
+        await t.api().get(`/api/issues/${bad}`).expect(400, { error: 'id must be a positive integer' });
+        await t
+          .api()
+          .patch(`/api/issues/${bad}`)
+          .send({ state: 'open' })
+          .expect(400, { error: 'id must be a positive integer' });
+        await t.api().delete(`/api/issues/${bad}`).expect(400, { error: 'id must be a positive integer' });
+        await t
+          .api()
+          .get(`/api/issues/${bad}/events`)
+          .expect(400, { error: 'issue_id must be a positive integer' });
+      }
+    });
+  });
+
+  describe('events', () => {
+    let issue: Issue;
+    const stored: ErrorEvent[] = [];
+
+    beforeAll(async () => {
+      const project = await createProject('Event List');
+      issue = await createIssue(project, { lastSeen: new Date(base) });
+      for (const minute of [3, 0, 4, 1, 2]) {
+        stored.push(await createEvent(issue, { timestamp: new Date(base + minute * 60_000) }));
+      }
+      stored.push(
+        await createEvent(issue, {
+          timestamp: new Date(base + 5 * 60_000),
+          environment: null,
+          release: null,
+          user: null,
+        }),
+      );
+    });
+
+    const newestFirst = () =>
+      [...stored].sort((a, b) => b.timestamp.getTime() - a.timestamp.getTime()).map((event) => event.id);
+
+    it('lists events newest first with the list-item fields', async () => {
+      const response = await t.api().get(`/api/issues/${issue.id}/events`).expect(200);
+      expect(response.body.next_cursor).toBeNull();
+      expect(response.body.data.map((event: { id: string }) => event.id)).toEqual(newestFirst());
+      expect(response.body.data[0]).toEqual({
+        id: stored[5].id,
+        issue_id: issue.id,
+        timestamp: stored[5].timestamp.toISOString(),
+        received_at: stored[5].receivedAt.toISOString(),
+        level: 'error',
+        environment: null,
+        release: null,
+        user: null,
+      });
+      expect(response.body.data[1]).toEqual({
+        id: stored[2].id,
+        issue_id: issue.id,
+        timestamp: new Date(base + 4 * 60_000).toISOString(),
+        received_at: new Date(base + 4 * 60_000).toISOString(),
+        level: 'error',
+        environment: 'production',
+        release: 'web@1.2.3',
+        user: { id: '42', email: 'jane@example.com' },
+      });
+      expect(response.body.data[1]).not.toHaveProperty('exception');
+    });
+
+    it('pages events', async () => {
+      const first = await t.api().get(`/api/issues/${issue.id}/events?limit=4`).expect(200);
+      expect(first.body.data).toHaveLength(4);
+      const second = await t
+        .api()
+        .get(`/api/issues/${issue.id}/events?limit=4&cursor=${first.body.next_cursor}`)
+        .expect(200);
+      expect(second.body.next_cursor).toBeNull();
+      expect([...first.body.data, ...second.body.data].map((event: { id: string }) => event.id)).toEqual(
+        newestFirst(),
+      );
+    });
+
+    it('gets the full event by UUID, with or without dashes, in any case', async () => {
+      const event = stored[0];
+      const response = await t.api().get(`/api/events/${event.id}`).expect(200);
+      expect(response.body).toMatchObject({
+        id: event.id,
+        project_id: issue.projectId,
+        issue_id: issue.id,
+        timestamp: event.timestamp.toISOString(),
+        environment: 'production',
+        release: 'web@1.2.3',
+        user: { id: '42', email: 'jane@example.com' },
+        exception: {
+          values: [
+            { type: 'TypeError', value: 'boom', stacktrace: { frames: [{ filename: 'app.js', lineno: 3 }] } },
+          ],
+        },
+        breadcrumbs: [{ category: 'ui.click', message: 'button' }],
+        tags: { browser: 'Firefox' },
+        contexts: { os: { name: 'Linux' } },
+        request: { url: 'https://shop.example.com/cart', method: 'GET' },
+      });
+      await t
+        .api()
+        .get(`/api/events/${event.id.replace(/-/g, '')}`)
+        .expect(200, response.body);
+      await t.api().get(`/api/events/${event.id.toUpperCase()}`).expect(200, response.body);
+    });
+
+    it('answers 400 for a non-UUID and 404 for an unknown event', async () => {
+      for (const bad of ['abc', '123', `${randomUUID()}0`, 'zzzzzzzz-zzzz-zzzz-zzzz-zzzzzzzzzzzz']) {
+        await t.api().get(`/api/events/${bad}`).expect(400, { error: 'id must be a UUID' });
+      }
+      await t.api().get(`/api/events/${randomUUID()}`).expect(404, { error: 'event not found' });
+      await t.api().get('/api/issues/99999999/events').expect(404, { error: 'issue not found' });
+    });
+  });
+
+  it('deleting a project removes its issues and events', async () => {
+    const project = await createProject('Doomed');
+    const issue = await createIssue(project, { lastSeen: new Date(base) });
+    const event = await createEvent(issue, { timestamp: new Date(base) });
+    await t.api().delete(`/api/projects/${project.id}`).expect(204);
+    await t.api().get(`/api/issues/${issue.id}`).expect(404, { error: 'issue not found' });
+    await t.api().get(`/api/events/${event.id}`).expect(404, { error: 'event not found' });
+    await t.api().get(`/api/projects/${project.id}/issues`).expect(404, { error: 'project not found' });
+    expect(await issues.countBy({ projectId: project.id })).toBe(0);
+    expect(await events.countBy({ projectId: project.id })).toBe(0);
+  });
+});
