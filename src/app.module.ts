@@ -12,6 +12,7 @@ import type { ResolvedConfig } from './config/environment';
 import { dataSourceOptions } from './database/data-source-options';
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
+import { IngestModule } from './ingest/ingest.module';
 import { IssuesModule } from './issues/issues.module';
 import { ProjectsModule } from './projects/projects.module';
 import { RedisModule, redisOptions } from './redis/redis.module';
@@ -29,6 +30,7 @@ const API_MODULES: Type[] = [
   ChannelsModule,
   RulesModule,
   AlertsApiModule,
+  IngestModule,
 ];
 
 /** Modules that consume queues (role `worker`). */

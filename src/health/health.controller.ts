@@ -2,6 +2,7 @@ import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { Public } from '../common/public.decorator';
+import { DigestBacklog } from '../ingest/digest-backlog';
 import { RedisHealthIndicator } from './redis.health';
 
 type DependencyState = 'connected' | 'disconnected';
@@ -10,6 +11,8 @@ export interface ReadinessView {
   status: 'ok';
   database: DependencyState;
   redis: DependencyState;
+  /** Digest jobs not yet processed (waiting, active, delayed); omitted when Redis does not answer. */
+  digest_backlog?: number;
 }
 
 @ApiTags('health')
@@ -20,6 +23,7 @@ export class HealthController {
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
     private readonly redis: RedisHealthIndicator,
+    private readonly digestBacklog: DigestBacklog,
   ) {}
 
   /** Liveness: the process answers. Dependencies are deliberately not checked here. */
@@ -49,10 +53,13 @@ export class HealthController {
           ...states,
         });
       });
-    return {
+    const view: ReadinessView = {
       status: 'ok',
       database: result.details.database?.status === 'up' ? 'connected' : 'disconnected',
       redis: result.details.redis?.status === 'up' ? 'connected' : 'disconnected',
     };
+    const backlog = await this.digestBacklog.count();
+    if (backlog !== undefined) view.digest_backlog = backlog;
+    return view;
   }
 }

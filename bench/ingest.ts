@@ -1,0 +1,428 @@
+/**
+ * Ingest benchmark: `npm run bench:ingest` (BENCH_DURATION_S=20 by default; BENCH_SKIP_BUILD=1 to
+ * reuse dist/). Starts the real server (`node dist/main.js`, APP_ROLE=api so no worker competes,
+ * rate limits off, a bench database and a fresh Redis prefix) and, for comparison in the same run, a
+ * bare node:http server doing one Redis LPUSH per request. Load comes from a separate process with
+ * keep-alive connections:
+ *
+ *   1. closed loop, BENCH_CONNECTIONS (default 96) connections, against the baseline, then the server;
+ *   2. open loop at BENCH_OPEN_RATE (default 1000) envelopes/s against the server, for latency
+ *      (measured from each request's scheduled send time, so a stall is not hidden).
+ *
+ * The envelope is the @sentry/node 10 exception fixture with a fresh event_id per request. The
+ * server's peak RSS is read from /proc/<pid>/status (VmHWM). Prints a table and writes
+ * bench/results/ingest.json.
+ *
+ * Usage of the same file as a child process: `ingest.ts load <json options>` (load generator),
+ * `ingest.ts baseline <port> <redis url> <key>` (baseline server).
+ */
+import { ChildProcess, execSync, spawn } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { Agent, createServer, request as httpRequest } from 'node:http';
+import { AddressInfo, createServer as createNetServer } from 'node:net';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import Redis from 'ioredis';
+import { Client } from 'pg';
+
+const ROOT = join(__dirname, '..');
+const FIXTURE = [
+  join(ROOT, 'test/fixtures/exception-event.envelope'),
+  join(ROOT, '../shared/fixtures/sentry-javascript-node-10.78.0/exception-event.envelope'),
+].find((path) => existsSync(path))!;
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const PG_ADMIN_URL = process.env.BENCH_DATABASE_BASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 96);
+const OPEN_RATE = Number(process.env.BENCH_OPEN_RATE ?? 1000);
+const RUN_ID = randomUUID().slice(0, 8);
+
+// ---------------------------------------------------------------------------------------------
+// Load generator (child process)
+
+interface LoadOptions {
+  url: string;
+  mode: 'closed' | 'open';
+  connections: number;
+  durationS: number;
+  rate?: number;
+  headers: Record<string, string>;
+  warmupS: number;
+}
+
+interface LoadResult {
+  mode: 'closed' | 'open';
+  durationS: number;
+  requests: number;
+  ok: number;
+  errors: number;
+  statuses: Record<string, number>;
+  rps: number;
+  latencyMs: { p50: number; p90: number; p99: number; max: number };
+}
+
+/** The fixture split around its event id, so each request gets a new id without re-encoding. */
+function envelopeFactory(): () => Buffer {
+  const text = readFileSync(FIXTURE, 'utf8');
+  const original = JSON.parse(text.split('\n')[0]).event_id as string;
+  const at = text.indexOf(original);
+  const before = Buffer.from(text.slice(0, at));
+  const after = Buffer.from(text.slice(at + original.length));
+  const prefix = randomBytes(8).toString('hex');
+  let counter = 0;
+  return () => Buffer.concat([before, Buffer.from(prefix + (counter++).toString(16).padStart(16, '0')), after]);
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  const next = envelopeFactory();
+  const agent = new Agent({ keepAlive: true, maxSockets: options.connections, maxFreeSockets: options.connections });
+  const url = new URL(options.url);
+  const statuses: Record<string, number> = {};
+  const latencies: number[] = [];
+  let ok = 0;
+  let errors = 0;
+  let measuring = false;
+
+  const send = (scheduledAt: number) =>
+    new Promise<void>((resolve) => {
+      const body = next();
+      const request = httpRequest(
+        {
+          agent,
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname + url.search,
+          method: 'POST',
+          headers: { ...options.headers, 'Content-Length': String(body.length) },
+        },
+        (response) => {
+          response.resume();
+          response.on('end', () => {
+            if (measuring) {
+              latencies.push(performance.now() - scheduledAt);
+              statuses[response.statusCode ?? 0] = (statuses[response.statusCode ?? 0] ?? 0) + 1;
+              if (response.statusCode === 200) ok++;
+              else errors++;
+            }
+            resolve();
+          });
+        },
+      );
+      request.on('error', () => {
+        if (measuring) errors++;
+        resolve();
+      });
+      request.end(body);
+    });
+
+  const runFor = async (seconds: number) => {
+    const end = performance.now() + seconds * 1000;
+    if (options.mode === 'closed') {
+      await Promise.all(
+        Array.from({ length: options.connections }, async () => {
+          while (performance.now() < end) await send(performance.now());
+        }),
+      );
+      return;
+    }
+    // Open loop: requests leave on a fixed schedule whatever the responses do.
+    const interval = 1000 / (options.rate ?? 1000);
+    const inFlight: Promise<void>[] = [];
+    const start = performance.now();
+    let sent = 0;
+    while (performance.now() < end) {
+      const due = Math.floor((performance.now() - start) / interval);
+      while (sent < due) {
+        inFlight.push(send(start + sent * interval));
+        sent++;
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+      if (inFlight.length > 10_000) void Promise.all(inFlight.splice(0, 5_000));
+    }
+    await Promise.all(inFlight);
+  };
+
+  if (options.warmupS > 0) await runFor(options.warmupS);
+  measuring = true;
+  const started = performance.now();
+  await runFor(options.durationS);
+  const elapsed = (performance.now() - started) / 1000;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const round = (n: number) => Math.round(n * 100) / 100;
+  return {
+    mode: options.mode,
+    durationS: round(elapsed),
+    requests: ok + errors,
+    ok,
+    errors,
+    statuses,
+    rps: Math.round(ok / elapsed),
+    latencyMs: {
+      p50: round(percentile(latencies, 50)),
+      p90: round(percentile(latencies, 90)),
+      p99: round(percentile(latencies, 99)),
+      max: round(latencies[latencies.length - 1] ?? NaN),
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Baseline server (child process): the floor of "HTTP in, one Redis write, HTTP out" in Node.
+
+function runBaseline(port: number, redisUrl: string, key: string): void {
+  const redis = new Redis(redisUrl);
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      redis.lpush(key, Buffer.concat(chunks)).then(
+        () => {
+          response.writeHead(200, { 'Content-Type': 'application/json' });
+          response.end('{"id":"00000000000000000000000000000000"}');
+        },
+        () => {
+          response.writeHead(503);
+          response.end();
+        },
+      );
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(port, '127.0.0.1', () => process.send?.('ready'));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Orchestrator
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createNetServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+function tsChild(args: string[], options: { ipc?: boolean } = {}): ChildProcess {
+  return spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', __filename, ...args], {
+    cwd: ROOT,
+    stdio: options.ipc ? ['ignore', 'pipe', 'inherit', 'ipc'] : ['ignore', 'pipe', 'inherit'],
+  });
+}
+
+function load(options: LoadOptions): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const child = tsChild(['load', JSON.stringify(options)]);
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('exit', (code) => {
+      if (code !== 0) return reject(new Error(`load generator exited with ${code}`));
+      resolve(JSON.parse(output.trim().split('\n').pop()!) as LoadResult);
+    });
+  });
+}
+
+async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const response = await fetch(url);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not come up`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+function procStatus(pid: number, field: 'VmHWM' | 'VmRSS'): number {
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) / 1024 : NaN;
+}
+
+async function deleteKeys(redis: Redis, pattern: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length > 0) await redis.unlink(...keys);
+  } while (cursor !== '0');
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+  if (child.exitCode === null) child.kill('SIGKILL');
+}
+
+async function orchestrate(): Promise<void> {
+  if (process.env.BENCH_SKIP_BUILD !== '1') {
+    console.log('building (nest build) …');
+    execSync('npx nest build', { cwd: ROOT, stdio: 'inherit' });
+  }
+  const redis = new Redis(REDIS_URL);
+  const prefix = `bench-${RUN_ID}`;
+
+  // A bench database of its own, migrated like production, with one project.
+  const databaseUrl = new URL(PG_ADMIN_URL);
+  databaseUrl.pathname = '/error_tracker_bench';
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { prepareDatabase } = require('../src/database/migrate') as typeof import('../src/database/migrate');
+  await prepareDatabase(databaseUrl.toString());
+  const pg = new Client({ connectionString: databaseUrl.toString() });
+  await pg.connect();
+  const clientKey = randomUUID();
+  const { rows } = await pg.query<{ id: number }>(
+    'INSERT INTO projects (name, slug, client_key) VALUES ($1, $1, $2) RETURNING id',
+    [`bench-${RUN_ID}`, clientKey],
+  );
+  const projectId = rows[0].id;
+  const headers = {
+    'Content-Type': 'application/x-sentry-envelope',
+    'X-Sentry-Auth': `Sentry sentry_version=7, sentry_key=${clientKey.replace(/-/g, '')}, sentry_client=bench/1.0`,
+  };
+
+  // 1. Baseline.
+  const baselinePort = await freePort();
+  const baselineKey = `${prefix}:baseline`;
+  const baseline = tsChild(['baseline', String(baselinePort), REDIS_URL, baselineKey], { ipc: true });
+  await new Promise((resolve) => baseline.once('message', resolve));
+  console.log(`baseline: closed loop, ${CONNECTIONS} connections, ${DURATION_S} s …`);
+  const baselineResult = await load({
+    url: `http://127.0.0.1:${baselinePort}/api/${projectId}/envelope/`,
+    mode: 'closed',
+    connections: CONNECTIONS,
+    durationS: DURATION_S,
+    headers,
+    warmupS: 2,
+  });
+  await stop(baseline);
+  await redis.unlink(baselineKey);
+
+  // 2. The real server.
+  const port = await freePort();
+  const server = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir=bench/results/profiles'] : []), 'dist/main.js'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      APP_ROLE: 'api',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: databaseUrl.toString(),
+      REDIS_URL,
+      REDIS_PREFIX: prefix,
+      MAX_EVENTS_PER_MINUTE: '0',
+      MAX_EVENTS_PER_HOUR: '0',
+      LOG_LEVEL: 'warn',
+      SERVE_DASHBOARD: 'false',
+    },
+  });
+  const serverUrl = `http://127.0.0.1:${port}`;
+  let closedResult: LoadResult;
+  let openResult: LoadResult;
+  let peakRssMb: number;
+  let queued: number;
+  try {
+    await waitForHttp(`${serverUrl}/health`);
+    console.log(`server: closed loop, ${CONNECTIONS} connections, ${DURATION_S} s …`);
+    closedResult = await load({
+      url: `${serverUrl}/api/${projectId}/envelope/`,
+      mode: 'closed',
+      connections: CONNECTIONS,
+      durationS: DURATION_S,
+      headers,
+      warmupS: 2,
+    });
+    queued = await redis.llen(`${prefix}:digest:wait`);
+    await deleteKeys(redis, `${prefix}:*`);
+    console.log(`server: open loop, ${OPEN_RATE}/s, ${DURATION_S} s …`);
+    openResult = await load({
+      url: `${serverUrl}/api/${projectId}/envelope/`,
+      mode: 'open',
+      connections: 64,
+      rate: OPEN_RATE,
+      durationS: DURATION_S,
+      headers,
+      warmupS: 1,
+    });
+    peakRssMb = procStatus(server.pid!, 'VmHWM');
+  } finally {
+    await stop(server);
+    await deleteKeys(redis, `${prefix}:*`);
+    await pg.query('DELETE FROM projects WHERE id = $1', [projectId]);
+    await pg.end();
+    redis.disconnect();
+  }
+
+  const ratio = closedResult.rps / baselineResult.rps;
+  const targets = {
+    throughput: closedResult.rps >= 5000,
+    vsBaseline: ratio >= 0.5,
+    p99At1000: openResult.latencyMs.p99 <= 25 && openResult.rps >= OPEN_RATE * 0.95,
+    peakRss: peakRssMb <= 300,
+  };
+  const results = {
+    date: new Date().toISOString(),
+    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version },
+    settings: { durationS: DURATION_S, connections: CONNECTIONS, openRate: OPEN_RATE, fixture: 'exception-event.envelope' },
+    baseline: baselineResult,
+    server: { closed: closedResult, open: openResult, peakRssMb: Math.round(peakRssMb), jobsQueuedInClosedRun: queued },
+    ratioToBaseline: Math.round(ratio * 100) / 100,
+    targets,
+  };
+  mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+  writeFileSync(join(ROOT, 'bench/results/ingest.json'), `${JSON.stringify(results, null, 2)}\n`);
+
+  const row = (name: string, r: LoadResult) =>
+    `| ${name.padEnd(34)} | ${String(r.rps).padStart(7)} | ${String(r.latencyMs.p50).padStart(7)} | ${String(r.latencyMs.p99).padStart(7)} | ${String(r.latencyMs.max).padStart(8)} | ${String(r.errors).padStart(6)} |`;
+  console.log('');
+  console.log('| run                                |   req/s | p50 ms  | p99 ms  |  max ms  | errors |');
+  console.log('|------------------------------------|---------|---------|---------|----------|--------|');
+  console.log(row(`baseline http+LPUSH, ${CONNECTIONS} conns`, baselineResult));
+  console.log(row(`server closed loop, ${CONNECTIONS} conns`, closedResult));
+  console.log(row(`server open loop, ${OPEN_RATE}/s offered`, openResult));
+  console.log('');
+  console.log(`ratio server/baseline: ${results.ratioToBaseline}; peak RSS ${results.server.peakRssMb} MB; jobs queued (closed run incl. warm-up): ${queued}`);
+  console.log(`targets: ${Object.entries(targets).map(([k, v]) => `${k} ${v ? 'met' : 'MISSED'}`).join(', ')}`);
+  console.log('written to bench/results/ingest.json');
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const [mode, ...args] = process.argv.slice(2);
+if (mode === 'load') {
+  runLoad(JSON.parse(args[0]) as LoadOptions).then(
+    (result) => {
+      process.stdout.write(`${JSON.stringify(result)}\n`);
+      process.exit(0);
+    },
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+} else if (mode === 'baseline') {
+  runBaseline(Number(args[0]), args[1], args[2]);
+} else {
+  orchestrate().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}

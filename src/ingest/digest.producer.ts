@@ -1,0 +1,155 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationShutdown,
+  OnModuleInit,
+  Provider,
+  ServiceUnavailableException,
+} from '@nestjs/common';
+import { JobsOptions, Queue } from 'bullmq';
+import { QueueName } from '../common/queues';
+import { AppConfig } from '../config/app-config';
+import { redisOptions } from '../redis/redis.module';
+import { DigestJob, DigestJobName, digestJobId } from '../digest/digest-job';
+
+/** Jobs of concurrent requests are written together (one MULTI) up to this many at a time. */
+const MAX_BATCH = 256;
+/** Redis that accepts the connection but does not answer must not hold requests for long. */
+const ENQUEUE_TIMEOUT_MS = 5_000;
+
+const JOB_OPTIONS: JobsOptions = {
+  removeOnComplete: true,
+  // Failed jobs are kept for inspection (and a manual retry) up to this many.
+  removeOnFail: 10_000,
+  attempts: 8,
+  backoff: { type: 'exponential', delay: 1_000 },
+};
+
+export const DIGEST_PRODUCER_QUEUE = Symbol('DIGEST_PRODUCER_QUEUE');
+
+/**
+ * The producer's own handle on the digest queue, with its own connection: unlike the workers'
+ * (BullModule root config, offline queue on), it must not buffer commands while Redis is
+ * unreachable, so that a request gets its 503 at once.
+ *
+ * Deliberately not `BullModule.registerQueue`: in role `all` the digest worker module registers the
+ * same queue name, and @nestjs/bullmq builds a @Processor's Worker from whichever registration of
+ * that name it finds first, which could hand the worker this fail-fast connection.
+ */
+export const digestProducerQueueProvider: Provider = {
+  provide: DIGEST_PRODUCER_QUEUE,
+  inject: [AppConfig],
+  useFactory: (config: AppConfig) =>
+    new Queue(QueueName.Digest, {
+      connection: { ...redisOptions(config.REDIS_URL), enableOfflineQueue: false },
+      prefix: config.REDIS_PREFIX,
+    }),
+};
+
+/**
+ * The job id of an event: `digestJobId` (the digest's contract), made acceptable to BullMQ, which
+ * refuses custom ids containing ':' (except legacy three-part repeatable ids) with "Custom Id cannot
+ * contain :". While the contract still produces `<project>:<event>`, the ':' becomes '_'; once it
+ * yields an id without ':', this is the identity.
+ */
+export function ingestJobId(projectId: number, eventId: string): string {
+  const id = digestJobId(projectId, eventId);
+  return id.includes(':') ? id.replace(/:/g, '_') : id;
+}
+
+interface Pending {
+  job: DigestJob;
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * Puts accepted events on the digest queue. Requests handled in the same event-loop turn are
+ * coalesced into one `addBulk` (one Redis round trip instead of one per event); each request still
+ * waits for the acknowledgement of the batch holding its own job before it is answered.
+ */
+@Injectable()
+export class DigestProducer implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('DigestProducer');
+  private pending: Pending[] = [];
+  private scheduled = false;
+  private ready = false;
+  private lastErrorLog = 0;
+
+  constructor(@Inject(DIGEST_PRODUCER_QUEUE) private readonly queue: Queue) {}
+
+  onModuleInit(): void {
+    // The producer's connection does not queue commands while Redis is away (enableOfflineQueue
+    // false), but the very first connection is awaited by BullMQ: until it is up, fail fast here.
+    this.queue.on('error', (error: Error) => {
+      const now = Date.now();
+      if (now - this.lastErrorLog > 10_000) {
+        this.lastErrorLog = now;
+        this.logger.warn(`digest queue connection: ${error.message}`);
+      }
+    });
+    this.queue.waitUntilReady().then(
+      () => (this.ready = true),
+      () => undefined,
+    );
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.pending.length > 0) this.flush();
+    await this.queue.close().catch(() => this.queue.disconnect());
+  }
+
+  enqueue(job: DigestJob): Promise<void> {
+    if (!this.ready) return Promise.reject(unavailable());
+    return new Promise<void>((resolve, reject) => {
+      this.pending.push({ job, resolve, reject });
+      if (this.pending.length >= MAX_BATCH) {
+        this.flush();
+      } else if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    const batch = this.pending;
+    if (batch.length === 0) return;
+    this.pending = [];
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('timed out')), ENQUEUE_TIMEOUT_MS);
+    });
+    Promise.race([
+      this.queue.addBulk(
+        batch.map(({ job }) => ({
+          name: DigestJobName.Event,
+          data: job,
+          opts: { ...JOB_OPTIONS, jobId: ingestJobId(job.projectId, job.eventId) },
+        })),
+      ),
+      timeout,
+    ]).then(
+      () => {
+        clearTimeout(timer);
+        for (const entry of batch) entry.resolve();
+      },
+      (error: Error) => {
+        clearTimeout(timer);
+        const now = Date.now();
+        if (now - this.lastErrorLog > 10_000) {
+          this.lastErrorLog = now;
+          this.logger.warn(`could not enqueue ${batch.length} digest job(s): ${error.message}`);
+        }
+        const failure = unavailable();
+        for (const entry of batch) entry.reject(failure);
+      },
+    );
+  }
+}
+
+function unavailable(): ServiceUnavailableException {
+  return new ServiceUnavailableException('event queue unavailable, try again later');
+}
