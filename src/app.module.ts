@@ -18,6 +18,7 @@ import { ProjectsModule } from './projects/projects.module';
 import { RedisModule, redisOptions } from './redis/redis.module';
 import { RulesModule } from './rules/rules.module';
 import { TokensModule } from './tokens/tokens.module';
+import { DashboardModule } from './web/dashboard.module';
 import { AppLogger, loggerOptions } from './logger';
 
 /** Modules that serve the HTTP API (role `api`). */
@@ -64,6 +65,8 @@ export class AppModule {
         }),
         HealthModule,
         ...(runsApi ? API_MODULES : []),
+        // Dashboard files and the page fallback for client-side routes (never /api, /auth, /health, /metrics).
+        ...(runsApi ? [DashboardModule] : []),
         ...(runsWorkers ? WORKER_MODULES : []),
       ],
       providers: [AppLogger],

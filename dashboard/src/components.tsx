@@ -1,0 +1,144 @@
+import type { ComponentChildren } from 'preact';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { errorMessage } from './api';
+import { copyText, display, exactTime, isRecord, relativeTime } from './util';
+
+export interface Async<T> {
+  data: T | undefined;
+  error: string | null;
+  loading: boolean;
+  reload: () => void;
+  setData: (data: T) => void;
+}
+
+/** Runs `load` when `deps` change; stale answers (after a newer request) are dropped. */
+export function useAsync<T>(load: () => Promise<T>, deps: unknown[]): Async<T> {
+  const [data, setData] = useState<T | undefined>(undefined);
+  const [error, setError] = useState<string | null>(null);
+  const [loading, setLoading] = useState(true);
+  const [tick, setTick] = useState(0);
+  const generation = useRef(0);
+  useEffect(() => {
+    const mine = ++generation.current;
+    setLoading(true);
+    setError(null);
+    load().then(
+      (value) => {
+        if (mine !== generation.current) return;
+        setData(value);
+        setLoading(false);
+      },
+      (failure: unknown) => {
+        if (mine !== generation.current) return;
+        setError(errorMessage(failure));
+        setLoading(false);
+      },
+    );
+  }, [...deps, tick]);
+  const reload = useCallback(() => setTick((n) => n + 1), []);
+  return { data, error, loading, reload, setData };
+}
+
+export function Loading({ label = 'Loading…' }: { label?: string }) {
+  return (
+    <div class="loading" role="status" aria-live="polite">
+      <span class="spinner" aria-hidden="true" />
+      {label}
+    </div>
+  );
+}
+
+export function ErrorMessage({ error, onRetry }: { error: string | null | undefined; onRetry?: () => void }) {
+  if (!error) return null;
+  return (
+    <div class="alert alert-error" role="alert">
+      <span>{error}</span>
+      {onRetry && (
+        <button type="button" class="btn btn-small" onClick={onRetry}>
+          Retry
+        </button>
+      )}
+    </div>
+  );
+}
+
+export function Empty({ title, children }: { title: string; children?: ComponentChildren }) {
+  return (
+    <div class="empty">
+      <p class="empty-title">{title}</p>
+      {children && <div class="empty-body">{children}</div>}
+    </div>
+  );
+}
+
+export function RelTime({ value }: { value: unknown }) {
+  const exact = exactTime(value);
+  if (!exact) return <span class="muted">—</span>;
+  return (
+    <time dateTime={String(value)} title={exact}>
+      {relativeTime(value)}
+    </time>
+  );
+}
+
+export function Badge({ kind, children }: { kind: string; children: ComponentChildren }) {
+  return <span class={`badge badge-${kind}`}>{children}</span>;
+}
+
+export function CopyButton({ text, label = 'Copy', class: className }: { text: string; label?: string; class?: string }) {
+  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
+  useEffect(() => {
+    if (state === 'idle') return;
+    const timer = window.setTimeout(() => setState('idle'), 2000);
+    return () => window.clearTimeout(timer);
+  }, [state]);
+  return (
+    <button
+      type="button"
+      class={`btn btn-small ${className ?? ''}`}
+      onClick={() => void copyText(text).then((ok) => setState(ok ? 'copied' : 'failed'))}
+    >
+      <span aria-live="polite">{state === 'copied' ? 'Copied!' : state === 'failed' ? 'Copy failed — select and copy' : label}</span>
+    </button>
+  );
+}
+
+/** A definition table for objects such as contexts, user or sdk; nested values as JSON. */
+export function KeyValue({ data, empty = 'None' }: { data: unknown; empty?: string }) {
+  if (!isRecord(data)) return <p class="muted">{data === undefined || data === null ? empty : display(data)}</p>;
+  const entries = Object.entries(data).filter(([, value]) => value !== undefined && value !== null && value !== '');
+  if (entries.length === 0) return <p class="muted">{empty}</p>;
+  return (
+    <table class="kv">
+      <tbody>
+        {entries.map(([key, value]) => (
+          <tr key={key}>
+            <th scope="row">{key}</th>
+            <td>
+              {isRecord(value) || Array.isArray(value) ? <pre class="inline-json">{JSON.stringify(value, null, 2)}</pre> : display(value)}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+export function PageHeader({ title, children, sub }: { title: ComponentChildren; sub?: ComponentChildren; children?: ComponentChildren }) {
+  return (
+    <div class="page-header">
+      <div class="page-header-text">
+        <h1>{title}</h1>
+        {sub && <div class="page-sub">{sub}</div>}
+      </div>
+      {children && <div class="page-actions">{children}</div>}
+    </div>
+  );
+}
+
+/** Keeps the document title in step with the page. */
+export function useTitle(title: string): void {
+  useEffect(() => {
+    document.title = title ? `${title} · Error Tracker` : 'Error Tracker';
+  }, [title]);
+}

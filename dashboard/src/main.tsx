@@ -1,0 +1,159 @@
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { api, ApiError, errorMessage, Me, setUnauthorizedHandler } from './api';
+import { ErrorMessage, Loading } from './components';
+import { IssuePage } from './pages/IssuePage';
+import { IssuesPage } from './pages/IssuesPage';
+import { LoginPage } from './pages/LoginPage';
+import { ProjectAlertsPage } from './pages/ProjectAlertsPage';
+import { ProjectsPage } from './pages/ProjectsPage';
+import { ChannelsPage, TokensPage } from './pages/SettingsPages';
+import { interceptLinks, match, navigate, useLocation } from './router';
+import './styles.css';
+
+function NotFound() {
+  return (
+    <div class="card">
+      <h1>Page not found</h1>
+      <p>
+        <a href="/">Back to projects</a>
+      </p>
+    </div>
+  );
+}
+
+function Redirect({ to }: { to: string }) {
+  useEffect(() => navigate(to, { replace: true }), [to]);
+  return null;
+}
+
+function Routes({ path }: { path: string }) {
+  let params: Record<string, string> | null;
+  if (path === '/' || path === '/projects') return <ProjectsPage />;
+  if ((params = match('/projects/:id', path))) return <Redirect to={`/projects/${params.id}/issues`} />;
+  if ((params = match('/projects/:id/issues', path))) return <IssuesPage projectId={Number(params.id)} />;
+  if ((params = match('/projects/:id/alerts', path))) return <ProjectAlertsPage projectId={Number(params.id)} />;
+  if ((params = match('/issues/:id', path))) return <IssuePage issueId={Number(params.id)} />;
+  if (path === '/settings') return <Redirect to="/settings/tokens" />;
+  if (path === '/settings/tokens') return <TokensPage />;
+  if (path === '/settings/channels') return <ChannelsPage />;
+  return <NotFound />;
+}
+
+function NavLink({ href, current, children }: { href: string; current: boolean; children: string }) {
+  return (
+    <a href={href} class={current ? 'nav-link active' : 'nav-link'} aria-current={current ? 'page' : undefined}>
+      {children}
+    </a>
+  );
+}
+
+function App() {
+  const location = useLocation();
+  const [me, setMe] = useState<Me | null | undefined>(undefined);
+  const [bootError, setBootError] = useState<string | null>(null);
+  const [signingOut, setSigningOut] = useState(false);
+
+  const checkSession = () => {
+    setBootError(null);
+    api.get<Me>('/auth/me').then(
+      (value) => setMe(value),
+      (error: unknown) => {
+        if (error instanceof ApiError && error.status === 401) setMe(null);
+        else setBootError(errorMessage(error));
+      },
+    );
+  };
+
+  useEffect(() => {
+    setUnauthorizedHandler(() => setMe(null));
+    checkSession();
+  }, []);
+
+  const path = location.path;
+  const onLogin = path === '/login';
+
+  useEffect(() => {
+    if (me === null && !onLogin) {
+      const next = path + window.location.search;
+      navigate(`/login${next !== '/' ? `?next=${encodeURIComponent(next)}` : ''}`, { replace: true });
+    }
+    if (me && onLogin) navigate(safeNext(location.query.get('next')), { replace: true });
+  }, [me, onLogin, path]);
+
+  if (bootError) {
+    return (
+      <main class="center-page">
+        <div class="card narrow">
+          <h1>Error Tracker</h1>
+          <ErrorMessage error={bootError} onRetry={checkSession} />
+        </div>
+      </main>
+    );
+  }
+  if (me === undefined) {
+    return (
+      <main class="center-page">
+        <Loading />
+      </main>
+    );
+  }
+  if (me === null || onLogin) {
+    return <LoginPage onSignedIn={(user) => setMe(user)} />;
+  }
+
+  const signOut = async () => {
+    setSigningOut(true);
+    try {
+      await api.post('/auth/logout');
+    } catch {
+      // the session is dropped client-side anyway
+    }
+    setSigningOut(false);
+    setMe(null);
+    navigate('/login', { replace: true });
+  };
+
+  const section = path.startsWith('/settings') ? 'settings' : 'projects';
+  return (
+    <>
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header class="topbar">
+        <a href="/" class="brand" aria-label="Error Tracker home">
+          <img src="/favicon.svg" alt="" width="24" height="24" />
+          <span>Error Tracker</span>
+        </a>
+        <nav aria-label="Main" class="nav">
+          <NavLink href="/" current={section === 'projects'}>
+            Projects
+          </NavLink>
+          <NavLink href="/settings/tokens" current={section === 'settings'}>
+            Settings
+          </NavLink>
+        </nav>
+        <div class="topbar-user">
+          <span class="user-email" title={me.email}>
+            {me.email ?? `token #${me.id}`}
+          </span>
+          <button type="button" class="btn btn-small btn-ghost-light" onClick={() => void signOut()} disabled={signingOut}>
+            {signingOut ? 'Signing out…' : 'Sign out'}
+          </button>
+        </div>
+      </header>
+      <main id="main" class="container" tabIndex={-1}>
+        <Routes path={path} />
+      </main>
+    </>
+  );
+}
+
+/** Only same-site paths are followed after sign-in. */
+function safeNext(next: string | null): string {
+  if (!next || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/login')) return '/';
+  return next;
+}
+
+interceptLinks();
+render(<App />, document.getElementById('app')!);

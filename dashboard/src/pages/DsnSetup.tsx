@@ -1,0 +1,85 @@
+import { useState } from 'preact/hooks';
+import type { Project } from '../api';
+import { CopyButton } from '../components';
+
+const SDKS = {
+  node: {
+    label: 'Node.js (@sentry/node)',
+    install: 'npm install @sentry/node',
+    code: (dsn: string) => `// Load this before anything else in your app's entry point.
+const Sentry = require("@sentry/node");
+
+Sentry.init({ dsn: "${dsn}" });
+
+// Errors thrown and not caught are reported automatically; to report one yourself:
+try {
+  doSomething();
+} catch (error) {
+  Sentry.captureException(error);
+}`,
+  },
+  browser: {
+    label: 'Browser (@sentry/browser)',
+    install: 'npm install @sentry/browser',
+    code: (dsn: string) => `import * as Sentry from "@sentry/browser";
+
+Sentry.init({ dsn: "${dsn}" });
+
+// Unhandled errors and rejections are reported automatically; to report one yourself:
+Sentry.captureException(new Error("Something went wrong"));`,
+  },
+} as const;
+
+type Sdk = keyof typeof SDKS;
+
+export function DsnField({ project }: { project: Project }) {
+  const id = `dsn-${project.id}`;
+  return (
+    <div class="dsn">
+      <label for={id} class="dsn-label">
+        DSN
+      </label>
+      <div class="dsn-row">
+        <input id={id} class="mono" readOnly value={project.dsn} onFocus={(event) => event.currentTarget.select()} />
+        <CopyButton text={project.dsn} label="Copy DSN" />
+      </div>
+    </div>
+  );
+}
+
+export function DsnSetup({ project }: { project: Project }) {
+  const [sdk, setSdk] = useState<Sdk>('node');
+  const chosen = SDKS[sdk];
+  const code = chosen.code(project.dsn);
+  return (
+    <div class="setup">
+      <DsnField project={project} />
+      <div class="tabs small" role="tablist" aria-label="SDK">
+        {(Object.keys(SDKS) as Sdk[]).map((key) => (
+          <button
+            key={key}
+            type="button"
+            role="tab"
+            aria-selected={sdk === key}
+            class={sdk === key ? 'tab active' : 'tab'}
+            onClick={() => setSdk(key)}
+          >
+            {SDKS[key].label}
+          </button>
+        ))}
+      </div>
+      <div role="tabpanel">
+        <p class="setup-step">
+          1. Install: <code>{chosen.install}</code>
+        </p>
+        <p class="setup-step">2. Initialise the SDK with this project's DSN:</p>
+        <div class="code-block">
+          <pre>
+            <code>{code}</code>
+          </pre>
+          <CopyButton text={code} label="Copy snippet" class="code-copy" />
+        </div>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,321 @@
+import { useState } from 'preact/hooks';
+import { AlertType, api, Channel, errorMessage, HistoryEntry, qs, Rule } from '../api';
+import { Badge, Empty, ErrorMessage, Loading, RelTime, useAsync, useTitle } from '../components';
+import { ProjectHeader, useProject } from './ProjectHeader';
+
+const ALERT_LABELS: Record<AlertType, string> = {
+  new_issue: 'New issue',
+  regression: 'Regression (resolved issue seen again)',
+  unmute: 'Unmute (muted issue reopened)',
+};
+
+interface RuleDraft {
+  name: string;
+  alert_type: AlertType;
+  channel_ids: number[];
+  cooldown_minutes: string;
+  is_enabled: boolean;
+}
+
+function RuleForm({
+  projectId,
+  rule,
+  channels,
+  onDone,
+  onCancel,
+}: {
+  projectId: number;
+  rule?: Rule;
+  channels: Channel[];
+  onDone: () => void;
+  onCancel: () => void;
+}) {
+  const [draft, setDraft] = useState<RuleDraft>({
+    name: rule?.name ?? '',
+    alert_type: rule?.alert_type ?? 'new_issue',
+    channel_ids: rule?.channel_ids ?? [],
+    cooldown_minutes: String(rule?.cooldown_minutes ?? 0),
+    is_enabled: rule?.is_enabled ?? true,
+  });
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const set = (patch: Partial<RuleDraft>) => setDraft({ ...draft, ...patch });
+  const prefix = rule ? `rule-${rule.id}` : 'rule-new';
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const cooldown = Number(draft.cooldown_minutes);
+    if (!Number.isInteger(cooldown) || cooldown < 0) {
+      setError('Cooldown must be a whole number of minutes (0 or more).');
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    const body = {
+      name: draft.name.trim(),
+      alert_type: draft.alert_type,
+      channel_ids: draft.channel_ids,
+      cooldown_minutes: cooldown,
+      is_enabled: draft.is_enabled,
+    };
+    try {
+      if (rule) await api.patch(`/api/projects/${projectId}/alert-rules/${rule.id}`, body);
+      else await api.post(`/api/projects/${projectId}/alert-rules`, { ...body, conditions: {} });
+      onDone();
+    } catch (failure) {
+      setError(errorMessage(failure));
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form class="card form-grid" onSubmit={(event) => void submit(event)} aria-label={rule ? `Edit rule ${rule.name}` : 'New alert rule'}>
+      <h3>{rule ? `Edit “${rule.name}”` : 'New alert rule'}</h3>
+      <ErrorMessage error={error} />
+      <label class="field">
+        <span>Name</span>
+        <input name="rule-name" required value={draft.name} onInput={(e) => set({ name: e.currentTarget.value })} />
+      </label>
+      <label class="field">
+        <span>When</span>
+        <select name="rule-type" value={draft.alert_type} onChange={(e) => set({ alert_type: e.currentTarget.value as AlertType })}>
+          {(Object.keys(ALERT_LABELS) as AlertType[]).map((type) => (
+            <option key={type} value={type}>
+              {ALERT_LABELS[type]}
+            </option>
+          ))}
+        </select>
+      </label>
+      <fieldset class="field">
+        <legend>Notify channels</legend>
+        {channels.length === 0 ? (
+          <p class="muted small">
+            No channels yet. <a href="/settings/channels">Create one in Settings</a>.
+          </p>
+        ) : (
+          <div class="check-list">
+            {channels.map((channel) => (
+              <label class="check" key={channel.id}>
+                <input
+                  type="checkbox"
+                  id={`${prefix}-ch-${channel.id}`}
+                  checked={draft.channel_ids.includes(channel.id)}
+                  onChange={(e) =>
+                    set({
+                      channel_ids: e.currentTarget.checked
+                        ? [...draft.channel_ids, channel.id]
+                        : draft.channel_ids.filter((id) => id !== channel.id),
+                    })
+                  }
+                />
+                {channel.name} <span class="muted small">({channel.channel_type}{channel.is_enabled ? '' : ', disabled'})</span>
+              </label>
+            ))}
+          </div>
+        )}
+      </fieldset>
+      <label class="field">
+        <span>Cooldown (minutes)</span>
+        <input
+          name="rule-cooldown"
+          type="number"
+          min={0}
+          step={1}
+          inputMode="numeric"
+          required
+          value={draft.cooldown_minutes}
+          onInput={(e) => set({ cooldown_minutes: e.currentTarget.value })}
+        />
+        <small class="hint">After an alert for an issue, further alerts of this rule for it wait this long.</small>
+      </label>
+      <label class="check">
+        <input type="checkbox" name="rule-enabled" checked={draft.is_enabled} onChange={(e) => set({ is_enabled: e.currentTarget.checked })} />
+        Enabled
+      </label>
+      <div class="form-actions">
+        <button type="submit" class="btn btn-primary" disabled={busy}>
+          {busy ? 'Saving…' : rule ? 'Save rule' : 'Create rule'}
+        </button>
+        <button type="button" class="btn" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+const STATUS_KIND: Record<string, string> = { sent: 'resolved', failed: 'failed', pending: 'pending', skipped: 'muted' };
+
+export function ProjectAlertsPage({ projectId }: { projectId: number }) {
+  const project = useProject(projectId);
+  useTitle(project.data ? `${project.data.name} alerts` : 'Alerts');
+  const rules = useAsync(() => api.get<Rule[]>(`/api/projects/${projectId}/alert-rules`), [projectId]);
+  const channels = useAsync(() => api.get<Channel[]>('/api/alert-channels'), []);
+  const [limit, setLimit] = useState(50);
+  const history = useAsync(() => api.get<HistoryEntry[]>(`/api/projects/${projectId}/alert-history${qs({ limit })}`), [projectId, limit]);
+  const [editing, setEditing] = useState<number | 'new' | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [pending, setPending] = useState<number | null>(null);
+
+  if (project.error) return <ErrorMessage error={project.error} onRetry={project.reload} />;
+  if (!project.data) return <Loading label="Loading project…" />;
+
+  const channelList = Array.isArray(channels.data) ? channels.data : [];
+  const channelName = (id: number) => channelList.find((channel) => channel.id === id)?.name ?? `#${id}`;
+  const ruleList = Array.isArray(rules.data) ? rules.data : [];
+  const historyList = Array.isArray(history.data) ? history.data : [];
+
+  const done = () => {
+    setEditing(null);
+    rules.reload();
+  };
+
+  const toggle = async (rule: Rule) => {
+    const replace = (value: Partial<Rule>) => rules.setData(ruleList.map((r) => (r.id === rule.id ? { ...r, ...value } : r)));
+    setPending(rule.id);
+    setError(null);
+    replace({ is_enabled: !rule.is_enabled });
+    try {
+      const updated = await api.patch<Rule>(`/api/projects/${projectId}/alert-rules/${rule.id}`, { is_enabled: !rule.is_enabled });
+      replace(updated);
+    } catch (failure) {
+      replace({ is_enabled: rule.is_enabled });
+      setError(errorMessage(failure));
+    } finally {
+      setPending(null);
+    }
+  };
+
+  const remove = async (rule: Rule) => {
+    if (!window.confirm(`Delete the alert rule "${rule.name}"?`)) return;
+    setPending(rule.id);
+    setError(null);
+    try {
+      await api.del(`/api/projects/${projectId}/alert-rules/${rule.id}`);
+      rules.reload();
+    } catch (failure) {
+      setError(errorMessage(failure));
+    } finally {
+      setPending(null);
+    }
+  };
+
+  return (
+    <>
+      <ProjectHeader project={project.data} active="alerts" />
+      <section aria-labelledby="rules-title">
+        <div class="section-head">
+          <h2 id="rules-title">Alert rules</h2>
+          {editing !== 'new' && (
+            <button type="button" class="btn btn-primary" onClick={() => setEditing('new')}>
+              New rule
+            </button>
+          )}
+        </div>
+        <ErrorMessage error={channels.error ? `Channels could not be loaded: ${channels.error}` : null} />
+        {editing === 'new' && <RuleForm projectId={projectId} channels={channelList} onDone={done} onCancel={() => setEditing(null)} />}
+        <ErrorMessage error={error} />
+        <ErrorMessage error={rules.error} onRetry={rules.reload} />
+        {rules.loading && !rules.data && <Loading label="Loading rules…" />}
+        {rules.data && ruleList.length === 0 && editing !== 'new' && (
+          <Empty title="No alert rules yet.">Create a rule to be notified about new issues, regressions or unmuted issues.</Empty>
+        )}
+        <ul class="rule-list">
+          {ruleList.map((rule) =>
+            editing === rule.id ? (
+              <li key={rule.id}>
+                <RuleForm projectId={projectId} rule={rule} channels={channelList} onDone={done} onCancel={() => setEditing(null)} />
+              </li>
+            ) : (
+              <li key={rule.id} class="card rule-card">
+                <div class="rule-main">
+                  <h3>
+                    {rule.name} {!rule.is_enabled && <Badge kind="muted">disabled</Badge>}
+                  </h3>
+                  <p class="small">
+                    <Badge kind="neutral">{rule.alert_type}</Badge> → {rule.channel_ids.length === 0 ? <span class="muted">no channels</span> : rule.channel_ids.map(channelName).join(', ')}
+                    <span class="muted"> · cooldown {rule.cooldown_minutes} min</span>
+                  </p>
+                </div>
+                <div class="channel-actions">
+                  <label class="switch">
+                    <input type="checkbox" checked={rule.is_enabled} onChange={() => void toggle(rule)} aria-label={`Enable rule ${rule.name}`} />
+                    <span>{rule.is_enabled ? 'Enabled' : 'Disabled'}</span>
+                  </label>
+                  <button type="button" class="btn btn-small" onClick={() => setEditing(rule.id)} aria-label={`Edit rule ${rule.name}`}>
+                    Edit
+                  </button>
+                  <button type="button" class="btn btn-small btn-danger" disabled={pending === rule.id} onClick={() => void remove(rule)} aria-label={`Delete rule ${rule.name}`}>
+                    Delete
+                  </button>
+                </div>
+              </li>
+            ),
+          )}
+        </ul>
+      </section>
+
+      <section aria-labelledby="history-title" class="history">
+        <div class="section-head">
+          <h2 id="history-title">Alert history</h2>
+          <div class="inline-controls">
+            <label class="inline-field">
+              <span>Show</span>
+              <select value={String(limit)} onChange={(e) => setLimit(Number(e.currentTarget.value))}>
+                {[20, 50, 100, 500].map((n) => (
+                  <option key={n} value={n}>
+                    {n}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <button type="button" class="btn btn-small" onClick={history.reload} disabled={history.loading}>
+              Refresh
+            </button>
+          </div>
+        </div>
+        <ErrorMessage error={history.error} onRetry={history.reload} />
+        {history.loading && !history.data && <Loading label="Loading history…" />}
+        {history.data && historyList.length === 0 && <Empty title="No alerts sent yet." />}
+        {historyList.length > 0 && (
+          <div class="table-wrap">
+            <table class="data-table">
+              <thead>
+                <tr>
+                  <th>Created</th>
+                  <th>Type</th>
+                  <th>Channel</th>
+                  <th>Status</th>
+                  <th>Issue</th>
+                  <th>Sent</th>
+                  <th>Error</th>
+                </tr>
+              </thead>
+              <tbody>
+                {historyList.map((entry) => (
+                  <tr key={entry.id}>
+                    <td data-label="Created">
+                      <RelTime value={entry.created_at} />
+                    </td>
+                    <td data-label="Type">{entry.alert_type}</td>
+                    <td data-label="Channel">
+                      {entry.channel_name} <span class="muted small">({entry.channel_type})</span>
+                    </td>
+                    <td data-label="Status">
+                      <Badge kind={STATUS_KIND[entry.status] ?? 'neutral'}>{entry.status}</Badge>
+                    </td>
+                    <td data-label="Issue">{entry.issue_id ? <a href={`/issues/${entry.issue_id}`}>#{entry.issue_id}</a> : <span class="muted">—</span>}</td>
+                    <td data-label="Sent">{entry.sent_at ? <RelTime value={entry.sent_at} /> : <span class="muted">—</span>}</td>
+                    <td data-label="Error" class="error-text">
+                      {entry.error ?? ''}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,82 @@
+import { useState } from 'preact/hooks';
+import { api, errorMessage, Project } from '../api';
+import { Empty, ErrorMessage, Loading, PageHeader, RelTime, useAsync, useTitle } from '../components';
+import { navigate } from '../router';
+import { DsnField } from './DsnSetup';
+
+export function ProjectsPage() {
+  useTitle('Projects');
+  const projects = useAsync(() => api.get<{ data: Project[] }>('/api/projects').then((r) => r.data), []);
+  const [name, setName] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  const create = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const project = await api.post<Project>('/api/projects', { name: name.trim() });
+      setName('');
+      navigate(`/projects/${project.id}/issues`);
+    } catch (failure) {
+      setError(errorMessage(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <>
+      <PageHeader title="Projects" sub="Each project has its own DSN; SDKs send errors to it." />
+      <form class="card inline-form" onSubmit={(event) => void create(event)}>
+        <label class="field grow">
+          <span>New project name</span>
+          <input
+            name="project-name"
+            required
+            maxLength={200}
+            placeholder="e.g. Web shop"
+            value={name}
+            onInput={(event) => setName(event.currentTarget.value)}
+          />
+        </label>
+        <button type="submit" class="btn btn-primary" disabled={busy || !name.trim()}>
+          {busy ? 'Creating…' : 'Create project'}
+        </button>
+        <ErrorMessage error={error} />
+      </form>
+
+      <ErrorMessage error={projects.error} onRetry={projects.reload} />
+      {projects.loading && !projects.data && <Loading label="Loading projects…" />}
+      {projects.data && projects.data.length === 0 && (
+        <Empty title="No projects yet">Create your first project above to get a DSN for your SDK.</Empty>
+      )}
+      {projects.data && projects.data.length > 0 && (
+        <ul class="project-list">
+          {projects.data.map((project) => (
+            <li key={project.id} class="card project-card">
+              <div class="project-card-head">
+                <h2>
+                  <a href={`/projects/${project.id}/issues`}>{project.name}</a>
+                </h2>
+                <span class="muted small">
+                  {project.slug} · created <RelTime value={project.created_at} />
+                </span>
+              </div>
+              <DsnField project={project} />
+              <div class="project-card-links">
+                <a class="btn btn-small" href={`/projects/${project.id}/issues`}>
+                  Issues
+                </a>
+                <a class="btn btn-small" href={`/projects/${project.id}/alerts`}>
+                  Alerts
+                </a>
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}
