@@ -369,13 +369,16 @@ describe('dashboard (browser)', () => {
       environment: 'e2e',
       release: 'checkout@9.9.9',
     });
+    const statuses: (number | undefined)[] = [];
+    client.on('afterSendEvent', (_event, response) => statuses.push(response?.statusCode));
     client.init();
     client.captureException(new SyntaxError('Unexpected token in checkout config (from the real SDK)'));
     expect(await client.flush(10_000)).toBe(true);
+    expect(statuses).toEqual([200]); // accepted by ingest; the digest then groups it into an issue
     const issue = await eventually(async () => {
       const list = (await t.api().get(`/api/projects/${projectId}/issues`).expect(200)).body.data as { id: number; type: string }[];
       return list.find((candidate) => candidate.type === 'SyntaxError');
-    }, 30_000);
+    }, 20_000);
     await page.goto(`/projects/${projectId}/issues`);
     await page.getByText('Unexpected token in checkout config (from the real SDK)').click();
     await page.waitForURL(new RegExp(`/issues/${issue.id}`));
