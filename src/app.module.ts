@@ -10,6 +10,7 @@ import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import type { ResolvedConfig } from './config/environment';
 import { dataSourceOptions } from './database/data-source-options';
+import { DigestWorkerModule } from './digest/digest-worker.module';
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
 import { IngestModule } from './ingest/ingest.module';
@@ -35,7 +36,7 @@ const API_MODULES: Type[] = [
 ];
 
 /** Modules that consume queues (role `worker`). */
-const WORKER_MODULES: Type[] = [AlertsWorkerModule];
+const WORKER_MODULES: Type[] = [DigestWorkerModule, AlertsWorkerModule];
 
 @Module({})
 export class AppModule {

@@ -6,8 +6,7 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { brotliCompressSync, createGzip, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { QueueName } from '../src/common/queues';
-import { DigestJob } from '../src/digest/digest-job';
-import { ingestJobId } from '../src/ingest/digest.producer';
+import { DigestJob, digestJobId } from '../src/digest/digest-job';
 import { redisOptions } from '../src/redis/redis.module';
 import { startTestApp, TestApp } from './helpers/app';
 
@@ -79,7 +78,7 @@ describe('ingest', () => {
 
   const jobCount = () => queue.getWaitingCount();
   const jobData = async (projectId: number, eventId: string) =>
-    (await queue.getJob(ingestJobId(projectId, eventId)))?.data as DigestJob | undefined;
+    (await queue.getJob(digestJobId(projectId, eventId)))?.data as DigestJob | undefined;
 
   /** Runs `send`, expects the status and an `{error}` body, and that no job was added. */
   async function expectRejected(status: number, send: () => Promise<{ status: number; body: unknown }>) {
@@ -439,7 +438,7 @@ describe('ingest rate limits', () => {
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
     expect(response.headers['x-sentry-rate-limits']).toBe(`${retryAfter}:error;default:project`);
-    expect(await queue.getJob(ingestJobId(project.id, dropped))).toBeUndefined();
+    expect(await queue.getJob(digestJobId(project.id, dropped))).toBeUndefined();
     expect(await queue.getWaitingCount()).toBe(5);
     // Session-only envelopes carry no event and are not limited; other projects have their own counters.
     await t.http().post(`/api/${project.id}/envelope/`).set('X-Client-Auth', project.client_key).send(fixture('session')).expect(200);

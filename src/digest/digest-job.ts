@@ -15,6 +15,7 @@ export enum DigestJobName {
   Event = 'event',
 }
 
+/** BullMQ refuses custom job ids containing ':' (its key separator), hence '_'. */
 export function digestJobId(projectId: number, eventId: string): string {
-  return `${projectId}:${eventId}`;
+  return `${projectId}_${eventId}`;
 }

@@ -47,17 +47,6 @@ export const digestProducerQueueProvider: Provider = {
     }),
 };
 
-/**
- * The job id of an event: `digestJobId` (the digest's contract), made acceptable to BullMQ, which
- * refuses custom ids containing ':' (except legacy three-part repeatable ids) with "Custom Id cannot
- * contain :". While the contract still produces `<project>:<event>`, the ':' becomes '_'; once it
- * yields an id without ':', this is the identity.
- */
-export function ingestJobId(projectId: number, eventId: string): string {
-  const id = digestJobId(projectId, eventId);
-  return id.includes(':') ? id.replace(/:/g, '_') : id;
-}
-
 interface Pending {
   job: DigestJob;
   resolve: () => void;
@@ -127,7 +116,7 @@ export class DigestProducer implements OnModuleInit, OnApplicationShutdown {
         batch.map(({ job }) => ({
           name: DigestJobName.Event,
           data: job,
-          opts: { ...JOB_OPTIONS, jobId: ingestJobId(job.projectId, job.eventId) },
+          opts: { ...JOB_OPTIONS, jobId: digestJobId(job.projectId, job.eventId) },
         })),
       ),
       timeout,

@@ -1,0 +1,34 @@
+/**
+ * Collects items submitted concurrently and hands them to `flush` in batches, resolving each
+ * submitter with its own result once its batch is done. A batch is flushed when it is full or when
+ * the oldest item has waited `maxWaitMs`, so a lone item is never held back for long.
+ */
+export class Batcher<T, R> {
+  private pending: { item: T; resolve: (result: R) => void; reject: (error: unknown) => void }[] = [];
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly flush: (items: T[]) => Promise<R[]>,
+    private readonly options: { maxSize: number; maxWaitMs: number },
+  ) {}
+
+  submit(item: T): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      this.pending.push({ item, resolve, reject });
+      if (this.pending.length >= this.options.maxSize) this.flushNow();
+      else this.timer ??= setTimeout(() => this.flushNow(), this.options.maxWaitMs);
+    });
+  }
+
+  private flushNow(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const batch = this.pending;
+    this.pending = [];
+    if (batch.length === 0) return;
+    this.flush(batch.map((entry) => entry.item)).then(
+      (results) => batch.forEach((entry, index) => entry.resolve(results[index])),
+      (error: unknown) => batch.forEach((entry) => entry.reject(error)),
+    );
+  }
+}

@@ -1,0 +1,15 @@
+import { BullModule } from '@nestjs/bullmq';
+import { Module } from '@nestjs/common';
+import { AlertTriggersModule } from '../alerts/alert-triggers.module';
+import { QueueName } from '../common/queues';
+import { DigestProcessor } from './digest.processor';
+import { DigestService } from './digest.service';
+import { IssueStoreService } from './issue-store.service';
+
+/** The consuming side of the digest queue (worker role). */
+@Module({
+  imports: [BullModule.registerQueue({ name: QueueName.Digest }), AlertTriggersModule],
+  providers: [DigestProcessor, DigestService, IssueStoreService],
+  exports: [DigestService],
+})
+export class DigestWorkerModule {}

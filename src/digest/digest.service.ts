@@ -1,0 +1,121 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { AlertTriggerProducer } from '../alerts/alert-trigger.producer';
+import { AppConfig } from '../config/app-config';
+import { Batcher } from './batcher';
+import type { DigestJob } from './digest-job';
+import { normaliseEvent, parseEventPayload } from './event-normaliser';
+import { groupEvent } from './grouping';
+import { DigestItem, IssueStoreService, StoreOutcome } from './issue-store.service';
+
+type ItemResult = { ok: true } | { ok: false; error: unknown };
+
+/** Batches of concurrent jobs share one transaction; a short wait keeps a lone event's latency low. */
+const MAX_BATCH_WAIT_MS = 5;
+const CONFLICT_RETRIES = 5;
+
+/**
+ * PostgreSQL errors that say "try again later" rather than "this data can never be stored":
+ * connection problems (08), serialization failures and deadlocks (40), shutdown and resource
+ * exhaustion (53, 57), plus errors raised by the driver before reaching the server.
+ */
+export function isTransientDatabaseError(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  if (typeof code !== 'string') return true;
+  if (/^(08|40|53|57|58)/.test(code)) return true;
+  return /^E[A-Z]+$/.test(code);
+}
+
+@Injectable()
+export class DigestService {
+  private readonly logger = new Logger(DigestService.name);
+  private readonly batcher: Batcher<DigestItem, ItemResult>;
+
+  constructor(
+    private readonly store: IssueStoreService,
+    private readonly triggers: AlertTriggerProducer,
+    config: AppConfig,
+  ) {
+    this.batcher = new Batcher((items) => this.storeIsolatingFailures(items), {
+      maxSize: Math.max(1, Math.ceil(config.DIGEST_CONCURRENCY / 2)),
+      maxWaitMs: MAX_BATCH_WAIT_MS,
+    });
+  }
+
+  /** Parse, normalise and group: pure CPU work, done before the event joins a batch. Throws InvalidEventError. */
+  prepare(job: DigestJob): DigestItem {
+    const event = normaliseEvent(parseEventPayload(job.payload), {
+      eventId: job.eventId,
+      receivedAt: job.receivedAt,
+      sdk: job.sdk,
+    });
+    return {
+      projectId: job.projectId,
+      eventId: job.eventId,
+      receivedAt: new Date(job.receivedAt),
+      event,
+      group: groupEvent(event),
+    };
+  }
+
+  /** Resolves once the event is committed (or known to be a duplicate); rejects with the store's error. */
+  async digest(item: DigestItem): Promise<void> {
+    const result = await this.batcher.submit(item);
+    if (!result.ok) throw result.error;
+  }
+
+  private async storeIsolatingFailures(items: DigestItem[]): Promise<ItemResult[]> {
+    let outcome: StoreOutcome;
+    try {
+      outcome = await this.storeRetryingConflicts(items);
+    } catch (error) {
+      if (items.length === 1 || isTransientDatabaseError(error))
+        return items.map(() => ({ ok: false, error }));
+      // One bad event must not hold back the others: store them one by one to find it.
+      const results: ItemResult[] = [];
+      for (const item of items) results.push(...(await this.storeIsolatingFailures([item])));
+      return results;
+    }
+    await this.afterCommit(outcome);
+    return items.map(() => ({ ok: true }));
+  }
+
+  /**
+   * Deadlocks and serialization failures between concurrent batches are normal under load: retrying
+   * the transaction at once is cheaper than failing every job of the batch back to the queue.
+   */
+  private async storeRetryingConflicts(items: DigestItem[]): Promise<StoreOutcome> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.store.storeBatch(items);
+      } catch (error) {
+        const code = (error as { code?: string }).code;
+        if (attempt >= CONFLICT_RETRIES || (code !== '40P01' && code !== '40001')) throw error;
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+      }
+    }
+  }
+
+  private async afterCommit(outcome: StoreOutcome): Promise<void> {
+    for (const issue of outcome.newIssues) {
+      this.logger.log(`new issue ${issue.id} (#${issue.number}) in project ${issue.projectId}`);
+    }
+    for (const trigger of outcome.triggers.filter((candidate) => candidate.alertType === 'regression')) {
+      this.logger.log(`issue ${trigger.issueId} regressed: reopened by a new event`);
+    }
+    if (outcome.orphaned > 0) {
+      this.logger.warn(`dropped ${outcome.orphaned} event(s) of deleted projects`);
+    }
+    this.logger.debug(
+      `stored ${outcome.stored} event(s), ${outcome.duplicates} duplicate(s), ${outcome.newIssues.length} new issue(s)`,
+    );
+    try {
+      await this.triggers.emit(outcome.triggers);
+    } catch (error) {
+      // The events are committed; failing the jobs now would only make their retries duplicates.
+      this.logger.error(
+        { err: error },
+        `could not queue ${outcome.triggers.length} alert trigger(s): ${(error as Error).message}`,
+      );
+    }
+  }
+}

@@ -1,0 +1,304 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import type { AlertTrigger } from '../alerts/alert-trigger';
+import type { NormalisedEvent } from './event-normaliser';
+import type { GroupingResult } from './grouping';
+
+/** One event ready to be stored: parsed, normalised and grouped outside the transaction. */
+export interface DigestItem {
+  projectId: number;
+  eventId: string;
+  receivedAt: Date;
+  event: NormalisedEvent;
+  group: GroupingResult;
+}
+
+export interface StoreOutcome {
+  stored: number;
+  duplicates: number;
+  /** Events whose project no longer exists. */
+  orphaned: number;
+  newIssues: { id: number; projectId: number; number: number }[];
+  triggers: AlertTrigger[];
+}
+
+interface GroupInBatch {
+  projectId: number;
+  key: string;
+  group: GroupingResult;
+  firstSeen: Date;
+  lastSeen: Date;
+  level: string;
+  issueId?: number;
+}
+
+/**
+ * Writes a batch of events in one transaction: one multi-row insert for the events and one update per
+ * batch for the issues, instead of a transaction per event.
+ *
+ * Correctness under at-least-once delivery and parallel workers:
+ * - events are inserted with ON CONFLICT DO NOTHING on (project_id, id), and issues are counted only
+ *   for the rows that insert actually returned, so a re-run or a duplicate send never double-counts;
+ * - issue numbers are allocated while holding the project's row lock, and missing issues are looked up
+ *   again under that lock, so two workers never create the same group twice or share a short_id;
+ * - locks are always taken in the same order (projects by id, events by key, issues by id) so that
+ *   concurrent batches wait for each other instead of deadlocking.
+ */
+@Injectable()
+export class IssueStoreService {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  storeBatch(items: DigestItem[]): Promise<StoreOutcome> {
+    return this.dataSource.transaction((manager) => this.store(manager, dedupe(items)));
+  }
+
+  private async store(manager: EntityManager, items: DigestItem[]): Promise<StoreOutcome> {
+    const groups = collectGroups(items);
+    await this.attachExistingIssues(manager, [...groups.values()]);
+    const newIssues = await this.createMissingIssues(manager, groups);
+
+    const storable = items.filter((item) => groups.get(groupId(item))?.issueId !== undefined);
+    const inserted = await this.insertEvents(manager, storable, groups);
+    const triggers = await this.updateIssues(manager, storable, inserted, groups);
+
+    for (const issue of newIssues) {
+      const group = [...groups.values()].find((candidate) => candidate.issueId === issue.id);
+      triggers.push({
+        alertType: 'new_issue',
+        projectId: issue.projectId,
+        issueId: issue.id,
+        occurredAt: (group?.firstSeen ?? new Date()).toISOString(),
+      });
+    }
+    return {
+      stored: inserted.size,
+      duplicates: storable.length - inserted.size,
+      orphaned: items.length - storable.length,
+      newIssues,
+      triggers,
+    };
+  }
+
+  private async attachExistingIssues(manager: EntityManager, groups: GroupInBatch[]): Promise<void> {
+    if (groups.length === 0) return;
+    const rows: { id: number; project_id: number; grouping_key: string }[] = await manager.query(
+      `SELECT i.id, i.project_id, i.grouping_key
+         FROM issues i
+         JOIN unnest($1::int[], $2::text[]) AS g(project_id, grouping_key)
+           ON i.project_id = g.project_id AND i.grouping_key = g.grouping_key`,
+      [groups.map((group) => group.projectId), groups.map((group) => group.key)],
+    );
+    const byId = new Map(groups.map((group) => [`${group.projectId}\n${group.key}`, group]));
+    for (const row of rows) {
+      const group = byId.get(`${row.project_id}\n${row.grouping_key}`);
+      if (group) group.issueId = row.id;
+    }
+  }
+
+  private async createMissingIssues(
+    manager: EntityManager,
+    groups: Map<string, GroupInBatch>,
+  ): Promise<StoreOutcome['newIssues']> {
+    let missing = [...groups.values()].filter((group) => group.issueId === undefined);
+    if (missing.length === 0) return [];
+
+    const projectIds = [...new Set(missing.map((group) => group.projectId))].sort((a, b) => a - b);
+    const locked: { id: number }[] = await manager.query(
+      'SELECT id FROM projects WHERE id = ANY($1::int[]) ORDER BY id FOR UPDATE',
+      [projectIds],
+    );
+    const liveProjects = new Set(locked.map((row) => row.id));
+    // Another worker may have created some of these issues before we got the lock.
+    await this.attachExistingIssues(manager, missing);
+    missing = missing.filter((group) => group.issueId === undefined && liveProjects.has(group.projectId));
+    if (missing.length === 0) return [];
+
+    const perProject = new Map<number, GroupInBatch[]>();
+    for (const group of missing) {
+      perProject.set(group.projectId, [...(perProject.get(group.projectId) ?? []), group]);
+    }
+    const numbers = new Map<GroupInBatch, number>();
+    for (const [projectId, projectGroups] of [...perProject].sort(([a], [b]) => a - b)) {
+      const [{ next_issue_number: last }] = await updateReturning<{ next_issue_number: number }>(
+        manager,
+        `UPDATE projects SET next_issue_number = next_issue_number + $2 WHERE id = $1 RETURNING next_issue_number`,
+        [projectId, projectGroups.length],
+      );
+      projectGroups.forEach((group, index) => numbers.set(group, last - projectGroups.length + 1 + index));
+    }
+
+    const created: { id: number; project_id: number; number: number }[] = await manager.query(
+      `INSERT INTO issues (project_id, grouping_key, number, type, message, culprit, level, state,
+                           event_count, first_seen, last_seen)
+       SELECT g.project_id, g.grouping_key, g.number, g.type, g.message, g.culprit, g.level, 'open', 0,
+              g.first_seen, g.last_seen
+         FROM unnest($1::int[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[],
+                     $8::timestamptz[], $9::timestamptz[])
+           AS g(project_id, grouping_key, number, type, message, culprit, level, first_seen, last_seen)
+       RETURNING id, project_id, number`,
+      [
+        missing.map((group) => group.projectId),
+        missing.map((group) => group.key),
+        missing.map((group) => numbers.get(group)),
+        missing.map((group) => group.group.type),
+        missing.map((group) => group.group.message),
+        missing.map((group) => group.group.culprit),
+        missing.map((group) => group.level),
+        missing.map((group) => group.firstSeen),
+        missing.map((group) => group.lastSeen),
+      ],
+    );
+    const byNumber = new Map(missing.map((group) => [`${group.projectId}:${numbers.get(group)}`, group]));
+    for (const row of created) {
+      const group = byNumber.get(`${row.project_id}:${row.number}`);
+      if (group) group.issueId = row.id;
+    }
+    return created.map((row) => ({ id: row.id, projectId: row.project_id, number: row.number }));
+  }
+
+  /** Returns the keys (`project:event`) of the events that were not stored before. */
+  private async insertEvents(
+    manager: EntityManager,
+    items: DigestItem[],
+    groups: Map<string, GroupInBatch>,
+  ): Promise<Set<string>> {
+    if (items.length === 0) return new Set();
+    const sorted = [...items].sort(
+      (a, b) => a.projectId - b.projectId || (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0),
+    );
+    const rows: { project_id: number; id: string }[] = await manager.query(
+      `INSERT INTO events (project_id, id, issue_id, timestamp, received_at, environment, release, level,
+                           "user", payload)
+       SELECT e.project_id, e.id, e.issue_id, e.timestamp, e.received_at, e.environment, e.release, e.level,
+              e.user_json::jsonb, e.payload::jsonb
+         FROM unnest($1::int[], $2::uuid[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::text[],
+                     $7::text[], $8::text[], $9::text[], $10::text[])
+           AS e(project_id, id, issue_id, timestamp, received_at, environment, release, level, user_json, payload)
+       ON CONFLICT (project_id, id) DO NOTHING
+       RETURNING project_id, id`,
+      [
+        sorted.map((item) => item.projectId),
+        sorted.map((item) => item.eventId),
+        sorted.map((item) => groups.get(groupId(item))?.issueId),
+        sorted.map((item) => item.event.timestamp),
+        sorted.map((item) => item.receivedAt),
+        sorted.map((item) => item.event.environment),
+        sorted.map((item) => item.event.release),
+        sorted.map((item) => item.event.level),
+        sorted.map((item) => (item.event.user ? JSON.stringify(item.event.user) : null)),
+        sorted.map((item) => JSON.stringify(storedPayload(item))),
+      ],
+    );
+    return new Set(rows.map((row) => `${row.project_id}:${row.id}`));
+  }
+
+  private async updateIssues(
+    manager: EntityManager,
+    items: DigestItem[],
+    inserted: Set<string>,
+    groups: Map<string, GroupInBatch>,
+  ): Promise<AlertTrigger[]> {
+    const perIssue = new Map<number, { count: number; first: Date; last: Date }>();
+    for (const item of items) {
+      if (!inserted.has(`${item.projectId}:${item.eventId}`)) continue;
+      const issueId = groups.get(groupId(item))?.issueId as number;
+      const at = new Date(item.event.timestamp);
+      const current = perIssue.get(issueId);
+      if (!current) perIssue.set(issueId, { count: 1, first: at, last: at });
+      else {
+        current.count += 1;
+        if (at < current.first) current.first = at;
+        if (at > current.last) current.last = at;
+      }
+    }
+    if (perIssue.size === 0) return [];
+    const ids = [...perIssue.keys()].sort((a, b) => a - b);
+    // Lock in id order, in a statement of its own, so concurrent batches queue up instead of deadlocking.
+    // NO KEY UPDATE does not conflict with the KEY SHARE locks that inserting events takes on issues.
+    const previous: { id: number; state: string }[] = await manager.query(
+      'SELECT id, state FROM issues WHERE id = ANY($1::int[]) ORDER BY id FOR NO KEY UPDATE',
+      [ids],
+    );
+    const previousState = new Map(previous.map((row) => [row.id, row.state]));
+    const rows = await updateReturning<{ id: number; project_id: number; regressed_at: Date | null }>(
+      manager,
+      `UPDATE issues i
+          SET event_count = i.event_count + b.added,
+              first_seen = LEAST(i.first_seen, b.first_ts),
+              last_seen = GREATEST(i.last_seen, b.last_ts),
+              state = CASE WHEN i.state = 'resolved' THEN 'open' ELSE i.state END,
+              last_regressed_at = CASE WHEN i.state = 'resolved' THEN now() ELSE i.last_regressed_at END,
+              regression_count = i.regression_count + CASE WHEN i.state = 'resolved' THEN 1 ELSE 0 END
+         FROM unnest($1::int[], $2::int[], $3::timestamptz[], $4::timestamptz[]) AS b(id, added, first_ts, last_ts)
+        WHERE i.id = b.id
+       RETURNING i.id, i.project_id, i.last_regressed_at AS regressed_at`,
+      [
+        ids,
+        ids.map((id) => perIssue.get(id)?.count),
+        ids.map((id) => perIssue.get(id)?.first),
+        ids.map((id) => perIssue.get(id)?.last),
+      ],
+    );
+    return rows
+      .filter((row) => previousState.get(row.id) === 'resolved')
+      .map((row): AlertTrigger => ({
+        alertType: 'regression',
+        projectId: row.project_id,
+        issueId: row.id,
+        occurredAt: new Date(row.regressed_at ?? Date.now()).toISOString(),
+      }));
+  }
+}
+
+/** TypeORM answers an UPDATE … RETURNING with `[rows, affectedCount]`, unlike SELECT and INSERT. */
+async function updateReturning<T>(manager: EntityManager, sql: string, parameters: unknown[]): Promise<T[]> {
+  const [rows] = (await manager.query(sql, parameters)) as [T[], number];
+  return rows;
+}
+
+function groupId(item: DigestItem): string {
+  return `${item.projectId}\n${item.group.key}`;
+}
+
+function dedupe(items: DigestItem[]): DigestItem[] {
+  const seen = new Set<string>();
+  return items.filter((item) => {
+    const key = `${item.projectId}:${item.eventId}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+function collectGroups(items: DigestItem[]): Map<string, GroupInBatch> {
+  const groups = new Map<string, GroupInBatch>();
+  for (const item of items) {
+    const at = new Date(item.event.timestamp);
+    const existing = groups.get(groupId(item));
+    if (!existing) {
+      groups.set(groupId(item), {
+        projectId: item.projectId,
+        key: item.group.key,
+        group: item.group,
+        firstSeen: at,
+        lastSeen: at,
+        level: item.event.level,
+      });
+    } else {
+      if (at < existing.firstSeen) existing.firstSeen = at;
+      if (at > existing.lastSeen) existing.lastSeen = at;
+    }
+  }
+  return groups;
+}
+
+/** The full event as served by GET /api/events/:id, with what grouping decided about it. */
+function storedPayload(item: DigestItem): Record<string, unknown> {
+  return {
+    ...item.event,
+    title: item.group.title,
+    culprit: item.group.culprit,
+    grouping: { key: item.group.key, components: item.group.components },
+  };
+}

@@ -1,0 +1,60 @@
+import { Queue } from 'bullmq';
+import { randomUUID } from 'node:crypto';
+import { QueueName } from '../../src/common/queues';
+import { digestJobId, DigestJob, DigestJobName } from '../../src/digest/digest-job';
+import { redisOptions } from '../../src/redis/redis.module';
+import type { TestApp } from './app';
+
+/** A BullMQ handle on one of the app's queues (same Redis, same prefix). */
+export function openQueue(t: Pick<TestApp, 'config'>, name: QueueName): Queue {
+  return new Queue(name, {
+    connection: { ...redisOptions(t.config.REDIS_URL), enableOfflineQueue: true },
+    prefix: t.config.REDIS_PREFIX,
+  });
+}
+
+/** Enqueues an event exactly as ingest does, bypassing HTTP. Returns the event id. */
+export async function enqueueEvent(
+  queue: Queue,
+  projectId: number,
+  event: Record<string, unknown>,
+  eventId = randomUUID(),
+): Promise<string> {
+  const data: DigestJob = {
+    projectId,
+    eventId,
+    receivedAt: Date.now(),
+    payload: JSON.stringify({ event_id: eventId.replace(/-/g, ''), ...event }),
+  };
+  await queue.add(DigestJobName.Event, data, {
+    jobId: digestJobId(projectId, eventId),
+    removeOnComplete: true,
+    removeOnFail: 1000,
+    attempts: 3,
+    backoff: { type: 'exponential', delay: 200 },
+  });
+  return eventId;
+}
+
+/** Polls until `check` returns a value other than undefined/false, or fails after `timeoutMs`. */
+export async function eventually<T>(
+  check: () => Promise<T | undefined | false>,
+  timeoutMs = 15_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const result = await check();
+      if (result !== undefined && result !== false) return result;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(
+        `condition not met within ${timeoutMs} ms${last ? `: ${(last as Error).message}` : ''}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
