@@ -323,9 +323,8 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 
 /** PostgreSQL's jsonb rejects NUL characters, and lone surrogates break its UTF-8. */
 function clean(text: string): string {
-  // eslint-disable-next-line no-control-regex
   return text
-    .replace(/\u0000/g, '')
+    .replaceAll('\u0000', '')
     .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
 }
 
