@@ -1,7 +1,6 @@
 import { BullModule } from '@nestjs/bullmq';
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { LoggerModule } from 'nestjs-pino';
 import { AlertsApiModule } from './alerts/alerts-api.module';
 import { AlertsWorkerModule } from './alerts/alerts-worker.module';
 import { AuthModule } from './auth/auth.module';
@@ -20,7 +19,6 @@ import { RedisModule, redisOptions } from './redis/redis.module';
 import { RulesModule } from './rules/rules.module';
 import { TokensModule } from './tokens/tokens.module';
 import { DashboardModule } from './web/dashboard.module';
-import { AppLogger, loggerOptions } from './logger';
 
 /** Modules that serve the HTTP API (role `api`). */
 const API_MODULES: Type[] = [
@@ -47,7 +45,6 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        LoggerModule.forRoot(loggerOptions(config)),
         TypeOrmModule.forRootAsync({
           inject: [AppConfig],
           useFactory: (appConfig: AppConfig) => ({
@@ -70,8 +67,6 @@ export class AppModule {
         ...(runsApi ? [DashboardModule] : []),
         ...(runsWorkers ? WORKER_MODULES : []),
       ],
-      providers: [AppLogger],
-      exports: [AppLogger],
     };
   }
 }

@@ -4,15 +4,14 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import cookieParser from 'cookie-parser';
 import { json, NextFunction, Request, Response } from 'express';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AppModule } from './app.module';
+import { IngestHttpHandler } from './ingest/ingest-http.handler';
 import { bodyParserError } from './common/api-error.filter';
-import { AppLogger } from './logger';
+import { AppLogger, createPino, requestLogMiddleware } from './logger';
 import { ApiErrorFilter } from './common/api-error.filter';
 import { createValidationPipe } from './common/validation';
 import { validateEnvironment, ResolvedConfig } from './config/environment';
-
-/** Ingest routes read their body as a raw stream (compressed, size-limited), never through a parser. */
-export const INGEST_PATH = /^\/api\/\d+\/(envelope|store)\/?$/;
 
 export const CORS_ALLOWED_HEADERS = [
   'Content-Type',
@@ -43,17 +42,17 @@ export async function createHttpApp(
     bufferLogs: true,
     abortOnError: false,
   });
-  if (options.logger !== false) app.useLogger(app.get(AppLogger));
-  else app.useLogger(false);
+  const pinoLogger = createPino(options.logger === false ? 'silent' : config.logLevel);
+  app.useLogger(new AppLogger(pinoLogger));
 
   app.disable('x-powered-by');
   app.set('trust proxy', true);
   app.set('query parser', 'simple');
   const jsonParser = json({ limit: '1mb' });
-  app.use((request: Request, response: Response, next: NextFunction) => {
-    if (INGEST_PATH.test(request.path)) return next();
-    jsonParser(request, response, (error?: unknown) => next(error ? bodyParserError(error) : undefined));
-  });
+  app.use((request: Request, response: Response, next: NextFunction) =>
+    jsonParser(request, response, (error?: unknown) => next(error ? bodyParserError(error) : undefined)),
+  );
+  app.use(requestLogMiddleware(pinoLogger));
   app.use(cookieParser());
   app.enableCors({
     origin: '*',
@@ -72,12 +71,33 @@ export async function createHttpApp(
       app,
       new DocumentBuilder()
         .setTitle('Error Tracker API')
-        .setDescription('Management API of the error tracker. Ingestion follows the Sentry envelope protocol.')
+        .setDescription(
+          'Management API of the error tracker. Ingestion follows the Sentry envelope protocol.',
+        )
         .setVersion('1')
         .addBearerAuth({ type: 'http', scheme: 'bearer', description: '40 hexadecimal characters' })
         .build(),
     );
     SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/docs-json' });
   }
+  await app.init();
+  if (config.APP_ROLE !== 'worker') mountIngestAheadOfExpress(app);
   return { app, config };
+}
+
+/**
+ * Puts the ingest handler in front of Express on the HTTP server itself, so envelopes skip Express
+ * routing and Nest's request pipeline entirely (see IngestHttpHandler for why).
+ */
+function mountIngestAheadOfExpress(app: INestApplication): void {
+  const ingest = app.get(IngestHttpHandler);
+  const server = app.getHttpServer() as Server;
+  const [express] = server.listeners('request') as ((
+    request: IncomingMessage,
+    response: ServerResponse,
+  ) => void)[];
+  server.removeAllListeners('request');
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    if (!ingest.tryHandle(request, response)) express(request, response);
+  });
 }

@@ -1,44 +1,83 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Logger, Params } from 'nestjs-pino';
-import type { ResolvedConfig } from './config/environment';
-
-/** Hot or noisy paths whose successful requests are not worth a log line each. */
-const QUIET_PATHS = /^\/(health|api\/\d+\/(envelope|store)\/?)(\/|\?|$)/;
-
-export function loggerOptions(config: ResolvedConfig): Params {
-  return {
-    pinoHttp: {
-      level: config.logLevel,
-      autoLogging: {
-        ignore: (request: IncomingMessage) => QUIET_PATHS.test(request.url ?? ''),
-      },
-      customLogLevel: (_request: IncomingMessage, response: ServerResponse, error?: Error) => {
-        if (error || response.statusCode >= 500) return 'error';
-        if (response.statusCode >= 400) return 'warn';
-        return 'debug';
-      },
-      serializers: {
-        req: (request: { method: string; url: string; id: unknown }) => ({
-          id: request.id,
-          method: request.method,
-          url: request.url.replace(/sentry_key=[^&]+/, 'sentry_key=[redacted]'),
-        }),
-        res: (response: { statusCode: number }) => ({ statusCode: response.statusCode }),
-      },
-    },
-  };
-}
+import type { LoggerService } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
+import pino, { Logger as Pino } from 'pino';
+import type { LogLevel } from './config/environment';
 
 /** Nest's boot chatter (one line per module and route) is debug material, not "an event of interest". */
 const BOOT_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory']);
 
-export class AppLogger extends Logger {
-  log(message: unknown, ...optionalParams: unknown[]): void {
-    const context = optionalParams[optionalParams.length - 1];
-    if (typeof context === 'string' && BOOT_CONTEXTS.has(context)) {
-      super.debug(message, ...optionalParams);
-    } else {
-      super.log(message, ...optionalParams);
-    }
+export function createPino(level: LogLevel): Pino {
+  return pino({ level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime });
+}
+
+/**
+ * Nest's LoggerService on top of pino: one JSON line per call, with the Nest context as `context`.
+ * Deliberately no per-request AsyncLocalStorage (as nestjs-pino has): its promise hooks slow every
+ * await of the ingest hot path, and a request id is not worth that.
+ */
+export class AppLogger implements LoggerService {
+  constructor(readonly pino: Pino) {}
+
+  log(message: unknown, ...params: unknown[]): void {
+    const context = params[params.length - 1];
+    this.write(typeof context === 'string' && BOOT_CONTEXTS.has(context) ? 'debug' : 'info', message, params);
   }
+  error(message: unknown, ...params: unknown[]): void {
+    this.write('error', message, params);
+  }
+  warn(message: unknown, ...params: unknown[]): void {
+    this.write('warn', message, params);
+  }
+  debug(message: unknown, ...params: unknown[]): void {
+    this.write('debug', message, params);
+  }
+  verbose(message: unknown, ...params: unknown[]): void {
+    this.write('trace', message, params);
+  }
+  fatal(message: unknown, ...params: unknown[]): void {
+    this.write('fatal', message, params);
+  }
+
+  /**
+   * Nest calls `logger.x(message, context)` or `logger.x(message, stack, context)`; our own code
+   * also passes `logger.x({ err, ... }, message)` in the pino style.
+   */
+  private write(level: pino.Level, message: unknown, params: unknown[]): void {
+    if (!this.pino.isLevelEnabled(level)) return;
+    const rest = [...params];
+    const context = typeof rest[rest.length - 1] === 'string' ? (rest.pop() as string) : undefined;
+    if (message !== null && typeof message === 'object' && !(message instanceof Error)) {
+      const text = typeof rest[0] === 'string' ? rest[0] : undefined;
+      const fields = context && text === undefined ? {} : { context };
+      this.pino[level]({ ...fields, ...(message as object) }, text ?? context ?? '');
+      return;
+    }
+    const stack = typeof rest[0] === 'string' ? rest[0] : undefined;
+    if (message instanceof Error) this.pino[level]({ context, err: message }, message.message);
+    else this.pino[level]({ context, ...(stack ? { stack } : {}) }, String(message));
+  }
+}
+
+/** One line per API request that went wrong (4xx warn, 5xx error); successful ones at debug. */
+export function requestLogMiddleware(logger: Pino) {
+  return (request: Request, response: Response, next: NextFunction): void => {
+    const started = process.hrtime.bigint();
+    response.on('finish', () => {
+      const status = response.statusCode;
+      const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'debug';
+      if (!logger.isLevelEnabled(level)) return;
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      logger[level](
+        {
+          context: 'http',
+          method: request.method,
+          url: request.originalUrl,
+          status,
+          ms: Math.round(ms * 10) / 10,
+        },
+        `${request.method} ${request.originalUrl} ${status}`,
+      );
+    });
+    next();
+  };
 }

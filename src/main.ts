@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { Logger } from '@nestjs/common';
 import { prepareDatabase } from './database/migrate';
 import { createHttpApp } from './http-app';
+import { AppLogger, createPino } from './logger';
 import { validateEnvironment } from './config/environment';
 
 const STARTUP_ATTEMPTS = 30;
@@ -23,7 +24,6 @@ async function prepareDatabaseWithRetry(databaseUrl: string, logger: Logger): Pr
 
 async function bootstrap(): Promise<void> {
   if (existsSync('.env')) process.loadEnvFile('.env');
-  const logger = new Logger('Bootstrap');
   let config;
   try {
     config = validateEnvironment(process.env);
@@ -31,10 +31,14 @@ async function bootstrap(): Promise<void> {
     console.error((error as Error).message);
     process.exit(1);
   }
+  Logger.overrideLogger(new AppLogger(createPino(config.logLevel)));
+  const logger = new Logger('Bootstrap');
   await prepareDatabaseWithRetry(config.DATABASE_URL, logger);
   const { app } = await createHttpApp();
   await app.listen(config.PORT, config.HOST);
-  logger.log(`listening on http://${config.HOST}:${config.PORT} (role ${config.APP_ROLE}, public URL ${config.publicUrl})`);
+  logger.log(
+    `listening on http://${config.HOST}:${config.PORT} (role ${config.APP_ROLE}, public URL ${config.publicUrl})`,
+  );
 }
 
 bootstrap().catch((error: unknown) => {

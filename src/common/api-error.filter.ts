@@ -1,11 +1,4 @@
-import {
-  ArgumentsHost,
-  Catch,
-  ExceptionFilter,
-  HttpException,
-  HttpStatus,
-  Logger,
-} from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
 
@@ -44,24 +37,28 @@ export class ApiErrorFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
     if (response.headersSent) return;
-    const { status, body } = this.describe(exception);
+    const { status, body } = describeError(exception, this.logger);
     response.status(status).json(body);
   }
+}
 
-  private describe(exception: unknown): { status: number; body: { error: string } } {
-    if (exception instanceof HttpException) {
-      return { status: exception.getStatus(), body: bodyOf(exception.getResponse(), exception.message) };
-    }
-    const correlationId = randomUUID();
-    this.logger.error(
-      { err: exception, correlationId },
-      `unhandled error ${correlationId}: ${(exception as Error)?.message ?? String(exception)}`,
-    );
-    return {
-      status: HttpStatus.INTERNAL_SERVER_ERROR,
-      body: { error: `internal server error (reference ${correlationId})` },
-    };
+/** Status and `{ error }` body for any error; also used by the ingest fast path, which bypasses Nest. */
+export function describeError(
+  exception: unknown,
+  logger: Logger,
+): { status: number; body: { error: string } } {
+  if (exception instanceof HttpException) {
+    return { status: exception.getStatus(), body: bodyOf(exception.getResponse(), exception.message) };
   }
+  const correlationId = randomUUID();
+  logger.error(
+    { err: exception, correlationId },
+    `unhandled error ${correlationId}: ${(exception as Error)?.message ?? String(exception)}`,
+  );
+  return {
+    status: HttpStatus.INTERNAL_SERVER_ERROR,
+    body: { error: `internal server error (reference ${correlationId})` },
+  };
 }
 
 /**

@@ -58,7 +58,9 @@ export function isZlibWrapped(first: number, second: number | undefined): boolea
 function toHttpError(error: unknown): HttpException {
   if (error instanceof HttpException) return error;
   if (error instanceof EnvelopeError) {
-    return error.status === 413 ? new PayloadTooLargeException(error.message) : new BadRequestException(error.message);
+    return error.status === 413
+      ? new PayloadTooLargeException(error.message)
+      : new BadRequestException(error.message);
   }
   // Called from stream callbacks, where a throw would crash the process: a bug becomes a 500.
   return new InternalServerErrorException('request body could not be processed');
@@ -74,12 +76,18 @@ function toHttpError(error: unknown): HttpException {
  * errors stop reading at once; the rest of the upload is drained and discarded so that the
  * connection stays usable and the client gets its answer.
  */
-export function readBody(request: IncomingMessage, sink: BodySink, limits: BodyLimits = DEFAULT_LIMITS): Promise<void> {
+export function readBody(
+  request: IncomingMessage,
+  sink: BodySink,
+  limits: BodyLimits = DEFAULT_LIMITS,
+): Promise<void> {
   const encoding = parseContentEncoding(request.headers['content-encoding'] as string | undefined);
   const declared = Number(request.headers['content-length']);
   if (declared > limits.maxCompressedBytes) {
     request.resume();
-    return Promise.reject(new PayloadTooLargeException(`request body is larger than ${limits.maxCompressedBytes} bytes`));
+    return Promise.reject(
+      new PayloadTooLargeException(`request body is larger than ${limits.maxCompressedBytes} bytes`),
+    );
   }
 
   return new Promise<void>((resolve, reject) => {
@@ -123,7 +131,11 @@ export function readBody(request: IncomingMessage, sink: BodySink, limits: BodyL
     const feed = (chunk: Buffer) => {
       decompressedBytes += chunk.length;
       if (decompressedBytes > limits.maxDecompressedBytes) {
-        return fail(new PayloadTooLargeException(`decompressed body is larger than ${limits.maxDecompressedBytes} bytes`));
+        return fail(
+          new PayloadTooLargeException(
+            `decompressed body is larger than ${limits.maxDecompressedBytes} bytes`,
+          ),
+        );
       }
       if (deferred) return;
       try {
@@ -152,7 +164,9 @@ export function readBody(request: IncomingMessage, sink: BodySink, limits: BodyL
     function onData(chunk: Buffer) {
       compressedBytes += chunk.length;
       if (compressedBytes > limits.maxCompressedBytes) {
-        return fail(new PayloadTooLargeException(`request body is larger than ${limits.maxCompressedBytes} bytes`));
+        return fail(
+          new PayloadTooLargeException(`request body is larger than ${limits.maxCompressedBytes} bytes`),
+        );
       }
       if (encoding === 'identity') return feed(chunk);
       if (chunk.length === 0) return;

@@ -35,7 +35,7 @@ function headerValue(value: string | string[] | undefined): string | undefined {
 
 export function clientKeyFromRequest(
   headers: IncomingHttpHeaders,
-  query: Record<string, unknown> | undefined,
+  sentryKeyParam: string | undefined,
 ): ClientKeySource | undefined {
   const sentryAuth = keyFromSentryAuth(headerValue(headers['x-sentry-auth']));
   if (sentryAuth) return { key: sentryAuth, from: 'x-sentry-auth' };
@@ -52,9 +52,7 @@ export function clientKeyFromRequest(
     if (key) return { key, from: 'x-client-auth' };
   }
 
-  const fromQuery = query?.sentry_key;
-  const queryKey = Array.isArray(fromQuery) ? fromQuery[0] : fromQuery;
-  if (typeof queryKey === 'string' && queryKey !== '') return { key: queryKey, from: 'query' };
+  if (sentryKeyParam) return { key: sentryKeyParam, from: 'query' };
   return undefined;
 }
 
@@ -74,7 +72,10 @@ const HEX32 = /^[0-9a-f]{32}$/;
 export function canonicalUuid(value: string): string | undefined {
   const hex = value.length === 36 ? value.replace(/-/g, '').toLowerCase() : value.toLowerCase();
   if (!HEX32.test(hex)) return undefined;
-  if (value.length === 36 && (value[8] !== '-' || value[13] !== '-' || value[18] !== '-' || value[23] !== '-')) {
+  if (
+    value.length === 36 &&
+    (value[8] !== '-' || value[13] !== '-' || value[18] !== '-' || value[23] !== '-')
+  ) {
     return undefined;
   }
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;

@@ -84,13 +84,30 @@ describe('EnvelopeReader', () => {
   });
 
   it('accepts a header-only envelope and an item header on the last line', () => {
-    expect(readEnvelope(Buffer.from('{"event_id":"9ec79c33ec9942ab8353589fcb2e04dc"}')).itemTypes).toEqual([]);
-    expect(readEnvelope(Buffer.from('{}\n{"type":"client_report","length":0}')).itemTypes).toEqual(['client_report']);
+    expect(readEnvelope(Buffer.from('{"event_id":"9ec79c33ec9942ab8353589fcb2e04dc"}')).itemTypes).toEqual(
+      [],
+    );
+    expect(readEnvelope(Buffer.from('{}\n{"type":"client_report","length":0}')).itemTypes).toEqual([
+      'client_report',
+    ]);
   });
 
   it('accepts and drops every non-event item type', () => {
-    const types = ['attachment', 'session', 'sessions', 'client_report', 'transaction', 'span', 'profile',
-      'replay_event', 'replay_recording', 'check_in', 'log', 'user_report', 'something_new'];
+    const types = [
+      'attachment',
+      'session',
+      'sessions',
+      'client_report',
+      'transaction',
+      'span',
+      'profile',
+      'replay_event',
+      'replay_recording',
+      'check_in',
+      'log',
+      'user_report',
+      'something_new',
+    ];
     const body = `{}\n${types.map((type) => `{"type":"${type}"}\n{"x":1}\n`).join('')}`;
     const reader = readEnvelope(Buffer.from(body));
     expect(reader.itemTypes).toEqual(types);
@@ -124,13 +141,20 @@ describe('EnvelopeReader', () => {
 
   it('rejects an event item over 1 MiB as soon as it is known (413)', () => {
     const big = `{"message":"${'x'.repeat(1024 * 1024)}"}`;
-    const declared = failure(() => new EnvelopeReader().write(Buffer.from(`{}\n{"type":"event","length":${big.length}}\n`)));
+    const declared = failure(() =>
+      new EnvelopeReader().write(Buffer.from(`{}\n{"type":"event","length":${big.length}}\n`)),
+    );
     expect(declared.status).toBe(413);
     const streamed = failure(() => readInChunks(Buffer.from(`{}\n{"type":"event"}\n${big}\n`), 64 * 1024));
     expect(streamed.status).toBe(413);
     // A large attachment is fine: only event items are limited (and only kept).
     const attachment = 'x'.repeat(3 * 1024 * 1024);
-    const reader = readInChunks(Buffer.from(`{}\n{"type":"attachment","length":${attachment.length}}\n${attachment}\n{"type":"event"}\n${EVENT}\n`), 65536);
+    const reader = readInChunks(
+      Buffer.from(
+        `{}\n{"type":"attachment","length":${attachment.length}}\n${attachment}\n{"type":"event"}\n${EVENT}\n`,
+      ),
+      65536,
+    );
     expect(reader.event).toBe(EVENT);
   });
 });
@@ -158,20 +182,31 @@ describe('client keys', () => {
   const hex = key.replace(/-/g, '');
 
   it('finds the key in each place an SDK puts it', () => {
-    expect(clientKeyFromRequest({ 'x-sentry-auth': `Sentry sentry_version=7, sentry_key=${hex}, sentry_client=x/1` }, {}))
-      .toEqual({ key: hex, from: 'x-sentry-auth' });
-    expect(clientKeyFromRequest({ authorization: `Sentry sentry_key=${hex}` }, {})).toEqual({ key: hex, from: 'authorization' });
-    expect(clientKeyFromRequest({ authorization: 'Bearer abc' }, {})).toBeUndefined();
-    expect(clientKeyFromRequest({ 'x-client-auth': key }, {})).toEqual({ key, from: 'x-client-auth' });
-    expect(clientKeyFromRequest({ 'x-client-auth': `Sentry sentry_key=${hex}, sentry_version=7` }, {}))
-      .toEqual({ key: hex, from: 'x-client-auth' });
-    expect(clientKeyFromRequest({}, { sentry_key: hex })).toEqual({ key: hex, from: 'query' });
-    expect(clientKeyFromRequest({}, {})).toBeUndefined();
+    expect(
+      clientKeyFromRequest(
+        { 'x-sentry-auth': `Sentry sentry_version=7, sentry_key=${hex}, sentry_client=x/1` },
+        undefined,
+      ),
+    ).toEqual({ key: hex, from: 'x-sentry-auth' });
+    expect(clientKeyFromRequest({ authorization: `Sentry sentry_key=${hex}` }, undefined)).toEqual({
+      key: hex,
+      from: 'authorization',
+    });
+    expect(clientKeyFromRequest({ authorization: 'Bearer abc' }, undefined)).toBeUndefined();
+    expect(clientKeyFromRequest({ 'x-client-auth': key }, undefined)).toEqual({ key, from: 'x-client-auth' });
+    expect(
+      clientKeyFromRequest({ 'x-client-auth': `Sentry sentry_key=${hex}, sentry_version=7` }, undefined),
+    ).toEqual({ key: hex, from: 'x-client-auth' });
+    expect(clientKeyFromRequest({}, hex)).toEqual({ key: hex, from: 'query' });
+    expect(clientKeyFromRequest({}, undefined)).toBeUndefined();
   });
 
   it('reads key and project from a DSN', () => {
     expect(keyFromDsn(`https://${hex}@errors.example.com/42`)).toEqual({ key: hex, projectId: 42 });
-    expect(keyFromDsn(`http://${hex}:secret@127.0.0.1:8080/prefix/path/7`)).toEqual({ key: hex, projectId: 7 });
+    expect(keyFromDsn(`http://${hex}:secret@127.0.0.1:8080/prefix/path/7`)).toEqual({
+      key: hex,
+      projectId: 7,
+    });
     expect(keyFromDsn('not a dsn')).toBeUndefined();
     expect(keyFromDsn(42)).toBeUndefined();
   });

@@ -274,7 +274,10 @@ export class EnvelopeReader implements BodySink {
   }
 
   private eventTooLarge(): EnvelopeError {
-    return new EnvelopeError(413, `${this.currentType} item is larger than ${this.limits.maxEventBytes} bytes`);
+    return new EnvelopeError(
+      413,
+      `${this.currentType} item is larger than ${this.limits.maxEventBytes} bytes`,
+    );
   }
 }
 

@@ -1,18 +1,17 @@
 import { Module } from '@nestjs/common';
-import { ClientKeyGuard } from './client-key.guard';
 import { DigestBacklog } from './digest-backlog';
 import { DigestProducer, digestProducerQueueProvider } from './digest.producer';
-import { IngestController } from './ingest.controller';
+import { IngestHttpHandler } from './ingest-http.handler';
 import { IngestMetrics } from './ingest.metrics';
 import { IngestService } from './ingest.service';
 import { MetricsController } from './metrics.controller';
 import { ProjectKeys } from './project-keys';
 import { IngestRateLimiter } from './rate-limiter';
 
+/** Ingestion is served by IngestHttpHandler, mounted ahead of Express by src/http-app.ts. */
 @Module({
-  controllers: [IngestController, MetricsController],
+  controllers: [MetricsController],
   providers: [
-    ClientKeyGuard,
     ProjectKeys,
     IngestRateLimiter,
     digestProducerQueueProvider,
@@ -20,7 +19,8 @@ import { IngestRateLimiter } from './rate-limiter';
     DigestBacklog,
     IngestMetrics,
     IngestService,
+    IngestHttpHandler,
   ],
-  exports: [DigestBacklog],
+  exports: [DigestBacklog, IngestHttpHandler],
 })
 export class IngestModule {}

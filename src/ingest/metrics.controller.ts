@@ -31,7 +31,9 @@ export class MetricsController {
       '# TYPE error_tracker_ingest_envelopes_rejected_total counter',
       ...[...this.metrics.rejected.entries()]
         .sort(([a], [b]) => a - b)
-        .map(([status, count]) => `error_tracker_ingest_envelopes_rejected_total{status="${status}"} ${count}`),
+        .map(
+          ([status, count]) => `error_tracker_ingest_envelopes_rejected_total{status="${status}"} ${count}`,
+        ),
     ];
     const backlog = await this.backlog.count();
     if (backlog !== undefined) {

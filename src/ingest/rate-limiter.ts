@@ -34,8 +34,7 @@ const HOUR_MS = 3_600_000;
 const EXPIRY_SLACK_MS = 60_000;
 
 export type RateLimitDecision =
-  | { allowed: true }
-  | { allowed: false; window: 'minute' | 'hour'; retryAfterSeconds: number; limit: number };
+  { allowed: true } | { allowed: false; window: 'minute' | 'hour'; retryAfterSeconds: number; limit: number };
 
 type RateLimitCommand = (
   minuteKey: string,

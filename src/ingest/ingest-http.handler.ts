@@ -1,0 +1,81 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { describeError } from '../common/api-error.filter';
+import { IngestEndpoint, IngestRejection, IngestService } from './ingest.service';
+
+const INGEST_ROUTE = /^\/api\/([^/]+)\/(envelope|store)\/?$/;
+
+/** What browser SDKs need: any origin, the Sentry headers, and the rate-limit headers readable. */
+const CORS_HEADERS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers': 'Retry-After, X-Sentry-Rate-Limits',
+};
+const PREFLIGHT_HEADERS = {
+  ...CORS_HEADERS,
+  'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
+  'Access-Control-Allow-Headers':
+    'Content-Type, Authorization, X-Client-Auth, X-Sentry-Auth, Content-Encoding, sentry-trace, baggage',
+  'Access-Control-Max-Age': '86400',
+};
+
+/**
+ * Serves the ingest routes straight from Node's HTTP server, ahead of Express and Nest: the route
+ * carries most of the traffic, and Express routing, the global guards, the body parser, cookie and
+ * CORS middleware and Nest's request pipeline together cost more CPU per envelope than everything
+ * ingest itself does (see bench/ingest.ts and the README's performance section). Authentication,
+ * limits and errors follow the same rules and the same `{ "error" }` shape as the rest of the API.
+ */
+@Injectable()
+export class IngestHttpHandler {
+  private readonly logger = new Logger('Ingest');
+
+  constructor(private readonly ingest: IngestService) {}
+
+  /** Handles the request and returns true when it is for an ingest route; false lets Express have it. */
+  tryHandle(request: IncomingMessage, response: ServerResponse): boolean {
+    const url = request.url ?? '';
+    const queryStart = url.indexOf('?');
+    const match = INGEST_ROUTE.exec(queryStart === -1 ? url : url.slice(0, queryStart));
+    if (!match) return false;
+    if (request.method === 'OPTIONS') {
+      response.writeHead(204, PREFLIGHT_HEADERS).end();
+    } else if (request.method !== 'POST') {
+      send(
+        response,
+        405,
+        { error: `${request.method} is not allowed here; SDKs POST envelopes` },
+        { Allow: 'POST, OPTIONS' },
+      );
+    } else {
+      const sentryKey =
+        queryStart === -1
+          ? undefined
+          : (new URLSearchParams(url.slice(queryStart + 1)).get('sentry_key') ?? undefined);
+      this.ingest.ingest(match[2] as IngestEndpoint, match[1], request, sentryKey).then(
+        (result) => send(response, 200, result),
+        (error: unknown) => {
+          const { status, body } = describeError(error, this.logger);
+          send(response, status, body, error instanceof IngestRejection ? error.headers : undefined);
+        },
+      );
+    }
+    return true;
+  }
+}
+
+function send(
+  response: ServerResponse,
+  status: number,
+  body: object,
+  headers?: Record<string, string>,
+): void {
+  if (response.headersSent) return;
+  const json = JSON.stringify(body);
+  response.writeHead(status, {
+    ...CORS_HEADERS,
+    ...headers,
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(json),
+  });
+  response.end(json);
+}
