@@ -264,6 +264,7 @@ describe('alert delivery', () => {
       project: { id: project.id, name: 'Web Shop', slug: project.slug },
       issue: {
         id: issue.id,
+        project_id: project.id,
         short_id: `${project.slug.toUpperCase()}-${issue.number}`,
         type: 'TypeError',
         message: issue.message,
@@ -273,6 +274,9 @@ describe('alert delivery', () => {
         event_count: 3,
         first_seen: '2024-05-01T10:00:00.000Z',
         last_seen: '2024-05-01T11:00:00.000Z',
+        resolved_at: null,
+        last_regressed_at: null,
+        regression_count: 0,
         url,
       },
       url,

@@ -34,6 +34,8 @@ function Routes({ path }: { path: string }) {
   if ((params = match('/projects/:id/issues', path))) return <IssuesPage projectId={Number(params.id)} />;
   if ((params = match('/projects/:id/alerts', path))) return <ProjectAlertsPage projectId={Number(params.id)} />;
   if ((params = match('/issues/:id', path))) return <IssuePage issueId={Number(params.id)} />;
+  // The form of the links that alerts send (see issueUrl in src/alerts/alert-notification.ts).
+  if ((params = match('/projects/:projectId/issues/:id', path))) return <Redirect to={`/issues/${params.id}`} />;
   if (path === '/settings') return <Redirect to="/settings/tokens" />;
   if (path === '/settings/tokens') return <TokensPage />;
   if (path === '/settings/channels') return <ChannelsPage />;

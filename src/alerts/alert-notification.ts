@@ -1,4 +1,5 @@
 import type { Issue } from '../issues/issue.entity';
+import { IssueView, toIssueView } from '../issues/issues.service';
 import type { Project } from '../projects/project.entity';
 import type { AlertType } from '../rules/alert-rule.entity';
 
@@ -7,19 +8,8 @@ export interface AlertNotification {
   /** `test` only for the test endpoint's message. */
   alertType: AlertType | 'test';
   project: { id: number; name: string; slug: string };
-  issue: {
-    id: number;
-    short_id: string;
-    type: string;
-    message: string;
-    culprit: string;
-    level: string;
-    state: string;
-    event_count: number;
-    first_seen: string;
-    last_seen: string;
-    url: string;
-  };
+  /** The issue as the API shows it, plus its dashboard link. */
+  issue: IssueView & { url: string };
   /** Link to the issue in the dashboard. */
   url: string;
   triggeredAt: string;
@@ -52,19 +42,7 @@ export function buildNotification(
   return {
     alertType,
     project: { id: project.id, name: project.name, slug: project.slug },
-    issue: {
-      id: issue.id,
-      short_id: `${project.slug.toUpperCase()}-${issue.number}`,
-      type: issue.type,
-      message: issue.message,
-      culprit: issue.culprit,
-      level: issue.level,
-      state: issue.state,
-      event_count: issue.eventCount,
-      first_seen: issue.firstSeen.toISOString(),
-      last_seen: issue.lastSeen.toISOString(),
-      url,
-    },
+    issue: { ...toIssueView(issue, project.slug), url },
     url,
     triggeredAt,
   };
@@ -82,6 +60,7 @@ export function buildTestNotification(publicUrl: string, now = new Date()): Aler
     project: { id: 0, name: 'Test project', slug: 'test' },
     issue: {
       id: 0,
+      project_id: 0,
       short_id: 'TEST-0',
       type: 'TestNotification',
       message: 'This is a test notification from error-tracker: the channel works.',
@@ -91,6 +70,9 @@ export function buildTestNotification(publicUrl: string, now = new Date()): Aler
       event_count: 0,
       first_seen: at,
       last_seen: at,
+      resolved_at: null,
+      last_regressed_at: null,
+      regression_count: 0,
       url,
     },
     url,

@@ -23,6 +23,9 @@ const issue = {
   eventCount: 5,
   firstSeen: new Date('2024-05-01T10:00:00.000Z'),
   lastSeen: new Date('2024-05-01T11:00:00.000Z'),
+  resolvedAt: null,
+  lastRegressedAt: null,
+  regressionCount: 0,
 } as Issue;
 const project = { id: 7, name: 'Web & Shop', slug: 'web-shop' };
 const notification = buildNotification(
@@ -46,6 +49,7 @@ describe('alert payloads', () => {
       project: { id: 7, name: 'Web & Shop', slug: 'web-shop' },
       issue: {
         id: 42,
+        project_id: 7,
         short_id: 'WEB-SHOP-3',
         type: 'TypeError',
         message: "Cannot read properties of undefined (reading 'x') <script>",
@@ -55,6 +59,9 @@ describe('alert payloads', () => {
         event_count: 5,
         first_seen: '2024-05-01T10:00:00.000Z',
         last_seen: '2024-05-01T11:00:00.000Z',
+        resolved_at: null,
+        last_regressed_at: null,
+        regression_count: 0,
         url: 'https://errors.example.com/projects/7/issues/42',
       },
       url: 'https://errors.example.com/projects/7/issues/42',
