@@ -1,0 +1,372 @@
+/**
+ * Digest benchmark: `npm run bench:digest` (BENCH_SKIP_BUILD=1 to reuse dist/). Measures how fast ONE
+ * worker process (`node dist/main.js`, APP_ROLE=worker) drains a pre-filled digest queue into
+ * PostgreSQL:
+ *
+ *   1. a bench database of its own (`error_tracker_bench_digest`, dropped and migrated like
+ *      production) with one project;
+ *   2. BENCH_EVENTS (default 50,000) digest jobs on a fresh Redis prefix, in BENCH_GROUPS (default
+ *      200) groups: the @sentry/node 10 exception fixture with the exception type and the crashing
+ *      function varied per group and a distinct event id per job, queued exactly as the ingest
+ *      producer queues them (same job name, options and job id), with `addBulk` in chunks of 1,000;
+ *   3. the worker is started (DIGEST_CONCURRENCY from its config, or BENCH_DIGEST_CONCURRENCY) and
+ *      the queue's job counts are polled until nothing is waiting, active or delayed;
+ *   4. the result is verified: one event row per job, one issue per group, every issue counting
+ *      events/groups events, no failed job.
+ *
+ * The drain rate is measured from the first job leaving the queue to the last one done (the worker's
+ * boot is reported separately). Peak RSS is the worker's VmHWM from /proc/<pid>/status.
+ * BENCH_CPU_PROF=1 writes a V8 CPU profile of the worker to bench/results/profiles/.
+ * Prints a table and writes bench/results/digest.json.
+ */
+import { ChildProcess, execSync, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { AddressInfo, createServer as createNetServer } from 'node:net';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { JobsOptions, Queue } from 'bullmq';
+import Redis from 'ioredis';
+import { Client } from 'pg';
+import { QueueName } from '../src/common/queues';
+import { DigestJob, DigestJobName, digestJobId } from '../src/digest/digest-job';
+import { redisOptions } from '../src/redis/redis.module';
+
+const ROOT = join(__dirname, '..');
+const FIXTURE = [
+  join(ROOT, 'test/fixtures/exception-event.envelope'),
+  join(ROOT, '../shared/fixtures/sentry-javascript-node-10.78.0/exception-event.envelope'),
+].find((path) => existsSync(path))!;
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const PG_ADMIN_URL = process.env.BENCH_DATABASE_BASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const DATABASE_NAME = 'error_tracker_bench_digest';
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);
+const GROUPS = Number(process.env.BENCH_GROUPS ?? 200);
+const CONCURRENCY = process.env.BENCH_DIGEST_CONCURRENCY;
+const CHUNK = 1_000;
+const RUN_ID = randomUUID().slice(0, 8);
+
+/** The ingest producer's options (src/ingest/digest.producer.ts JOB_OPTIONS, which is not exported). */
+const JOB_OPTIONS: JobsOptions = {
+  removeOnComplete: true,
+  removeOnFail: 10_000,
+  attempts: 8,
+  backoff: { type: 'exponential', delay: 1_000 },
+};
+
+type EventPayload = {
+  event_id?: string;
+  timestamp?: number | string;
+  exception: {
+    values: {
+      type: string;
+      value: string;
+      stacktrace: { frames: { function?: string; in_app?: boolean }[] };
+    }[];
+  };
+};
+
+/** The fixture's event, made into group `group`: its own exception type and crashing (in-app) function. */
+function payloadFactory(): (group: number, eventId: string, timestamp: number) => string {
+  const lines = readFileSync(FIXTURE, 'utf8').split('\n');
+  const template = JSON.parse(lines[2]) as EventPayload;
+  const frames = template.exception.values[0].stacktrace.frames;
+  const crashing = frames[frames.length - 1];
+  if (crashing.in_app !== true) throw new Error('fixture: the innermost frame is expected to be in-app');
+  return (group, eventId, timestamp) => {
+    const event = structuredClone(template);
+    const exception = event.exception.values[0];
+    exception.type = `BenchError${group}`;
+    exception.value = `bench failure in group ${group}`;
+    const frame = exception.stacktrace.frames[exception.stacktrace.frames.length - 1];
+    frame.function = `handler${group}`;
+    event.event_id = eventId.replace(/-/g, '');
+    event.timestamp = timestamp / 1000;
+    return JSON.stringify(event);
+  };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createNetServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+function procStatus(pid: number, field: 'VmHWM' | 'VmRSS'): number {
+  try {
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(
+      readFileSync(`/proc/${pid}/status`, 'utf8'),
+    );
+    return match ? Number(match[1]) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+async function deleteKeys(redis: Redis, pattern: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length > 0) await redis.unlink(...keys);
+  } while (cursor !== '0');
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000))]);
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function main(): Promise<void> {
+  if (EVENTS % GROUPS !== 0) throw new Error('BENCH_EVENTS must be a multiple of BENCH_GROUPS');
+  if (process.env.BENCH_SKIP_BUILD !== '1') {
+    console.log('building (nest build) …');
+    execSync('npx nest build', { cwd: ROOT, stdio: 'inherit' });
+  }
+
+  // 1. A fresh bench database, migrated like production, with one project.
+  const admin = new Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS "${DATABASE_NAME}" WITH (FORCE)`);
+  await admin.end();
+  const databaseUrl = new URL(PG_ADMIN_URL);
+  databaseUrl.pathname = `/${DATABASE_NAME}`;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { prepareDatabase } = require('../src/database/migrate') as typeof import('../src/database/migrate');
+  await prepareDatabase(databaseUrl.toString());
+  const pg = new Client({ connectionString: databaseUrl.toString() });
+  await pg.connect();
+  const { rows } = await pg.query<{ id: number }>(
+    'INSERT INTO projects (name, slug, client_key) VALUES ($1, $1, $2) RETURNING id',
+    [`bench-${RUN_ID}`, randomUUID()],
+  );
+  const projectId = rows[0].id;
+
+  // 2. Pre-fill the digest queue.
+  const prefix = `bench-digest-${RUN_ID}`;
+  const redis = new Redis(REDIS_URL);
+  const queue = new Queue(QueueName.Digest, {
+    connection: { ...redisOptions(REDIS_URL), enableOfflineQueue: true },
+    prefix,
+  });
+  const payloadOf = payloadFactory();
+  const sdk = (JSON.parse(readFileSync(FIXTURE, 'utf8').split('\n')[0]) as { sdk?: DigestJob['sdk'] }).sdk;
+  console.log(`queueing ${EVENTS} digest jobs in ${GROUPS} groups (prefix ${prefix}) …`);
+  const fillStarted = performance.now();
+  const baseTime = Date.now() - EVENTS; // one millisecond apart, all in the past
+  for (let start = 0; start < EVENTS; start += CHUNK) {
+    const jobs = [];
+    for (let index = start; index < Math.min(EVENTS, start + CHUNK); index++) {
+      const eventId = randomUUID();
+      const receivedAt = baseTime + index;
+      const data: DigestJob = {
+        projectId,
+        eventId,
+        receivedAt,
+        payload: payloadOf(index % GROUPS, eventId, receivedAt),
+        ...(sdk ? { sdk } : {}),
+      };
+      jobs.push({
+        name: DigestJobName.Event,
+        data,
+        opts: { ...JOB_OPTIONS, jobId: digestJobId(projectId, eventId) },
+      });
+    }
+    await queue.addBulk(jobs);
+  }
+  const fillS = (performance.now() - fillStarted) / 1000;
+  const queued = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'failed');
+  if (queued.waiting !== EVENTS)
+    throw new Error(`expected ${EVENTS} waiting jobs, found ${JSON.stringify(queued)}`);
+  const redisMemory = /used_memory:(\d+)/.exec(await redis.info('memory'))?.[1];
+
+  // 3. One worker process.
+  const port = await freePort();
+  const profiling = process.env.BENCH_CPU_PROF === '1';
+  const profileDir = join(ROOT, 'bench/results/profiles');
+  if (profiling) mkdirSync(profileDir, { recursive: true });
+  const nodeArgs = profiling
+    ? [
+        '--cpu-prof',
+        `--cpu-prof-dir=${profileDir}`,
+        `--cpu-prof-name=digest-worker-${RUN_ID}.cpuprofile`,
+        // Nest re-raises SIGTERM after its shutdown hooks, which would kill the process before V8 writes
+        // the profile: exit normally instead.
+        '--import',
+        'data:text/javascript,process.prependListener("SIGTERM",()=>process.exit(0))',
+      ]
+    : [];
+  const spawnedAt = performance.now();
+  const worker = spawn(process.execPath, [...nodeArgs, 'dist/main.js'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      APP_ROLE: 'worker',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: databaseUrl.toString(),
+      REDIS_URL,
+      REDIS_PREFIX: prefix,
+      LOG_LEVEL: 'warn',
+      SERVE_DASHBOARD: 'false',
+      ...(CONCURRENCY ? { DIGEST_CONCURRENCY: CONCURRENCY } : {}),
+    },
+  });
+  let exitedEarly: number | null = null;
+  worker.once('exit', (code) => (exitedEarly = code ?? -1));
+
+  let firstTakenAt: number | undefined;
+  let drainedAt: number | undefined;
+  let peakRssMb = NaN;
+  let failed = 0;
+  const samples: { t: number; remaining: number }[] = [];
+  try {
+    const deadline = Date.now() + Math.max(600_000, EVENTS * 20);
+    for (;;) {
+      if (exitedEarly !== null) throw new Error(`worker exited with ${exitedEarly}`);
+      if (Date.now() > deadline) throw new Error('the queue did not drain in time');
+      const counts = await queue.getJobCounts(
+        'waiting',
+        'active',
+        'delayed',
+        'prioritized',
+        'paused',
+        'failed',
+      );
+      const remaining = counts.waiting + counts.active + counts.delayed + counts.prioritized + counts.paused;
+      failed = counts.failed;
+      const now = performance.now();
+      if (firstTakenAt === undefined && remaining + counts.failed < EVENTS) firstTakenAt = now;
+      if (firstTakenAt !== undefined) samples.push({ t: Math.round(now - firstTakenAt), remaining });
+      if (remaining === 0) {
+        drainedAt = now;
+        break;
+      }
+      await sleep(50);
+    }
+    peakRssMb = procStatus(worker.pid!, 'VmHWM');
+  } finally {
+    await stop(worker);
+  }
+
+  // 4. Verification.
+  const [events] = (
+    await pg.query<{ count: number }>('SELECT count(*)::int AS count FROM events WHERE project_id = $1', [
+      projectId,
+    ])
+  ).rows;
+  const [issues] = (
+    await pg.query<{ count: number; min: number; max: number; sum: number; numbers: number }>(
+      `SELECT count(*)::int AS count, min(event_count)::int AS min, max(event_count)::int AS max,
+              sum(event_count)::int AS sum, count(DISTINCT number)::int AS numbers
+         FROM issues WHERE project_id = $1`,
+      [projectId],
+    )
+  ).rows;
+  const perIssue = EVENTS / GROUPS;
+  const verification = {
+    eventRows: { expected: EVENTS, actual: events.count, ok: events.count === EVENTS },
+    issues: { expected: GROUPS, actual: issues.count, ok: issues.count === GROUPS },
+    eventCountPerIssue: {
+      expected: perIssue,
+      min: issues.min,
+      max: issues.max,
+      ok: issues.min === perIssue && issues.max === perIssue,
+    },
+    distinctIssueNumbers: { expected: GROUPS, actual: issues.numbers, ok: issues.numbers === GROUPS },
+    failedJobs: { expected: 0, actual: failed, ok: failed === 0 },
+  };
+
+  await queue.close();
+  await deleteKeys(redis, `${prefix}:*`);
+  redis.disconnect();
+  await pg.end();
+
+  const drainS = (drainedAt! - firstTakenAt!) / 1000;
+  const bootS = (firstTakenAt! - spawnedAt) / 1000;
+  const eventsPerS = Math.round(EVENTS / drainS);
+  const targets = { throughput: eventsPerS >= 2_000, peakRss: peakRssMb <= 300 };
+  const allVerified = Object.values(verification).every((check) => check.ok);
+  const results = {
+    date: new Date().toISOString(),
+    machine: {
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model,
+      memoryGb: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+    },
+    settings: {
+      events: EVENTS,
+      groups: GROUPS,
+      digestConcurrency: CONCURRENCY ? Number(CONCURRENCY) : 'config default',
+      fixture: 'exception-event.envelope',
+      chunk: CHUNK,
+      cpuProfile: profiling,
+    },
+    fill: {
+      seconds: round(fillS),
+      jobsPerS: Math.round(EVENTS / fillS),
+      redisUsedMemoryMb: redisMemory ? Math.round(Number(redisMemory) / 2 ** 20) : null,
+    },
+    worker: { bootS: round(bootS), drainS: round(drainS), eventsPerS, peakRssMb: Math.round(peakRssMb) },
+    progress: thin(samples, 40),
+    verification,
+    verified: allVerified,
+    targets,
+  };
+  mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+  writeFileSync(join(ROOT, 'bench/results/digest.json'), `${JSON.stringify(results, null, 2)}\n`);
+
+  const line = (name: string, value: string) => `| ${name.padEnd(40)} | ${value.padStart(16)} |`;
+  console.log('');
+  console.log(`| ${'digest, one worker process'.padEnd(40)} | ${'value'.padStart(16)} |`);
+  console.log(`|${'-'.repeat(42)}|${'-'.repeat(18)}|`);
+  console.log(line('events / groups', `${EVENTS} / ${GROUPS}`));
+  console.log(line('DIGEST_CONCURRENCY', CONCURRENCY ?? 'default'));
+  console.log(line('queue fill (addBulk × 1,000)', `${round(fillS)} s`));
+  console.log(line('worker boot until first job taken', `${round(bootS)} s`));
+  console.log(line('drain time', `${round(drainS)} s`));
+  console.log(line('throughput', `${eventsPerS} events/s`));
+  console.log(line('worker peak RSS (VmHWM)', `${Math.round(peakRssMb)} MB`));
+  console.log('');
+  for (const [name, check] of Object.entries(verification)) {
+    console.log(`verify ${name}: ${check.ok ? 'ok' : 'FAILED'} ${JSON.stringify(check)}`);
+  }
+  console.log(
+    `targets: ${Object.entries(targets)
+      .map(([k, v]) => `${k} ${v ? 'met' : 'MISSED'}`)
+      .join(', ')}`,
+  );
+  console.log('written to bench/results/digest.json');
+  if (!allVerified) process.exitCode = 1;
+}
+
+function round(n: number): number {
+  return Math.round(n * 100) / 100;
+}
+
+function thin<T>(items: T[], count: number): T[] {
+  if (items.length <= count) return items;
+  const step = items.length / count;
+  return Array.from({ length: count }, (_, i) => items[Math.floor(i * step)]).concat(items[items.length - 1]);
+}
+
+main().then(
+  () => process.exit(),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
