@@ -25,11 +25,11 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { AddressInfo, createServer as createNetServer } from 'node:net';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { JobsOptions, Queue } from 'bullmq';
+import { Queue } from 'bullmq';
 import Redis from 'ioredis';
 import { Client } from 'pg';
 import { QueueName } from '../src/common/queues';
-import { DigestJob, DigestJobName, digestJobId } from '../src/digest/digest-job';
+import { DIGEST_JOB_OPTIONS, DigestJob, DigestJobName, digestJobId } from '../src/digest/digest-job';
 import { redisOptions } from '../src/redis/redis.module';
 
 const ROOT = join(__dirname, '..');
@@ -45,14 +45,6 @@ const GROUPS = Number(process.env.BENCH_GROUPS ?? 200);
 const CONCURRENCY = process.env.BENCH_DIGEST_CONCURRENCY;
 const CHUNK = 1_000;
 const RUN_ID = randomUUID().slice(0, 8);
-
-/** The ingest producer's options (src/ingest/digest.producer.ts JOB_OPTIONS, which is not exported). */
-const JOB_OPTIONS: JobsOptions = {
-  removeOnComplete: true,
-  removeOnFail: 10_000,
-  attempts: 8,
-  backoff: { type: 'exponential', delay: 1_000 },
-};
 
 type EventPayload = {
   event_id?: string;
@@ -179,7 +171,7 @@ async function main(): Promise<void> {
       jobs.push({
         name: DigestJobName.Event,
         data,
-        opts: { ...JOB_OPTIONS, jobId: digestJobId(projectId, eventId) },
+        opts: { ...DIGEST_JOB_OPTIONS, jobId: digestJobId(projectId, eventId) },
       });
     }
     await queue.addBulk(jobs);

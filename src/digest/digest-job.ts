@@ -1,3 +1,5 @@
+import type { JobsOptions } from 'bullmq';
+
 /** What ingest hands to the digest: the event item exactly as the SDK sent it, plus envelope facts. */
 export interface DigestJob {
   projectId: number;
@@ -19,3 +21,14 @@ export enum DigestJobName {
 export function digestJobId(projectId: number, eventId: string): string {
   return `${projectId}_${eventId}`;
 }
+
+/**
+ * Options of every digest job: a transient failure (database down) is retried with exponential
+ * backoff, 8 attempts from 1 s (about 4 minutes in all); failed jobs are kept for inspection.
+ */
+export const DIGEST_JOB_OPTIONS: JobsOptions = {
+  removeOnComplete: true,
+  removeOnFail: 10_000,
+  attempts: 8,
+  backoff: { type: 'exponential', delay: 1_000 },
+};

@@ -7,24 +7,16 @@ import {
   Provider,
   ServiceUnavailableException,
 } from '@nestjs/common';
-import { JobsOptions, Queue } from 'bullmq';
+import { Queue } from 'bullmq';
 import { QueueName } from '../common/queues';
 import { AppConfig } from '../config/app-config';
 import { redisOptions } from '../redis/redis.module';
-import { DigestJob, DigestJobName, digestJobId } from '../digest/digest-job';
+import { DIGEST_JOB_OPTIONS, DigestJob, DigestJobName, digestJobId } from '../digest/digest-job';
 
 /** Jobs of concurrent requests are written together (one MULTI) up to this many at a time. */
 const MAX_BATCH = 256;
 /** Redis that accepts the connection but does not answer must not hold requests for long. */
 const ENQUEUE_TIMEOUT_MS = 5_000;
-
-const JOB_OPTIONS: JobsOptions = {
-  removeOnComplete: true,
-  // Failed jobs are kept for inspection (and a manual retry) up to this many.
-  removeOnFail: 10_000,
-  attempts: 8,
-  backoff: { type: 'exponential', delay: 1_000 },
-};
 
 export const DIGEST_PRODUCER_QUEUE = Symbol('DIGEST_PRODUCER_QUEUE');
 
@@ -116,7 +108,7 @@ export class DigestProducer implements OnModuleInit, OnApplicationShutdown {
         batch.map(({ job }) => ({
           name: DigestJobName.Event,
           data: job,
-          opts: { ...JOB_OPTIONS, jobId: digestJobId(job.projectId, job.eventId) },
+          opts: { ...DIGEST_JOB_OPTIONS, jobId: digestJobId(job.projectId, job.eventId) },
         })),
       ),
       timeout,
