@@ -54,6 +54,9 @@ describe('projects', () => {
     await t.api().patch('/api/projects/1').send({ name: 'x', client_key: 'y' }).expect(400);
     await t.api().get('/api/projects/abc').expect(400, { error: 'id must be a positive integer' });
     await t.api().get('/api/projects/1.5').expect(400);
+    await t.api().get('/api/projects/1e3').expect(400, { error: 'id must be a positive integer' });
+    await t.api().get('/api/issues/0x10').expect(400, { error: 'id must be a positive integer' });
+    await t.api().get('/api/projects/0').expect(400);
     await t.api().get('/api/projects/99999999').expect(404, { error: 'project not found' });
     await t.api().post('/api/projects').set('Content-Type', 'application/json').send('{"name":').expect(400, { error: 'request body is not valid JSON' });
   });

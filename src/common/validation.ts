@@ -1,4 +1,4 @@
-import { BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
 
 /** A wrong type explains more than a failed length check on the same value, so it is reported first. */
 const TYPE_CONSTRAINTS = ['isDefined', 'isString', 'isInt', 'isNumber', 'isBoolean', 'isObject', 'isArray', 'isIn', 'isEnum'];
@@ -23,9 +23,20 @@ function firstMessage(errors: ValidationError[], path = ''): string | undefined 
   return undefined;
 }
 
+/**
+ * Path parameters are left as the strings they are: their own pipes (IdPipe, EventIdPipe) decide
+ * what a valid id is. Converting them first would let `1e3` or `0x10` through as 1000 and 16.
+ */
+class BodyAndQueryValidationPipe extends ValidationPipe {
+  override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'param') return Promise.resolve(value);
+    return super.transform(value, metadata);
+  }
+}
+
 /** The one validation pipe: unknown fields and wrong types are 400s naming the field. */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new BodyAndQueryValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,
