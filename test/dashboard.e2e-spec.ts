@@ -207,6 +207,9 @@ describe('dashboard (browser)', () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     t = await startTestApp({ CREATE_SUPERUSER: `${EMAIL}:${PASSWORD}`, SERVE_DASHBOARD: 'true' });
     db = t.app.get(DataSource);
+    // The projects page's empty state is part of what this file checks, and the e2e files share one
+    // database (run one after another): start from no projects whatever ran before.
+    await db.query('DELETE FROM projects');
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],

@@ -142,3 +142,30 @@ export function useTitle(title: string): void {
     document.title = title ? `${title} · Error Tracker` : 'Error Tracker';
   }, [title]);
 }
+
+/** The "Enabled" checkbox and Save / Cancel buttons that end the channel and rule forms. */
+export function EnabledAndActions(props: {
+  name: string;
+  enabled: boolean;
+  onEnabled: (enabled: boolean) => void;
+  busy: boolean;
+  submitLabel: string;
+  onCancel: () => void;
+}) {
+  return (
+    <>
+      <label class="check">
+        <input type="checkbox" name={props.name} checked={props.enabled} onChange={(e) => props.onEnabled(e.currentTarget.checked)} />
+        Enabled
+      </label>
+      <div class="form-actions">
+        <button type="submit" class="btn btn-primary" disabled={props.busy}>
+          {props.busy ? 'Saving…' : props.submitLabel}
+        </button>
+        <button type="button" class="btn" onClick={props.onCancel}>
+          Cancel
+        </button>
+      </div>
+    </>
+  );
+}

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { AlertType, api, Channel, errorMessage, HistoryEntry, qs, Rule } from '../api';
-import { Badge, Empty, ErrorMessage, Loading, RelTime, useAsync, useTitle } from '../components';
+import { Badge, EnabledAndActions, Empty, ErrorMessage, Loading, RelTime, useAsync, useTitle } from '../components';
 import { ProjectHeader, useProject } from './ProjectHeader';
 
 const ALERT_LABELS: Record<AlertType, string> = {
@@ -128,18 +128,14 @@ function RuleForm({
         />
         <small class="hint">After an alert for an issue, further alerts of this rule for it wait this long.</small>
       </label>
-      <label class="check">
-        <input type="checkbox" name="rule-enabled" checked={draft.is_enabled} onChange={(e) => set({ is_enabled: e.currentTarget.checked })} />
-        Enabled
-      </label>
-      <div class="form-actions">
-        <button type="submit" class="btn btn-primary" disabled={busy}>
-          {busy ? 'Saving…' : rule ? 'Save rule' : 'Create rule'}
-        </button>
-        <button type="button" class="btn" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <EnabledAndActions
+        name="rule-enabled"
+        enabled={draft.is_enabled}
+        onEnabled={(is_enabled) => set({ is_enabled })}
+        busy={busy}
+        submitLabel={rule ? 'Save rule' : 'Create rule'}
+        onCancel={onCancel}
+      />
     </form>
   );
 }

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, Channel, ChannelType, errorMessage, Token } from '../api';
-import { Badge, CopyButton, Empty, ErrorMessage, Loading, PageHeader, RelTime, useAsync, useTitle } from '../components';
+import { Badge, CopyButton, EnabledAndActions, Empty, ErrorMessage, Loading, PageHeader, RelTime, useAsync, useTitle } from '../components';
 
 function SettingsNav({ active }: { active: 'tokens' | 'channels' }) {
   return (
@@ -260,18 +260,14 @@ function ChannelForm({ channel, onDone, onCancel }: { channel?: Channel; onDone:
           <input name="chat-webhook-url" type="url" required placeholder="https://hooks.slack.com/services/…" value={draft.webhook_url} onInput={(e) => set({ webhook_url: e.currentTarget.value })} />
         </label>
       )}
-      <label class="check">
-        <input type="checkbox" name="channel-enabled" checked={draft.is_enabled} onChange={(e) => set({ is_enabled: e.currentTarget.checked })} />
-        Enabled
-      </label>
-      <div class="form-actions">
-        <button type="submit" class="btn btn-primary" disabled={busy}>
-          {busy ? 'Saving…' : channel ? 'Save changes' : 'Create channel'}
-        </button>
-        <button type="button" class="btn" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <EnabledAndActions
+        name="channel-enabled"
+        enabled={draft.is_enabled}
+        onEnabled={(is_enabled) => set({ is_enabled })}
+        busy={busy}
+        submitLabel={channel ? 'Save changes' : 'Create channel'}
+        onCancel={onCancel}
+      />
     </form>
   );
 }
