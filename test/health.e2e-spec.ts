@@ -1,29 +1,5 @@
-import { AddressInfo, createServer, Server, Socket, connect } from 'node:net';
 import { startTestApp, TestApp } from './helpers/app';
-import { testDatabaseUrl } from './helpers/test-env';
-
-/** A TCP relay to PostgreSQL that the test can cut, to simulate the database going away. */
-async function startProxy(targetPort: number): Promise<{ port: number; cut: () => Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((client) => {
-    const upstream = connect(targetPort, '127.0.0.1');
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-      socket.on('error', () => undefined);
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    cut: async () => {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      for (const socket of sockets) socket.destroy();
-      await closed;
-    },
-  };
-}
+import { proxiedTestDatabase } from './helpers/tcp-proxy';
 
 describe('health, CORS and API documentation', () => {
   let t: TestApp;
@@ -125,12 +101,8 @@ describe('readiness when a dependency is down', () => {
   });
 
   it('answers 503 naming the database when PostgreSQL goes away', async () => {
-    const target = new URL(testDatabaseUrl());
-    const proxy = await startProxy(Number(target.port || 5432));
-    const url = new URL(testDatabaseUrl());
-    url.hostname = '127.0.0.1';
-    url.port = String(proxy.port);
-    const t = await startTestApp({ DATABASE_URL: url.toString() });
+    const { url, proxy } = await proxiedTestDatabase();
+    const t = await startTestApp({ DATABASE_URL: url });
     try {
       await t.http().get('/health/ready').expect(200);
       await proxy.cut();
