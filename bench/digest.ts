@@ -19,26 +19,20 @@
  * BENCH_CPU_PROF=1 writes a V8 CPU profile of the worker to bench/results/profiles/.
  * Prints a table and writes bench/results/digest.json.
  */
-import { ChildProcess, execSync, spawn } from 'node:child_process';
+import { execSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { AddressInfo, createServer as createNetServer } from 'node:net';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import Redis from 'ioredis';
 import { Client } from 'pg';
+import { benchDatabase, deleteKeys, EXCEPTION_FIXTURE, freePort, procStatus, REDIS_URL, ROOT, stop } from './support';
 import { QueueName } from '../src/common/queues';
 import { DIGEST_JOB_OPTIONS, DigestJob, DigestJobName, digestJobId } from '../src/digest/digest-job';
 import { redisOptions } from '../src/redis/redis.module';
 
-const ROOT = join(__dirname, '..');
-const FIXTURE = [
-  join(ROOT, 'test/fixtures/exception-event.envelope'),
-  join(ROOT, '../shared/fixtures/sentry-javascript-node-10.78.0/exception-event.envelope'),
-].find((path) => existsSync(path))!;
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const PG_ADMIN_URL = process.env.BENCH_DATABASE_BASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const FIXTURE = EXCEPTION_FIXTURE;
 const DATABASE_NAME = 'error_tracker_bench_digest';
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);
 const GROUPS = Number(process.env.BENCH_GROUPS ?? 200);
@@ -78,44 +72,9 @@ function payloadFactory(): (group: number, eventId: string, timestamp: number) =
   };
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createNetServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
-function procStatus(pid: number, field: 'VmHWM' | 'VmRSS'): number {
-  try {
-    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(
-      readFileSync(`/proc/${pid}/status`, 'utf8'),
-    );
-    return match ? Number(match[1]) / 1024 : NaN;
-  } catch {
-    return NaN;
-  }
-}
 
-async function deleteKeys(redis: Redis, pattern: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) await redis.unlink(...keys);
-  } while (cursor !== '0');
-}
 
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000))]);
-  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -127,15 +86,7 @@ async function main(): Promise<void> {
   }
 
   // 1. A fresh bench database, migrated like production, with one project.
-  const admin = new Client({ connectionString: PG_ADMIN_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${DATABASE_NAME}" WITH (FORCE)`);
-  await admin.end();
-  const databaseUrl = new URL(PG_ADMIN_URL);
-  databaseUrl.pathname = `/${DATABASE_NAME}`;
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { prepareDatabase } = require('../src/database/migrate') as typeof import('../src/database/migrate');
-  await prepareDatabase(databaseUrl.toString());
+  const databaseUrl = new URL(await benchDatabase(DATABASE_NAME, { fresh: true }));
   const pg = new Client({ connectionString: databaseUrl.toString() });
   await pg.connect();
   const { rows } = await pg.query<{ id: number }>(

@@ -18,21 +18,15 @@
  */
 import { ChildProcess, execSync, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Agent, createServer, request as httpRequest } from 'node:http';
-import { AddressInfo, createServer as createNetServer } from 'node:net';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import { Client } from 'pg';
+import { benchDatabase, deleteKeys, EXCEPTION_FIXTURE, freePort, procStatus, REDIS_URL, ROOT, stop } from './support';
 
-const ROOT = join(__dirname, '..');
-const FIXTURE = [
-  join(ROOT, 'test/fixtures/exception-event.envelope'),
-  join(ROOT, '../shared/fixtures/sentry-javascript-node-10.78.0/exception-event.envelope'),
-].find((path) => existsSync(path))!;
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const PG_ADMIN_URL = process.env.BENCH_DATABASE_BASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const FIXTURE = EXCEPTION_FIXTURE;
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 96);
 const OPEN_RATE = Number(process.env.BENCH_OPEN_RATE ?? 1000);
@@ -201,16 +195,6 @@ function runBaseline(port: number, redisUrl: string, key: string): void {
 // ---------------------------------------------------------------------------------------------
 // Orchestrator
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createNetServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 function tsChild(args: string[], options: { ipc?: boolean } = {}): ChildProcess {
   return spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', __filename, ...args], {
@@ -245,27 +229,8 @@ async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void> {
   }
 }
 
-function procStatus(pid: number, field: 'VmHWM' | 'VmRSS'): number {
-  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Number(match[1]) / 1024 : NaN;
-}
 
-async function deleteKeys(redis: Redis, pattern: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) await redis.unlink(...keys);
-  } while (cursor !== '0');
-}
 
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
-  if (child.exitCode === null) child.kill('SIGKILL');
-}
 
 async function orchestrate(): Promise<void> {
   if (process.env.BENCH_SKIP_BUILD !== '1') {
@@ -276,11 +241,7 @@ async function orchestrate(): Promise<void> {
   const prefix = `bench-${RUN_ID}`;
 
   // A bench database of its own, migrated like production, with one project.
-  const databaseUrl = new URL(PG_ADMIN_URL);
-  databaseUrl.pathname = '/error_tracker_bench';
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { prepareDatabase } = require('../src/database/migrate') as typeof import('../src/database/migrate');
-  await prepareDatabase(databaseUrl.toString());
+  const databaseUrl = new URL(await benchDatabase('error_tracker_bench', { fresh: false }));
   const pg = new Client({ connectionString: databaseUrl.toString() });
   await pg.connect();
   const clientKey = randomUUID();

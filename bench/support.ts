@@ -1,0 +1,71 @@
+/** What both benchmarks need: paths, service URLs, child processes, memory readings, a bench database. */
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { AddressInfo, createServer as createNetServer } from 'node:net';
+import { join } from 'node:path';
+import type Redis from 'ioredis';
+import { Client } from 'pg';
+
+export const ROOT = join(__dirname, '..');
+export const EXCEPTION_FIXTURE = [
+  join(ROOT, 'test/fixtures/exception-event.envelope'),
+  join(ROOT, '../shared/fixtures/sentry-javascript-node-10.78.0/exception-event.envelope'),
+].find((path) => existsSync(path))!;
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+export const PG_ADMIN_URL =
+  process.env.BENCH_DATABASE_BASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createNetServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+/** A memory figure of a process in MB: VmHWM is the peak resident set, VmRSS the current one. */
+export function procStatus(pid: number, field: 'VmHWM' | 'VmRSS'): number {
+  try {
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+export async function deleteKeys(redis: Redis, pattern: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length > 0) await redis.unlink(...keys);
+  } while (cursor !== '0');
+}
+
+export async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000))]);
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+}
+
+/** A bench database (emptied first when `fresh`), migrated like production. Returns its URL. */
+export async function benchDatabase(name: string, options: { fresh: boolean }): Promise<string> {
+  if (options.fresh) {
+    const admin = new Client({ connectionString: PG_ADMIN_URL });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await admin.end();
+  }
+  const url = new URL(PG_ADMIN_URL);
+  url.pathname = `/${name}`;
+  // Loaded late: the load-generator child process of bench:ingest never needs TypeORM.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { prepareDatabase } = require('../src/database/migrate') as typeof import('../src/database/migrate');
+  await prepareDatabase(url.toString());
+  return url.toString();
+}
