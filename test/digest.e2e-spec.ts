@@ -1,6 +1,7 @@
 import { Queue } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { AlertTriggerProducer } from '../src/alerts/alert-trigger.producer';
 import { QueueName } from '../src/common/queues';
 import { DIGEST_JOB_OPTIONS, digestJobId, DigestJobName } from '../src/digest/digest-job';
 import { fixtureEvent } from './fixtures/fixtures';
@@ -150,6 +151,27 @@ describe('digest pipeline', () => {
       return found.length === 3 && found;
     });
     expect(kinds.sort()).toEqual(['new_issue', 'regression', 'unmute']);
+  });
+
+  it('records triggers in the outbox with the data, and publishes what a crash or outage left there', async () => {
+    const dataSource = t.app.get(DataSource);
+    // Everything published so far has left the outbox.
+    expect(await dataSource.query('SELECT count(*)::int AS n FROM alert_trigger_outbox')).toEqual([{ n: 0 }]);
+
+    await enqueueEvent(digest, projectId, exception('OrphanedTriggerError', 'left'));
+    const issue = await issueWhere((candidate) => candidate.type === 'OrphanedTriggerError');
+    // As if the process had died between the commit and the enqueue of a regression trigger:
+    await dataSource.query(
+      `INSERT INTO alert_trigger_outbox (alert_type, project_id, issue_id, occurred_at, created_at)
+       VALUES ('regression', $1, $2, now(), now() - interval '1 minute'),
+              ('regression', $1, $2, now(), now())`,
+      [projectId, issue.id],
+    );
+    expect(await t.app.get(AlertTriggerProducer).sweep()).toBe(1);
+    expect((await triggersFor(issue.id as number)).sort()).toEqual(['new_issue', 'regression']);
+    // The fresh row is still within its grace period: its own producer may yet publish it.
+    expect(await dataSource.query('SELECT count(*)::int AS n FROM alert_trigger_outbox')).toEqual([{ n: 1 }]);
+    await dataSource.query('DELETE FROM alert_trigger_outbox');
   });
 
   it('groups message events by their normalised message', async () => {

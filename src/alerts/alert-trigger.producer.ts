@@ -1,19 +1,105 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
 import { Queue } from 'bullmq';
+import { DataSource, EntityManager } from 'typeorm';
 import { QueueName } from '../common/queues';
 import { AlertJobName, AlertTrigger, alertTriggerJobId } from './alert-trigger';
+
+/** Triggers written to the outbox in a transaction, to be published once it has committed. */
+export interface RecordedTriggers {
+  ids: string[];
+  triggers: AlertTrigger[];
+}
+
+interface OutboxRow {
+  id: string;
+  alert_type: AlertTrigger['alertType'];
+  project_id: number;
+  issue_id: number;
+  occurred_at: Date;
+}
+
+/** Outbox rows older than this are assumed orphaned by a crash or an outage and published again. */
+export const OUTBOX_GRACE_MS = 30_000;
+const SWEEP_BATCH = 500;
 
 /**
  * Publishes lifecycle transitions onto the alerts queue. Producers (the digest, the issue state API)
  * never deliver anything themselves, so a slow receiver cannot slow them down.
+ *
+ * Transitions are first recorded in the `alert_trigger_outbox` table inside the producer's own
+ * transaction, then published after the commit. What could not be published (Redis down, process
+ * killed) is published later by `sweep`. Publishing twice is harmless: trigger job ids and delivery
+ * idempotency keys are derived from the trigger itself.
  */
 @Injectable()
 export class AlertTriggerProducer {
   private readonly logger = new Logger(AlertTriggerProducer.name);
 
-  constructor(@InjectQueue(QueueName.Alerts) private readonly queue: Queue) {}
+  constructor(
+    @InjectQueue(QueueName.Alerts) private readonly queue: Queue,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
 
+  async record(manager: EntityManager, triggers: AlertTrigger[]): Promise<RecordedTriggers> {
+    if (triggers.length === 0) return { ids: [], triggers };
+    const rows: { id: string }[] = await manager.query(
+      `INSERT INTO alert_trigger_outbox (alert_type, project_id, issue_id, occurred_at)
+       SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::timestamptz[])
+       RETURNING id`,
+      [
+        triggers.map((trigger) => trigger.alertType),
+        triggers.map((trigger) => trigger.projectId),
+        triggers.map((trigger) => trigger.issueId),
+        triggers.map((trigger) => trigger.occurredAt),
+      ],
+    );
+    return { ids: rows.map((row) => row.id), triggers };
+  }
+
+  /** After the commit: enqueue, then clear the outbox rows. A failure leaves them for `sweep`. */
+  async publish(recorded: RecordedTriggers): Promise<void> {
+    if (recorded.triggers.length === 0) return;
+    try {
+      await this.emit(recorded.triggers);
+      await this.dataSource.query('DELETE FROM alert_trigger_outbox WHERE id = ANY($1::bigint[])', [
+        recorded.ids,
+      ]);
+    } catch (error) {
+      this.logger.warn(
+        `${recorded.triggers.length} alert trigger(s) kept in the outbox for a later retry: ${(error as Error).message}`,
+      );
+    }
+  }
+
+  /** Publishes outbox rows left behind for longer than OUTBOX_GRACE_MS. Returns how many. */
+  async sweep(): Promise<number> {
+    return this.dataSource.transaction(async (manager) => {
+      const rows: OutboxRow[] = await manager.query(
+        `SELECT id, alert_type, project_id, issue_id, occurred_at FROM alert_trigger_outbox
+          WHERE created_at < now() - $1 * interval '1 millisecond'
+          ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        [OUTBOX_GRACE_MS, SWEEP_BATCH],
+      );
+      if (rows.length === 0) return 0;
+      await this.emit(
+        rows.map((row) => ({
+          alertType: row.alert_type,
+          projectId: row.project_id,
+          issueId: row.issue_id,
+          occurredAt: new Date(row.occurred_at).toISOString(),
+        })),
+      );
+      await manager.query('DELETE FROM alert_trigger_outbox WHERE id = ANY($1::bigint[])', [
+        rows.map((row) => row.id),
+      ]);
+      this.logger.log(`published ${rows.length} alert trigger(s) left in the outbox`);
+      return rows.length;
+    });
+  }
+
+  /** Enqueues triggers directly (no outbox). */
   async emit(triggers: AlertTrigger[]): Promise<void> {
     if (triggers.length === 0) return;
     await this.queue.addBulk(

@@ -10,6 +10,8 @@ import { AlertHistoryEntry } from '../rules/alert-history.entity';
 import { AlertRule } from '../rules/alert-rule.entity';
 import { AlertDeliveryService } from './alert-delivery.service';
 import { AlertDispatchService } from './alert-dispatch.service';
+import { AlertOutboxSweeper } from './alert-outbox.sweeper';
+import { AlertTriggersModule } from './alert-triggers.module';
 import { AlertsProcessor } from './alerts.processor';
 import { AlertSendersModule } from './senders/alert-senders.module';
 
@@ -19,7 +21,8 @@ import { AlertSendersModule } from './senders/alert-senders.module';
     BullModule.registerQueue({ name: QueueName.Alerts }),
     TypeOrmModule.forFeature([AlertRule, AlertHistoryEntry, NotificationChannel, Issue, Project, ErrorEvent]),
     AlertSendersModule,
+    AlertTriggersModule,
   ],
-  providers: [AlertDispatchService, AlertDeliveryService, AlertsProcessor],
+  providers: [AlertDispatchService, AlertDeliveryService, AlertsProcessor, AlertOutboxSweeper],
 })
 export class AlertsWorkerModule {}

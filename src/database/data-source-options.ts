@@ -1,9 +1,10 @@
 import type { DataSourceOptions } from 'typeorm';
 import { ENTITIES } from './entities';
 import { InitialSchema1795230000000 } from './migrations/1795230000000-InitialSchema';
+import { AlertTriggerOutbox1795233600000 } from './migrations/1795233600000-AlertTriggerOutbox';
 
 /** Migrations are listed explicitly so that ts (tests, CLI) and compiled js resolve the same set. */
-export const MIGRATIONS = [InitialSchema1795230000000];
+export const MIGRATIONS = [InitialSchema1795230000000, AlertTriggerOutbox1795233600000];
 
 export function dataSourceOptions(databaseUrl: string): DataSourceOptions {
   return {

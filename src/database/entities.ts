@@ -1,3 +1,4 @@
+import { AlertTriggerOutboxEntry } from '../alerts/alert-trigger-outbox.entity';
 import { User } from '../auth/user.entity';
 import { Session } from '../auth/session.entity';
 import { ApiToken } from '../tokens/api-token.entity';
@@ -18,4 +19,5 @@ export const ENTITIES = [
   NotificationChannel,
   AlertRule,
   AlertHistoryEntry,
+  AlertTriggerOutboxEntry,
 ];

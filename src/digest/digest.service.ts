@@ -99,7 +99,9 @@ export class DigestService {
     for (const issue of outcome.newIssues) {
       this.logger.log(`new issue ${issue.id} (#${issue.number}) in project ${issue.projectId}`);
     }
-    for (const trigger of outcome.triggers.filter((candidate) => candidate.alertType === 'regression')) {
+    for (const trigger of outcome.triggers.triggers.filter(
+      (candidate) => candidate.alertType === 'regression',
+    )) {
       this.logger.log(`issue ${trigger.issueId} regressed: reopened by a new event`);
     }
     if (outcome.orphaned > 0) {
@@ -108,14 +110,6 @@ export class DigestService {
     this.logger.debug(
       `stored ${outcome.stored} event(s), ${outcome.duplicates} duplicate(s), ${outcome.newIssues.length} new issue(s)`,
     );
-    try {
-      await this.triggers.emit(outcome.triggers);
-    } catch (error) {
-      // The events are committed; failing the jobs now would only make their retries duplicates.
-      this.logger.error(
-        { err: error },
-        `could not queue ${outcome.triggers.length} alert trigger(s): ${(error as Error).message}`,
-      );
-    }
+    await this.triggers.publish(outcome.triggers);
   }
 }

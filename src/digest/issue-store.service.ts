@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { AlertTrigger } from '../alerts/alert-trigger';
+import { AlertTriggerProducer, RecordedTriggers } from '../alerts/alert-trigger.producer';
 import type { NormalisedEvent } from './event-normaliser';
 import type { GroupingResult } from './grouping';
 
@@ -20,7 +21,8 @@ export interface StoreOutcome {
   /** Events whose project no longer exists. */
   orphaned: number;
   newIssues: { id: number; projectId: number; number: number }[];
-  triggers: AlertTrigger[];
+  /** Lifecycle triggers, recorded in the outbox within the same transaction; published after it. */
+  triggers: RecordedTriggers;
 }
 
 interface GroupInBatch {
@@ -47,7 +49,10 @@ interface GroupInBatch {
  */
 @Injectable()
 export class IssueStoreService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly alertTriggers: AlertTriggerProducer,
+  ) {}
 
   storeBatch(items: DigestItem[]): Promise<StoreOutcome> {
     return this.dataSource.transaction((manager) => this.store(manager, dedupe(items)));
@@ -76,7 +81,7 @@ export class IssueStoreService {
       duplicates: storable.length - inserted.size,
       orphaned: items.length - storable.length,
       newIssues,
-      triggers,
+      triggers: await this.alertTriggers.record(manager, triggers),
     };
   }
 

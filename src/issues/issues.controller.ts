@@ -6,7 +6,6 @@ import { ProjectsService } from '../projects/projects.service';
 import { ListIssuesQuery } from './dto/list-issues.query';
 import { UpdateIssueDto } from './dto/update-issue.dto';
 import { IssuesService, IssueView } from './issues.service';
-import { IssueStateChangeNotifier } from './issue-state-change.notifier';
 
 @ApiTags('issues')
 @ApiBearerAuth()
@@ -15,7 +14,6 @@ export class IssuesController {
   constructor(
     private readonly issues: IssuesService,
     private readonly projects: ProjectsService,
-    private readonly stateChanges: IssueStateChangeNotifier,
   ) {}
 
   /** Sorted by last_seen, newest first; paginated with `limit` and `cursor` (see README). */
@@ -35,9 +33,7 @@ export class IssuesController {
 
   @Patch('issues/:id')
   async update(@Param('id', IdPipe) id: number, @Body() body: UpdateIssueDto): Promise<IssueView> {
-    const change = await this.issues.setState(id, body.state);
-    await this.stateChanges.stateChanged(change);
-    return change.issue;
+    return (await this.issues.setState(id, body.state)).issue;
   }
 
   @Delete('issues/:id')

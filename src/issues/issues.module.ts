@@ -3,14 +3,13 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AlertTriggersModule } from '../alerts/alert-triggers.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { Issue } from './issue.entity';
-import { IssueStateChangeNotifier } from './issue-state-change.notifier';
 import { IssuesController } from './issues.controller';
 import { IssuesService } from './issues.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Issue]), ProjectsModule, AlertTriggersModule],
   controllers: [IssuesController],
-  providers: [IssuesService, IssueStateChangeNotifier],
+  providers: [IssuesService],
   exports: [IssuesService],
 })
 export class IssuesModule {}

@@ -1,4 +1,6 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
+import type { AlertTrigger } from '../alerts/alert-trigger';
+import { AlertTriggerProducer } from '../alerts/alert-trigger.producer';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository, SelectQueryBuilder } from 'typeorm';
 import { DEFAULT_PAGE_SIZE, decodeCursor, Page, toPage } from '../common/pagination';
@@ -33,7 +35,10 @@ export function shortId(slug: string, number: number): string {
 
 @Injectable()
 export class IssuesService {
-  constructor(@InjectRepository(Issue) private readonly issues: Repository<Issue>) {}
+  constructor(
+    @InjectRepository(Issue) private readonly issues: Repository<Issue>,
+    private readonly alertTriggers: AlertTriggerProducer,
+  ) {}
 
   async listForProject(
     projectId: number,
@@ -71,9 +76,10 @@ export class IssuesService {
   /**
    * Sets the state a user chose. The row is locked so that a concurrent digest (which may reopen a
    * resolved issue) and this change are applied one after the other, and the previous state is exact.
+   * An `unmute` trigger is recorded in the same transaction and published after it.
    */
   async setState(id: number, state: IssueState): Promise<StateChange> {
-    const previousState = await this.issues.manager.transaction(async (manager) => {
+    const { previousState, triggers } = await this.issues.manager.transaction(async (manager) => {
       const current = await manager
         .createQueryBuilder(Issue, 'issue')
         .setLock('pessimistic_write')
@@ -82,14 +88,30 @@ export class IssuesService {
       if (!current) throw new NotFoundException('issue not found');
       if (current.state !== state) {
         const now = new Date();
-        await manager.update(Issue, { id }, {
-          state,
-          resolvedAt: state === 'resolved' ? now : current.resolvedAt,
-          mutedAt: state === 'muted' ? now : null,
-        });
+        await manager.update(
+          Issue,
+          { id },
+          {
+            state,
+            resolvedAt: state === 'resolved' ? now : current.resolvedAt,
+            mutedAt: state === 'muted' ? now : null,
+          },
+        );
       }
-      return current.state;
+      // Taking an issue out of `muted` is what `unmute` rules react to.
+      const unmuted = current.state === 'muted' && state !== 'muted';
+      const unmute: AlertTrigger = {
+        alertType: 'unmute',
+        projectId: current.projectId,
+        issueId: id,
+        occurredAt: new Date().toISOString(),
+      };
+      return {
+        previousState: current.state,
+        triggers: await this.alertTriggers.record(manager, unmuted ? [unmute] : []),
+      };
     });
+    await this.alertTriggers.publish(triggers);
     return { issue: await this.get(id), previousState };
   }
 
