@@ -292,10 +292,11 @@ describe('a database outage during the digest', () => {
       expect(stored).toMatchObject({ type: 'OutageError', event_count: 1 });
       expect(await queue.getFailedCount()).toBe(0);
     } finally {
-      await proxy.restore().catch(() => undefined);
+      await proxy.restore(); // lets the worker close cleanly even if the test failed mid-outage
       await queue.close();
       await worker.close();
       await api.close();
+      await proxy.cut();
     }
   });
 });
