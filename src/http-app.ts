@@ -8,20 +8,11 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AppModule } from './app.module';
 import { IngestHttpHandler } from './ingest/ingest-http.handler';
 import { bodyParserError } from './common/api-error.filter';
+import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS } from './common/cors';
 import { AppLogger, createPino, requestLogMiddleware } from './logger';
 import { ApiErrorFilter } from './common/api-error.filter';
 import { createValidationPipe } from './common/validation';
 import { validateEnvironment, ResolvedConfig } from './config/environment';
-
-export const CORS_ALLOWED_HEADERS = [
-  'Content-Type',
-  'Authorization',
-  'X-Client-Auth',
-  'X-Sentry-Auth',
-  'Content-Encoding',
-  'sentry-trace',
-  'baggage',
-];
 
 export interface CreatedApp {
   app: INestApplication;
@@ -58,7 +49,7 @@ export async function createHttpApp(
     origin: '*',
     methods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
     allowedHeaders: CORS_ALLOWED_HEADERS,
-    exposedHeaders: ['Retry-After', 'X-Sentry-Rate-Limits'],
+    exposedHeaders: CORS_EXPOSED_HEADERS,
     optionsSuccessStatus: 204,
     maxAge: 86_400,
   });

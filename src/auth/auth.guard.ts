@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable, UnauthorizedException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { IS_PUBLIC } from '../common/public.decorator';
-import { TokensService } from '../tokens/tokens.service';
+import { TOKEN_PATTERN, TokensService } from '../tokens/tokens.service';
 import type { AuthenticatedRequest } from './request-principal';
 import { SESSION_COOKIE, SessionsService } from './sessions.service';
 
@@ -31,7 +31,7 @@ export class AuthGuard implements CanActivate {
       if (!match || match[1].toLowerCase() !== 'bearer') {
         throw new UnauthorizedException('Authorization header must be "Bearer <token>"');
       }
-      if (!/^[0-9a-fA-F]{40}$/.test(match[2])) {
+      if (!TOKEN_PATTERN.test(match[2])) {
         throw new UnauthorizedException('token must be 40 hexadecimal characters');
       }
       const token = await this.tokens.authenticate(match[2]);

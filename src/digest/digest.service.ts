@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AlertTriggerProducer } from '../alerts/alert-trigger.producer';
 import { AppConfig } from '../config/app-config';
-import { Batcher } from './batcher';
+import { Batcher } from '../common/batcher';
 import type { DigestJob } from './digest-job';
 import { normaliseEvent, parseEventPayload } from './event-normaliser';
 import { groupEvent } from './grouping';

@@ -20,7 +20,7 @@ export interface StoreOutcome {
   duplicates: number;
   /** Events whose project no longer exists. */
   orphaned: number;
-  newIssues: { id: number; projectId: number; number: number }[];
+  newIssues: { id: number; projectId: number; number: number; firstSeen: Date }[];
   /** Lifecycle triggers, recorded in the outbox within the same transaction; published after it. */
   triggers: RecordedTriggers;
 }
@@ -68,12 +68,11 @@ export class IssueStoreService {
     const triggers = await this.updateIssues(manager, storable, inserted, groups);
 
     for (const issue of newIssues) {
-      const group = [...groups.values()].find((candidate) => candidate.issueId === issue.id);
       triggers.push({
         alertType: 'new_issue',
         projectId: issue.projectId,
         issueId: issue.id,
-        occurredAt: (group?.firstSeen ?? new Date()).toISOString(),
+        occurredAt: issue.firstSeen.toISOString(),
       });
     }
     return {
@@ -155,11 +154,11 @@ export class IssueStoreService {
       ],
     );
     const byNumber = new Map(missing.map((group) => [`${group.projectId}:${numbers.get(group)}`, group]));
-    for (const row of created) {
-      const group = byNumber.get(`${row.project_id}:${row.number}`);
-      if (group) group.issueId = row.id;
-    }
-    return created.map((row) => ({ id: row.id, projectId: row.project_id, number: row.number }));
+    return created.map((row) => {
+      const group = byNumber.get(`${row.project_id}:${row.number}`) as GroupInBatch;
+      group.issueId = row.id;
+      return { id: row.id, projectId: row.project_id, number: row.number, firstSeen: group.firstSeen };
+    });
   }
 
   /** Returns the keys (`project:event`) of the events that were not stored before. */

@@ -11,6 +11,7 @@ import { Queue } from 'bullmq';
 import { QueueName } from '../common/queues';
 import { AppConfig } from '../config/app-config';
 import { redisOptions } from '../redis/redis.module';
+import { Batcher } from '../common/batcher';
 import { DIGEST_JOB_OPTIONS, DigestJob, DigestJobName, digestJobId } from '../digest/digest-job';
 
 /** Jobs of concurrent requests are written together (one MULTI) up to this many at a time. */
@@ -39,12 +40,6 @@ export const digestProducerQueueProvider: Provider = {
     }),
 };
 
-interface Pending {
-  job: DigestJob;
-  resolve: () => void;
-  reject: (error: Error) => void;
-}
-
 /**
  * Puts accepted events on the digest queue. Requests handled in the same event-loop turn are
  * coalesced into one `addBulk` (one Redis round trip instead of one per event); each request still
@@ -53,8 +48,10 @@ interface Pending {
 @Injectable()
 export class DigestProducer implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('DigestProducer');
-  private pending: Pending[] = [];
-  private scheduled = false;
+  private readonly batcher = new Batcher<DigestJob, void>((jobs) => this.addBulk(jobs), {
+    maxSize: MAX_BATCH,
+    maxWaitMs: 0,
+  });
   private ready = false;
   private lastErrorLog = 0;
 
@@ -63,13 +60,9 @@ export class DigestProducer implements OnModuleInit, OnApplicationShutdown {
   onModuleInit(): void {
     // The producer's connection does not queue commands while Redis is away (enableOfflineQueue
     // false), but the very first connection is awaited by BullMQ: until it is up, fail fast here.
-    this.queue.on('error', (error: Error) => {
-      const now = Date.now();
-      if (now - this.lastErrorLog > 10_000) {
-        this.lastErrorLog = now;
-        this.logger.warn(`digest queue connection: ${error.message}`);
-      }
-    });
+    this.queue.on('error', (error: Error) =>
+      this.warnAtMostEvery10s(`digest queue connection: ${error.message}`),
+    );
     this.queue.waitUntilReady().then(
       () => (this.ready = true),
       () => undefined,
@@ -77,57 +70,47 @@ export class DigestProducer implements OnModuleInit, OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    if (this.pending.length > 0) this.flush();
+    this.batcher.flushNow();
     await this.queue.close().catch(() => this.queue.disconnect());
   }
 
   enqueue(job: DigestJob): Promise<void> {
     if (!this.ready) return Promise.reject(unavailable());
-    return new Promise<void>((resolve, reject) => {
-      this.pending.push({ job, resolve, reject });
-      if (this.pending.length >= MAX_BATCH) {
-        this.flush();
-      } else if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }
-    });
+    return this.batcher.submit(job);
   }
 
-  private flush(): void {
-    this.scheduled = false;
-    const batch = this.pending;
-    if (batch.length === 0) return;
-    this.pending = [];
+  private async addBulk(jobs: DigestJob[]): Promise<void[]> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error('timed out')), ENQUEUE_TIMEOUT_MS);
     });
-    Promise.race([
-      this.queue.addBulk(
-        batch.map(({ job }) => ({
-          name: DigestJobName.Event,
-          data: job,
-          opts: { ...DIGEST_JOB_OPTIONS, jobId: digestJobId(job.projectId, job.eventId) },
-        })),
-      ),
-      timeout,
-    ]).then(
-      () => {
-        clearTimeout(timer);
-        for (const entry of batch) entry.resolve();
-      },
-      (error: Error) => {
-        clearTimeout(timer);
-        const now = Date.now();
-        if (now - this.lastErrorLog > 10_000) {
-          this.lastErrorLog = now;
-          this.logger.warn(`could not enqueue ${batch.length} digest job(s): ${error.message}`);
-        }
-        const failure = unavailable();
-        for (const entry of batch) entry.reject(failure);
-      },
-    );
+    try {
+      await Promise.race([
+        this.queue.addBulk(
+          jobs.map((job) => ({
+            name: DigestJobName.Event,
+            data: job,
+            opts: { ...DIGEST_JOB_OPTIONS, jobId: digestJobId(job.projectId, job.eventId) },
+          })),
+        ),
+        timeout,
+      ]);
+      return jobs.map(() => undefined);
+    } catch (error) {
+      this.warnAtMostEvery10s(`could not enqueue ${jobs.length} digest job(s): ${(error as Error).message}`);
+      throw unavailable();
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Redis going away produces an error per command and per reconnect: one line in 10 s is enough. */
+  private warnAtMostEvery10s(message: string): void {
+    const now = Date.now();
+    if (now - this.lastErrorLog > 10_000) {
+      this.lastErrorLog = now;
+      this.logger.warn(message);
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describeError } from '../common/api-error.filter';
+import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS } from '../common/cors';
 import { IngestEndpoint, IngestRejection, IngestService } from './ingest.service';
 
 const INGEST_ROUTE = /^\/api\/([^/]+)\/(envelope|store)\/?$/;
@@ -8,13 +9,12 @@ const INGEST_ROUTE = /^\/api\/([^/]+)\/(envelope|store)\/?$/;
 /** What browser SDKs need: any origin, the Sentry headers, and the rate-limit headers readable. */
 const CORS_HEADERS = {
   'Access-Control-Allow-Origin': '*',
-  'Access-Control-Expose-Headers': 'Retry-After, X-Sentry-Rate-Limits',
+  'Access-Control-Expose-Headers': CORS_EXPOSED_HEADERS.join(', '),
 };
 const PREFLIGHT_HEADERS = {
   ...CORS_HEADERS,
   'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
-  'Access-Control-Allow-Headers':
-    'Content-Type, Authorization, X-Client-Auth, X-Sentry-Auth, Content-Encoding, sentry-trace, baggage',
+  'Access-Control-Allow-Headers': CORS_ALLOWED_HEADERS.join(', '),
   'Access-Control-Max-Age': '86400',
 };
 

@@ -1,11 +1,13 @@
 /**
  * Collects items submitted concurrently and hands them to `flush` in batches, resolving each
  * submitter with its own result once its batch is done. A batch is flushed when it is full or when
- * the oldest item has waited `maxWaitMs`, so a lone item is never held back for long.
+ * the oldest item has waited `maxWaitMs`, so a lone item is never held back for long; with
+ * `maxWaitMs: 0` a batch holds what was submitted in the same turn of the event loop.
  */
 export class Batcher<T, R> {
   private pending: { item: T; resolve: (result: R) => void; reject: (error: unknown) => void }[] = [];
   private timer: NodeJS.Timeout | undefined;
+  private immediate: NodeJS.Immediate | undefined;
 
   constructor(
     private readonly flush: (items: T[]) => Promise<R[]>,
@@ -16,13 +18,16 @@ export class Batcher<T, R> {
     return new Promise<R>((resolve, reject) => {
       this.pending.push({ item, resolve, reject });
       if (this.pending.length >= this.options.maxSize) this.flushNow();
-      else this.timer ??= setTimeout(() => this.flushNow(), this.options.maxWaitMs);
+      else if (!this.timer && !this.immediate) this.schedule();
     });
   }
 
-  private flushNow(): void {
-    if (this.timer) clearTimeout(this.timer);
+  /** Sends what is pending without waiting (on shutdown, say). */
+  flushNow(): void {
+    clearTimeout(this.timer);
+    clearImmediate(this.immediate);
     this.timer = undefined;
+    this.immediate = undefined;
     const batch = this.pending;
     this.pending = [];
     if (batch.length === 0) return;
@@ -30,5 +35,10 @@ export class Batcher<T, R> {
       (results) => batch.forEach((entry, index) => entry.resolve(results[index])),
       (error: unknown) => batch.forEach((entry) => entry.reject(error)),
     );
+  }
+
+  private schedule(): void {
+    if (this.options.maxWaitMs === 0) this.immediate = setImmediate(() => this.flushNow());
+    else this.timer = setTimeout(() => this.flushNow(), this.options.maxWaitMs);
   }
 }
