@@ -7,7 +7,9 @@
  *
  *   1. closed loop, BENCH_CONNECTIONS (default 96) connections, against the baseline, then the server;
  *   2. open loop at BENCH_OPEN_RATE (default 1000) envelopes/s against the server, for latency
- *      (measured from each request's scheduled send time, so a stall is not hidden).
+ *      (measured from each request's scheduled send time, so a stall is not hidden);
+ *   3. a saturating burst (BENCH_BURST_CONNECTIONS, default 32, for BENCH_BURST_S, default 12 s)
+ *      followed at once by the same open loop, the burst's jobs still queued: the latency after it.
  *
  * The envelope is the @sentry/node 10 exception fixture with a fresh event_id per request. The
  * server's peak RSS is read from /proc/<pid>/status (VmHWM). Prints a table and writes
@@ -30,6 +32,8 @@ const FIXTURE = EXCEPTION_FIXTURE;
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 96);
 const OPEN_RATE = Number(process.env.BENCH_OPEN_RATE ?? 1000);
+const BURST_CONNECTIONS = Number(process.env.BENCH_BURST_CONNECTIONS ?? 32);
+const BURST_S = Number(process.env.BENCH_BURST_S ?? 12);
 const RUN_ID = randomUUID().slice(0, 8);
 
 // ---------------------------------------------------------------------------------------------
@@ -295,6 +299,8 @@ async function orchestrate(): Promise<void> {
   const serverUrl = `http://127.0.0.1:${port}`;
   let closedResult: LoadResult;
   let openResult: LoadResult;
+  let burstResult: LoadResult;
+  let afterBurstResult: LoadResult;
   let peakRssMb: number;
   let queued: number;
   try {
@@ -320,6 +326,28 @@ async function orchestrate(): Promise<void> {
       headers,
       warmupS: 1,
     });
+    // 3. A saturating burst, then steady traffic at once, with the burst's jobs still queued (no
+    // worker runs): the latency of the steady part shows what the burst leaves behind (garbage,
+    // a full queue in Redis).
+    await deleteKeys(redis, `${prefix}:*`);
+    console.log(`server: burst, ${BURST_CONNECTIONS} connections, ${BURST_S} s, then open loop ${OPEN_RATE}/s, ${DURATION_S} s …`);
+    burstResult = await load({
+      url: `${serverUrl}/api/${projectId}/envelope/`,
+      mode: 'closed',
+      connections: BURST_CONNECTIONS,
+      durationS: BURST_S,
+      headers,
+      warmupS: 0,
+    });
+    afterBurstResult = await load({
+      url: `${serverUrl}/api/${projectId}/envelope/`,
+      mode: 'open',
+      connections: 64,
+      rate: OPEN_RATE,
+      durationS: DURATION_S,
+      headers,
+      warmupS: 0,
+    });
     peakRssMb = procStatus(server.pid!, 'VmHWM');
   } finally {
     await stop(server);
@@ -334,6 +362,7 @@ async function orchestrate(): Promise<void> {
     throughput: closedResult.rps >= 5000,
     vsBaseline: ratio >= 0.5,
     p99At1000: openResult.latencyMs.p99 <= 25 && openResult.rps >= OPEN_RATE * 0.95,
+    p99At1000AfterBurst: afterBurstResult.latencyMs.p99 <= 25 && afterBurstResult.rps >= OPEN_RATE * 0.95,
     peakRss: peakRssMb <= 300,
   };
   const results = {
@@ -341,7 +370,7 @@ async function orchestrate(): Promise<void> {
     machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version },
     settings: { durationS: DURATION_S, connections: CONNECTIONS, openRate: OPEN_RATE, fixture: 'exception-event.envelope' },
     baseline: baselineResult,
-    server: { closed: closedResult, open: openResult, peakRssMb: Math.round(peakRssMb), jobsQueuedInClosedRun: queued },
+    server: { closed: closedResult, open: openResult, burst: burstResult, afterBurst: afterBurstResult, peakRssMb: Math.round(peakRssMb), jobsQueuedInClosedRun: queued },
     ratioToBaseline: Math.round(ratio * 100) / 100,
     targets,
   };
@@ -356,6 +385,8 @@ async function orchestrate(): Promise<void> {
   console.log(row(`baseline http+LPUSH, ${CONNECTIONS} conns`, baselineResult));
   console.log(row(`server closed loop, ${CONNECTIONS} conns`, closedResult));
   console.log(row(`server open loop, ${OPEN_RATE}/s offered`, openResult));
+  console.log(row(`burst, ${BURST_CONNECTIONS} conns, ${BURST_S} s`, burstResult));
+  console.log(row(`then open loop, ${OPEN_RATE}/s offered`, afterBurstResult));
   console.log('');
   console.log(`ratio server/baseline: ${results.ratioToBaseline}; peak RSS ${results.server.peakRssMb} MB; jobs queued (closed run incl. warm-up): ${queued}`);
   console.log(`targets: ${Object.entries(targets).map(([k, v]) => `${k} ${v ? 'met' : 'MISSED'}`).join(', ')}`);

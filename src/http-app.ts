@@ -37,7 +37,7 @@ export async function createHttpApp(
   app.useLogger(new AppLogger(pinoLogger));
 
   app.disable('x-powered-by');
-  app.set('trust proxy', true);
+  app.set('trust proxy', trustProxySetting(config.TRUST_PROXY));
   app.set('query parser', 'simple');
   const jsonParser = json({ limit: '1mb' });
   app.use((request: Request, response: Response, next: NextFunction) =>
@@ -72,8 +72,31 @@ export async function createHttpApp(
     SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/docs-json' });
   }
   await app.init();
+  limitRequestTime(app.getHttpServer() as Server, config.REQUEST_TIMEOUT_SECONDS * 1000);
   if (config.APP_ROLE !== 'worker') mountIngestAheadOfExpress(app);
   return { app, config };
+}
+
+/** TRUST_PROXY as Express takes it: a boolean, a hop count, or a list of addresses and subnets. */
+export function trustProxySetting(value: string): boolean | number | string[] {
+  const trimmed = value.trim();
+  if (trimmed === 'true' || trimmed === 'false') return trimmed === 'true';
+  if (/^\d+$/.test(trimmed)) return Number(trimmed);
+  return trimmed.split(',').map((part) => part.trim());
+}
+
+/**
+ * Node's default lets a request take 300 s to arrive, and checks only every 30 s: a client that
+ * trickles its body a byte at a time would hold a connection (and an ingest read) for minutes.
+ * The check interval is read when the server starts listening, which happens after this.
+ */
+function limitRequestTime(server: Server, requestTimeoutMs: number): void {
+  server.requestTimeout = requestTimeoutMs;
+  server.headersTimeout = Math.min(requestTimeoutMs, 20_000);
+  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.min(
+    1_000,
+    requestTimeoutMs,
+  );
 }
 
 /**

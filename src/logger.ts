@@ -58,24 +58,68 @@ export class AppLogger implements LoggerService {
   }
 }
 
-/** One line per API request that went wrong (4xx warn, 5xx error); successful ones at debug. */
-export function requestLogMiddleware(logger: Pino) {
+/** Query parameters whose values are credentials: client keys, tokens, passwords, signatures. */
+const SECRET_PARAMETER = /key|token|secret|passw|pwd|auth|session|signature|sig$|credential|code$/i;
+
+/** The URL as it may be logged: values of parameters named like secrets are replaced. */
+export function redactUrl(url: string): string {
+  const queryStart = url.indexOf('?');
+  if (queryStart === -1) return url;
+  const parts = url
+    .slice(queryStart + 1)
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      const rawName = equals === -1 ? pair : pair.slice(0, equals);
+      let name = rawName;
+      try {
+        name = decodeURIComponent(rawName.replace(/\+/g, ' '));
+      } catch {
+        // a malformed escape: judge the name as sent
+      }
+      return equals !== -1 && SECRET_PARAMETER.test(name) ? `${rawName}=[redacted]` : pair;
+    });
+  return `${url.slice(0, queryStart)}?${parts.join('&')}`;
+}
+
+/**
+ * One line per API request that went wrong (4xx warn, 5xx error), successful ones at debug; the same
+ * failure on the same path is logged once per interval with a count (an outage fails every request).
+ * Secrets in query strings never reach the log.
+ */
+export function requestLogMiddleware(logger: Pino, repeatIntervalMs = 10_000) {
+  const repeats = new Map<string, { until: number; suppressed: number }>();
   return (request: Request, response: Response, next: NextFunction): void => {
     const started = process.hrtime.bigint();
     response.on('finish', () => {
       const status = response.statusCode;
       const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'debug';
       if (!logger.isLevelEnabled(level)) return;
+      let repeated = 0;
+      if (status >= 400) {
+        const key = `${status} ${request.method} ${request.path}`;
+        const now = Date.now();
+        const window = repeats.get(key);
+        if (window && now < window.until) {
+          window.suppressed++;
+          return;
+        }
+        if (!window && repeats.size >= 1_000) repeats.clear();
+        repeated = window?.suppressed ?? 0;
+        repeats.set(key, { until: now + repeatIntervalMs, suppressed: 0 });
+      }
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const url = redactUrl(request.originalUrl);
       logger[level](
         {
           context: 'http',
           method: request.method,
-          url: request.originalUrl,
+          url,
           status,
           ms: Math.round(ms * 10) / 10,
+          ...(repeated > 0 ? { repeated } : {}),
         },
-        `${request.method} ${request.originalUrl} ${status}`,
+        `${request.method} ${url} ${status}${repeated > 0 ? ` (${repeated} more like it before)` : ''}`,
       );
     });
     next();

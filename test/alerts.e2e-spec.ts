@@ -512,7 +512,8 @@ describe('alert delivery', () => {
       return rows[0]?.status === 'failed' && rows;
     }, 'failed history row');
     expect(failed.attempts).toBe(5);
-    expect(failed.error).toBe('webhook answered 500 Internal Server Error: receiver is broken today');
+    // The receiver's body is never kept: it may echo the request, secret headers included.
+    expect(failed.error).toBe('webhook answered 500 Internal Server Error');
     expect(failed.sentAt).toBeNull();
     const requests = receiver.to('/flaky');
     expect(requests).toHaveLength(5);
@@ -578,7 +579,7 @@ describe('alert delivery', () => {
     const broken = await createChannel('webhook', { url: `${receiver.url}/test-500` });
     await t.api().post(`/api/alert-channels/${broken.id}/test`).expect(200, {
       success: false,
-      message: 'webhook answered 500 Internal Server Error: receiver is broken today',
+      message: 'webhook answered 500 Internal Server Error',
     });
 
     const down = new Receiver();

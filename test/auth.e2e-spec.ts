@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { UsersService } from '../src/auth/users.service';
 import { startTestApp, TestApp } from './helpers/app';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -43,6 +44,7 @@ describe('dashboard sign-in', () => {
       .http()
       .post('/api/tokens')
       .set('Cookie', cookie)
+      .set('Origin', t.url)
       .send({ description: 'from the dashboard' })
       .expect(201);
     expect(token.body.token).toMatch(/^[0-9a-f]{40}$/);
@@ -51,6 +53,41 @@ describe('dashboard sign-in', () => {
     await t.http().post('/auth/logout').set('Cookie', cookie).expect(204);
     await t.http().get('/auth/me').set('Cookie', cookie).expect(401, { error: 'missing bearer token' });
     await t.http().get('/api/projects').set('Cookie', cookie).expect(401, { error: 'missing bearer token' });
+  });
+
+  it('rotates the session at sign-in: the cookie sent along is ended, a new one issued', async () => {
+    const signIn = (email: string, password: string, cookie?: string) => {
+      const request = t.http().post('/auth/login');
+      if (cookie) request.set('Cookie', cookie);
+      return request.send({ email, password });
+    };
+    const first = sessionCookie((await signIn('admin@example.com', 'secret').expect(200)).headers['set-cookie']).split(';')[0];
+    const second = sessionCookie(
+      (await signIn('admin@example.com', 'secret', first).expect(200)).headers['set-cookie'],
+    ).split(';')[0];
+    expect(second).not.toBe(first);
+    await t.http().get('/auth/me').set('Cookie', first).expect(401);
+    await t.http().get('/auth/me').set('Cookie', second).expect(200);
+
+    // A failed attempt leaves the session it came with alone.
+    await signIn('admin@example.com', 'wrong', second).expect(401);
+    await t.http().get('/auth/me').set('Cookie', second).expect(200);
+
+    // Fixation: a session cookie planted in the victim's browser (here, one of the attacker's own
+    // account) is ended by the victim's sign-in, and the victim's session gets a value of its own.
+    await t.app.get(UsersService).createOrUpdate('attacker@example.com', 'attacker-secret');
+    const planted = sessionCookie(
+      (await signIn('attacker@example.com', 'attacker-secret').expect(200)).headers['set-cookie'],
+    ).split(';')[0];
+    const victim = await signIn('admin@example.com', 'secret', planted).expect(200);
+    const issued = sessionCookie(victim.headers['set-cookie']).split(';')[0];
+    expect(issued).not.toBe(planted);
+    await t.http().get('/auth/me').set('Cookie', planted).expect(401);
+    await t
+      .http()
+      .get('/auth/me')
+      .set('Cookie', issued)
+      .expect(200, { kind: 'user', id: victim.body.id, email: 'admin@example.com' });
   });
 
   it('accepts the e-mail in any case', async () => {

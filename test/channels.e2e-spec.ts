@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { DataSource } from 'typeorm';
 import { NotificationChannel } from '../src/channels/channel.entity';
 import { startTestApp, TestApp } from './helpers/app';
@@ -8,9 +10,13 @@ describe('alert channels', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await startTestApp();
+    // The echoing receiver of the test-endpoint checks listens on 127.0.0.1.
+    t = await startTestApp({ ALERTS_ALLOW_PRIVATE_NETWORKS: 'true' });
   });
   afterAll(() => t.close());
+
+  const stored = async (id: number) =>
+    (await t.app.get(DataSource).getRepository(NotificationChannel).findOneByOrFail({ id })).config;
 
   it('creates each channel type and returns the full view', async () => {
     const webhook = await t
@@ -33,7 +39,7 @@ describe('alert channels', () => {
       config: {
         url: 'https://hooks.example.com/errors',
         secret: 'whse...****',
-        headers: { 'X-Team': 'ops' },
+        headers: { 'X-Team': '****' },
       },
       is_enabled: true,
       failure_count: 0,
@@ -64,7 +70,7 @@ describe('alert channels', () => {
       .expect(201);
     expect(chat.body).toMatchObject({
       channel_type: 'chat',
-      config: { webhook_url: 'https://hooks.slack.com/services/T/B/X' },
+      config: { webhook_url: 'https://hooks.slack.com/…****' },
     });
 
     const list = await t.api().get('/api/alert-channels').expect(200);
@@ -143,14 +149,296 @@ describe('alert channels', () => {
         error: 'config.secret is a masked value: send the new secret, or the masked value unchanged',
       });
 
-    // Without a secret the config is replaced as sent: the secret is removed.
-    const cleared = await t
+    // A config without its secret keeps the stored one: secrets are write-only, a client cannot
+    // send them back. `null` removes it.
+    const moved2 = await t
       .api()
       .patch(`/api/alert-channels/${id}`)
       .send({ config: { url: 'https://c.example.com/' } })
       .expect(200);
+    expect(moved2.body.config).toEqual({ url: 'https://c.example.com/', secret: 'anot...****' });
+    expect((await repository.findOneByOrFail({ id })).config).toEqual({
+      url: 'https://c.example.com/',
+      secret: 'another-secret-2',
+    });
+    const cleared = await t
+      .api()
+      .patch(`/api/alert-channels/${id}`)
+      .send({ config: { url: 'https://c.example.com/', secret: null } })
+      .expect(200);
     expect(cleared.body.config).toEqual({ url: 'https://c.example.com/' });
     expect((await repository.findOneByOrFail({ id })).config).toEqual({ url: 'https://c.example.com/' });
+  });
+
+  const SECRETS = [
+    'url-pa55word',
+    'url-user',
+    'qs-token-0123',
+    'whsec_0123456789abcdef',
+    'Bearer bearer-0123456789',
+    'bearer-0123456789',
+    'apikey-abcdef0123456',
+    'T0000/B0000/XXXXXXXXXXXX',
+    'hooks/secret-path-1',
+  ];
+
+  function expectNoSecret(body: unknown): void {
+    const text = JSON.stringify(body);
+    for (const secret of SECRETS) expect(text).not.toContain(secret);
+  }
+
+  it('masks every secret of every channel type in create, get, list and patch answers', async () => {
+    const webhookConfig = {
+      url: 'https://url-user:url-pa55word@hooks.example.com:8443/in/errors?token=qs-token-0123',
+      secret: 'whsec_0123456789abcdef',
+      headers: {
+        Authorization: 'Bearer bearer-0123456789',
+        'X-Api-Key': 'apikey-abcdef0123456',
+        'X-Team': 'ops',
+      },
+    };
+    const webhook = await t
+      .api()
+      .post('/api/alert-channels')
+      .send({ name: 'Secret hook', channel_type: 'webhook', config: webhookConfig })
+      .expect(201);
+    expect(webhook.body.config).toEqual({
+      url: 'https://****:****@hooks.example.com:8443/in/errors?****',
+      secret: 'whse...****',
+      headers: { Authorization: 'Bear...****', 'X-Api-Key': 'apik...****', 'X-Team': '****' },
+    });
+    const chatConfig = { webhook_url: 'https://hooks.slack.com/services/T0000/B0000/XXXXXXXXXXXX' };
+    const chat = await t
+      .api()
+      .post('/api/alert-channels')
+      .send({ name: 'Secret chat', channel_type: 'chat', config: chatConfig })
+      .expect(201);
+    expect(chat.body.config).toEqual({ webhook_url: 'https://hooks.slack.com/…****' });
+    const selfHosted = await t
+      .api()
+      .post('/api/alert-channels')
+      .send({
+        name: 'Mattermost',
+        channel_type: 'chat',
+        config: { webhook_url: 'http://mm.example.com:8065/hooks/secret-path-1' },
+      })
+      .expect(201);
+    expect(selfHosted.body.config).toEqual({ webhook_url: 'http://mm.example.com:8065/…****' });
+
+    const answers: unknown[] = [webhook.body, chat.body, selfHosted.body];
+    answers.push((await t.api().get('/api/alert-channels').expect(200)).body);
+    for (const id of [webhook.body.id, chat.body.id, selfHosted.body.id]) {
+      answers.push((await t.api().get(`/api/alert-channels/${id}`).expect(200)).body);
+      answers.push(
+        (await t.api().patch(`/api/alert-channels/${id}`).send({ name: 'renamed' }).expect(200)).body,
+      );
+    }
+    answers.forEach(expectNoSecret);
+    expect(await stored(webhook.body.id)).toEqual(webhookConfig);
+    expect(await stored(chat.body.id)).toEqual(chatConfig);
+  });
+
+  it('keeps every stored secret when a PATCH sends the masked config back or leaves secrets out', async () => {
+    const webhookConfig = {
+      url: 'https://url-user:url-pa55word@hooks.example.com/in?token=qs-token-0123',
+      secret: 'whsec_0123456789abcdef',
+      headers: { Authorization: 'Bearer bearer-0123456789', 'X-Team': 'ops' },
+    };
+    const webhook = await t
+      .api()
+      .post('/api/alert-channels')
+      .send({ name: 'Round trip', channel_type: 'webhook', config: webhookConfig })
+      .expect(201);
+    const id = webhook.body.id as number;
+
+    // The dashboard's edit form: the config as shown, plus one new header.
+    const edited = await t
+      .api()
+      .patch(`/api/alert-channels/${id}`)
+      .send({ config: { ...webhook.body.config, headers: { ...webhook.body.config.headers, 'X-New': 'n' } } })
+      .expect(200);
+    expectNoSecret(edited.body);
+    expect(await stored(id)).toEqual({
+      ...webhookConfig,
+      headers: { ...webhookConfig.headers, 'X-New': 'n' },
+    });
+
+    // Secret fields left out are kept; a header left out of a sent `headers` object is removed.
+    const partial = await t
+      .api()
+      .patch(`/api/alert-channels/${id}`)
+      .send({ config: { headers: { Authorization: 'Bear...****' } } })
+      .expect(200);
+    expectNoSecret(partial.body);
+    expect(await stored(id)).toEqual({
+      ...webhookConfig,
+      headers: { Authorization: 'Bearer bearer-0123456789' },
+    });
+
+    // Stored header values only ever go to the host they were written for.
+    for (const config of [
+      { url: 'https://attacker.example.net/in' },
+      { url: 'https://attacker.example.net/in', headers: { Authorization: 'Bear...****' } },
+    ]) {
+      await t.api().patch(`/api/alert-channels/${id}`).send({ config }).expect(400, {
+        error: 'config.headers.Authorization must be sent again when config.url moves to another host',
+      });
+    }
+    expect(await stored(id)).toEqual({
+      ...webhookConfig,
+      headers: { Authorization: 'Bearer bearer-0123456789' },
+    });
+
+    // New values replace the stored ones; null removes an optional one.
+    await t
+      .api()
+      .patch(`/api/alert-channels/${id}`)
+      .send({
+        config: { url: 'https://other.example.com/in', secret: 'rotated-secret-1', headers: null },
+      })
+      .expect(200);
+    expect(await stored(id)).toEqual({ url: 'https://other.example.com/in', secret: 'rotated-secret-1' });
+
+    const chat = await t
+      .api()
+      .post('/api/alert-channels')
+      .send({
+        name: 'Round trip chat',
+        channel_type: 'chat',
+        config: { webhook_url: 'https://hooks.slack.com/services/T0000/B0000/XXXXXXXXXXXX' },
+      })
+      .expect(201);
+    const chatId = chat.body.id as number;
+    for (const config of [chat.body.config, {}]) {
+      const kept = await t.api().patch(`/api/alert-channels/${chatId}`).send({ config }).expect(200);
+      expect(kept.body.config).toEqual({ webhook_url: 'https://hooks.slack.com/…****' });
+      expect(await stored(chatId)).toEqual({
+        webhook_url: 'https://hooks.slack.com/services/T0000/B0000/XXXXXXXXXXXX',
+      });
+    }
+    await t
+      .api()
+      .patch(`/api/alert-channels/${chatId}`)
+      .send({ config: { webhook_url: 'https://hooks.slack.com/services/T1/B1/Y' } })
+      .expect(200);
+    expect(await stored(chatId)).toEqual({ webhook_url: 'https://hooks.slack.com/services/T1/B1/Y' });
+  });
+
+  it.each([
+    [
+      'webhook',
+      { url: 'https://****:****@elsewhere.example.com/in' },
+      'config.url is a masked value: send the new URL, or the masked value unchanged',
+    ],
+    [
+      'webhook',
+      { headers: { Authorization: 'Xxxx...****' } },
+      'config.headers.Authorization is a masked value: send the new value, or the masked value unchanged',
+    ],
+    [
+      'webhook',
+      { headers: { 'X-Unknown': '****' } },
+      'config.headers.X-Unknown is a masked value: send the new value, or the masked value unchanged',
+    ],
+    [
+      'chat',
+      { webhook_url: 'https://other.slack.com/…****' },
+      'config.webhook_url is a masked value: send the new URL, or the masked value unchanged',
+    ],
+  ])('refuses a masked %s value that is not the stored one: %j', async (type, config, error) => {
+    const initial =
+      type === 'chat'
+        ? { webhook_url: 'https://hooks.slack.com/services/T/B/X' }
+        : { url: 'https://u:p@hooks.example.com/in', headers: { Authorization: 'Bearer bearer-0123456789' } };
+    const created = await t
+      .api()
+      .post('/api/alert-channels')
+      .send({ name: 'Masked', channel_type: type, config: initial })
+      .expect(201);
+    await t.api().patch(`/api/alert-channels/${created.body.id}`).send({ config }).expect(400, { error });
+    expect(await stored(created.body.id)).toEqual(initial);
+  });
+
+  it.each([
+    [{ url: 'https://****:****@hooks.example.com/in' }, 'config.url is a masked value: send the URL itself'],
+    [
+      { url: 'https://hooks.example.com/in', headers: { 'X-Api-Key': 'apik...****' } },
+      'config.headers.X-Api-Key is a masked value: send the value itself',
+    ],
+  ])('refuses masked values in a new webhook: %j', async (config, error) => {
+    await t
+      .api()
+      .post('/api/alert-channels')
+      .send({ name: 'Copied', channel_type: 'webhook', config })
+      .expect(400, { error });
+  });
+
+  it('refuses a masked chat URL in a new channel', async () => {
+    await t
+      .api()
+      .post('/api/alert-channels')
+      .send({
+        name: 'Copied',
+        channel_type: 'chat',
+        config: { webhook_url: 'https://hooks.slack.com/…****' },
+      })
+      .expect(400, { error: 'config.webhook_url is a masked value: send the URL itself' });
+  });
+
+  describe('the test endpoint', () => {
+    /** Answers 500 with every request header echoed, in the body and in the reason phrase. */
+    const echo = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        const headers = JSON.stringify({ url: req.url, headers: req.headers });
+        res.writeHead(500, `Broken ${req.headers.authorization ?? ''} ${req.url ?? ''}`.trim(), {
+          'Content-Type': 'application/json',
+        });
+        res.end(headers);
+      });
+    });
+    let echoUrl: string;
+
+    beforeAll(async () => {
+      await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
+      echoUrl = `127.0.0.1:${(echo.address() as AddressInfo).port}`;
+    });
+    afterAll(() => new Promise<void>((resolve) => echo.close(() => resolve())));
+
+    it('reports the receiver status, never its body or reason phrase', async () => {
+      const webhook = await t
+        .api()
+        .post('/api/alert-channels')
+        .send({
+          name: 'Echo',
+          channel_type: 'webhook',
+          config: {
+            url: `http://url-user:url-pa55word@${echoUrl}/in?token=qs-token-0123`,
+            secret: 'whsec_0123456789abcdef',
+            headers: { Authorization: 'Bearer bearer-0123456789', 'X-Api-Key': 'apikey-abcdef0123456' },
+          },
+        })
+        .expect(201);
+      const tested = await t.api().post(`/api/alert-channels/${webhook.body.id}/test`).expect(200);
+      expect(tested.body).toEqual({ success: false, message: 'webhook answered 500 Internal Server Error' });
+
+      const chat = await t
+        .api()
+        .post('/api/alert-channels')
+        .send({
+          name: 'Echo chat',
+          channel_type: 'chat',
+          config: { webhook_url: `http://${echoUrl}/hooks/secret-path-1` },
+        })
+        .expect(201);
+      const chatTested = await t.api().post(`/api/alert-channels/${chat.body.id}/test`).expect(200);
+      expect(chatTested.body).toEqual({
+        success: false,
+        message: 'chat webhook answered 500 Internal Server Error',
+      });
+      expectNoSecret([tested.body, chatTested.body]);
+      expectNoSecret((await t.api().get('/api/alert-channels').expect(200)).body);
+    });
   });
 
   it('revalidates a patched config against the channel type, which cannot change', async () => {

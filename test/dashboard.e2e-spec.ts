@@ -147,6 +147,19 @@ describe('dashboard (browser)', () => {
   let context: BrowserContext;
   let page: Page;
   const pageErrors: string[] = [];
+  const cspViolations: string[] = [];
+
+  /** Reports what the page's Content-Security-Policy blocks, which would otherwise go unnoticed. */
+  async function watchCsp(target: BrowserContext): Promise<void> {
+    await target.addInitScript(() =>
+      document.addEventListener('securitypolicyviolation', (event) =>
+        console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI || 'inline'}`),
+      ),
+    );
+    target.on('console', (message) => {
+      if (message.text().startsWith('CSP violation:')) cspViolations.push(message.text());
+    });
+  }
   let projectId: number;
   let mainIssueId: number;
 
@@ -215,6 +228,7 @@ describe('dashboard (browser)', () => {
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
     });
     context = await browser.newContext({ viewport: { width: 1280, height: 860 }, baseURL: t.url });
+    await watchCsp(context);
     page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(error.message));
     page.setDefaultTimeout(10_000);
@@ -227,12 +241,15 @@ describe('dashboard (browser)', () => {
 
   afterEach(() => {
     expect(pageErrors).toEqual([]);
+    expect(cspViolations).toEqual([]);
   });
 
   it('serves the built dashboard with SPA fallback, leaving API paths alone', async () => {
     const index = await t.http().get('/').expect(200);
     expect(index.headers['content-type']).toMatch(/text\/html/);
     expect(index.headers['cache-control']).toBe('no-cache');
+    expect(index.headers['content-security-policy']).toMatch(/script-src 'self';.*frame-ancestors 'none'/);
+    expect(index.headers['x-frame-options']).toBe('DENY');
     expect(index.text).not.toMatch(/https?:\/\/(?!127\.0\.0\.1)/); // no CDN, everything local
     const asset = /src="(\/assets\/[^"]+\.js)"/.exec(index.text)?.[1];
     expect(asset).toBeDefined();
@@ -265,6 +282,18 @@ describe('dashboard (browser)', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(/\/settings\/tokens$/);
     await page.getByText(EMAIL).waitFor();
+  });
+
+  it('runs under its Content-Security-Policy, which stops injected inline script', async () => {
+    const injected = await page.evaluate(() => {
+      const script = document.createElement('script');
+      script.textContent = 'window.__injected = true';
+      document.body.append(script);
+      return (window as unknown as { __injected?: boolean }).__injected ?? false;
+    });
+    expect(injected).toBe(false);
+    await eventually(async () => cspViolations.length > 0, 5_000);
+    expect(cspViolations.splice(0)).toEqual(['CSP violation: script-src-elem blocked inline']);
   });
 
   it('creates a project through the UI and shows its DSN with SDK setup', async () => {
@@ -508,6 +537,7 @@ describe('dashboard (browser)', () => {
 
   it('stays usable on a 390px wide phone screen', async () => {
     const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, baseURL: t.url, deviceScaleFactor: 2 });
+    await watchCsp(phone);
     await phone.addCookies(await context.cookies());
     const mobile = await phone.newPage();
     mobile.on('pageerror', (error) => pageErrors.push(error.message));

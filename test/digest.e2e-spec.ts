@@ -3,11 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { AlertTriggerProducer } from '../src/alerts/alert-trigger.producer';
 import { QueueName } from '../src/common/queues';
-import { DIGEST_JOB_OPTIONS, digestJobId, DigestJobName } from '../src/digest/digest-job';
+import { digestJobId, DigestJobName } from '../src/digest/digest-job';
 import { fixtureEvent } from './fixtures/fixtures';
 import { startTestApp, TestApp } from './helpers/app';
 import { enqueueEvent, eventually, openQueue } from './helpers/queues';
-import { proxiedTestDatabase } from './helpers/tcp-proxy';
 
 function exception(type: string, fn: string, lineno = 10): Record<string, unknown> {
   return {
@@ -253,50 +252,6 @@ describe('parallel workers on one backlog', () => {
       await Promise.all(workers.map((worker) => worker.close()));
       await queue.close();
       await api.close();
-    }
-  });
-});
-
-describe('a database outage during the digest', () => {
-  it('retries the job with backoff and stores the event once the database is back', async () => {
-    const prefix = `test-outage-${randomUUID().slice(0, 8)}`;
-    const api = await startTestApp({ APP_ROLE: 'api', REDIS_PREFIX: prefix });
-    const { url, proxy } = await proxiedTestDatabase();
-    const worker = await startTestApp({ APP_ROLE: 'worker', REDIS_PREFIX: prefix, DATABASE_URL: url });
-    const queue = openQueue(api, QueueName.Digest);
-    try {
-      const project = await api.api().post('/api/projects').send({ name: 'Outage' }).expect(201);
-      await proxy.cut();
-      const eventId = randomUUID();
-      await queue.add(
-        DigestJobName.Event,
-        {
-          projectId: project.body.id,
-          eventId,
-          receivedAt: Date.now(),
-          payload: JSON.stringify(exception('OutageError', 'during')),
-        },
-        { ...DIGEST_JOB_OPTIONS, jobId: digestJobId(project.body.id, eventId), backoff: { type: 'exponential', delay: 300 } },
-      );
-      const retried = await eventually(async () => {
-        const job = await queue.getJob(digestJobId(project.body.id, eventId));
-        return job && job.attemptsMade >= 1 && (await job.isDelayed()) && job;
-      });
-      expect(retried.failedReason).toBeTruthy();
-
-      await proxy.restore();
-      const stored = await eventually(async () => {
-        const issues = await api.api().get(`/api/projects/${project.body.id}/issues`).expect(200);
-        return issues.body.data[0];
-      }, 20_000);
-      expect(stored).toMatchObject({ type: 'OutageError', event_count: 1 });
-      expect(await queue.getFailedCount()).toBe(0);
-    } finally {
-      await proxy.restore(); // lets the worker close cleanly even if the test failed mid-outage
-      await queue.close();
-      await worker.close();
-      await api.close();
-      await proxy.cut();
     }
   });
 });

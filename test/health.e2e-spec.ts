@@ -119,3 +119,23 @@ describe('readiness when a dependency is down', () => {
     }
   });
 });
+
+describe('metrics behind METRICS_TOKEN', () => {
+  it('are open without it, and need the bearer token with it', async () => {
+    const token = 'metrics-token-0123456789abcdef';
+    const t = await startTestApp({ METRICS_TOKEN: token });
+    try {
+      const missing = await t.http().get('/metrics').expect(401);
+      expect(missing.body).toEqual({ error: expect.stringMatching(/METRICS_TOKEN/) });
+      await t.http().get('/metrics').set('Authorization', 'Bearer wrong-token-0123456789abcdef').expect(401);
+      // An API token is not the metrics token.
+      await t.http().get('/metrics').set('Authorization', `Bearer ${t.token}`).expect(401);
+      const scraped = await t.http().get('/metrics').set('Authorization', `Bearer ${token}`).expect(200);
+      expect(scraped.text).toMatch(/^error_tracker_ingest_envelopes_accepted_total \d+$/m);
+      // Health stays open for load balancers.
+      await t.http().get('/health/ready').expect(200);
+    } finally {
+      await t.close();
+    }
+  });
+});

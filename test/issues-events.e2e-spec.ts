@@ -3,7 +3,21 @@ import { DataSource, Repository } from 'typeorm';
 import { ErrorEvent } from '../src/events/event.entity';
 import { Issue, IssueState } from '../src/issues/issue.entity';
 import { Project } from '../src/projects/project.entity';
+import { QueueName } from '../src/common/queues';
 import { startTestApp, TestApp } from './helpers/app';
+import { enqueueEvent, eventually, openQueue } from './helpers/queues';
+
+/** Deterministic pseudo-random numbers in [0, 1), so a failing run can be replayed. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let x = state;
+    x = Math.imul(x ^ (x >>> 15), x | 1);
+    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
+    return ((x ^ (x >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
 
 /**
  * Ingestion is exercised elsewhere; here issues and events are written straight into the database
@@ -381,6 +395,207 @@ describe('issues and events', () => {
       await t.api().get(`/api/events/${randomUUID()}`).expect(404, { error: 'event not found' });
       await t.api().get('/api/issues/99999999/events').expect(404, { error: 'issue not found' });
     });
+  });
+
+  describe('malformed cursors', () => {
+    let issuesUrl: string;
+    let eventsUrl: string;
+    const b64 = (text: string) => Buffer.from(text).toString('base64url');
+    const at = '2031-05-01T12:00:00.000Z';
+    const uuid = '0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
+
+    beforeAll(async () => {
+      const project = await createProject('Cursor Checks');
+      const issue = await createIssue(project, { lastSeen: new Date(base) });
+      await createEvent(issue, { timestamp: new Date(base) });
+      issuesUrl = `/api/projects/${project.id}/issues`;
+      eventsUrl = `/api/issues/${issue.id}/events`;
+    });
+
+    /** Cursors no list accepts; `id` is a well-formed id of the list under test. */
+    const anyList = (id: string): Array<[string, string]> => [
+      ['an empty cursor', ''],
+      ['characters outside base64url', '!!!***'],
+      ['standard base64 with padding', Buffer.from(`${at}|${id}`).toString('base64')],
+      ['base64url with a stray character', `${b64(`${at}|${id}`)}!`],
+      ['valid base64 of garbage', b64('garbage')],
+      ['valid base64 of binary', Buffer.from([0xff, 0xfe, 0x00, 0x7c, 0x31]).toString('base64url')],
+      ['a date without an id', b64(at)],
+      ['an empty id', b64(`${at}|`)],
+      ['an id without a date', b64(`|${id}`)],
+      ['a date in another format', b64(`2031-05-01 12:00:00|${id}`)],
+      ['a date before PostgreSQL time', b64(`-271821-04-20T00:00:00.000Z|${id}`)],
+      ['a date past year 9999', b64(`+275760-09-13T00:00:00.000Z|${id}`)],
+      ['year zero', b64(`0000-01-01T00:00:00.000Z|${id}`)],
+      ['an impossible day', b64(`2031-02-30T00:00:00.000Z|${id}`)],
+      ['a very long cursor', 'A'.repeat(10_000)],
+    ];
+
+    it.each([
+      ...anyList('1'),
+      ['a UUID as an issue id', b64(`${at}|${uuid}`)],
+      ['a word as an issue id', b64(`${at}|abc`)],
+      ['hex as an issue id', b64(`${at}|ff`)],
+      ['an issue id past int4', b64(`${at}|2147483648`)],
+      ['a huge issue id', b64(`${at}|99999999999999999999999`)],
+      ['a negative issue id', b64(`${at}|-1`)],
+      ['issue id zero', b64(`${at}|0`)],
+      ['an exponent as an issue id', b64(`${at}|1e3`)],
+      ['a snapshot that is not one', b64(`${at}|1|garbage`)],
+      ['a snapshot with xmin above xmax', b64(`${at}|1|5:3:`)],
+      ['a snapshot with xmin zero', b64(`${at}|1|0:3:`)],
+      ['a snapshot with an in-progress id past xmax', b64(`${at}|1|3:10:10`)],
+      ['a snapshot with unordered in-progress ids', b64(`${at}|1|3:10:5,4`)],
+      ['a snapshot past xid8', b64(`${at}|1|1:18446744073709551616:`)],
+      ['a catch-up region without its snapshot', b64(`${at}|1|3:10:|${at}|2`)],
+      ['too many fields', b64(`${at}|1|3:10:|${at}|2|3:10:|x`)],
+    ])('answers 400 to an issue cursor with %s', async (_, cursor) => {
+      await t
+        .api()
+        .get(`${issuesUrl}?cursor=${encodeURIComponent(cursor)}`)
+        .expect(400, { error: 'cursor is not valid' });
+    });
+
+    it.each([
+      ...anyList(uuid),
+      ['an integer as an event id', b64(`${at}|123`)],
+      ['a huge integer as an event id', b64(`${at}|99999999999999999999999`)],
+      ['a UUID without dashes', b64(`${at}|${uuid.replace(/-/g, '')}`)],
+      ['a UUID with a bad digit', b64(`${at}|${uuid.slice(0, -1)}g`)],
+      ['an issue cursor', b64(`${at}|${uuid}|3:10:`)],
+    ])('answers 400 to an event cursor with %s', async (_, cursor) => {
+      await t
+        .api()
+        .get(`${eventsUrl}?cursor=${encodeURIComponent(cursor)}`)
+        .expect(400, { error: 'cursor is not valid' });
+    });
+
+    it('accepts the cursors it hands out, and a bare sort key for issues', async () => {
+      await t
+        .api()
+        .get(`${issuesUrl}?cursor=${b64(`${at}|1`)}`)
+        .expect(200);
+      await t
+        .api()
+        .get(`${eventsUrl}?cursor=${b64(`${at}|${uuid}`)}`)
+        .expect(200);
+    });
+  });
+
+  describe('paging while issues move', () => {
+    type Listed = { body: { data: Array<{ id: number }>; next_cursor: string | null } };
+
+    async function pageAll(
+      url: string,
+      limit: number,
+      betweenPages: (page: number, cursor: string) => Promise<void>,
+    ): Promise<{ seen: number[]; pages: number }> {
+      const seen: number[] = [];
+      let cursor: string | null = null;
+      let pages = 0;
+      do {
+        const query: string = cursor ? `limit=${limit}&cursor=${cursor}` : `limit=${limit}`;
+        const response = (await t.api().get(`${url}?${query}`).expect(200)) as Listed;
+        expect(response.body.data.length).toBeLessThanOrEqual(limit);
+        seen.push(...response.body.data.map((issue) => issue.id));
+        cursor = response.body.next_cursor;
+        pages++;
+        if (cursor) await betweenPages(pages, cursor);
+      } while (cursor && pages < 200);
+      expect(cursor).toBeNull();
+      return { seen, pages };
+    }
+
+    it('returns an issue that an event moves above the cursor, even with an old timestamp', async () => {
+      const project = await createProject('Paging Digest');
+      const digest = openQueue(t, QueueName.Digest);
+      try {
+        const start = Date.now() - 3_600_000;
+        const minute = (n: number) => new Date(start + n * 60_000);
+        const send = (n: number, at: Date) =>
+          enqueueEvent(digest, project.id, {
+            message: `paging issue ${n}`,
+            fingerprint: [`paging-${n}`],
+            timestamp: at.toISOString(),
+          });
+        for (let n = 0; n < 9; n++) await send(n, minute(n));
+        const all = await eventually(async () => {
+          const rows = await issues.findBy({ projectId: project.id });
+          return rows.length === 9 && rows;
+        });
+        const issueOf = (n: number) => all.find((issue) => issue.message === `paging issue ${n}`)!;
+
+        const { seen } = await pageAll(`/api/projects/${project.id}/issues`, 3, async (page) => {
+          if (page !== 1) return;
+          // Page 1 held issues 8, 7 and 6. Issue 1 gets an event that happened before page 1 was
+          // read but is digested after it: it now sorts between issues 7 and 6, above the cursor.
+          await send(1, minute(6.5));
+          await eventually(
+            async () =>
+              (await issues.findOneByOrFail({ id: issueOf(1).id })).lastSeen.getTime() ===
+              minute(6.5).getTime(),
+          );
+        });
+        expect(new Set(seen)).toEqual(new Set(all.map((issue) => issue.id)));
+      } finally {
+        await digest.close();
+      }
+    });
+
+    it.each([20_240_501, 7, 99])(
+      'returns every issue at least once while many move between pages (seed %d)',
+      async (seed) => {
+        const project = await createProject(`Paging Churn ${seed}`);
+        const start = Date.parse('2030-01-01T00:00:00.000Z');
+        const all: Issue[] = [];
+        for (let n = 0; n < 40; n++) {
+          all.push(await createIssue(project, { lastSeen: new Date(start + n * 60_000) }));
+        }
+        const random = seededRandom(seed);
+        const dataSource = t.app.get(DataSource);
+        // The digest's own update of an issue that receives an event.
+        const receiveEvent = (issue: Issue, at: number) =>
+          dataSource.query(
+            'UPDATE issues SET event_count = event_count + 1, last_seen = GREATEST(last_seen, $2) WHERE id = $1',
+            [issue.id, new Date(at)],
+          );
+
+        const { seen, pages } = await pageAll(`/api/projects/${project.id}/issues`, 3, async (page) => {
+          // Several pages see more issues move above the cursor than one page holds.
+          const moves = page % 4 === 1 ? 8 : 2;
+          for (let m = 0; m < moves; m++) {
+            const issue = all[Math.floor(random() * all.length)];
+            await receiveEvent(issue, start + Math.floor(random() * 60) * 60_000 + 30_000);
+          }
+        });
+        expect(new Set(seen)).toEqual(new Set(all.map((issue) => issue.id)));
+        expect(pages).toBeLessThan(100);
+      },
+    );
+
+    it('pages without duplicates when nothing moves', async () => {
+      const project = await createProject('Paging Still');
+      const all: Issue[] = [];
+      for (let n = 0; n < 10; n++) {
+        all.push(await createIssue(project, { lastSeen: new Date(base + n * 60_000) }));
+      }
+      const { seen } = await pageAll(`/api/projects/${project.id}/issues`, 3, async () => undefined);
+      expect(seen).toEqual(all.map((issue) => issue.id).reverse());
+    });
+  });
+
+  it('serves no management routes on a worker-only instance', async () => {
+    const project = await createProject('Worker Routes');
+    const issue = await createIssue(project, { lastSeen: new Date(base) });
+    const worker = await startTestApp({ APP_ROLE: 'worker' });
+    try {
+      for (const path of [`/api/issues/${issue.id}`, `/api/issues/${issue.id}/events`]) {
+        const response = await worker.http().get(path).expect(404);
+        expect(response.body).toEqual({ error: `Cannot GET ${path}` });
+      }
+    } finally {
+      await worker.close();
+    }
   });
 
   it('deleting a project removes its issues and events', async () => {

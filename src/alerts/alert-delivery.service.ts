@@ -3,8 +3,7 @@ import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
 import { NotificationChannel } from '../channels/channel.entity';
 import { AppConfig } from '../config/app-config';
-import { Issue } from '../issues/issue.entity';
-import { Project } from '../projects/project.entity';
+import { IssuesService } from '../issues/issues.service';
 import { AlertHistoryEntry } from '../rules/alert-history.entity';
 import { buildNotification } from './alert-notification';
 import { AlertSenders } from './senders/alert-senders';
@@ -24,8 +23,7 @@ export class AlertDeliveryService {
     @InjectDataSource() private readonly dataSource: DataSource,
     @InjectRepository(AlertHistoryEntry) private readonly history: Repository<AlertHistoryEntry>,
     @InjectRepository(NotificationChannel) private readonly channels: Repository<NotificationChannel>,
-    @InjectRepository(Issue) private readonly issues: Repository<Issue>,
-    @InjectRepository(Project) private readonly projects: Repository<Project>,
+    private readonly issues: IssuesService,
     private readonly senders: AlertSenders,
     private readonly config: AppConfig,
   ) {}
@@ -45,10 +43,9 @@ export class AlertDeliveryService {
       row.channelId === null ? null : await this.channels.findOne({ where: { id: row.channelId } });
     if (!channel) return this.skip(row, 'channel was deleted before delivery');
     if (!channel.isEnabled) return this.skip(row, 'channel was disabled before delivery');
-    const issue = row.issueId === null ? null : await this.issues.findOne({ where: { id: row.issueId } });
-    if (!issue) return this.skip(row, 'issue was deleted before delivery');
-    const project = await this.projects.findOne({ where: { id: row.projectId } });
-    if (!project) return 'missing';
+    const found = row.issueId === null ? null : await this.issues.findWithProject(row.issueId);
+    if (!found) return this.skip(row, 'issue was deleted before delivery');
+    const { issue, project } = found;
 
     const notification = buildNotification(
       row.alertType,

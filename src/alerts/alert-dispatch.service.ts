@@ -6,9 +6,9 @@ import { createHash } from 'node:crypto';
 import { DataSource, In, Repository } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { QueueName } from '../common/queues';
-import { ErrorEvent } from '../events/event.entity';
-import { Issue } from '../issues/issue.entity';
 import type { NotificationChannel } from '../channels/channel.entity';
+import { EventsService } from '../events/events.service';
+import { IssuesService } from '../issues/issues.service';
 import { AlertHistoryEntry } from '../rules/alert-history.entity';
 import { AlertRule } from '../rules/alert-rule.entity';
 import { conditionsMatch, needsEnvironment, parseConditions } from './alert-conditions';
@@ -66,15 +66,15 @@ export class AlertDispatchService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @InjectRepository(AlertRule) private readonly rules: Repository<AlertRule>,
-    @InjectRepository(Issue) private readonly issues: Repository<Issue>,
-    @InjectRepository(ErrorEvent) private readonly events: Repository<ErrorEvent>,
+    private readonly issues: IssuesService,
+    private readonly events: EventsService,
     @InjectQueue(QueueName.Alerts) private readonly queue: Queue,
     private readonly config: AppConfig,
   ) {}
 
   async dispatch(trigger: AlertTrigger, triggerJobId = alertTriggerJobId(trigger)): Promise<DispatchResult> {
     const result: DispatchResult = { pending: 0, skipped: 0 };
-    const issue = await this.issues.findOne({ where: { id: trigger.issueId, projectId: trigger.projectId } });
+    const issue = await this.issues.findOne(trigger.issueId, trigger.projectId);
     if (!issue) {
       this.logger.warn(`alert trigger ${trigger.alertType}: issue ${trigger.issueId} no longer exists`);
       return result;
@@ -93,7 +93,7 @@ export class AlertDispatchService {
       if (channels.length === 0) continue;
       const conditions = parseConditions(rule.conditions);
       if (needsEnvironment(conditions) && environment === undefined) {
-        environment = await this.latestEnvironment(issue.id);
+        environment = await this.events.latestEnvironment(issue.id);
       }
       if (!conditionsMatch(conditions, { issueLevel: issue.level, environment: environment ?? null }))
         continue;
@@ -185,15 +185,5 @@ export class AlertDispatchService {
         this.logger.log(`alert ${trigger.alertType} for issue ${trigger.issueId} skipped: ${cooldownError}`);
       return [...existing, ...created];
     });
-  }
-
-  /** The `environments` condition looks at the issue's most recent event. */
-  private async latestEnvironment(issueId: number): Promise<string | null> {
-    const latest = await this.events.findOne({
-      where: { issueId },
-      order: { timestamp: 'DESC', receivedAt: 'DESC' },
-      select: { environment: true, id: true, projectId: true },
-    });
-    return latest?.environment ?? null;
   }
 }

@@ -1,13 +1,12 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { NotificationChannel } from '../channels/channel.entity';
+import { ChannelsModule } from '../channels/channels.module';
 import { ChannelTestController } from './channel-test.controller';
 import { ChannelTestService } from './channel-test.service';
 import { AlertSendersModule } from './senders/alert-senders.module';
 
 /** API role: `POST /api/alert-channels/:id/test`. */
 @Module({
-  imports: [TypeOrmModule.forFeature([NotificationChannel]), AlertSendersModule],
+  imports: [ChannelsModule, AlertSendersModule],
   controllers: [ChannelTestController],
   providers: [ChannelTestService],
 })

@@ -3,9 +3,8 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { NotificationChannel } from '../channels/channel.entity';
 import { QueueName } from '../common/queues';
-import { ErrorEvent } from '../events/event.entity';
-import { Issue } from '../issues/issue.entity';
-import { Project } from '../projects/project.entity';
+import { EventsDataModule } from '../events/events-data.module';
+import { IssuesDataModule } from '../issues/issues-data.module';
 import { AlertHistoryEntry } from '../rules/alert-history.entity';
 import { AlertRule } from '../rules/alert-rule.entity';
 import { AlertDeliveryService } from './alert-delivery.service';
@@ -19,9 +18,11 @@ import { AlertSendersModule } from './senders/alert-senders.module';
 @Module({
   imports: [
     BullModule.registerQueue({ name: QueueName.Alerts }),
-    TypeOrmModule.forFeature([AlertRule, AlertHistoryEntry, NotificationChannel, Issue, Project, ErrorEvent]),
+    TypeOrmModule.forFeature([AlertRule, AlertHistoryEntry, NotificationChannel]),
     AlertSendersModule,
     AlertTriggersModule,
+    IssuesDataModule,
+    EventsDataModule,
   ],
   providers: [AlertDispatchService, AlertDeliveryService, AlertsProcessor, AlertOutboxSweeper],
 })

@@ -1,21 +1,34 @@
-import { CanActivate, ExecutionContext, Injectable, UnauthorizedException } from '@nestjs/common';
+import { CanActivate, ExecutionContext, ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { IS_PUBLIC } from '../common/public.decorator';
+import { AppConfig } from '../config/app-config';
 import { TOKEN_PATTERN, TokensService } from '../tokens/tokens.service';
 import type { AuthenticatedRequest } from './request-principal';
+import { changesState, originOf, requestSite } from './same-origin';
 import { SESSION_COOKIE, SessionsService } from './sessions.service';
+
+export const CROSS_SITE_MESSAGE = 'cross-site request refused: send it from the dashboard or with a bearer token';
 
 /**
  * Global guard: every route needs a bearer token or a dashboard session unless marked @Public().
  * An Authorization header, when present, is authoritative: a bad token is a 401 even with a cookie.
+ *
+ * A browser attaches the cookie to requests that other sites make it send (a form posted to this
+ * server, a fetch from another subdomain that SameSite=Lax lets through): a change made with the
+ * cookie must show that it comes from this site. A bearer token is never sent by a browser unasked.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
+  private readonly publicOrigin: string;
+
   constructor(
     private readonly reflector: Reflector,
     private readonly tokens: TokensService,
     private readonly sessions: SessionsService,
-  ) {}
+    config: AppConfig,
+  ) {
+    this.publicOrigin = originOf(config.publicUrl);
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [
@@ -40,7 +53,11 @@ export class AuthGuard implements CanActivate {
       return true;
     }
 
-    const session = await this.sessions.resolve(request.cookies?.[SESSION_COOKIE]);
+    const cookie = request.cookies?.[SESSION_COOKIE];
+    if (cookie !== undefined && changesState(request) && requestSite(request, this.publicOrigin) !== 'same-origin') {
+      throw new ForbiddenException(CROSS_SITE_MESSAGE);
+    }
+    const session = await this.sessions.resolve(cookie);
     if (session) {
       request.principal = { kind: 'user', userId: session.userId };
       return true;

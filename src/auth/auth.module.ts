@@ -4,6 +4,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { TokensModule } from '../tokens/tokens.module';
 import { AuthController } from './auth.controller';
 import { AuthGuard } from './auth.guard';
+import { LoginThrottle } from './login-throttle.service';
 import { Session } from './session.entity';
 import { SessionsService } from './sessions.service';
 import { User } from './user.entity';
@@ -12,7 +13,7 @@ import { UsersService } from './users.service';
 @Module({
   imports: [TypeOrmModule.forFeature([User, Session]), TokensModule],
   controllers: [AuthController],
-  providers: [UsersService, SessionsService, { provide: APP_GUARD, useClass: AuthGuard }],
+  providers: [UsersService, SessionsService, LoginThrottle, { provide: APP_GUARD, useClass: AuthGuard }],
   exports: [UsersService],
 })
 export class AuthModule {}

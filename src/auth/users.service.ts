@@ -46,6 +46,10 @@ export class UsersService implements OnApplicationBootstrap {
 
 let dummy: Promise<string> | undefined;
 function dummyHash(): Promise<string> {
-  dummy ??= hashPassword('not-a-real-password');
+  // Not kept when it fails (a busy hasher): every later sign-in for an unknown e-mail would fail too.
+  dummy ??= hashPassword('not-a-real-password').catch((error: unknown) => {
+    dummy = undefined;
+    throw error;
+  });
   return dummy;
 }

@@ -1,9 +1,10 @@
+import { InvalidInputError } from '../common/domain-errors';
 import {
   ChannelConfigError,
   maskConfig,
   maskSecret,
-  rejectMaskedSecret,
-  restoreMaskedSecret,
+  rejectMaskedSecrets,
+  restoreMaskedSecrets,
   validateChannelConfig,
 } from './channel-config';
 
@@ -111,34 +112,170 @@ describe('secret masking', () => {
     expect(maskSecret('short')).toBe('****');
   });
 
-  it('masks the secret in views and leaves other settings alone', () => {
-    const config = { url: 'https://x.io', secret: 'whsec_0123456789' };
-    expect(maskConfig(config)).toEqual({ url: 'https://x.io', secret: 'whse...****' });
-    expect(config.secret).toBe('whsec_0123456789');
-    expect(maskConfig({ webhook_url: 'https://x.io' })).toEqual({ webhook_url: 'https://x.io' });
+  it('masks every secret in views and leaves other settings alone', () => {
+    const config = {
+      url: 'https://x.io/hook',
+      secret: 'whsec_0123456789',
+      headers: { Authorization: 'Bearer 0123456789abcdef', 'X-Team': 'ops' },
+    };
+    const copy = structuredClone(config);
+    expect(maskConfig(config)).toEqual({
+      url: 'https://x.io/hook',
+      secret: 'whse...****',
+      headers: { Authorization: 'Bear...****', 'X-Team': '****' },
+    });
+    expect(config).toEqual(copy);
+    expect(maskConfig({ to: ['ops@example.com'] })).toEqual({ to: ['ops@example.com'] });
   });
 
-  it('keeps the stored secret when the masked value comes back', () => {
-    const stored = { url: 'https://x.io', secret: 'whsec_0123456789' };
-    expect(restoreMaskedSecret({ url: 'https://y.io', secret: 'whse...****' }, stored)).toEqual({
-      url: 'https://y.io',
+  it('masks the credentials and the query of a webhook URL, keeping where it goes', () => {
+    const masked = (url: string) => maskConfig({ url }).url;
+    expect(masked('https://user:pa55@hooks.example.com:8443/in/errors?token=abc&x=1')).toBe(
+      'https://****:****@hooks.example.com:8443/in/errors?****',
+    );
+    expect(masked('https://t0ken@hooks.example.com/in')).toBe('https://****@hooks.example.com/in');
+    expect(masked('https://hooks.example.com/in?')).toBe('https://hooks.example.com/in?');
+    expect(masked('https://hooks.example.com/in')).toBe('https://hooks.example.com/in');
+    expect(masked('http://10.0.0.1:8080/x')).toBe('http://10.0.0.1:8080/x');
+  });
+
+  it('shows only the scheme and host of a chat webhook URL', () => {
+    expect(maskConfig({ webhook_url: 'https://hooks.slack.com/services/T000/B000/XXXX' })).toEqual({
+      webhook_url: 'https://hooks.slack.com/…****',
+    });
+    expect(maskConfig({ webhook_url: 'http://u:p@chat.example.com:8065/hooks/abc?x=1' })).toEqual({
+      webhook_url: 'http://chat.example.com:8065/…****',
+    });
+  });
+
+  it('keeps the stored secrets when their masked values come back or they are left out', () => {
+    const stored = {
+      url: 'https://u:p@x.io/h?k=v',
       secret: 'whsec_0123456789',
+      headers: { Authorization: 'Bearer 0123456789abcdef', 'X-Team': 'ops' },
+    };
+    expect(restoreMaskedSecrets(maskConfig(stored), stored)).toEqual(stored);
+    expect(restoreMaskedSecrets({}, stored)).toEqual(stored);
+    expect(restoreMaskedSecrets({ url: 'https://u:p@x.io/other' }, stored)).toEqual({
+      ...stored,
+      url: 'https://u:p@x.io/other',
     });
-    expect(restoreMaskedSecret({ url: 'https://y.io', secret: 'new-secret' }, stored)).toEqual({
-      url: 'https://y.io',
-      secret: 'new-secret',
-    });
-    expect(restoreMaskedSecret({ url: 'https://y.io' }, stored)).toEqual({ url: 'https://y.io' });
     expect(
-      errorOf(() => restoreMaskedSecret({ url: 'https://y.io', secret: 'abcd...****' }, stored)),
-    ).toMatch(/masked value/);
-    expect(errorOf(() => restoreMaskedSecret({ secret: '****' }, { url: 'https://x.io' }))).toMatch(
+      restoreMaskedSecrets({ secret: 'new-secret', headers: { 'x-team': '****', 'X-New': 'n' } }, stored),
+    ).toEqual({ url: stored.url, secret: 'new-secret', headers: { 'x-team': 'ops', 'X-New': 'n' } });
+    expect(restoreMaskedSecrets({ secret: null, headers: null }, stored)).toEqual({
+      url: stored.url,
+      secret: null,
+      headers: null,
+    });
+
+    const chat = { webhook_url: 'https://hooks.slack.com/services/T/B/X' };
+    expect(restoreMaskedSecrets(maskConfig(chat), chat)).toEqual(chat);
+    expect(restoreMaskedSecrets({}, chat)).toEqual(chat);
+    // Recipients are no secret: the sent config replaces them, as before.
+    expect(restoreMaskedSecrets({}, { to: ['a@example.com'] })).toEqual({});
+    expect(restoreMaskedSecrets('not an object', stored)).toBe('not an object');
+  });
+
+  it.each([
+    [
+      { secret: 'abcd...****' },
+      'config.secret is a masked value: send the new secret, or the masked value unchanged',
+    ],
+    [
+      { url: 'https://****@other.io/' },
+      'config.url is a masked value: send the new URL, or the masked value unchanged',
+    ],
+    [
+      { headers: { Authorization: 'Xxxx...****' } },
+      'config.headers.Authorization is a masked value: send the new value, or the masked value unchanged',
+    ],
+    [
+      { headers: { 'X-Other': '****' } },
+      'config.headers.X-Other is a masked value: send the new value, or the masked value unchanged',
+    ],
+  ])('refuses a masked value that is not the stored one: %j', (submitted, message) => {
+    const stored = {
+      url: 'https://u:p@x.io/h',
+      secret: 'whsec_0123456789',
+      headers: { Authorization: 'Bearer 0123456789abcdef' },
+    };
+    expect(errorOf(() => restoreMaskedSecrets(submitted, stored))).toBe(message);
+  });
+
+  it('does not carry stored header values over to another host', () => {
+    const stored = {
+      url: 'https://x.io/h',
+      secret: 'whsec_0123456789',
+      headers: { Authorization: 'Bearer 0123456789abcdef', 'X-Team': 'ops' },
+    };
+    const moved = 'config.headers.Authorization must be sent again when config.url moves to another host';
+    expect(errorOf(() => restoreMaskedSecrets({ url: 'https://evil.example/h' }, stored))).toBe(moved);
+    expect(errorOf(() => restoreMaskedSecrets({ ...maskConfig(stored), url: 'http://x.io/h' }, stored))).toBe(
+      moved,
+    );
+    expect(
+      errorOf(() =>
+        restoreMaskedSecrets({ url: 'https://x.io:8443/h', headers: { 'X-Team': '****' } }, stored),
+      ),
+    ).toBe('config.headers.X-Team must be sent again when config.url moves to another host');
+    // New values, or no headers at all, may go anywhere; the HMAC key never travels in clear.
+    expect(
+      restoreMaskedSecrets(
+        { url: 'https://new.example/h', headers: { Authorization: 'Bearer new' } },
+        stored,
+      ),
+    ).toEqual({
+      url: 'https://new.example/h',
+      secret: stored.secret,
+      headers: { Authorization: 'Bearer new' },
+    });
+    expect(restoreMaskedSecrets({ url: 'https://new.example/h', headers: null }, stored)).toEqual({
+      url: 'https://new.example/h',
+      secret: stored.secret,
+      headers: null,
+    });
+  });
+
+  it('refuses a masked secret when none is stored, and a foreign masked chat URL', () => {
+    expect(errorOf(() => restoreMaskedSecrets({ secret: '****' }, { url: 'https://x.io' }))).toMatch(
       /masked value/,
     );
+    expect(
+      errorOf(() =>
+        restoreMaskedSecrets(
+          { webhook_url: 'https://other.slack.com/…****' },
+          { webhook_url: 'https://hooks.slack.com/services/T/B/X' },
+        ),
+      ),
+    ).toBe('config.webhook_url is a masked value: send the new URL, or the masked value unchanged');
   });
 
-  it('refuses a masked value as a new secret', () => {
-    expect(errorOf(() => rejectMaskedSecret({ secret: 'whse...****' }))).toMatch(/masked value/);
-    expect(() => rejectMaskedSecret({ secret: 'fine' })).not.toThrow();
+  it.each([
+    [{ secret: 'whse...****' }, 'config.secret is a masked value: send the secret itself'],
+    [{ url: 'https://****@x.io/' }, 'config.url is a masked value: send the URL itself'],
+    [
+      { webhook_url: 'https://hooks.slack.com/…****' },
+      'config.webhook_url is a masked value: send the URL itself',
+    ],
+    [
+      { url: 'https://x.io', headers: { 'X-Key': '****' } },
+      'config.headers.X-Key is a masked value: send the value itself',
+    ],
+  ])('refuses masked values in a new channel: %j', (submitted, message) => {
+    expect(errorOf(() => rejectMaskedSecrets(submitted))).toBe(message);
+  });
+
+  it('lets real values through on creation', () => {
+    expect(() =>
+      rejectMaskedSecrets({ url: 'https://u:p@x.io/?a=1', secret: 'fine', headers: { 'X-Key': 'value' } }),
+    ).not.toThrow();
+    expect(() =>
+      rejectMaskedSecrets({ webhook_url: 'https://hooks.slack.com/services/T/B/X' }),
+    ).not.toThrow();
+  });
+
+  it('reports config problems as invalid input', () => {
+    expect(new ChannelConfigError('x')).toBeInstanceOf(InvalidInputError);
   });
 });

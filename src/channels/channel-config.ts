@@ -1,8 +1,9 @@
 import { isEmail } from 'class-validator';
+import { InvalidInputError } from '../common/domain-errors';
 import type { ChannelType } from './channel.entity';
 
-/** A config problem, phrased for the client: the service turns it into a 400. */
-export class ChannelConfigError extends Error {}
+/** A config problem, phrased for the client. */
+export class ChannelConfigError extends InvalidInputError {}
 
 export interface WebhookConfig {
   url: string;
@@ -147,43 +148,197 @@ export function validateChannelConfig(type: ChannelType, config: unknown): Chann
   }
 }
 
+/**
+ * Secrets are write-only: the API shows them masked and never in full. What counts as a secret:
+ * - `secret` (webhook): the HMAC key;
+ * - `headers` (webhook): every value, since any header may carry a credential (`Authorization`,
+ *   `X-Api-Key`, …) and the service cannot tell which ones do;
+ * - `url` (webhook): credentials in the URL (`https://user:pass@host`) and the query string
+ *   (`?token=…`); the scheme, host and path stay readable so that an operator sees where it goes;
+ * - `webhook_url` (chat): everything after the host, since an incoming-webhook URL is itself the
+ *   bearer credential (Slack's `/services/T…/B…/…`, Mattermost's `/hooks/<key>`).
+ */
+const SECRET_FIELDS = ['secret', 'headers', 'url', 'webhook_url'] as const;
+const MASK = '****';
+
 /** `whsec_abcdef123456` → `whse...****`; a short secret → `****`. */
 export function maskSecret(secret: string): string {
-  return secret.length >= MIN_PARTLY_SHOWN_SECRET ? `${secret.slice(0, 4)}...****` : '****';
+  return secret.length >= MIN_PARTLY_SHOWN_SECRET ? `${secret.slice(0, 4)}...${MASK}` : MASK;
 }
 
 function looksMasked(value: string): boolean {
-  return value === '****' || value.endsWith('...****');
+  return value === MASK || value.endsWith(`...${MASK}`);
+}
+
+/** `https://user:pass@host/path?token=x` → `https://****:****@host/path?****`. */
+function maskUrlCredentials(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return MASK;
+  }
+  if (!url.username && !url.password && !url.search) return value;
+  if (url.username) url.username = MASK;
+  if (url.password) url.password = MASK;
+  if (url.search) url.search = MASK;
+  return url.toString();
+}
+
+/** `https://hooks.slack.com/services/T/B/X` → `https://hooks.slack.com/…****`. */
+function maskChatUrl(value: string): string {
+  try {
+    const url = new URL(value);
+    return `${url.protocol}//${url.host}/…${MASK}`;
+  } catch {
+    return MASK;
+  }
+}
+
+function maskHeaders(headers: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [
+      name,
+      typeof value === 'string' ? maskSecret(value) : MASK,
+    ]),
+  );
+}
+
+/** How a stored secret field is shown; `undefined` for a value that is not of the expected shape. */
+function maskField(field: (typeof SECRET_FIELDS)[number], value: unknown): unknown {
+  switch (field) {
+    case 'secret':
+      return typeof value === 'string' ? maskSecret(value) : undefined;
+    case 'headers':
+      return isPlainObject(value) ? maskHeaders(value) : undefined;
+    case 'url':
+      return typeof value === 'string' ? maskUrlCredentials(value) : undefined;
+    case 'webhook_url':
+      return typeof value === 'string' ? maskChatUrl(value) : undefined;
+  }
 }
 
 /** The config as the API shows it: secrets are never returned in full. */
 export function maskConfig(config: Record<string, unknown>): Record<string, unknown> {
-  if (typeof config.secret !== 'string') return { ...config };
-  return { ...config, secret: maskSecret(config.secret) };
+  const view = { ...config };
+  for (const field of SECRET_FIELDS) {
+    if (view[field] !== undefined && view[field] !== null)
+      view[field] = maskField(field, view[field]) ?? MASK;
+  }
+  return view;
+}
+
+function maskedUrlError(field: string, existing: boolean): ChannelConfigError {
+  return new ChannelConfigError(
+    existing
+      ? `config.${field} is a masked value: send the new URL, or the masked value unchanged`
+      : `config.${field} is a masked value: send the URL itself`,
+  );
+}
+
+function storedHeader(stored: unknown, name: string): string | undefined {
+  if (!isPlainObject(stored)) return undefined;
+  const match = Object.entries(stored).find(([key]) => key.toLowerCase() === name.toLowerCase());
+  return typeof match?.[1] === 'string' ? match[1] : undefined;
 }
 
 /**
- * A client that edits a channel sends back the config it was shown, masked secret included: that
- * masked value means "keep the stored secret". A masked-looking value that does not match the
- * stored secret is refused, so a mask is never stored as if it were the secret.
+ * A client that edits a channel cannot send its secrets back, only what it was shown. So, for each
+ * secret field: left out means "keep the stored value", the masked value unchanged means the same,
+ * `null` removes it, anything else replaces it. A masked-looking value that is not the mask of the
+ * stored one is refused, so a mask is never stored as if it were the secret. Inside `headers`, each
+ * value is matched against the stored header of the same name; a header left out of a `headers`
+ * object that is sent is removed. Other settings are replaced as sent.
+ *
+ * Header values travel in clear to `url`: a stored one is only kept while `url` stays on the same
+ * origin. Otherwise editing the URL would send the stored credentials to a host of the editor's
+ * choosing, and reading them back would be one PATCH away.
  */
-export function restoreMaskedSecret(submitted: unknown, stored: Record<string, unknown>): unknown {
-  if (!isPlainObject(submitted) || typeof submitted.secret !== 'string') return submitted;
-  const storedSecret = typeof stored.secret === 'string' ? stored.secret : undefined;
-  if (storedSecret !== undefined && submitted.secret === maskSecret(storedSecret)) {
-    return { ...submitted, secret: storedSecret };
+export function restoreMaskedSecrets(submitted: unknown, stored: Record<string, unknown>): unknown {
+  if (!isPlainObject(submitted)) return submitted;
+  const result: Record<string, unknown> = { ...submitted };
+  let keptHeaders: string[] = [];
+  for (const field of SECRET_FIELDS) {
+    if (!(field in submitted)) {
+      if (stored[field] === undefined) continue;
+      result[field] = stored[field];
+      if (field === 'headers' && isPlainObject(stored.headers)) keptHeaders = Object.keys(stored.headers);
+      continue;
+    }
+    const value = submitted[field];
+    if (field === 'headers') {
+      if (isPlainObject(value)) {
+        const restored = restoreHeaders(value, stored.headers);
+        result.headers = restored.headers;
+        keptHeaders = restored.kept;
+      }
+    } else if (typeof value === 'string') {
+      if (stored[field] !== undefined && value === maskField(field, stored[field])) {
+        result[field] = stored[field];
+      } else if (field === 'secret' && looksMasked(value)) {
+        throw new ChannelConfigError(
+          'config.secret is a masked value: send the new secret, or the masked value unchanged',
+        );
+      } else if (field !== 'secret' && value.includes(MASK)) {
+        throw maskedUrlError(field, true);
+      }
+    }
   }
-  if (looksMasked(submitted.secret)) {
+  if (keptHeaders.length > 0 && originOf(result.url) !== originOf(stored.url)) {
     throw new ChannelConfigError(
-      'config.secret is a masked value: send the new secret, or the masked value unchanged',
+      `config.headers.${keptHeaders[0]} must be sent again when config.url moves to another host`,
     );
   }
-  return submitted;
+  return result;
 }
 
-/** For new channels: a masked-looking secret is almost certainly a copy of another channel's view. */
-export function rejectMaskedSecret(submitted: unknown): void {
-  if (isPlainObject(submitted) && typeof submitted.secret === 'string' && looksMasked(submitted.secret)) {
+function originOf(url: unknown): string | undefined {
+  if (typeof url !== 'string') return undefined;
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The headers to store, and the names of those whose stored value is kept. */
+function restoreHeaders(
+  submitted: Record<string, unknown>,
+  stored: unknown,
+): { headers: Record<string, unknown>; kept: string[] } {
+  const headers: Record<string, unknown> = {};
+  const kept: string[] = [];
+  for (const [name, value] of Object.entries(submitted)) {
+    const previous = storedHeader(stored, name);
+    if (typeof value === 'string' && previous !== undefined && value === maskSecret(previous)) {
+      headers[name] = previous;
+      kept.push(name);
+    } else if (typeof value === 'string' && looksMasked(value)) {
+      throw new ChannelConfigError(
+        `config.headers.${name} is a masked value: send the new value, or the masked value unchanged`,
+      );
+    } else {
+      headers[name] = value;
+    }
+  }
+  return { headers, kept };
+}
+
+/** For new channels: a masked-looking value is almost certainly a copy of another channel's view. */
+export function rejectMaskedSecrets(submitted: unknown): void {
+  if (!isPlainObject(submitted)) return;
+  if (typeof submitted.secret === 'string' && looksMasked(submitted.secret)) {
     throw new ChannelConfigError('config.secret is a masked value: send the secret itself');
+  }
+  for (const field of ['url', 'webhook_url'] as const) {
+    const value = submitted[field];
+    if (typeof value === 'string' && value.includes(MASK)) throw maskedUrlError(field, false);
+  }
+  if (isPlainObject(submitted.headers)) {
+    for (const [name, value] of Object.entries(submitted.headers)) {
+      if (typeof value === 'string' && looksMasked(value)) {
+        throw new ChannelConfigError(`config.headers.${name} is a masked value: send the value itself`);
+      }
+    }
   }
 }

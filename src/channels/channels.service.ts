@@ -1,11 +1,11 @@
-import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, Repository } from 'typeorm';
+import { NotFoundError } from '../common/domain-errors';
 import {
-  ChannelConfigError,
   maskConfig,
-  rejectMaskedSecret,
-  restoreMaskedSecret,
+  rejectMaskedSecrets,
+  restoreMaskedSecrets,
   validateChannelConfig,
 } from './channel-config';
 import { ChannelType, NotificationChannel } from './channel.entity';
@@ -27,18 +27,8 @@ export interface ChannelView {
 /** Delivery errors can be long (HTML error pages): what is kept for display is bounded. */
 const MAX_ERROR_LENGTH = 1_000;
 
-/** Config problems are the client's: a 400 with the validator's message. */
-function asBadRequest<T>(work: () => T): T {
-  try {
-    return work();
-  } catch (error) {
-    if (error instanceof ChannelConfigError) throw new BadRequestException(error.message);
-    throw error;
-  }
-}
-
 function checkedConfig(type: ChannelType, config: unknown): Record<string, unknown> {
-  return asBadRequest(() => ({ ...validateChannelConfig(type, config) }));
+  return { ...validateChannelConfig(type, config) };
 }
 
 @Injectable()
@@ -59,7 +49,7 @@ export class ChannelsService {
   /** The stored channel with its unmasked config (for delivery). */
   async findOrFail(id: number): Promise<NotificationChannel> {
     const channel = await this.channels.findOne({ where: { id } });
-    if (!channel) throw new NotFoundException('channel not found');
+    if (!channel) throw new NotFoundError('channel not found');
     return channel;
   }
 
@@ -70,7 +60,7 @@ export class ChannelsService {
   }
 
   async create(body: CreateChannelDto): Promise<ChannelView> {
-    asBadRequest(() => rejectMaskedSecret(body.config));
+    rejectMaskedSecrets(body.config);
     const config = checkedConfig(body.channel_type, body.config);
     const saved = await this.channels.save(
       this.channels.create({
@@ -88,15 +78,14 @@ export class ChannelsService {
     if (body.name !== undefined) channel.name = body.name.trim();
     if (body.is_enabled !== undefined) channel.isEnabled = body.is_enabled;
     if (body.config !== undefined) {
-      const submitted = asBadRequest(() => restoreMaskedSecret(body.config, channel.config));
-      channel.config = checkedConfig(channel.channelType, submitted);
+      channel.config = checkedConfig(channel.channelType, restoreMaskedSecrets(body.config, channel.config));
     }
     return toChannelView(await this.channels.save(channel));
   }
 
   async remove(id: number): Promise<void> {
     const result = await this.channels.delete({ id });
-    if (!result.affected) throw new NotFoundException('channel not found');
+    if (!result.affected) throw new NotFoundError('channel not found');
   }
 
   /** A delivery succeeded: the failure streak ends. */

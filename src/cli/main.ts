@@ -6,6 +6,8 @@ import { isEmail } from 'class-validator';
 import { UsersService } from '../auth/users.service';
 import { validateEnvironment } from '../config/environment';
 import { prepareDatabase } from '../database/migrate';
+import { QueueName } from '../common/queues';
+import { FailedJobs } from '../jobs/failed-jobs';
 import { TokensService } from '../tokens/tokens.service';
 import { parseArgs, takeFlags, UsageError } from './args';
 import { CliModule } from './cli.module';
@@ -21,12 +23,66 @@ Commands:
   token:create --description <text>            Create an API token and print it (last line of output).
                                                It is shown once: store it now.
   user:create --email <email> --password <pw>  Create a dashboard user, or reset its password.
+  jobs:failed [--queue digest|alerts] [--limit <n>]
+                                               List jobs that failed for good (newest first), as JSON
+                                               lines: queue, id, failed_at, attempts, reason, subject.
+  jobs:retry [--queue digest|alerts] [--id <job id>]
+                                               Put failed jobs (all, or one) back in their queue with
+                                               their attempts reset, e.g. after fixing their cause.
+  jobs:purge [--queue digest|alerts]           Delete failed jobs for good.
   help                                         Show this help.
 
-Configuration comes from the environment (DATABASE_URL, ...; see .env.example).
-The database is created and migrated when needed.`;
+Configuration comes from the environment (DATABASE_URL, REDIS_URL, REDIS_PREFIX ...; see
+.env.example). The database is created and migrated when needed; jobs:* only need Redis.`;
 
 type Command = (app: INestApplicationContext, flags: Record<string, string>) => Promise<string>;
+type JobsCommand = (jobs: FailedJobs, flags: Record<string, string>) => Promise<string>;
+
+function queueFlag(flags: Record<string, string>): QueueName | undefined {
+  if (flags.queue === undefined) return undefined;
+  const queue = Object.values(QueueName).find((name) => name === flags.queue);
+  if (!queue) throw new UsageError(`--queue must be one of ${Object.values(QueueName).join(', ')}`);
+  return queue;
+}
+
+const JOBS_COMMANDS: Record<string, { check: (flags: Record<string, string>) => void; run: JobsCommand }> = {
+  'jobs:failed': {
+    check: (flags) => {
+      takeFlags(flags, [], ['queue', 'limit']);
+      queueFlag(flags);
+      if (flags.limit !== undefined && !/^[1-9]\d{0,5}$/.test(flags.limit)) {
+        throw new UsageError('--limit must be a positive integer');
+      }
+    },
+    run: async (jobs, flags) => {
+      const list = await jobs.list(queueFlag(flags), Number(flags.limit ?? 100));
+      const counts = await jobs.counts();
+      process.stderr.write(
+        `failed jobs: ${Object.entries(counts)
+          .map(([queue, count]) => `${queue} ${count}`)
+          .join(', ')}\n`,
+      );
+      return list.map((job) => JSON.stringify(job)).join('\n');
+    },
+  },
+  'jobs:retry': {
+    check: (flags) => {
+      takeFlags(flags, [], ['queue', 'id']);
+      queueFlag(flags);
+    },
+    run: async (jobs, flags) => {
+      const retried = await jobs.retry(queueFlag(flags), flags.id === undefined ? [] : [flags.id]);
+      return `retried ${retried} failed job(s)`;
+    },
+  },
+  'jobs:purge': {
+    check: (flags) => {
+      takeFlags(flags, [], ['queue']);
+      queueFlag(flags);
+    },
+    run: async (jobs, flags) => `purged ${await jobs.purge(queueFlag(flags))} failed job(s)`,
+  },
+};
 
 const COMMANDS: Record<
   string,
@@ -71,6 +127,7 @@ async function main(argv: readonly string[]): Promise<number> {
     return usageFailure((error as Error).message);
   }
   const name = parsed.command ?? 'help';
+  if (Object.hasOwn(JOBS_COMMANDS, name)) return runJobsCommand(name, parsed.flags);
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!command) return usageFailure(`unknown command "${name}"`);
   try {
@@ -99,6 +156,26 @@ async function main(argv: readonly string[]): Promise<number> {
     return 0;
   } finally {
     await app.close();
+  }
+}
+
+async function runJobsCommand(name: string, flags: Record<string, string>): Promise<number> {
+  const command = JOBS_COMMANDS[name];
+  try {
+    command.check(flags);
+  } catch (error) {
+    if (error instanceof UsageError) return usageFailure(`${name}: ${error.message}`);
+    throw error;
+  }
+  if (existsSync('.env')) process.loadEnvFile('.env');
+  const config = validateEnvironment(process.env);
+  const jobs = new FailedJobs(config.REDIS_URL, config.REDIS_PREFIX);
+  try {
+    const output = await command.run(jobs, flags);
+    if (output !== '') process.stdout.write(`${output}\n`);
+    return 0;
+  } finally {
+    await jobs.close();
   }
 }
 

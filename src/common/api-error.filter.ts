@@ -1,6 +1,10 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
+import { DomainError } from './domain-errors';
+import { isDatabaseUnavailable } from '../database/database-errors';
+import { DatabaseUnavailableError } from '../database/database-unavailable.error';
+import { RepeatedLog } from './repeated-log';
 
 /** Body-parser and other express middleware report problems as errors carrying a status. */
 interface ErrorWithStatus {
@@ -42,19 +46,45 @@ export class ApiErrorFilter implements ExceptionFilter {
   }
 }
 
+const filterLogger = new Logger('ApiErrorFilter');
+/** An outage fails every request: one line per interval says so, with the count. */
+const unavailableLog = new RepeatedLog(filterLogger, 30_000);
+const stackLog = new RepeatedLog(filterLogger, 60_000);
+
 /** Status and `{ error }` body for any error; also used by the ingest fast path, which bypasses Nest. */
 export function describeError(
   exception: unknown,
   logger: Logger,
 ): { status: number; body: { error: string } } {
+  if (exception instanceof DomainError) {
+    const status = {
+      not_found: HttpStatus.NOT_FOUND,
+      conflict: HttpStatus.CONFLICT,
+      invalid_input: HttpStatus.BAD_REQUEST,
+    }[exception.kind];
+    return { status, body: { error: exception.message } };
+  }
   if (exception instanceof HttpException) {
     return { status: exception.getStatus(), body: bodyOf(exception.getResponse(), exception.message) };
   }
+  if (exception instanceof DatabaseUnavailableError || isDatabaseUnavailable(exception)) {
+    unavailableLog.warn(
+      'database',
+      `database unavailable: ${(exception as Error).message}; answering 503`,
+    );
+    return {
+      status: HttpStatus.SERVICE_UNAVAILABLE,
+      body: { error: 'database unavailable, try again later' },
+    };
+  }
   const correlationId = randomUUID();
-  logger.error(
-    { err: exception, correlationId },
-    `unhandled error ${correlationId}: ${(exception as Error)?.message ?? String(exception)}`,
-  );
+  const message = (exception as Error)?.message ?? String(exception);
+  // Every 500 gets its reference in the log; the stack only once per interval for the same message.
+  const logged = stackLog.error(message, `unhandled error ${correlationId}: ${message}`, {
+    err: exception,
+    correlationId,
+  });
+  if (!logged) logger.error({ correlationId }, `unhandled error ${correlationId}: ${message} (stack logged earlier)`);
   return {
     status: HttpStatus.INTERNAL_SERVER_ERROR,
     body: { error: `internal server error (reference ${correlationId})` },

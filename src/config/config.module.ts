@@ -4,7 +4,7 @@ import type { ResolvedConfig } from './environment';
 
 /**
  * Shares the configuration validated at boot as `AppConfig`. It is validated by the caller (see
- * `loadConfig`) so that several differently configured applications can live in one process
+ * `validateEnvironment`) so that several differently configured applications can live in one process
  * (tests, the CLI) without touching process.env.
  */
 @Global()

@@ -135,6 +135,57 @@ export class Environment {
   SESSION_TTL_HOURS = 24 * 14;
 
   /**
+   * Failed sign-ins one account (by e-mail, whether it exists or not) may have per window before
+   * further attempts are refused; a successful sign-in clears the count. 0 disables the limit.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  LOGIN_MAX_FAILURES_PER_ACCOUNT = 10;
+
+  /** Sign-in attempts one client address may make per window, successful or not. 0 disables the limit. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  LOGIN_MAX_ATTEMPTS_PER_ADDRESS = 30;
+
+  /** Length of the sign-in throttling window, in minutes, counted from the first attempt in it. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1440)
+  LOGIN_THROTTLE_WINDOW_MINUTES = 15;
+
+  /**
+   * Whose X-Forwarded-* headers are believed (Express' `trust proxy`): `true`, `false`, a hop
+   * count, or a comma-separated list of addresses, subnets and the names loopback, linklocal and
+   * uniquelocal. The default trusts reverse proxies on the same host or a private network only, so
+   * a client on the internet cannot choose the address that sign-in throttling counts.
+   */
+  @IsString()
+  @Matches(/^\s*(true|false|\d{1,2}|(loopback|linklocal|uniquelocal|[0-9A-Fa-f:.]+(\/\d{1,3})?)(\s*,\s*(loopback|linklocal|uniquelocal|[0-9A-Fa-f:.]+(\/\d{1,3})?))*)\s*$/, {
+    message:
+      'TRUST_PROXY must be true, false, a hop count, or a comma-separated list of addresses, subnets, loopback, linklocal, uniquelocal',
+  })
+  TRUST_PROXY = 'loopback, linklocal, uniquelocal';
+
+  /** When set, GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>`; open otherwise. */
+  @IsOptional()
+  @IsString()
+  @Matches(/^\S{16,}$/, { message: 'METRICS_TOKEN must be at least 16 characters without spaces' })
+  METRICS_TOKEN?: string;
+
+  /**
+   * How long an HTTP request may take to arrive (headers and body), in seconds: a client that
+   * trickles its body is cut off after this, so slow uploads cannot hold connections.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  REQUEST_TIMEOUT_SECONDS = 30;
+
+  /**
    * Base delay of the alert delivery retries (exponential: about 2, 4, 8, 16 s with the default).
    * Tests lower it to keep retry scenarios fast.
    */

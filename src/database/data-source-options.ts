@@ -2,9 +2,16 @@ import type { DataSourceOptions } from 'typeorm';
 import { ENTITIES } from './entities';
 import { InitialSchema1795230000000 } from './migrations/1795230000000-InitialSchema';
 import { AlertTriggerOutbox1795233600000 } from './migrations/1795233600000-AlertTriggerOutbox';
+import { ForeignKeyIndexes1795300000001 } from './migrations/1795300000001-ForeignKeyIndexes';
+import { IssuePositionXid1795300000002 } from './migrations/1795300000002-IssuePositionXid';
 
 /** Migrations are listed explicitly so that ts (tests, CLI) and compiled js resolve the same set. */
-export const MIGRATIONS = [InitialSchema1795230000000, AlertTriggerOutbox1795233600000];
+export const MIGRATIONS = [
+  InitialSchema1795230000000,
+  AlertTriggerOutbox1795233600000,
+  ForeignKeyIndexes1795300000001,
+  IssuePositionXid1795300000002,
+];
 
 export function dataSourceOptions(databaseUrl: string): DataSourceOptions {
   return {

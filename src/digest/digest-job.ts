@@ -23,8 +23,10 @@ export function digestJobId(projectId: number, eventId: string): string {
 }
 
 /**
- * Options of every digest job: a transient failure (database down) is retried with exponential
- * backoff, 8 attempts from 1 s (about 4 minutes in all); failed jobs are kept for inspection.
+ * Options of every digest job. A database outage never uses up attempts (the processor pauses the
+ * queue and puts the job back); attempts and backoff only bound the retries of unexpected errors,
+ * 8 attempts from 1 s apart doubling (about 2 minutes in all). Failed jobs are kept for inspection
+ * and `jobs:retry`.
  */
 export const DIGEST_JOB_OPTIONS: JobsOptions = {
   removeOnComplete: true,

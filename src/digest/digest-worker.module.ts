@@ -2,6 +2,7 @@ import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { AlertTriggersModule } from '../alerts/alert-triggers.module';
 import { QueueName } from '../common/queues';
+import { WorkerHeartbeat } from '../jobs/worker-heartbeat';
 import { DigestProcessor } from './digest.processor';
 import { DigestService } from './digest.service';
 import { IssueStoreService } from './issue-store.service';
@@ -9,7 +10,7 @@ import { IssueStoreService } from './issue-store.service';
 /** The consuming side of the digest queue (worker role). */
 @Module({
   imports: [BullModule.registerQueue({ name: QueueName.Digest }), AlertTriggersModule],
-  providers: [DigestProcessor, DigestService, IssueStoreService],
+  providers: [DigestProcessor, DigestService, IssueStoreService, WorkerHeartbeat],
   exports: [DigestService],
 })
 export class DigestWorkerModule {}

@@ -1,24 +1,49 @@
-import { Processor, WorkerHost } from '@nestjs/bullmq';
+import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { Job, UnrecoverableError } from 'bullmq';
+import { Job, UnrecoverableError, Worker } from 'bullmq';
 import { AppConfig } from '../config/app-config';
 import { QueueName } from '../common/queues';
+import { classifyDatabaseError } from '../database/database-errors';
+import { WorkerHeartbeat } from '../jobs/worker-heartbeat';
+import { RepeatedLog } from '../common/repeated-log';
 import type { DigestJob } from './digest-job';
-import { isTransientDatabaseError, DigestService } from './digest.service';
+import { DigestService } from './digest.service';
 import { InvalidEventError } from './event-normaliser';
 
+/** While the database is unreachable the queue is paused for this long, doubling up to the maximum. */
+const OUTAGE_PAUSE_MIN_MS = 1_000;
+const OUTAGE_PAUSE_MAX_MS = 15_000;
+
 /**
- * Thin BullMQ consumer. Transient failures (database down) are thrown as they are, so BullMQ retries
- * the job with backoff; a payload that can never be stored becomes an UnrecoverableError and stays in
- * the failed set for inspection instead of being retried forever.
+ * A worker killed in the middle of a batch leaves its jobs active; BullMQ's stalled-job check puts
+ * them back once their lock has expired. Each such crash counts one "stall" per job, and a job past
+ * the limit is failed: the digest is idempotent, so a generous limit costs nothing. A shorter lock
+ * than BullMQ's 30 s (renewed every 7.5 s by a timer, whatever the batch is waiting for) and a more
+ * frequent check bring a dead worker's jobs back within about 25 s instead of about a minute.
  */
-@Processor(QueueName.Digest)
+export const DIGEST_WORKER_OPTIONS = { maxStalledCount: 50, lockDuration: 15_000, stalledInterval: 10_000 };
+
+/**
+ * Thin BullMQ consumer. What a failure means decides what happens to the job:
+ * - the database is unreachable: the job goes back to the waiting list without using up an attempt,
+ *   and the whole queue pauses (BullMQ's manual rate limit, shared by every worker) for a growing
+ *   while, so an outage of any length only delays events;
+ * - the payload can never be stored (invalid event, data PostgreSQL refuses): an UnrecoverableError,
+ *   so the job stays in the failed set for inspection and `jobs:retry`, instead of being retried;
+ * - anything else (a bug, say): thrown as it is, retried with backoff up to the job's attempts.
+ */
+@Processor(QueueName.Digest, DIGEST_WORKER_OPTIONS)
 export class DigestProcessor extends WorkerHost implements OnApplicationBootstrap {
   private readonly logger = new Logger(DigestProcessor.name);
+  private readonly outageLog = new RepeatedLog(this.logger, 30_000);
+  private readonly failedLog = new RepeatedLog(this.logger, 10_000);
+  private readonly workerErrorLog = new RepeatedLog(this.logger, 30_000);
+  private outagePauseMs = 0;
 
   constructor(
     private readonly digest: DigestService,
     private readonly config: AppConfig,
+    private readonly heartbeat: WorkerHeartbeat,
   ) {
     super();
   }
@@ -27,28 +52,66 @@ export class DigestProcessor extends WorkerHost implements OnApplicationBootstra
     this.worker.concurrency = this.config.DIGEST_CONCURRENCY;
   }
 
+  /** Connection trouble and lost locks, as BullMQ reports them: once per interval, not per job. */
+  @OnWorkerEvent('error')
+  onError(error: Error): void {
+    // Messages name the job ("could not renew lock for job 7_…"): the kind is what repeats.
+    const kind = error.message.slice(0, 200).replace(/\b[\w-]*\d[\w-]*\b/g, '#');
+    this.workerErrorLog.warn(kind, `digest worker: ${error.message}`);
+  }
+
+  /** A job that lands in the failed set for good: operators read it with `jobs:failed`. */
+  @OnWorkerEvent('failed')
+  onFailed(job: Job<DigestJob> | undefined, error: Error): void {
+    if (!job) return;
+    const final = error instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1);
+    if (!final) return;
+    this.failedLog.error(
+      error.message.slice(0, 200),
+      `event ${job.data.eventId} of project ${job.data.projectId} moved to the failed set: ${error.message} ` +
+        '(npm run cli -- jobs:failed)',
+    );
+  }
+
   async process(job: Job<DigestJob>): Promise<void> {
+    this.heartbeat.tookJob();
     let item;
     try {
       item = this.digest.prepare(job.data);
     } catch (error) {
-      if (error instanceof InvalidEventError) {
-        this.logger.warn(
-          `event ${job.data.eventId} of project ${job.data.projectId} rejected: ${error.message}`,
-        );
-        throw new UnrecoverableError(error.message);
-      }
+      if (error instanceof InvalidEventError) throw new UnrecoverableError(error.message);
       throw error;
     }
     try {
       await this.digest.digest(item);
+      this.outagePauseMs = 0;
     } catch (error) {
-      if (isTransientDatabaseError(error)) throw error;
-      this.logger.error(
-        { err: error },
-        `event ${job.data.eventId} of project ${job.data.projectId} cannot be stored: ${(error as Error).message}`,
-      );
-      throw new UnrecoverableError((error as Error).message);
+      switch (classifyDatabaseError(error)) {
+        case 'unavailable':
+        case 'conflict':
+          return this.waitForDatabase(error);
+        case 'data':
+          throw new UnrecoverableError(`cannot be stored: ${(error as Error).message}`);
+        case 'unknown':
+          throw error;
+      }
     }
+  }
+
+  private async waitForDatabase(error: unknown): Promise<never> {
+    this.outagePauseMs = Math.min(
+      OUTAGE_PAUSE_MAX_MS,
+      Math.max(OUTAGE_PAUSE_MIN_MS, this.outagePauseMs * 2),
+    );
+    this.outageLog.warn(
+      'database unavailable',
+      `database unavailable (${(error as Error).message}): digest paused, retrying in ${this.outagePauseMs} ms`,
+    );
+    try {
+      await this.worker.rateLimit(this.outagePauseMs);
+    } catch {
+      // Redis away too: the job still goes back (or its lock expires and the stalled check returns it).
+    }
+    throw Worker.RateLimitError();
   }
 }

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { AlertTriggerProducer } from '../alerts/alert-trigger.producer';
 import { AppConfig } from '../config/app-config';
 import { Batcher } from '../common/batcher';
+import { classifyDatabaseError } from '../database/database-errors';
 import type { DigestJob } from './digest-job';
 import { normaliseEvent, parseEventPayload } from './event-normaliser';
 import { groupEvent } from './grouping';
@@ -12,18 +13,6 @@ type ItemResult = { ok: true } | { ok: false; error: unknown };
 /** Batches of concurrent jobs share one transaction; a short wait keeps a lone event's latency low. */
 const MAX_BATCH_WAIT_MS = 5;
 const CONFLICT_RETRIES = 5;
-
-/**
- * PostgreSQL errors that say "try again later" rather than "this data can never be stored":
- * connection problems (08), serialization failures and deadlocks (40), shutdown and resource
- * exhaustion (53, 57), plus errors raised by the driver before reaching the server.
- */
-export function isTransientDatabaseError(error: unknown): boolean {
-  const code = (error as { code?: unknown })?.code;
-  if (typeof code !== 'string') return true;
-  if (/^(08|40|53|57|58)/.test(code)) return true;
-  return /^E[A-Z]+$/.test(code);
-}
 
 @Injectable()
 export class DigestService {
@@ -68,7 +57,8 @@ export class DigestService {
     try {
       outcome = await this.storeRetryingConflicts(items);
     } catch (error) {
-      if (items.length === 1 || isTransientDatabaseError(error))
+      const failure = classifyDatabaseError(error);
+      if (items.length === 1 || failure === 'unavailable' || failure === 'conflict')
         return items.map(() => ({ ok: false, error }));
       // One bad event must not hold back the others: store them one by one to find it.
       const results: ItemResult[] = [];

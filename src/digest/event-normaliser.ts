@@ -95,10 +95,29 @@ export function parseEventPayload(text: string): Record<string, unknown> {
   return parsed;
 }
 
-export function normaliseEvent(
-  raw: Record<string, unknown>,
-  context: { eventId: string; receivedAt: number; sdk?: { name?: string; version?: string } },
-): NormalisedEvent {
+export interface NormaliseContext {
+  eventId: string;
+  receivedAt: number;
+  sdk?: { name?: string; version?: string };
+}
+
+/**
+ * Never throws anything but InvalidEventError. Normalising is pure: whatever else it threw, it would
+ * throw again on every retry of the job, so it is reported as what it is, an event that cannot be
+ * stored.
+ */
+export function normaliseEvent(raw: Record<string, unknown>, context: NormaliseContext): NormalisedEvent {
+  try {
+    return normalise(raw, context);
+  } catch (error) {
+    if (error instanceof InvalidEventError) throw error;
+    throw new InvalidEventError(`event cannot be normalised: ${(error as Error)?.message ?? String(error)}`, {
+      cause: error,
+    });
+  }
+}
+
+function normalise(raw: Record<string, unknown>, context: NormaliseContext): NormalisedEvent {
   return {
     event_id: context.eventId,
     timestamp: normaliseTimestamp(raw.timestamp, context.receivedAt),
@@ -123,12 +142,15 @@ export function normaliseEvent(
   };
 }
 
+/** The longest timestamp string worth parsing: RFC 3339 with nanoseconds and an offset is 35 characters. */
+const MAX_TIMESTAMP_LENGTH = 64;
+
 /** SDKs send seconds since the epoch (float) or RFC 3339 strings. */
 export function normaliseTimestamp(value: unknown, receivedAt: number): string {
   let ms: number | undefined;
   if (typeof value === 'number' && Number.isFinite(value)) {
     ms = value > 1e11 ? value : value * 1000;
-  } else if (typeof value === 'string' && value.trim() !== '') {
+  } else if (typeof value === 'string' && value.length <= MAX_TIMESTAMP_LENGTH && value.trim() !== '') {
     const numeric = Number(value);
     if (Number.isFinite(numeric)) ms = numeric * 1000;
     else {
@@ -136,16 +158,18 @@ export function normaliseTimestamp(value: unknown, receivedAt: number): string {
       ms = Date.parse(hasZone ? value : `${value}Z`);
     }
   }
+  if (ms !== undefined) ms = Math.floor(ms);
   if (ms === undefined || !Number.isFinite(ms) || ms <= 0 || ms > receivedAt + MAX_CLOCK_SKEW_MS) {
     ms = receivedAt;
   }
-  return new Date(Math.floor(ms)).toISOString();
+  return new Date(ms).toISOString();
 }
 
 function normaliseLevel(value: unknown): string {
-  if (typeof value !== 'string') return 'error';
+  // No level name is longer than `critical`.
+  if (typeof value !== 'string' || value.length > 16) return 'error';
   const lower = value.toLowerCase();
-  const level = LEVEL_ALIASES[lower] ?? lower;
+  const level = (Object.hasOwn(LEVEL_ALIASES, lower) ? LEVEL_ALIASES[lower] : undefined) ?? lower;
   return (LEVELS as readonly string[]).includes(level) ? level : 'error';
 }
 
@@ -156,10 +180,27 @@ function normaliseMessage(value: unknown): string | null {
   if (formatted) return formatted;
   const template = str(value.message, LIMITS.message);
   if (!template) return null;
-  const params = Array.isArray(value.params) ? value.params : [];
+  return format(template, Array.isArray(value.params) ? value.params : []);
+}
+
+/**
+ * printf-style templates (Python, PHP SDKs): substitutes positional parameters. Parameters are SDK
+ * data like any other (cleaned, shown without String()'s failure modes), and the result is held to
+ * the message limit while it is built: 4,000 `%s` of long parameters must not make megabytes.
+ */
+function format(template: string, params: unknown[]): string {
+  let result = '';
+  let copied = 0;
   let index = 0;
-  // printf-style templates (Python, PHP SDKs): substitute positional parameters.
-  return template.replace(/%[sdifr]/g, (match) => (index < params.length ? String(params[index++]) : match));
+  for (const match of template.matchAll(/%[sdifr]/g)) {
+    if (result.length > LIMITS.message) break;
+    const param =
+      index < params.length ? cut(display(params[index++], LIMITS.message), LIMITS.message) : match[0];
+    result += template.slice(copied, match.index) + param;
+    copied = match.index + match[0].length;
+  }
+  if (result.length <= LIMITS.message) result += template.slice(copied);
+  return truncate(result, LIMITS.message);
 }
 
 function normaliseExceptions(
@@ -197,12 +238,13 @@ function normaliseExceptions(
 
 function normaliseStacktrace(value: unknown): { frames: StackFrame[] } | undefined {
   if (!isRecord(value) || !Array.isArray(value.frames)) return undefined;
-  let frames = value.frames.filter(isRecord).map(normaliseFrame);
-  if (frames.length > LIMITS.frames) {
+  let raw = value.frames.filter(isRecord);
+  if (raw.length > LIMITS.frames) {
     // Keep both ends: the entry point and the crashing frames are what people read.
     const half = LIMITS.frames / 2;
-    frames = [...frames.slice(0, half), ...frames.slice(-half)];
+    raw = [...raw.slice(0, half), ...raw.slice(-half)];
   }
+  const frames = raw.map(normaliseFrame);
   return frames.length > 0 ? { frames } : undefined;
 }
 
@@ -272,8 +314,9 @@ function normaliseTags(value: unknown): Record<string, string> {
   const tags: Record<string, string> = {};
   for (const [key, tagValue] of entries.slice(0, LIMITS.tags)) {
     if (typeof key !== 'string' || key === '' || tagValue === null || tagValue === undefined) continue;
-    const text = typeof tagValue === 'string' ? tagValue : JSON.stringify(tagValue);
-    tags[clean(key).slice(0, 200)] = clean(text).slice(0, 200);
+    // Clamped first: JSON.stringify recurses, and SDK data may be nested deeper than the stack.
+    const text = typeof tagValue === 'string' ? tagValue : (JSON.stringify(clamp(tagValue)) ?? '');
+    setOwn(tags, cut(key, 200), cut(text, 200));
   }
   return tags;
 }
@@ -282,9 +325,9 @@ function normaliseUser(value: unknown): NormalisedEvent['user'] {
   if (!isRecord(value)) return null;
   const user = clamp(value, 3) as Record<string, unknown>;
   for (const key of ['id', 'email', 'username', 'ip_address']) {
-    const field = user[key];
+    const field = Object.hasOwn(user, key) ? user[key] : undefined;
     if (field === null || field === undefined) delete user[key];
-    else if (typeof field !== 'string') user[key] = String(field);
+    else if (typeof field !== 'string') user[key] = truncate(display(field, LIMITS.string), LIMITS.string);
   }
   return Object.keys(user).length > 0 ? user : null;
 }
@@ -310,8 +353,8 @@ function normaliseFingerprint(value: unknown): string[] | null {
   if (!Array.isArray(value) || value.length === 0) return null;
   const parts = value
     .filter((part) => part !== null && part !== undefined)
-    .map((part) => clean(String(part)).slice(0, 512))
-    .slice(0, 32);
+    .slice(0, 32)
+    .map((part) => cut(display(part, 512), 512));
   return parts.length > 0 ? parts : null;
 }
 
@@ -321,7 +364,14 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** PostgreSQL's jsonb rejects NUL characters, and lone surrogates break its UTF-8. */
+/**
+ * What PostgreSQL can store: it refuses NUL in text and jsonb, and a lone surrogate has no UTF-8 form
+ * (jsonb rejects its `\udXXX` escape), so lone surrogates become U+FFFD.
+ */
+export function storableText(text: string): string {
+  return clean(text);
+}
+
 function clean(text: string): string {
   return text
     .replaceAll('\u0000', '')
@@ -329,30 +379,77 @@ function clean(text: string): string {
 }
 
 function str(value: unknown, max: number): string | null {
-  if (typeof value === 'string') return truncate(clean(value), max);
+  if (typeof value === 'string') return truncate(value, max);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return null;
 }
 
+/**
+ * Storable text of at most `max` UTF-16 units, ending in `…` when cut. Cut before it is cleaned, so
+ * that no pattern ever runs on more than `max` units of SDK data.
+ */
 function truncate(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+  return text.length > max ? `${clean(clip(text, max - 1))}…` : clean(text);
+}
+
+/** Like truncate, without the ellipsis: for keys and tags, whose values are compared. */
+function cut(text: string, max: number): string {
+  return clean(clip(text, max));
+}
+
+/** Cuts to `max` UTF-16 units without separating a surrogate pair, whose halves are not storable. */
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const last = text.charCodeAt(max - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
 }
 
 function int(value: unknown): number | undefined {
   const n = typeof value === 'string' ? Number(value) : value;
-  return typeof n === 'number' && Number.isInteger(n) && n >= 0 && n < 2 ** 31 ? n : undefined;
+  // `+ 0` turns -0 into 0.
+  return typeof n === 'number' && Number.isInteger(n) && n >= 0 && n < 2 ** 31 ? n + 0 : undefined;
 }
 
 function strings(value: unknown): string[] | undefined {
   if (!Array.isArray(value)) return undefined;
-  return value
-    .slice(0, LIMITS.arrayItems)
-    .map((item) => (typeof item === 'string' ? truncate(clean(item), 1024) : String(item)));
+  return value.slice(0, LIMITS.arrayItems).map((item) => truncate(display(item, 1024), 1024));
+}
+
+/**
+ * What `String(value)` shows for JSON data, without its failure modes: an object whose own
+ * `toString` or `valueOf` is data makes String() throw, and nested arrays make it recurse as deep as
+ * they go. Stops once `max` characters are reached; the caller cuts there.
+ */
+function display(value: unknown, max: number): string {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return joined(value, max, LIMITS.depth);
+  if (isRecord(value)) return '[object Object]';
+  return String(value);
+}
+
+/** Array.prototype.join(',') as String() applies it to nested arrays (null and undefined show as ''). */
+function joined(list: unknown[], max: number, depth: number): string {
+  if (depth <= 0) return '…';
+  let result = '';
+  for (let i = 0; i < list.length && result.length <= max; i++) {
+    if (i > 0) result += ',';
+    const item = list[i];
+    if (item === null || item === undefined) continue;
+    result += Array.isArray(item) ? joined(item, max - result.length, depth - 1) : display(item, max);
+  }
+  return result;
+}
+
+/** `target[key] = value`, also for the key `__proto__`, which would otherwise replace the prototype. */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  } else target[key] = value;
 }
 
 /** Bounded deep copy: long strings cut, deep nesting replaced, NULs removed. */
 function clamp(value: unknown, depth = LIMITS.depth): unknown {
-  if (typeof value === 'string') return truncate(clean(value), LIMITS.string);
+  if (typeof value === 'string') return truncate(value, LIMITS.string);
   if (typeof value === 'number') return Number.isFinite(value) ? value : String(value);
   if (value === null || typeof value === 'boolean') return value;
   if (depth <= 0) return '[depth limit]';
@@ -360,7 +457,7 @@ function clamp(value: unknown, depth = LIMITS.depth): unknown {
   if (isRecord(value)) {
     const result: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value).slice(0, LIMITS.objectKeys)) {
-      if (item !== undefined) result[clean(key).slice(0, 256)] = clamp(item, depth - 1);
+      if (item !== undefined) setOwn(result, cut(key, 256), clamp(item, depth - 1));
     }
     return result;
   }

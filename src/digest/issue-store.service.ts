@@ -6,6 +6,15 @@ import { AlertTriggerProducer, RecordedTriggers } from '../alerts/alert-trigger.
 import type { NormalisedEvent } from './event-normaliser';
 import type { GroupingResult } from './grouping';
 
+/**
+ * Serialises issue numbering per project. NO KEY UPDATE is enough for that, and unlike FOR UPDATE it
+ * does not conflict with the KEY SHARE locks that inserting events and issues takes on their
+ * project: other batches keep storing events of the project meanwhile, and batches of different
+ * projects cannot deadlock on them.
+ */
+export const LOCK_PROJECTS_FOR_NUMBERING =
+  'SELECT id FROM projects WHERE id = ANY($1::int[]) ORDER BY id FOR NO KEY UPDATE';
+
 /** One event ready to be stored: parsed, normalised and grouped outside the transaction. */
 export interface DigestItem {
   projectId: number;
@@ -108,10 +117,7 @@ export class IssueStoreService {
     if (missing.length === 0) return [];
 
     const projectIds = [...new Set(missing.map((group) => group.projectId))].sort((a, b) => a - b);
-    const locked: { id: number }[] = await manager.query(
-      'SELECT id FROM projects WHERE id = ANY($1::int[]) ORDER BY id FOR UPDATE',
-      [projectIds],
-    );
+    const locked: { id: number }[] = await manager.query(LOCK_PROJECTS_FOR_NUMBERING, [projectIds]);
     const liveProjects = new Set(locked.map((row) => row.id));
     // Another worker may have created some of these issues before we got the lock.
     await this.attachExistingIssues(manager, missing);

@@ -1,14 +1,12 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { IssuesModule } from '../issues/issues.module';
-import { ErrorEvent } from './event.entity';
 import { EventsController } from './events.controller';
-import { EventsService } from './events.service';
+import { EventsDataModule } from './events-data.module';
 
+/** The events API (role `api`). */
 @Module({
-  imports: [TypeOrmModule.forFeature([ErrorEvent]), IssuesModule],
+  imports: [EventsDataModule, IssuesModule],
   controllers: [EventsController],
-  providers: [EventsService],
-  exports: [EventsService],
+  exports: [EventsDataModule],
 })
 export class EventsModule {}

@@ -1,7 +1,8 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { DEFAULT_PAGE_SIZE, decodeCursor, Page, toPage } from '../common/pagination';
+import { NotFoundError } from '../common/domain-errors';
+import { DEFAULT_PAGE_SIZE, decodeKeyCursor, encodeKeyCursor, Page, toPage } from '../common/pagination';
 import { ErrorEvent } from './event.entity';
 
 export interface EventListItem {
@@ -27,7 +28,7 @@ export class EventsService {
     options: { limit?: number; cursor?: string },
   ): Promise<Page<EventListItem>> {
     const limit = options.limit ?? DEFAULT_PAGE_SIZE;
-    const cursor = decodeCursor(options.cursor);
+    const cursor = decodeKeyCursor(options.cursor, 'uuid');
     const query = this.events
       .createQueryBuilder('event')
       .select([
@@ -43,20 +44,33 @@ export class EventsService {
       ])
       .where('event.issue_id = :issueId', { issueId });
     if (cursor) {
-      query.andWhere('(event.timestamp, event.id) < (:at, :id)', { at: cursor.at, id: cursor.id });
+      query.andWhere('(event.timestamp, event.id) < (CAST(:at AS timestamptz), CAST(:id AS uuid))', {
+        at: cursor.at.toISOString(),
+        id: cursor.id,
+      });
     }
     const rows = await query
       .orderBy('event.timestamp', 'DESC')
       .addOrderBy('event.id', 'DESC')
       .limit(limit + 1)
       .getMany();
-    return toPage(rows, limit, (row) => ({ at: row.timestamp, id: row.id }), toListItem);
+    return toPage(rows, limit, (last) => encodeKeyCursor({ at: last.timestamp, id: last.id }), toListItem);
   }
 
   async get(id: string): Promise<FullEventView> {
     const event = await this.events.findOne({ where: { id }, order: { receivedAt: 'ASC' } });
-    if (!event) throw new NotFoundException('event not found');
+    if (!event) throw new NotFoundError('event not found');
     return { ...event.payload, ...toListItem(event), project_id: event.projectId };
+  }
+
+  /** The environment of the issue's most recent event (null when it had none, or has no events). */
+  async latestEnvironment(issueId: number): Promise<string | null> {
+    const latest = await this.events.findOne({
+      where: { issueId },
+      order: { timestamp: 'DESC', receivedAt: 'DESC' },
+      select: { environment: true, id: true, projectId: true },
+    });
+    return latest?.environment ?? null;
   }
 }
 

@@ -2,7 +2,8 @@ import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { Public } from '../common/public.decorator';
-import { DigestBacklog } from '../ingest/digest-backlog';
+import { QueueMonitor } from '../jobs/queue-monitor';
+import type { WorkerBeat } from '../jobs/worker-heartbeat';
 import { RedisHealthIndicator } from './redis.health';
 
 type DependencyState = 'connected' | 'disconnected';
@@ -11,8 +12,19 @@ export interface ReadinessView {
   status: 'ok';
   database: DependencyState;
   redis: DependencyState;
-  /** Digest jobs not yet processed (waiting, active, delayed); omitted when Redis does not answer. */
+  /** Digest jobs not yet processed (waiting, active, delayed); the queue fields are omitted when Redis does not answer. */
   digest_backlog?: number;
+  /** Digest jobs whose payload could never be stored (see `npm run cli -- jobs:failed`). */
+  digest_failed?: number;
+  /** Alert jobs that failed for good. */
+  alerts_failed?: number;
+  /**
+   * Worker processes that reported in the last 30 s, and when one last took a digest job: a backlog
+   * with no worker, or with a stale `digest_last_job_at`, means events wait. Not a readiness
+   * condition: ingest keeps accepting without workers.
+   */
+  workers?: WorkerBeat[];
+  digest_last_job_at?: string | null;
 }
 
 @ApiTags('health')
@@ -23,7 +35,7 @@ export class HealthController {
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
     private readonly redis: RedisHealthIndicator,
-    private readonly digestBacklog: DigestBacklog,
+    private readonly queues: QueueMonitor,
   ) {}
 
   /** Liveness: the process answers. Dependencies are deliberately not checked here. */
@@ -58,8 +70,14 @@ export class HealthController {
       database: result.details.database?.status === 'up' ? 'connected' : 'disconnected',
       redis: result.details.redis?.status === 'up' ? 'connected' : 'disconnected',
     };
-    const backlog = await this.digestBacklog.count();
-    if (backlog !== undefined) view.digest_backlog = backlog;
+    const queues = await this.queues.snapshot();
+    if (queues !== undefined) {
+      view.digest_backlog = queues.digestBacklog;
+      view.digest_failed = queues.failed.digest;
+      view.alerts_failed = queues.failed.alerts;
+      view.workers = queues.workers;
+      view.digest_last_job_at = queues.workers[0]?.last_job_at ?? null;
+    }
     return view;
   }
 }

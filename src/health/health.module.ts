@@ -1,12 +1,12 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
-import { DigestBacklog } from '../ingest/digest-backlog';
+import { JobsModule } from '../jobs/jobs.module';
 import { HealthController } from './health.controller';
 import { RedisHealthIndicator } from './redis.health';
 
 @Module({
-  imports: [TerminusModule.forRoot({ logger: false })],
+  imports: [TerminusModule.forRoot({ logger: false }), JobsModule],
   controllers: [HealthController],
-  providers: [RedisHealthIndicator, DigestBacklog],
+  providers: [RedisHealthIndicator],
 })
 export class HealthModule {}

@@ -7,7 +7,18 @@ import {
 } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import type { Transform } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
+import {
+  brotliDecompressSync,
+  constants as zlibConstants,
+  createBrotliDecompress,
+  createGunzip,
+  createInflate,
+  createInflateRaw,
+  gunzipSync,
+  inflateRawSync,
+  inflateSync,
+} from 'node:zlib';
+import { DatabaseUnavailableError } from '../database/database-unavailable.error';
 import { BodySink, EnvelopeError } from './envelope-reader';
 
 export const MAX_COMPRESSED_BYTES = 20 * 1024 * 1024;
@@ -23,7 +34,7 @@ const DEFAULT_LIMITS: BodyLimits = {
   maxDecompressedBytes: MAX_DECOMPRESSED_BYTES,
 };
 
-type Encoding = 'identity' | 'gzip' | 'deflate' | 'br';
+export type Encoding = 'identity' | 'gzip' | 'deflate' | 'br';
 
 /** `Content-Encoding` → the decoder to use; anything else is a 415 before a byte is read. */
 export function parseContentEncoding(header: string | undefined): Encoding {
@@ -32,6 +43,7 @@ export function parseContentEncoding(header: string | undefined): Encoding {
     case '':
     case 'identity':
     case 'none':
+    case 'utf-8': // sent by some old clients as if it were a charset
       return 'identity';
     case 'gzip':
     case 'x-gzip':
@@ -55,8 +67,8 @@ export function isZlibWrapped(first: number, second: number | undefined): boolea
   return second === undefined || ((first << 8) | second) % 31 === 0;
 }
 
-function toHttpError(error: unknown): HttpException {
-  if (error instanceof HttpException) return error;
+function toHttpError(error: unknown): HttpException | DatabaseUnavailableError {
+  if (error instanceof HttpException || error instanceof DatabaseUnavailableError) return error;
   if (error instanceof EnvelopeError) {
     return error.status === 413
       ? new PayloadTooLargeException(error.message)
@@ -67,19 +79,100 @@ function toHttpError(error: unknown): HttpException {
 }
 
 /**
+ * Decodes the start of a body, never more than `limit` bytes of output whatever the input: the
+ * synchronous decoders stop as soon as their output passes the limit, and the sync-flush mode
+ * decodes an incomplete input as far as it goes. When the whole input decodes to more than the
+ * limit, the longest prefix of the input that fits is found by bisection (output only grows with
+ * input), so the first line of a bomb is still read for the price of a few small decodes.
+ * `truncated` says the returned bytes are not all the input decodes to.
+ */
+export function decodeHead(
+  compressed: Buffer,
+  encoding: Encoding,
+  limit: number,
+): { head: Buffer; truncated: boolean } | undefined {
+  if (encoding === 'identity') {
+    return { head: compressed.subarray(0, limit), truncated: compressed.length > limit };
+  }
+  // Header lines sit in the first few hundred compressed bytes: try growing prefixes first.
+  let best = Buffer.alloc(0);
+  let low = 1;
+  let high = compressed.length;
+  for (let length = Math.min(512, compressed.length); ; length = Math.min(length * 4, compressed.length)) {
+    const decoded = decodeAtMost(compressed.subarray(0, length), encoding, limit);
+    if (decoded === 'too long') {
+      high = length - 1;
+      break;
+    }
+    if (decoded === undefined && length === compressed.length) return undefined;
+    if (decoded) best = decoded;
+    low = length + 1;
+    if (best.includes(0x0a)) return { head: best, truncated: length < compressed.length };
+    if (length === compressed.length) return { head: best, truncated: false };
+  }
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    const decoded = decodeAtMost(compressed.subarray(0, middle), encoding, limit);
+    if (decoded === 'too long') {
+      high = middle - 1;
+    } else {
+      if (decoded) best = decoded;
+      low = middle + 1;
+    }
+  }
+  return { head: best, truncated: true };
+}
+
+function decodeAtMost(compressed: Buffer, encoding: Exclude<Encoding, 'identity'>, limit: number) {
+  const options = { maxOutputLength: limit, chunkSize: Math.max(64, Math.min(limit, 16 * 1024)) };
+  try {
+    switch (encoding) {
+      case 'gzip':
+        return gunzipSync(compressed, { ...options, finishFlush: zlibConstants.Z_SYNC_FLUSH });
+      case 'br':
+        return brotliDecompressSync(compressed, {
+          ...options,
+          finishFlush: zlibConstants.BROTLI_OPERATION_FLUSH,
+        });
+      case 'deflate':
+        return (isZlibWrapped(compressed[0], compressed[1]) ? inflateSync : inflateRawSync)(compressed, {
+          ...options,
+          finishFlush: zlibConstants.Z_SYNC_FLUSH,
+        });
+    }
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') return 'too long';
+    return undefined;
+  }
+}
+
+/**
+ * Called with the first line of the decoded body (undefined when there is none within the limit,
+ * or the body cannot be decoded) before anything past it is decoded; may throw or reject to refuse
+ * the body, and reading waits for it.
+ */
+export type FirstLineCheck = (line: string | undefined) => void | Promise<void>;
+
+/**
  * Streams a request body into `sink`, decompressing on the fly and enforcing the limits as bytes
  * arrive (compressed bytes as they are read, decompressed bytes as they are produced), so neither a
  * huge upload nor a compression bomb is ever held in memory.
  *
  * A malformed body (the sink throws a 400) is still read to its end, without keeping anything: a
- * body that is both malformed and over a size limit is consistently reported as too large. Size
- * errors stop reading at once; the rest of the upload is drained and discarded so that the
- * connection stays usable and the client gets its answer.
+ * body that is both malformed and over a size limit is consistently reported as too large. Any
+ * other error (size, credentials) stops decoding at once; the rest of the upload is drained and
+ * discarded undecoded so that the connection stays usable and the client gets its answer.
+ *
+ * With `checkFirstLine`, the raw bytes are held back until their decoded start holds a first line
+ * (at most `maxFirstLineBytes`), which is checked before the stream decoder starts: a stream
+ * decoder decodes each input chunk whole, and one chunk of a compression bomb decodes to
+ * megabytes, so a body whose first line is refused costs only the decoding of that line.
  */
 export function readBody(
   request: IncomingMessage,
   sink: BodySink,
   limits: BodyLimits = DEFAULT_LIMITS,
+  checkFirstLine?: { check: FirstLineCheck; maxFirstLineBytes: number },
 ): Promise<void> {
   const encoding = parseContentEncoding(request.headers['content-encoding'] as string | undefined);
   const declared = Number(request.headers['content-length']);
@@ -96,6 +189,9 @@ export function readBody(
     let deferred: HttpException | undefined;
     let decoder: Transform | undefined;
     let settled = false;
+    /** Raw chunks held back until the first line is checked; undefined once it is. */
+    let held: Buffer[] | undefined = checkFirstLine ? [] : undefined;
+    let checking = false;
 
     const cleanup = () => {
       request.removeListener('data', onData);
@@ -108,12 +204,12 @@ export function readBody(
         decoder.destroy();
       }
     };
-    const fail = (error: HttpException) => {
+    const fail = (error: unknown) => {
       if (settled) return;
       settled = true;
       cleanup();
       request.resume(); // drain and discard the rest of the upload
-      reject(error);
+      reject(toHttpError(error));
     };
     const finish = () => {
       if (settled) return;
@@ -121,7 +217,7 @@ export function readBody(
       try {
         sink.end();
       } catch (error) {
-        return fail(toHttpError(error));
+        return fail(error);
       }
       settled = true;
       cleanup();
@@ -142,7 +238,8 @@ export function readBody(
         sink.write(chunk);
       } catch (error) {
         const httpError = toHttpError(error);
-        if (httpError.getStatus() === 413) return fail(httpError);
+        // Only a malformed body is read on; refused credentials and limits stop reading at once.
+        if (!(httpError instanceof BadRequestException)) return fail(httpError);
         deferred = httpError;
       }
     };
@@ -161,6 +258,48 @@ export function readBody(
       created.on('drain', () => request.resume());
       return created;
     };
+    /** Raw (possibly compressed) bytes, once the first line, if asked for, has been checked. */
+    const consume = (chunk: Buffer) => {
+      if (encoding === 'identity') return feed(chunk);
+      if (chunk.length === 0) return;
+      decoder ??= startDecoder(chunk);
+      if (!decoder.write(chunk)) request.pause();
+    };
+    const checkHead = (complete: boolean) => {
+      if (!checkFirstLine || !held || checking) return;
+      const raw = held.length === 1 ? held[0] : Buffer.concat(held);
+      held = [raw];
+      const decoded = decodeHead(raw, encoding, checkFirstLine.maxFirstLineBytes + 1);
+      const newline = decoded ? decoded.head.indexOf(0x0a) : -1;
+      let line: string | undefined;
+      if (decoded && newline !== -1) {
+        line = decoded.head.toString('utf8', 0, newline);
+      } else if (decoded && complete && !decoded.truncated) {
+        line = decoded.head.toString('utf8'); // a header without items
+      } else if (!decoded || decoded.truncated || complete) {
+        line = undefined; // undecodable, or no line within the limit
+      } else {
+        return; // the first line is not complete yet: wait for more bytes
+      }
+      checking = true;
+      request.pause();
+      let verdict: void | Promise<void>;
+      try {
+        verdict = checkFirstLine.check(line);
+      } catch (error) {
+        return fail(error);
+      }
+      const proceed = () => {
+        if (settled) return;
+        const chunks = held ?? [];
+        held = undefined;
+        for (const chunk of chunks) consume(chunk);
+        if (complete) return onEnd();
+        request.resume();
+      };
+      if (verdict) verdict.then(proceed, fail);
+      else proceed();
+    };
     function onData(chunk: Buffer) {
       compressedBytes += chunk.length;
       if (compressedBytes > limits.maxCompressedBytes) {
@@ -168,12 +307,14 @@ export function readBody(
           new PayloadTooLargeException(`request body is larger than ${limits.maxCompressedBytes} bytes`),
         );
       }
-      if (encoding === 'identity') return feed(chunk);
-      if (chunk.length === 0) return;
-      decoder ??= startDecoder(chunk);
-      if (!decoder.write(chunk)) request.pause();
+      if (held) {
+        held.push(chunk);
+        return checkHead(false);
+      }
+      consume(chunk);
     }
     function onEnd() {
+      if (held) return checkHead(true);
       if (encoding === 'identity') return finish();
       if (!decoder) return finish(); // empty body: the sink says what is wrong with it
       decoder.end();

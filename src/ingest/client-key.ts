@@ -5,7 +5,9 @@ import type { IncomingHttpHeaders } from 'node:http';
  *
  * - `X-Sentry-Auth: Sentry sentry_key=<key>, sentry_version=7, sentry_client=<sdk>/<version>`
  *   (server SDKs);
- * - `Authorization: Sentry sentry_key=<key>, …` (same syntax; a `Bearer` value is not a client key);
+ * - `Authorization: Sentry sentry_key=<key>, …` (same syntax; a `Bearer` value is not a client key),
+ *   or `Authentication: Sentry …` (raven-js 0.x); any `sentry_version` (2.0 to 7), `sentry_secret`,
+ *   `sentry_client` and `sentry_timestamp` are accepted and ignored, values may be quoted;
  * - `X-Client-Auth: <key>` or `X-Client-Auth: Sentry sentry_key=<key>[, sentry_version=7, …]`
  *   (the tracker's own header, for clients that are not Sentry SDKs);
  * - the `sentry_key` query parameter (browser SDKs, which avoid custom headers to skip CORS
@@ -21,10 +23,11 @@ export interface ClientKeySource {
   from: 'x-sentry-auth' | 'authorization' | 'x-client-auth' | 'query' | 'dsn';
 }
 
-const SENTRY_KEY = /(?:^|[\s,])sentry_key\s*=\s*([^,\s]+)/i;
+const SENTRY_KEY = /(?:^|[\s,])sentry_key\s*=\s*"?([^,\s"]+)/i;
 
+/** `sentry_key=<key>` in an auth header; old clients quote values or leave out the `Sentry ` prefix. */
 function keyFromSentryAuth(value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
+  if (value === undefined || value.length > 2048) return undefined;
   const match = SENTRY_KEY.exec(value);
   return match ? match[1] : undefined;
 }
@@ -45,6 +48,10 @@ export function clientKeyFromRequest(
     const key = keyFromSentryAuth(authorization);
     if (key) return { key, from: 'authorization' };
   }
+
+  // raven-js 0.x sent its auth header as `Authentication`.
+  const authentication = keyFromSentryAuth(headerValue(headers.authentication));
+  if (authentication) return { key: authentication, from: 'authorization' };
 
   const clientAuth = headerValue(headers['x-client-auth'])?.trim();
   if (clientAuth) {

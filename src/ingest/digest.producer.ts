@@ -16,8 +16,11 @@ import { DIGEST_JOB_OPTIONS, DigestJob, DigestJobName, digestJobId } from '../di
 
 /** Jobs of concurrent requests are written together (one MULTI) up to this many at a time. */
 const MAX_BATCH = 256;
-/** Redis that accepts the connection but does not answer must not hold requests for long. */
-const ENQUEUE_TIMEOUT_MS = 5_000;
+/**
+ * Redis that accepts the connection but does not answer must not hold requests for long: the
+ * request gets its 503 within 5 s, the rate limiter's call included.
+ */
+const ENQUEUE_TIMEOUT_MS = 2_500;
 
 export const DIGEST_PRODUCER_QUEUE = Symbol('DIGEST_PRODUCER_QUEUE');
 

@@ -1,7 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { canonicalUuid, clientKeyFromRequest, keyFromDsn } from './client-key';
-import { EnvelopeError, EnvelopeReader, readEnvelope, StoreBodyReader } from './envelope-reader';
+import {
+  EnvelopeError,
+  EnvelopeReader,
+  readEnvelope,
+  StoreBodyReader,
+  jsonNesting,
+  MAX_EVENT_NESTING,
+} from './envelope-reader';
 
 // Real envelopes captured from @sentry/node 10.78 (test/fixtures; the shared capture folder as fallback).
 const FIXTURES = [
@@ -217,5 +224,43 @@ describe('client keys', () => {
     expect(canonicalUuid('6f1e0c2a3b4d-4e5f-8a9b-0c1d2e3f4a5bxx')).toBeUndefined();
     expect(canonicalUuid('not-a-key')).toBeUndefined();
     expect(canonicalUuid(`${hex}0`)).toBeUndefined();
+  });
+});
+
+describe('EnvelopeReader limits', () => {
+  it('refuses more items than the cap', () => {
+    const items = Array.from({ length: 4 }, () => '{"type":"session"}\n{}').join('\n');
+    const error = failure(() =>
+      readEnvelope(Buffer.from(`{}\n${items}\n`), {
+        maxEventBytes: 1024,
+        maxHeaderLineBytes: 1024,
+        maxItems: 3,
+      }),
+    );
+    expect(error.status).toBe(413);
+    expect(error.message).toBe('envelope has more than 3 items');
+  });
+});
+
+describe('event nesting', () => {
+  it('measures nesting outside strings only', () => {
+    expect(jsonNesting('{"a":[1,{"b":"[[[{{{"}],"c":"\\"["}', 100)).toBe(3);
+  });
+
+  it('refuses an event nested deeper than the limit, quickly', () => {
+    const n = 500_000;
+    const payload = `{"a":${'['.repeat(n)}${']'.repeat(n)}}`;
+    const started = process.hrtime.bigint();
+    const error = failure(() =>
+      readEnvelope(Buffer.from(`{}\n{"type":"event","length":${payload.length}}\n${payload}\n`)),
+    );
+    expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(50);
+    expect(error.status).toBe(400);
+    expect(error.message).toBe(`event payload is nested deeper than ${MAX_EVENT_NESTING} levels`);
+  });
+
+  it('accepts events nested as deep as the limit', () => {
+    const payload = `{"a":${'['.repeat(MAX_EVENT_NESTING - 1)}${']'.repeat(MAX_EVENT_NESTING - 1)}}`;
+    expect(readEnvelope(Buffer.from(`{}\n{"type":"event"}\n${payload}\n`)).event).toBe(payload);
   });
 });

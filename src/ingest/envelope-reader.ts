@@ -12,9 +12,16 @@
  * object and otherwise passed on as the text the SDK sent.
  */
 
+import { gunzipSync, inflateSync } from 'node:zlib';
+
 export const MAX_EVENT_BYTES = 1024 * 1024;
 /** Header lines are small JSON objects (event id, sdk, trace context); anything longer is not an envelope. */
-export const MAX_HEADER_LINE_BYTES = 64 * 1024;
+export const MAX_HEADER_LINE_BYTES = 16 * 1024;
+/**
+ * SDKs send an event with a few attachments, or a replay in two items; a thousand items is a
+ * flood of item headers to parse, not a report.
+ */
+export const MAX_ITEMS = 1_000;
 
 const NEWLINE = 0x0a;
 
@@ -34,12 +41,15 @@ const EVENT_ITEM_TYPES = new Set(['event']);
 export interface EnvelopeLimits {
   maxEventBytes: number;
   maxHeaderLineBytes: number;
+  maxItems: number;
 }
 
 const DEFAULT_LIMITS: EnvelopeLimits = {
   maxEventBytes: MAX_EVENT_BYTES,
   maxHeaderLineBytes: MAX_HEADER_LINE_BYTES,
+  maxItems: MAX_ITEMS,
 };
+
 
 /** Anything that consumes a request body chunk by chunk. `write`/`end` throw to reject the body. */
 export interface BodySink {
@@ -60,6 +70,37 @@ export interface EventPayloadFacts {
 }
 
 /**
+ * Real events nest a few levels (contexts, extra data); the digest keeps 8. Deeper JSON is refused
+ * before it is parsed: V8 takes over 100 ms to parse a megabyte of `[[[[…`, in the api and again
+ * in the worker.
+ */
+export const MAX_EVENT_NESTING = 128;
+
+/** Deepest nesting of arrays and objects in a JSON text, ignoring brackets inside strings; stops past `limit`. */
+export function jsonNesting(text: string, limit: number): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c /* \ */) i++;
+      else if (c === 0x22 /* " */) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x7b || c === 0x5b /* { [ */) {
+      if (++depth > deepest) {
+        deepest = depth;
+        if (deepest > limit) return deepest;
+      }
+    } else if (c === 0x7d || c === 0x5d /* } ] */) {
+      depth--;
+    }
+  }
+  return deepest;
+}
+
+/**
  * An event payload must be a JSON object. The first-character test rejects most garbage for free;
  * JSON.parse then proves it (≈10 µs for a typical 5 KB event, measured in bench/ingest.ts runs).
  */
@@ -67,6 +108,9 @@ export function checkEventPayload(text: string): EventPayloadFacts {
   let parsed: unknown;
   const first = firstNonSpace(text);
   if (first === '{') {
+    if (jsonNesting(text, MAX_EVENT_NESTING) > MAX_EVENT_NESTING) {
+      throw new EnvelopeError(400, `event payload is nested deeper than ${MAX_EVENT_NESTING} levels`);
+    }
     try {
       parsed = JSON.parse(text);
     } catch {
@@ -244,7 +288,10 @@ export class EnvelopeReader implements BodySink {
     const item = parseHeaderLine(line, 'item header');
     const type = item.type;
     if (typeof type !== 'string' || type === '') throw new EnvelopeError(400, 'item header has no type');
-    this.itemTypes.push(type);
+    if (this.itemTypes.length >= this.limits.maxItems) {
+      throw new EnvelopeError(413, `envelope has more than ${this.limits.maxItems} items`);
+    }
+    this.itemTypes.push(type.length > 64 ? type.slice(0, 64) : type);
     this.currentType = type;
     this.keeping = EVENT_ITEM_TYPES.has(type) && this.event === undefined;
     const length = item.length;
@@ -290,8 +337,49 @@ export function readEnvelope(body: Buffer, limits?: EnvelopeLimits): EnvelopeRea
 }
 
 /**
- * The legacy store endpoint's body is one event JSON: kept whole (up to the event limit) and
- * checked like an envelope's event item.
+ * Legacy (Raven protocol) clients encode store bodies in several ways without saying so in
+ * `Content-Encoding`: raven-node, raven-ruby, raven-go (large events), raven-java and sentry-php 1.x
+ * send base64 of zlib data as `application/octet-stream`; sentry-php without the zlib extension
+ * sends base64 of the JSON; some send gzip. A body that does not start with `{` is decoded
+ * accordingly (as Sentry's own store endpoint did), within the event size limit.
+ */
+export function decodeLegacyStoreBody(body: Buffer, maxEventBytes = MAX_EVENT_BYTES): string {
+  let start = 0;
+  if (body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) start = 3; // UTF-8 byte order mark
+  while (start < body.length && isSpace(body[start])) start++;
+  if (start >= body.length || body[start] === 0x7b /* { */) return body.toString('utf8', start);
+  let data: Buffer = body.subarray(start);
+  if (!isCompressed(data)) {
+    const text = data.toString('latin1').replace(/\s+/g, '');
+    if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(text)) return body.toString('utf8', start);
+    data = Buffer.from(text, 'base64');
+    if (data[0] === 0x7b) return data.toString('utf8');
+  }
+  try {
+    const options = { maxOutputLength: maxEventBytes };
+    const inflated = data[0] === 0x1f && data[1] === 0x8b ? gunzipSync(data, options) : inflateSync(data, options);
+    return inflated.toString('utf8');
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
+      throw new EnvelopeError(413, `event is larger than ${maxEventBytes} bytes`);
+    }
+    throw new EnvelopeError(400, 'request body is neither JSON nor a base64 or compressed event');
+  }
+}
+
+function isSpace(byte: number): boolean {
+  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+}
+
+/** zlib (CMF 0x78) or gzip (1f 8b) data, as some clients send without Content-Encoding. */
+function isCompressed(data: Buffer): boolean {
+  return (data[0] === 0x78 && ((data[0] << 8) | data[1]) % 31 === 0) || (data[0] === 0x1f && data[1] === 0x8b);
+}
+
+/**
+ * The legacy store endpoint's body is one event JSON (or a legacy encoding of it, see
+ * decodeLegacyStoreBody): kept whole (up to the event limit) and checked like an envelope's event
+ * item.
  */
 export class StoreBodyReader implements BodySink {
   event?: string;
@@ -311,7 +399,7 @@ export class StoreBodyReader implements BodySink {
 
   end(): void {
     if (this.bytes === 0) throw new EnvelopeError(400, 'request body is empty');
-    const text = Buffer.concat(this.chunks, this.bytes).toString('utf8');
+    const text = decodeLegacyStoreBody(Buffer.concat(this.chunks, this.bytes), this.maxEventBytes);
     this.chunks = [];
     this.eventFacts = checkEventPayload(text);
     this.event = text;

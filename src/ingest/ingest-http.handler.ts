@@ -10,6 +10,7 @@ const INGEST_ROUTE = /^\/api\/([^/]+)\/(envelope|store)\/?$/;
 const CORS_HEADERS = {
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Expose-Headers': CORS_EXPOSED_HEADERS.join(', '),
+  'X-Content-Type-Options': 'nosniff',
 };
 const PREFLIGHT_HEADERS = {
   ...CORS_HEADERS,
@@ -39,6 +40,8 @@ export class IngestHttpHandler {
     if (!match) return false;
     if (request.method === 'OPTIONS') {
       response.writeHead(204, PREFLIGHT_HEADERS).end();
+    } else if (request.method === 'GET' && match[2] === 'store' && queryStart !== -1) {
+      this.beacon(match[1], request, response, new URLSearchParams(url.slice(queryStart + 1)));
     } else if (request.method !== 'POST') {
       send(
         response,
@@ -53,15 +56,49 @@ export class IngestHttpHandler {
           : (new URLSearchParams(url.slice(queryStart + 1)).get('sentry_key') ?? undefined);
       this.ingest.ingest(match[2] as IngestEndpoint, match[1], request, sentryKey).then(
         (result) => send(response, 200, result),
-        (error: unknown) => {
-          const { status, body } = describeError(error, this.logger);
-          send(response, status, body, error instanceof IngestRejection ? error.headers : undefined);
-        },
+        (error: unknown) => this.sendError(response, error),
       );
     }
     return true;
   }
+
+  /**
+   * raven-js 1.x reports through an image request: `GET /api/<id>/store/?sentry_data=<event
+   * JSON>&sentry_key=…`, and needs an image back for the browser to call it a success.
+   */
+  private beacon(
+    rawProjectId: string,
+    request: IncomingMessage,
+    response: ServerResponse,
+    query: URLSearchParams,
+  ): void {
+    this.ingest
+      .storeFromQuery(rawProjectId, request, query.get('sentry_data'), query.get('sentry_key') ?? undefined)
+      .then(
+        (result) => {
+          response.writeHead(200, {
+            ...CORS_HEADERS,
+            'Content-Type': 'image/gif',
+            'Content-Length': PIXEL.length,
+            'Cache-Control': 'no-store',
+            'X-Sentry-ID': result.id,
+          });
+          response.end(PIXEL);
+        },
+        (error: unknown) => this.sendError(response, error),
+      );
+  }
+
+  private sendError(response: ServerResponse, error: unknown): void {
+    const { status, body } = describeError(error, this.logger);
+    // Raven-protocol clients log the reason from this header.
+    const headers: Record<string, string> = { 'X-Sentry-Error': body.error.replace(/[^\x20-\x7e]/g, '?') };
+    send(response, status, body, error instanceof IngestRejection ? { ...headers, ...error.headers } : headers);
+  }
 }
+
+/** The smallest transparent GIF: the answer to an image beacon. */
+const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 
 function send(
   response: ServerResponse,

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { DigestBacklog } from './digest-backlog';
+import { JobsModule } from '../jobs/jobs.module';
 import { DigestProducer, digestProducerQueueProvider } from './digest.producer';
 import { IngestHttpHandler } from './ingest-http.handler';
 import { IngestMetrics } from './ingest.metrics';
@@ -10,17 +10,17 @@ import { IngestRateLimiter } from './rate-limiter';
 
 /** Ingestion is served by IngestHttpHandler, mounted ahead of Express by src/http-app.ts. */
 @Module({
+  imports: [JobsModule],
   controllers: [MetricsController],
   providers: [
     ProjectKeys,
     IngestRateLimiter,
     digestProducerQueueProvider,
     DigestProducer,
-    DigestBacklog,
     IngestMetrics,
     IngestService,
     IngestHttpHandler,
   ],
-  exports: [DigestBacklog, IngestHttpHandler],
+  exports: [IngestHttpHandler],
 })
 export class IngestModule {}

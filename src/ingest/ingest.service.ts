@@ -7,14 +7,22 @@ import {
   ServiceUnavailableException,
   UnauthorizedException,
 } from '@nestjs/common';
-import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { AppConfig } from '../config/app-config';
 import type { DigestJob } from '../digest/digest-job';
-import { readBody } from './body-reader';
-import { canonicalUuid, clientKeyFromRequest, keyFromDsn } from './client-key';
+import { parseContentEncoding, readBody } from './body-reader';
+import { RepeatedLog } from '../common/repeated-log';
+import { DatabaseUnavailableError } from '../database/database-unavailable.error';
+import { canonicalUuid, ClientKeySource, clientKeyFromRequest, keyFromDsn } from './client-key';
 import { DigestProducer } from './digest.producer';
-import { EnvelopeReader, EventPayloadFacts, StoreBodyReader } from './envelope-reader';
+import {
+  EnvelopeError,
+  EnvelopeReader,
+  EventPayloadFacts,
+  MAX_HEADER_LINE_BYTES,
+  StoreBodyReader,
+} from './envelope-reader';
 import { IngestMetrics } from './ingest.metrics';
 import { ProjectKeys } from './project-keys';
 import { IngestRateLimiter } from './rate-limiter';
@@ -35,12 +43,6 @@ export class IngestRejection extends HttpException {
   }
 }
 
-interface Authentication {
-  projectId: number;
-  /** False: no key outside the body; the envelope header's `dsn` must provide it. */
-  authenticated: boolean;
-}
-
 const PROJECT_ID = /^[1-9]\d{0,9}$/;
 
 export function parseProjectId(raw: string): number {
@@ -50,13 +52,22 @@ export function parseProjectId(raw: string): number {
 }
 
 /**
- * The ingest fast path, independent of Express: authenticate with the client key, read and check
- * the body (headers only), rate limit, enqueue, answer. Errors are HttpExceptions; wrong keys and
- * other rejections are logged at debug only, since a misconfigured SDK fleet would flood the log.
+ * The ingest fast path, independent of Express. Work is spent in order of cost, so that whoever has
+ * no valid key, or is over the rate limit, costs next to nothing:
+ *
+ * 1. the client key outside the body (headers, query) is checked against the in-process snapshot
+ *    of keys (no query per request) and the rate limit is counted, before a byte of the body is
+ *    read; when only the envelope header carries the key (`dsn`), both happen right after that
+ *    first line, and nothing past it is decoded for a refused envelope;
+ * 2. the body is read and checked (headers only), the event is queued, the SDK is answered.
+ *
+ * Errors are HttpExceptions, or DatabaseUnavailableError (503). Wrong keys are logged at debug only,
+ * since a misconfigured SDK fleet would flood the log; other rejections once per interval.
  */
 @Injectable()
 export class IngestService {
   private readonly logger = new Logger('Ingest');
+  private readonly rejectionLog = new RepeatedLog(this.logger, 10_000);
   private readonly debug: boolean;
 
   constructor(
@@ -77,83 +88,141 @@ export class IngestService {
   ): Promise<IngestResult> {
     try {
       const projectId = parseProjectId(rawProjectId);
-      const auth = await this.authenticate(
-        projectId,
-        request.headers,
-        sentryKeyParam,
-        endpoint === 'envelope',
-      );
-      return endpoint === 'envelope' ? await this.envelope(auth, request) : await this.store(auth, request);
+      const source = clientKeyFromRequest(request.headers, sentryKeyParam);
+      if (source === undefined) {
+        if (endpoint === 'store') throw this.unauthorized(projectId, 'missing client key');
+        return await this.envelopeAuthenticatedByHeader(projectId, request);
+      }
+      await this.checkKey(projectId, source.key, source.from);
+      await this.countRequest(projectId);
+      return endpoint === 'envelope'
+        ? await this.envelope(projectId, new EnvelopeReader(), request)
+        : await this.store(projectId, request);
     } catch (error) {
       this.countRejection(error);
       throw error;
     }
   }
 
-  private async authenticate(
-    projectId: number,
-    headers: IncomingHttpHeaders,
+  /** The image-beacon form of the store endpoint (GET, the event JSON in `sentry_data`). */
+  async storeFromQuery(
+    rawProjectId: string,
+    request: IncomingMessage,
+    data: string | null,
     sentryKeyParam: string | undefined,
-    allowDsn: boolean,
-  ): Promise<Authentication> {
-    const source = clientKeyFromRequest(headers, sentryKeyParam);
-    if (source === undefined) {
-      if (allowDsn) return { projectId, authenticated: false };
-      throw this.unauthorized(projectId, 'missing client key');
-    }
-    const key = canonicalUuid(source.key);
-    if (key === undefined) throw this.unauthorized(projectId, `malformed client key (${source.from})`);
-    const valid = this.projectKeys.isValid(projectId, key);
-    if (valid === true || (valid !== false && (await valid))) return { projectId, authenticated: true };
-    throw this.unauthorized(projectId, `unknown client key (${source.from})`);
-  }
-
-  private async envelope(auth: Authentication, request: IncomingMessage): Promise<IngestResult> {
-    const reader = new EnvelopeReader();
+  ): Promise<{ id: string }> {
     try {
-      await readBody(request, reader);
+      const projectId = parseProjectId(rawProjectId);
+      const source = clientKeyFromRequest(request.headers, sentryKeyParam);
+      if (source === undefined) throw this.unauthorized(projectId, 'missing client key');
+      await this.checkKey(projectId, source.key, source.from);
+      await this.countRequest(projectId);
+      if (data === null || data === '') throw new BadRequestException('sentry_data is missing');
+      const reader = new StoreBodyReader();
+      try {
+        reader.write(Buffer.from(data));
+        reader.end();
+      } catch (error) {
+        if (error instanceof EnvelopeError) throw new BadRequestException(error.message);
+        throw error;
+      }
+      const eventId = resolveEventId(undefined, reader.eventFacts);
+      await this.accept(projectId, eventId, reader.event!, undefined);
+      return { id: eventId.replace(/-/g, '') };
     } catch (error) {
-      // Whoever has no key learns nothing about the body.
-      if (!auth.authenticated) await this.authenticateWithDsn(auth, reader.header);
+      this.countRejection(error);
       throw error;
     }
-    if (!auth.authenticated) await this.authenticateWithDsn(auth, reader.header);
+  }
+
+  private async checkKey(projectId: number, raw: string, from: ClientKeySource['from']): Promise<void> {
+    const key = canonicalUuid(raw);
+    if (key === undefined) throw this.unauthorized(projectId, `malformed client key (${from})`);
+    const valid = this.projectKeys.isValid(projectId, key);
+    if (valid === true || (valid !== false && (await valid))) return;
+    throw this.unauthorized(projectId, `unknown client key (${from})`);
+  }
+
+  /**
+   * Tunnels forward envelopes without auth headers: the key is the `dsn` of the envelope header.
+   * It is checked, and the request counted, on the first line alone, before the rest of the body
+   * is decoded. Whoever has no key learns nothing about the body: every problem before the key is
+   * accepted is a 401.
+   */
+  private async envelopeAuthenticatedByHeader(projectId: number, request: IncomingMessage): Promise<IngestResult> {
+    // A brotli stream declares a window of up to 16 MiB, which its decoder fills before the first
+    // line comes out (about 30 ms of CPU for a 116-byte bomb): whoever uses it names the key
+    // outside the body. SDKs do (tunnels forward browser envelopes uncompressed).
+    if (parseContentEncoding(request.headers['content-encoding'] as string | undefined) === 'br') {
+      request.resume();
+      throw this.unauthorized(projectId, 'brotli-compressed envelopes need the client key in a header or the query');
+    }
+    const check = async (line: string | undefined) => {
+      const dsn = keyFromDsn(line === undefined ? undefined : headerDsn(line));
+      if (dsn === undefined) throw this.unauthorized(projectId, 'missing client key');
+      if (dsn.projectId !== projectId) {
+        throw this.unauthorized(projectId, 'envelope dsn does not match the project');
+      }
+      await this.checkKey(projectId, dsn.key, 'dsn');
+      await this.countRequest(projectId);
+    };
+    return this.envelope(projectId, new EnvelopeReader(), request, {
+      check,
+      maxFirstLineBytes: MAX_HEADER_LINE_BYTES,
+    });
+  }
+
+  private async envelope(
+    projectId: number,
+    reader: EnvelopeReader,
+    request: IncomingMessage,
+    checkFirstLine?: Parameters<typeof readBody>[3],
+  ): Promise<IngestResult> {
+    await readBody(request, reader, undefined, checkFirstLine);
     const header = reader.header!;
     const headerId = header.event_id;
     if (reader.event === undefined) {
       this.metrics.acceptedEnvelopes++;
-      if (this.debug)
-        this.logger.debug(`project ${auth.projectId}: dropped items ${reader.itemTypes.join(', ')}`);
+      if (this.debug) this.logger.debug(`project ${projectId}: dropped items ${reader.itemTypes.join(', ')}`);
       const id = typeof headerId === 'string' ? canonicalUuid(headerId) : undefined;
       return id ? { id: id.replace(/-/g, '') } : {};
     }
     const eventId = resolveEventId(headerId, reader.eventFacts);
-    await this.accept(auth.projectId, eventId, reader.event, sdkOf(header.sdk));
+    await this.accept(projectId, eventId, reader.event, sdkOf(header.sdk));
     return { id: eventId.replace(/-/g, '') };
   }
 
-  private async store(auth: Authentication, request: IncomingMessage): Promise<IngestResult> {
+  private async store(projectId: number, request: IncomingMessage): Promise<IngestResult> {
     const reader = new StoreBodyReader();
     await readBody(request, reader);
     const eventId = resolveEventId(undefined, reader.eventFacts);
-    await this.accept(auth.projectId, eventId, reader.event!, undefined);
+    await this.accept(projectId, eventId, reader.event!, undefined);
     return { id: eventId.replace(/-/g, '') };
   }
 
-  private async authenticateWithDsn(
-    auth: Authentication,
-    header: Record<string, unknown> | undefined,
-  ): Promise<void> {
-    const dsn = keyFromDsn(header?.dsn);
-    if (dsn === undefined) throw this.unauthorized(auth.projectId, 'missing client key');
-    const key = canonicalUuid(dsn.key);
-    if (dsn.projectId !== auth.projectId || key === undefined) {
-      throw this.unauthorized(auth.projectId, 'envelope dsn does not match the project');
+  /**
+   * Every accepted request counts against the project's limits, whatever it carries: the count has
+   * to be taken before the body is read, so that a flood over the limit costs no decoding.
+   */
+  private async countRequest(projectId: number): Promise<void> {
+    if (!this.rateLimiter.enabled) return;
+    let decision;
+    try {
+      decision = await this.rateLimiter.take(projectId);
+    } catch (error) {
+      this.rejectionLog.warn('rate limiter', `rate limiter unavailable: ${(error as Error).message}`);
+      throw new ServiceUnavailableException('rate limiter unavailable, try again later');
     }
-    if (!(await this.projectKeys.isValid(auth.projectId, key))) {
-      throw this.unauthorized(auth.projectId, 'unknown client key (dsn)');
+    if (!decision.allowed) {
+      const seconds = String(decision.retryAfterSeconds);
+      throw new IngestRejection(
+        `rate limit exceeded: more than ${decision.limit} events per ${decision.window} for this project`,
+        HttpStatus.TOO_MANY_REQUESTS,
+        // Sentry's format: <seconds>:<categories>:<scope>; no category means all of them, as every
+        // request counts. SDKs stop sending until then.
+        { 'Retry-After': seconds, 'X-Sentry-Rate-Limits': `${seconds}::project` },
+      );
     }
-    auth.authenticated = true;
   }
 
   private async accept(
@@ -162,22 +231,6 @@ export class IngestService {
     payload: string,
     sdk: DigestJob['sdk'],
   ): Promise<void> {
-    let decision;
-    try {
-      decision = await this.rateLimiter.take(projectId);
-    } catch (error) {
-      this.logger.warn(`rate limiter unavailable: ${(error as Error).message}`);
-      throw new ServiceUnavailableException('rate limiter unavailable, try again later');
-    }
-    if (!decision.allowed) {
-      const seconds = String(decision.retryAfterSeconds);
-      throw new IngestRejection(
-        `rate limit exceeded: more than ${decision.limit} events per ${decision.window} for this project`,
-        HttpStatus.TOO_MANY_REQUESTS,
-        // Sentry's format: <seconds>:<categories>:<scope>; SDKs stop sending errors until then.
-        { 'Retry-After': seconds, 'X-Sentry-Rate-Limits': `${seconds}:error;default:project` },
-      );
-    }
     const job: DigestJob = { projectId, eventId, receivedAt: Date.now(), payload };
     if (sdk) job.sdk = sdk;
     await this.producer.enqueue(job);
@@ -192,12 +245,22 @@ export class IngestService {
   }
 
   private countRejection(error: unknown): void {
-    if (!(error instanceof HttpException)) return;
-    const status = error.getStatus();
+    const status =
+      error instanceof HttpException ? error.getStatus() : error instanceof DatabaseUnavailableError ? 503 : 500;
     this.metrics.reject(status);
     if (status === 413 || status === 415 || status === 400) {
-      this.logger.warn(`rejected envelope: ${status} ${error.message}`);
+      this.rejectionLog.warn(`${status} ${(error as Error).message}`, `rejected envelope: ${status} ${(error as Error).message}`);
     }
+  }
+}
+
+/** The `dsn` of an envelope header line, if the line is a JSON object that has one. */
+function headerDsn(line: string): unknown {
+  try {
+    const header = JSON.parse(line) as unknown;
+    return header !== null && typeof header === 'object' ? (header as { dsn?: unknown }).dsn : undefined;
+  } catch {
+    return undefined;
   }
 }
 

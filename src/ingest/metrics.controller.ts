@@ -1,48 +1,91 @@
-import { Controller, Get, Header } from '@nestjs/common';
+import { Controller, Get, Headers, Res, UnauthorizedException } from '@nestjs/common';
+import type { Response } from 'express';
 import { ApiTags } from '@nestjs/swagger';
+import { timingSafeEqual } from 'node:crypto';
 import { Public } from '../common/public.decorator';
-import { DigestBacklog } from './digest-backlog';
+import { AppConfig } from '../config/app-config';
+import { QueueMonitor } from '../jobs/queue-monitor';
 import { IngestMetrics } from './ingest.metrics';
 
+function metric(name: string, type: 'counter' | 'gauge', help: string, samples: [string, number][]): string[] {
+  return [`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, ...samples.map(([labels, value]) => `${name}${labels} ${value}`)];
+}
+
 /**
- * Prometheus text exposition. Public like the health endpoints (scrapers rarely carry tokens); it
- * reveals only counts. Restrict it at the reverse proxy if that matters.
+ * Prometheus text exposition. Open like the health endpoints by default (it reveals only counts);
+ * with METRICS_TOKEN set, scrapers must send `Authorization: Bearer <METRICS_TOKEN>`.
  */
 @ApiTags('health')
 @Public()
 @Controller('metrics')
 export class MetricsController {
+  private readonly token: Buffer | undefined;
+
   constructor(
     private readonly metrics: IngestMetrics,
-    private readonly backlog: DigestBacklog,
-  ) {}
+    private readonly queues: QueueMonitor,
+    config: AppConfig,
+  ) {
+    this.token = config.METRICS_TOKEN ? Buffer.from(`Bearer ${config.METRICS_TOKEN}`) : undefined;
+  }
 
   @Get()
-  @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
-  async scrape(): Promise<string> {
+  async scrape(
+    @Headers('authorization') authorization: string | undefined,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<string> {
+    this.checkToken(authorization);
+    // Set here, not with @Header: a refusal must stay the usual JSON error.
+    response.setHeader('Content-Type', 'text/plain; version=0.0.4; charset=utf-8');
     const lines = [
-      '# HELP error_tracker_ingest_envelopes_accepted_total Envelopes accepted by this instance.',
-      '# TYPE error_tracker_ingest_envelopes_accepted_total counter',
-      `error_tracker_ingest_envelopes_accepted_total ${this.metrics.acceptedEnvelopes}`,
-      '# HELP error_tracker_ingest_events_accepted_total Events queued for the digest by this instance.',
-      '# TYPE error_tracker_ingest_events_accepted_total counter',
-      `error_tracker_ingest_events_accepted_total ${this.metrics.acceptedEvents}`,
-      '# HELP error_tracker_ingest_envelopes_rejected_total Ingest requests rejected by this instance, by HTTP status.',
-      '# TYPE error_tracker_ingest_envelopes_rejected_total counter',
-      ...[...this.metrics.rejected.entries()]
-        .sort(([a], [b]) => a - b)
-        .map(
-          ([status, count]) => `error_tracker_ingest_envelopes_rejected_total{status="${status}"} ${count}`,
-        ),
+      ...metric('error_tracker_ingest_envelopes_accepted_total', 'counter', 'Envelopes accepted by this instance.', [
+        ['', this.metrics.acceptedEnvelopes],
+      ]),
+      ...metric('error_tracker_ingest_events_accepted_total', 'counter', 'Events queued for the digest by this instance.', [
+        ['', this.metrics.acceptedEvents],
+      ]),
+      ...metric(
+        'error_tracker_ingest_envelopes_rejected_total',
+        'counter',
+        'Ingest requests rejected by this instance, by HTTP status.',
+        [...this.metrics.rejected.entries()]
+          .sort(([a], [b]) => a - b)
+          .map(([status, count]): [string, number] => [`{status="${status}"}`, count]),
+      ),
     ];
-    const backlog = await this.backlog.count();
-    if (backlog !== undefined) {
+    const queues = await this.queues.snapshot();
+    if (queues !== undefined) {
+      const lastJob = queues.workers.find((worker) => worker.last_job_at !== null)?.last_job_at;
       lines.push(
-        '# HELP error_tracker_digest_backlog Digest jobs waiting, active or delayed (shared by all instances).',
-        '# TYPE error_tracker_digest_backlog gauge',
-        `error_tracker_digest_backlog ${backlog}`,
+        ...metric(
+          'error_tracker_digest_backlog',
+          'gauge',
+          'Digest jobs waiting, active or delayed (shared by all instances).',
+          [['', queues.digestBacklog]],
+        ),
+        ...metric('error_tracker_jobs_failed', 'gauge', 'Jobs in the failed set, by queue (see jobs:failed).', [
+          ['{queue="digest"}', queues.failed.digest],
+          ['{queue="alerts"}', queues.failed.alerts],
+        ]),
+        ...metric('error_tracker_workers', 'gauge', 'Worker processes that reported in the last 30 s.', [
+          ['', queues.workers.length],
+        ]),
+        ...metric(
+          'error_tracker_digest_last_job_timestamp_seconds',
+          'gauge',
+          'When a worker last took a digest job (Unix time; 0 when none has since they started).',
+          [['', lastJob ? Math.floor(Date.parse(lastJob) / 1000) : 0]],
+        ),
       );
     }
     return `${lines.join('\n')}\n`;
+  }
+
+  private checkToken(authorization: string | undefined): void {
+    if (!this.token) return;
+    const given = Buffer.from(authorization ?? '');
+    if (given.length !== this.token.length || !timingSafeEqual(given, this.token)) {
+      throw new UnauthorizedException('metrics need "Authorization: Bearer <METRICS_TOKEN>"');
+    }
   }
 }

@@ -1,15 +1,12 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { AlertTriggersModule } from '../alerts/alert-triggers.module';
 import { ProjectsModule } from '../projects/projects.module';
-import { Issue } from './issue.entity';
 import { IssuesController } from './issues.controller';
-import { IssuesService } from './issues.service';
+import { IssuesDataModule } from './issues-data.module';
 
+/** The issues API (role `api`). */
 @Module({
-  imports: [TypeOrmModule.forFeature([Issue]), ProjectsModule, AlertTriggersModule],
+  imports: [IssuesDataModule, ProjectsModule],
   controllers: [IssuesController],
-  providers: [IssuesService],
-  exports: [IssuesService],
+  exports: [IssuesDataModule],
 })
 export class IssuesModule {}

@@ -1,10 +1,12 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository, SelectQueryBuilder } from 'typeorm';
 import type { AlertTrigger } from '../alerts/alert-trigger';
 import { AlertTriggerProducer } from '../alerts/alert-trigger.producer';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository, SelectQueryBuilder } from 'typeorm';
-import { DEFAULT_PAGE_SIZE, decodeCursor, Page, toPage } from '../common/pagination';
+import { NotFoundError } from '../common/domain-errors';
+import { DEFAULT_PAGE_SIZE, Page, SortKey, toPage } from '../common/pagination';
 import { Project } from '../projects/project.entity';
+import { compareKeys, decodeIssueCursor, encodeIssueCursor, IssueCursor } from './issue-cursor';
 import { Issue, IssueState } from './issue.entity';
 
 export interface IssueView {
@@ -40,36 +42,100 @@ export class IssuesService {
     private readonly alertTriggers: AlertTriggerProducer,
   ) {}
 
+  /**
+   * One page of a project's issues, last_seen desc. An issue that receives an event (or changes
+   * state) while a client pages can move above the cursor; such issues are returned again on the
+   * next page (see IssueCursor), so every issue is listed at least once. Both reads and the snapshot
+   * the next cursor carries come from one REPEATABLE READ transaction, i.e. one consistent view.
+   */
   async listForProject(
     projectId: number,
     options: { state?: IssueState; limit?: number; cursor?: string },
   ): Promise<Page<IssueView>> {
     const limit = options.limit ?? DEFAULT_PAGE_SIZE;
-    const cursor = decodeCursor(options.cursor);
-    const query = this.withSlug().where('issue.project_id = :projectId', { projectId });
-    if (options.state) query.andWhere('issue.state = :state', { state: options.state });
-    if (cursor) {
-      query.andWhere('(issue.last_seen, issue.id) < (:at, :id)', { at: cursor.at, id: Number(cursor.id) });
+    const cursor = decodeIssueCursor(options.cursor);
+    return this.issues.manager.transaction('REPEATABLE READ', async (manager) => {
+      const [{ snapshot }] = await manager.query<Array<{ snapshot: string }>>(
+        'SELECT pg_current_snapshot()::text AS snapshot',
+      );
+      const moved = cursor?.snapshot
+        ? await this.movedAbove(manager, projectId, options.state, cursor, limit)
+        : [];
+      const below = this.listQuery(manager, projectId, options.state);
+      if (cursor) {
+        below.andWhere('(issue.last_seen, issue.id) < (CAST(:at AS timestamptz), CAST(:id AS int))', {
+          at: cursor.key.at.toISOString(),
+          id: cursor.key.id,
+        });
+      }
+      // Moved rows sort above the cursor and the others below it: together they are in list order.
+      const rows = [...moved, ...(await this.fetchRows(below, limit))];
+      return toPage(
+        rows,
+        limit,
+        (last) => encodeIssueCursor(nextCursor(cursor, keyOf(last.issue), snapshot)),
+        (row) => toIssueView(row.issue, row.slug),
+      );
+    });
+  }
+
+  /** Rows above the cursor that moved there after the previous page was read (see IssueCursor). */
+  private movedAbove(
+    manager: EntityManager,
+    projectId: number,
+    state: IssueState | undefined,
+    cursor: IssueCursor,
+    limit: number,
+  ): Promise<IssueRow[]> {
+    // Transactions older than a snapshot's xmin are visible to it: the index narrows the search to
+    // the issues changed since, and pg_visible_in_snapshot settles the rest.
+    const query = this.listQuery(manager, projectId, state)
+      .andWhere('issue.position_xid >= pg_snapshot_xmin(CAST(:snapshot AS pg_snapshot))')
+      .andWhere('NOT pg_visible_in_snapshot(issue.position_xid, CAST(:snapshot AS pg_snapshot))')
+      .andWhere('(issue.last_seen, issue.id) > (CAST(:at AS timestamptz), CAST(:id AS int))', {
+        snapshot: cursor.snapshot,
+        at: cursor.key.at.toISOString(),
+        id: cursor.key.id,
+      });
+    if (cursor.catchUp) {
+      query.andWhere(
+        '((issue.last_seen, issue.id) < (CAST(:catchUpAt AS timestamptz), CAST(:catchUpId AS int))' +
+          ' OR NOT pg_visible_in_snapshot(issue.position_xid, CAST(:catchUpSnapshot AS pg_snapshot)))',
+        {
+          catchUpAt: cursor.catchUp.key.at.toISOString(),
+          catchUpId: cursor.catchUp.key.id,
+          catchUpSnapshot: cursor.catchUp.snapshot,
+        },
+      );
     }
+    return this.fetchRows(query, limit);
+  }
+
+  private listQuery(
+    manager: EntityManager,
+    projectId: number,
+    state: IssueState | undefined,
+  ): SelectQueryBuilder<Issue> {
+    const query = this.withSlug(manager).where('issue.project_id = :projectId', { projectId });
+    if (state) query.andWhere('issue.state = :state', { state });
+    return query;
+  }
+
+  /** Newest first, one row more than a page to learn whether another page exists. */
+  private async fetchRows(query: SelectQueryBuilder<Issue>, limit: number): Promise<IssueRow[]> {
     const { entities, raw } = await query
       .orderBy('issue.last_seen', 'DESC')
       .addOrderBy('issue.id', 'DESC')
       .limit(limit + 1)
       .getRawAndEntities<{ slug: string }>();
-    const rows = entities.map((issue, index) => ({ issue, slug: raw[index].slug }));
-    return toPage(
-      rows,
-      limit,
-      (row) => ({ at: row.issue.lastSeen, id: row.issue.id }),
-      (row) => toIssueView(row.issue, row.slug),
-    );
+    return entities.map((issue, index) => ({ issue, slug: raw[index].slug }));
   }
 
   async get(id: number): Promise<IssueView> {
     const { entities, raw } = await this.withSlug()
       .where('issue.id = :id', { id })
       .getRawAndEntities<{ slug: string }>();
-    if (!entities[0]) throw new NotFoundException('issue not found');
+    if (!entities[0]) throw new NotFoundError('issue not found');
     return toIssueView(entities[0], raw[0].slug);
   }
 
@@ -85,7 +151,7 @@ export class IssuesService {
         .setLock('pessimistic_write')
         .where('issue.id = :id', { id })
         .getOne();
-      if (!current) throw new NotFoundException('issue not found');
+      if (!current) throw new NotFoundError('issue not found');
       if (current.state !== state) {
         const now = new Date();
         await manager.update(
@@ -117,15 +183,60 @@ export class IssuesService {
 
   async remove(id: number): Promise<void> {
     const result = await this.issues.delete({ id });
-    if (!result.affected) throw new NotFoundException('issue not found');
+    if (!result.affected) throw new NotFoundError('issue not found');
   }
 
-  private withSlug(): SelectQueryBuilder<Issue> {
-    return this.issues
+  /** The stored issue, or null; `projectId` narrows the lookup to one project. */
+  findOne(id: number, projectId?: number): Promise<Issue | null> {
+    return this.issues.findOne({ where: projectId === undefined ? { id } : { id, projectId } });
+  }
+
+  /** The stored issue with what alerts say about its project, or null when either is gone. */
+  async findWithProject(id: number): Promise<{ issue: Issue; project: ProjectSummary } | null> {
+    const { entities, raw } = await this.issues
       .createQueryBuilder('issue')
+      .innerJoin(Project, 'project', 'project.id = issue.project_id')
+      .addSelect('project.name', 'project_name')
+      .addSelect('project.slug', 'project_slug')
+      .where('issue.id = :id', { id })
+      .getRawAndEntities<{ project_name: string; project_slug: string }>();
+    const issue = entities[0];
+    if (!issue) return null;
+    return { issue, project: { id: issue.projectId, name: raw[0].project_name, slug: raw[0].project_slug } };
+  }
+
+  private withSlug(manager: EntityManager = this.issues.manager): SelectQueryBuilder<Issue> {
+    return manager
+      .createQueryBuilder(Issue, 'issue')
       .innerJoin(Project, 'project', 'project.id = issue.project_id')
       .addSelect('project.slug', 'slug');
   }
+}
+
+interface IssueRow {
+  issue: Issue;
+  slug: string;
+}
+
+export type ProjectSummary = Pick<Project, 'id' | 'name' | 'slug'>;
+
+function keyOf(issue: Issue): SortKey<number> {
+  return { at: issue.lastSeen, id: issue.id };
+}
+
+/**
+ * The cursor after a page that ended on `last`, read under `snapshot`. Ending below the previous key
+ * means every moved row was returned: paging goes on from `last` with the new snapshot. Ending among
+ * the moved rows keeps the previous key and snapshot for what is still owed below `last`; the older
+ * snapshot also stands for any catch-up region already open, which can only repeat rows, never skip.
+ */
+function nextCursor(
+  previous: IssueCursor | undefined,
+  last: SortKey<number>,
+  snapshot: string,
+): IssueCursor & { snapshot: string } {
+  if (!previous?.snapshot || compareKeys(last, previous.key) < 0) return { key: last, snapshot };
+  return { key: previous.key, snapshot: previous.snapshot, catchUp: { key: last, snapshot } };
 }
 
 export function toIssueView(issue: Issue, slug: string): IssueView {

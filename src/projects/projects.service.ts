@@ -1,7 +1,8 @@
-import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { Like, QueryFailedError, Repository } from 'typeorm';
+import { ConflictError, NotFoundError } from '../common/domain-errors';
 import { AppConfig } from '../config/app-config';
 import { buildDsn } from './dsn';
 import { Project } from './project.entity';
@@ -36,7 +37,7 @@ export class ProjectsService {
 
   async findOrFail(id: number): Promise<Project> {
     const project = await this.projects.findOne({ where: { id } });
-    if (!project) throw new NotFoundException('project not found');
+    if (!project) throw new NotFoundError('project not found');
     return project;
   }
 
@@ -57,7 +58,7 @@ export class ProjectsService {
         }
       }
     }
-    throw new ConflictException('could not allocate a unique slug, try again');
+    throw new ConflictError('could not allocate a unique slug, try again');
   }
 
   /** The slug stays as it was: issue short ids and links are built from it. */
@@ -69,7 +70,7 @@ export class ProjectsService {
 
   async remove(id: number): Promise<void> {
     const result = await this.projects.delete({ id });
-    if (!result.affected) throw new NotFoundException('project not found');
+    if (!result.affected) throw new NotFoundError('project not found');
   }
 
   toView(project: Project): ProjectView {

@@ -25,6 +25,13 @@ export function redisOptions(url: string) {
   };
 }
 
+/**
+ * A Redis that accepts connections but stops answering (a hung server, a half-open connection)
+ * must not hold requests: every command of the shared client fails after this long, so request
+ * paths that need Redis answer 503 within it.
+ */
+export const REDIS_COMMAND_TIMEOUT_MS = 2_000;
+
 /** The shared client for rate-limit counters, caches and readiness checks (not for BullMQ). */
 @Global()
 @Module({
@@ -37,6 +44,7 @@ export function redisOptions(url: string) {
           ...redisOptions(config.REDIS_URL),
           maxRetriesPerRequest: 1,
           enableAutoPipelining: true,
+          commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
         });
         // Connection errors are reported by readiness and by the requests that need Redis; an
         // unhandled 'error' event would otherwise crash the process.

@@ -1,8 +1,9 @@
-import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { NotificationChannel } from '../channels/channel.entity';
 import { ChannelsService } from '../channels/channels.service';
+import { InvalidInputError, NotFoundError } from '../common/domain-errors';
 import { AlertHistoryEntry, AlertStatus } from './alert-history.entity';
 import { AlertRule, AlertType } from './alert-rule.entity';
 import { DEFAULT_HISTORY_LIMIT } from './dto/history-query.dto';
@@ -40,7 +41,7 @@ function checkedConditions(raw: unknown): Record<string, unknown> {
   try {
     return { ...validateRuleConditions(raw) };
   } catch (error) {
-    if (error instanceof RuleConditionsError) throw new BadRequestException(error.message);
+    if (error instanceof RuleConditionsError) throw new InvalidInputError(error.message);
     throw error;
   }
 }
@@ -99,19 +100,7 @@ export class RulesService {
 
   async remove(projectId: number, ruleId: number): Promise<void> {
     const result = await this.rules.delete({ id: ruleId, projectId });
-    if (!result.affected) throw new NotFoundException('alert rule not found');
-  }
-
-  /**
-   * The enabled rules of a project for one kind of trigger, each with all its channels loaded
-   * (enabled or not: the caller decides what a disabled channel means), ordered by id.
-   */
-  findEnabledForTrigger(projectId: number, alertType: AlertType): Promise<AlertRule[]> {
-    return this.rules.find({
-      where: { projectId, alertType, isEnabled: true },
-      relations: { channels: true },
-      order: { id: 'ASC', channels: { id: 'ASC' } },
-    });
+    if (!result.affected) throw new NotFoundError('alert rule not found');
   }
 
   /** Newest first. */
@@ -129,7 +118,7 @@ export class RulesService {
       where: { id: ruleId, projectId },
       relations: { channels: true },
     });
-    if (!rule) throw new NotFoundException('alert rule not found');
+    if (!rule) throw new NotFoundError('alert rule not found');
     return rule;
   }
 
@@ -139,8 +128,7 @@ export class RulesService {
     const found = await this.channels.findByIds(unique);
     const foundIds = new Set(found.map((channel) => channel.id));
     const missing = unique.find((id) => !foundIds.has(id));
-    if (missing !== undefined)
-      throw new BadRequestException(`channel_ids: channel ${missing} does not exist`);
+    if (missing !== undefined) throw new InvalidInputError(`channel_ids: channel ${missing} does not exist`);
     return found;
   }
 }

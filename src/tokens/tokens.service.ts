@@ -1,6 +1,7 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
+import { NotFoundError } from '../common/domain-errors';
 import { randomHex, sha256Hex } from '../common/crypto';
 import { ApiToken } from './api-token.entity';
 
@@ -40,7 +41,7 @@ export class TokensService {
 
   async remove(id: number): Promise<void> {
     const result = await this.tokens.delete({ id });
-    if (!result.affected) throw new NotFoundException('token not found');
+    if (!result.affected) throw new NotFoundError('token not found');
   }
 
   /** Returns the token row for a well-formed, existing token, or null. */

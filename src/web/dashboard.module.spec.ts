@@ -35,6 +35,43 @@ describe('DashboardMiddleware', () => {
     }
   });
 
+  it('sends every dashboard answer with a strict Content-Security-Policy and the other browser safeguards', async () => {
+    const app = appServing(root);
+    const responses = [
+      await request(app).get('/').expect(200),
+      await request(app).get('/projects/3/issues').expect(200),
+      await request(app).get('/index.html').expect(200),
+      await request(app).head('/settings/tokens').expect(200),
+      await request(app).get('/assets/index-abc123.js').expect(200),
+      await request(app).get('/favicon.svg').expect(200),
+      await request(appServing(join(root, 'nope'))).get('/').expect(503),
+    ];
+    for (const response of responses) {
+      const csp = String(response.headers['content-security-policy']);
+      const directives = Object.fromEntries(
+        csp.split(';').map((directive) => {
+          const [name, ...values] = directive.trim().split(/\s+/);
+          return [name, values.join(' ')];
+        }),
+      );
+      expect(directives).toEqual({
+        'default-src': "'self'",
+        'script-src': "'self'",
+        'style-src': "'self'",
+        'img-src': "'self'",
+        'font-src': "'self'",
+        'connect-src': "'self'",
+        'object-src': "'none'",
+        'base-uri': "'self'",
+        'form-action': "'self'",
+        'frame-ancestors': "'none'",
+      });
+      expect(response.headers['x-content-type-options']).toBe('nosniff');
+      expect(response.headers['x-frame-options']).toBe('DENY');
+      expect(response.headers['referrer-policy']).toBe('same-origin');
+    }
+  });
+
   it('caches hashed assets for good and other files briefly', async () => {
     const asset = await request(appServing(root)).get('/assets/index-abc123.js').expect(200);
     expect(asset.headers['cache-control']).toBe('public, max-age=31536000, immutable');

@@ -4,6 +4,7 @@ import express, { NextFunction, Request, Response } from 'express';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppConfig } from '../config/app-config';
+import { noSniff, setDashboardSecurityHeaders } from './security-headers';
 
 /**
  * Where `npm run build:dashboard` (Vite) writes the dashboard. Resolved from this file so it works
@@ -42,6 +43,7 @@ export class DashboardMiddleware implements NestMiddleware {
       fallthrough: true,
       redirect: false,
       setHeaders: (response, filePath) => {
+        setDashboardSecurityHeaders(response);
         const relative = filePath.slice(root.length).replace(/\\/g, '/');
         if (HASHED_ASSET.test(relative)) {
           response.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
@@ -68,6 +70,7 @@ export class DashboardMiddleware implements NestMiddleware {
   }
 
   private sendIndex(response: Response, next: NextFunction): void {
+    setDashboardSecurityHeaders(response);
     const index = join(this.root, 'index.html');
     if (!existsSync(index)) {
       response.status(503).type('text/plain').setHeader('Cache-Control', 'no-store').send(MISSING_BUILD_MESSAGE);
@@ -84,6 +87,10 @@ export class DashboardMiddleware implements NestMiddleware {
  * Part of the API role. Does nothing when SERVE_DASHBOARD is off (API-only deployments).
  * The handler is added in onModuleInit, which Nest runs after it has mounted every controller route
  * and before its own "not found" handler: the dashboard is the fallback, it never shadows a route.
+ *
+ * The header every answer carries is added at construction instead: Nest builds its modules in
+ * NestFactory.create, before createHttpApp adds the JSON body parser, so even the answer to a
+ * malformed body (which never reaches Nest's middleware) carries it.
  */
 @Module({
   providers: [{ provide: DASHBOARD_DIR_TOKEN, useValue: DASHBOARD_DIR }, DashboardMiddleware],
@@ -95,7 +102,10 @@ export class DashboardModule implements OnModuleInit {
     private readonly config: AppConfig,
     private readonly adapterHost: HttpAdapterHost,
     private readonly middleware: DashboardMiddleware,
-  ) {}
+  ) {
+    const adapter = adapterHost.httpAdapter;
+    if (adapter?.getType() === 'express') adapter.use(noSniff);
+  }
 
   onModuleInit(): void {
     if (!this.config.SERVE_DASHBOARD) return;

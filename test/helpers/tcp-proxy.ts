@@ -7,11 +7,19 @@ export interface TcpProxy {
   cut: () => Promise<void>;
   /** Listens again on the same port (nothing happens when it still listens). */
   restore: () => Promise<void>;
+  /**
+   * The target hangs: connections stay open and new ones are accepted, but nothing is relayed
+   * either way (a stuck server, a half-open connection). `thaw` relays again.
+   */
+  freeze: () => void;
+  thaw: () => void;
 }
 
 /** A TCP relay to a local service that a test can cut and restore, to simulate an outage. */
 export async function startProxy(targetPort: number): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
+  const pairs = new Set<[Socket, Socket]>();
+  let frozen = false;
   let server: Server;
   const listen = (port: number) =>
     new Promise<number>((resolve) => {
@@ -22,7 +30,10 @@ export async function startProxy(targetPort: number): Promise<TcpProxy> {
           socket.on('close', () => sockets.delete(socket));
           socket.on('error', () => undefined);
         }
-        client.pipe(upstream).pipe(client);
+        const pair: [Socket, Socket] = [client, upstream];
+        pairs.add(pair);
+        client.on('close', () => pairs.delete(pair));
+        if (!frozen) client.pipe(upstream).pipe(client);
       });
       server.listen(port, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
     });
@@ -37,6 +48,23 @@ export async function startProxy(targetPort: number): Promise<TcpProxy> {
     },
     restore: async () => {
       if (!server.listening) await listen(port);
+    },
+    freeze: () => {
+      frozen = true;
+      for (const [client, upstream] of pairs) {
+        client.unpipe(upstream);
+        upstream.unpipe(client);
+        client.pause();
+        upstream.pause();
+      }
+    },
+    thaw: () => {
+      frozen = false;
+      for (const [client, upstream] of pairs) {
+        client.pipe(upstream).pipe(client);
+        client.resume();
+        upstream.resume();
+      }
     },
   };
 }

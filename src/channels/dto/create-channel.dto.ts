@@ -4,7 +4,9 @@ import { CHANNEL_TYPES, ChannelType } from '../channel.entity';
 
 export const CONFIG_DESCRIPTION =
   'webhook: { url, secret?, headers? }; email: { to: [addresses] }; chat: { webhook_url }. ' +
-  'Secrets are shown masked; sending the masked value back keeps the stored secret.';
+  'Secrets (secret, header values, credentials and query of url, everything after the host of ' +
+  'webhook_url) are shown masked; in a PATCH, leaving one out or sending its masked value back keeps ' +
+  'it, null removes it.';
 
 export class CreateChannelDto {
   @ApiProperty({ example: 'Ops webhook', maxLength: 200 })

@@ -1,0 +1,31 @@
+/**
+ * Errors the domain services throw when a request cannot be carried out. They say what went wrong
+ * in the domain's words; `describeError` (api-error.filter.ts) is the one place that turns a kind
+ * into an HTTP status, so services stay free of HTTP and the same rule applies on every route.
+ * The message is written for the client and is sent as `{ "error": message }`.
+ */
+export type DomainErrorKind = 'not_found' | 'conflict' | 'invalid_input';
+
+export abstract class DomainError extends Error {
+  abstract readonly kind: DomainErrorKind;
+
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** The thing asked for does not exist (or no longer does). */
+export class NotFoundError extends DomainError {
+  readonly kind = 'not_found';
+}
+
+/** The request clashes with the current state; trying again may succeed. */
+export class ConflictError extends DomainError {
+  readonly kind = 'conflict';
+}
+
+/** The request itself is wrong (a value, a cursor, a reference to something that does not exist). */
+export class InvalidInputError extends DomainError {
+  readonly kind = 'invalid_input';
+}

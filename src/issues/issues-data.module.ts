@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AlertTriggersModule } from '../alerts/alert-triggers.module';
+import { Issue } from './issue.entity';
+import { IssuesService } from './issues.service';
+
+/**
+ * IssuesService without the HTTP routes, for workers. A worker-only instance has no authentication
+ * guard, so a module that brings controllers along would publish them unauthenticated there.
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature([Issue]), AlertTriggersModule],
+  providers: [IssuesService],
+  exports: [IssuesService],
+})
+export class IssuesDataModule {}
