@@ -26,7 +26,16 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import { Client } from 'pg';
-import { benchDatabase, deleteKeys, EXCEPTION_FIXTURE, freePort, procStatus, REDIS_URL, ROOT, stop } from './support';
+import {
+  benchDatabase,
+  deleteKeys,
+  EXCEPTION_FIXTURE,
+  freePort,
+  procStatus,
+  REDIS_URL,
+  ROOT,
+  stop,
+} from './support';
 
 const FIXTURE = EXCEPTION_FIXTURE;
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
@@ -69,7 +78,8 @@ function envelopeFactory(): () => Buffer {
   const after = Buffer.from(text.slice(at + original.length));
   const prefix = randomBytes(8).toString('hex');
   let counter = 0;
-  return () => Buffer.concat([before, Buffer.from(prefix + (counter++).toString(16).padStart(16, '0')), after]);
+  return () =>
+    Buffer.concat([before, Buffer.from(prefix + (counter++).toString(16).padStart(16, '0')), after]);
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -79,7 +89,11 @@ function percentile(sorted: number[], p: number): number {
 
 async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const next = envelopeFactory();
-  const agent = new Agent({ keepAlive: true, maxSockets: options.connections, maxFreeSockets: options.connections });
+  const agent = new Agent({
+    keepAlive: true,
+    maxSockets: options.connections,
+    maxFreeSockets: options.connections,
+  });
   const url = new URL(options.url);
   const statuses: Record<string, number> = {};
   const latencies: number[] = [];
@@ -199,7 +213,6 @@ function runBaseline(port: number, redisUrl: string, key: string): void {
 // ---------------------------------------------------------------------------------------------
 // Orchestrator
 
-
 function tsChild(args: string[], options: { ipc?: boolean } = {}): ChildProcess {
   return spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', __filename, ...args], {
     cwd: ROOT,
@@ -232,9 +245,6 @@ async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
-
-
-
 
 async function orchestrate(): Promise<void> {
   if (process.env.BENCH_SKIP_BUILD !== '1') {
@@ -278,24 +288,31 @@ async function orchestrate(): Promise<void> {
 
   // 2. The real server.
   const port = await freePort();
-  const server = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir=bench/results/profiles'] : []), 'dist/main.js'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'inherit', 'inherit'],
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      APP_ROLE: 'api',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_URL: databaseUrl.toString(),
-      REDIS_URL,
-      REDIS_PREFIX: prefix,
-      MAX_EVENTS_PER_MINUTE: '0',
-      MAX_EVENTS_PER_HOUR: '0',
-      LOG_LEVEL: 'warn',
-      SERVE_DASHBOARD: 'false',
+  const server = spawn(
+    process.execPath,
+    [
+      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir=bench/results/profiles'] : []),
+      'dist/main.js',
+    ],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: {
+        ...process.env,
+        NODE_ENV: 'production',
+        APP_ROLE: 'api',
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATABASE_URL: databaseUrl.toString(),
+        REDIS_URL,
+        REDIS_PREFIX: prefix,
+        MAX_EVENTS_PER_MINUTE: '0',
+        MAX_EVENTS_PER_HOUR: '0',
+        LOG_LEVEL: 'warn',
+        SERVE_DASHBOARD: 'false',
+      },
     },
-  });
+  );
   const serverUrl = `http://127.0.0.1:${port}`;
   let closedResult: LoadResult;
   let openResult: LoadResult;
@@ -330,7 +347,9 @@ async function orchestrate(): Promise<void> {
     // worker runs): the latency of the steady part shows what the burst leaves behind (garbage,
     // a full queue in Redis).
     await deleteKeys(redis, `${prefix}:*`);
-    console.log(`server: burst, ${BURST_CONNECTIONS} connections, ${BURST_S} s, then open loop ${OPEN_RATE}/s, ${DURATION_S} s …`);
+    console.log(
+      `server: burst, ${BURST_CONNECTIONS} connections, ${BURST_S} s, then open loop ${OPEN_RATE}/s, ${DURATION_S} s …`,
+    );
     burstResult = await load({
       url: `${serverUrl}/api/${projectId}/envelope/`,
       mode: 'closed',
@@ -367,10 +386,27 @@ async function orchestrate(): Promise<void> {
   };
   const results = {
     date: new Date().toISOString(),
-    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version },
-    settings: { durationS: DURATION_S, connections: CONNECTIONS, openRate: OPEN_RATE, fixture: 'exception-event.envelope' },
+    machine: {
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model,
+      memoryGb: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+    },
+    settings: {
+      durationS: DURATION_S,
+      connections: CONNECTIONS,
+      openRate: OPEN_RATE,
+      fixture: 'exception-event.envelope',
+    },
     baseline: baselineResult,
-    server: { closed: closedResult, open: openResult, burst: burstResult, afterBurst: afterBurstResult, peakRssMb: Math.round(peakRssMb), jobsQueuedInClosedRun: queued },
+    server: {
+      closed: closedResult,
+      open: openResult,
+      burst: burstResult,
+      afterBurst: afterBurstResult,
+      peakRssMb: Math.round(peakRssMb),
+      jobsQueuedInClosedRun: queued,
+    },
     ratioToBaseline: Math.round(ratio * 100) / 100,
     targets,
   };
@@ -388,8 +424,14 @@ async function orchestrate(): Promise<void> {
   console.log(row(`burst, ${BURST_CONNECTIONS} conns, ${BURST_S} s`, burstResult));
   console.log(row(`then open loop, ${OPEN_RATE}/s offered`, afterBurstResult));
   console.log('');
-  console.log(`ratio server/baseline: ${results.ratioToBaseline}; peak RSS ${results.server.peakRssMb} MB; jobs queued (closed run incl. warm-up): ${queued}`);
-  console.log(`targets: ${Object.entries(targets).map(([k, v]) => `${k} ${v ? 'met' : 'MISSED'}`).join(', ')}`);
+  console.log(
+    `ratio server/baseline: ${results.ratioToBaseline}; peak RSS ${results.server.peakRssMb} MB; jobs queued (closed run incl. warm-up): ${queued}`,
+  );
+  console.log(
+    `targets: ${Object.entries(targets)
+      .map(([k, v]) => `${k} ${v ? 'met' : 'MISSED'}`)
+      .join(', ')}`,
+  );
   console.log('written to bench/results/ingest.json');
 }
 

@@ -84,7 +84,8 @@ export function redactUrl(url: string): string {
 
 /**
  * One line per API request that went wrong (4xx warn, 5xx error), successful ones at debug; the same
- * failure on the same path is logged once per interval with a count (an outage fails every request).
+ * failure on the same route is logged once per interval with a count (an outage fails every request,
+ * a scanner tries every path).
  * Secrets in query strings never reach the log.
  */
 export function requestLogMiddleware(logger: Pino, repeatIntervalMs = 10_000) {
@@ -97,7 +98,9 @@ export function requestLogMiddleware(logger: Pino, repeatIntervalMs = 10_000) {
       if (!logger.isLevelEnabled(level)) return;
       let repeated = 0;
       if (status >= 400) {
-        const key = `${status} ${request.method} ${request.path}`;
+        // The route, not the path: requests for random paths or ids are one kind of failure.
+        const route = (request.route as { path?: unknown } | undefined)?.path;
+        const key = `${status} ${request.method} ${typeof route === 'string' ? route : '(no route)'}`;
         const now = Date.now();
         const window = repeats.get(key);
         if (window && now < window.until) {

@@ -61,7 +61,9 @@ describe('dashboard sign-in', () => {
       if (cookie) request.set('Cookie', cookie);
       return request.send({ email, password });
     };
-    const first = sessionCookie((await signIn('admin@example.com', 'secret').expect(200)).headers['set-cookie']).split(';')[0];
+    const first = sessionCookie(
+      (await signIn('admin@example.com', 'secret').expect(200)).headers['set-cookie'],
+    ).split(';')[0];
     const second = sessionCookie(
       (await signIn('admin@example.com', 'secret', first).expect(200)).headers['set-cookie'],
     ).split(';')[0];

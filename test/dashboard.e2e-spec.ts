@@ -36,7 +36,10 @@ function ensureDashboardBuilt(): void {
   execSync('npm run build:dashboard', { cwd: ROOT, stdio: 'pipe' });
 }
 
-async function eventually<T>(check: () => Promise<T | undefined | false | null>, timeoutMs = 20_000): Promise<T> {
+async function eventually<T>(
+  check: () => Promise<T | undefined | false | null>,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const result = await check().catch(() => undefined);
@@ -82,7 +85,13 @@ function realisticPayload(eventId: string, timestamp: Date): Record<string, unkn
           mechanism: { type: 'onuncaughtexception', handled: false },
           stacktrace: {
             frames: [
-              { filename: 'node:internal/process/task_queues', function: 'process.processTicksAndRejections', lineno: 95, colno: 5, in_app: false },
+              {
+                filename: 'node:internal/process/task_queues',
+                function: 'process.processTicksAndRejections',
+                lineno: 95,
+                colno: 5,
+                in_app: false,
+              },
               library('node_modules/express/lib/router/layer.js', 'Layer.handle [as handle_request]', 95),
               library('node_modules/express/lib/router/route.js', 'next', 149),
               {
@@ -92,7 +101,10 @@ function realisticPayload(eventId: string, timestamp: Date): Record<string, unkn
                 lineno: 27,
                 colno: 22,
                 in_app: true,
-                pre_context: ["router.post('/orders', async (req, res) => {", '  const cart = await carts.find(req.session.cartId);'],
+                pre_context: [
+                  "router.post('/orders', async (req, res) => {",
+                  '  const cart = await carts.find(req.session.cartId);',
+                ],
                 context_line: '  const order = await orders.create(cart, req.user);',
                 post_context: ['  res.status(201).json(order);', '});'],
               },
@@ -103,7 +115,11 @@ function realisticPayload(eventId: string, timestamp: Date): Record<string, unkn
                 lineno: 58,
                 colno: 31,
                 in_app: true,
-                pre_context: ['async function loadCustomer(order) {', '  // the guest checkout has no customer record', '  const account = order.account;'],
+                pre_context: [
+                  'async function loadCustomer(order) {',
+                  '  // the guest checkout has no customer record',
+                  '  const account = order.account;',
+                ],
                 context_line: '  const customerId = account.customer.id;',
                 post_context: ['  return customers.get(customerId);', '}', ''],
                 vars: { order: { id: 'ord_981', total: 129.5 }, account: {} },
@@ -115,9 +131,25 @@ function realisticPayload(eventId: string, timestamp: Date): Record<string, unkn
     },
     breadcrumbs: {
       values: [
-        { timestamp: timestamp.getTime() / 1000 - 4.2, type: 'http', category: 'http', level: 'info', data: { method: 'GET', url: 'https://api.example.com/carts/77', status_code: 200 } },
-        { timestamp: timestamp.getTime() / 1000 - 2.1, category: 'console', level: 'warning', message: 'Slow query: carts.find took 812 ms' },
-        { timestamp: timestamp.getTime() / 1000 - 0.4, category: 'payment', level: 'error', message: 'Card authorisation declined, retrying once' },
+        {
+          timestamp: timestamp.getTime() / 1000 - 4.2,
+          type: 'http',
+          category: 'http',
+          level: 'info',
+          data: { method: 'GET', url: 'https://api.example.com/carts/77', status_code: 200 },
+        },
+        {
+          timestamp: timestamp.getTime() / 1000 - 2.1,
+          category: 'console',
+          level: 'warning',
+          message: 'Slow query: carts.find took 812 ms',
+        },
+        {
+          timestamp: timestamp.getTime() / 1000 - 0.4,
+          category: 'payment',
+          level: 'error',
+          message: 'Card authorisation declined, retrying once',
+        },
       ],
     },
     tags: { region: 'eu-west-1', browser: 'Chrome 131', 'customer.tier': 'gold' },
@@ -131,7 +163,11 @@ function realisticPayload(eventId: string, timestamp: Date): Record<string, unkn
       method: 'POST',
       url: 'https://shop.example.com/api/orders',
       query_string: 'coupon=SPRING&ref=newsletter',
-      headers: { 'User-Agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0', 'Content-Type': 'application/json', Accept: 'application/json' },
+      headers: {
+        'User-Agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0',
+        'Content-Type': 'application/json',
+        Accept: 'application/json',
+      },
       data: { cartId: 77, shipping: 'express' },
     },
     sdk: { name: 'sentry.javascript.node', version: '10.78.0' },
@@ -170,7 +206,15 @@ describe('dashboard (browser)', () => {
   /** Inserts an issue (and `events` events, newest at `lastSeen`) as the digest would. */
   async function insertIssue(
     pid: number,
-    fields: { type: string; message: string; culprit?: string; state?: IssueState; lastSeen?: Date; events?: number; spreadHours?: number },
+    fields: {
+      type: string;
+      message: string;
+      culprit?: string;
+      state?: IssueState;
+      lastSeen?: Date;
+      events?: number;
+      spreadHours?: number;
+    },
   ): Promise<Issue> {
     const issueId = await db.transaction(async (manager) => {
       await manager.increment(Project, { id: pid }, 'nextIssueNumber', 1);
@@ -206,7 +250,11 @@ describe('dashboard (browser)', () => {
           release: index % 3 === 0 ? 'checkout@2.4.1' : 'checkout@2.4.0',
           level: 'error',
           user: { id: '42', email: 'jane@example.com' },
-          payload: { ...realisticPayload(id, timestamp), culprit: fields.culprit, title: `${fields.type}: ${fields.message}` },
+          payload: {
+            ...realisticPayload(id, timestamp),
+            culprit: fields.culprit,
+            title: `${fields.type}: ${fields.message}`,
+          },
         });
       });
       if (events.length) await manager.save(events, { chunk: 100 });
@@ -256,8 +304,16 @@ describe('dashboard (browser)', () => {
     const script = await t.http().get(asset!).expect(200);
     expect(script.headers['cache-control']).toBe('public, max-age=31536000, immutable');
 
-    await t.http().get('/projects/1/issues').expect(200).expect('content-type', /text\/html/);
-    await t.http().get('/settings/tokens').expect(200).expect('content-type', /text\/html/);
+    await t
+      .http()
+      .get('/projects/1/issues')
+      .expect(200)
+      .expect('content-type', /text\/html/);
+    await t
+      .http()
+      .get('/settings/tokens')
+      .expect(200)
+      .expect('content-type', /text\/html/);
     await t.http().get('/api/nope').expect(404).expect('content-type', /json/);
     await t.http().get('/api/projects').expect(401, { error: 'missing bearer token' });
     await t.http().get('/auth/me').expect(401);
@@ -305,13 +361,20 @@ describe('dashboard (browser)', () => {
     await page.waitForURL(/\/projects\/\d+\/issues$/);
     projectId = Number(/\/projects\/(\d+)\//.exec(page.url())![1]);
 
-    const project = (await t.api().get(`/api/projects/${projectId}`).expect(200)).body as { dsn: string; slug: string };
+    const project = (await t.api().get(`/api/projects/${projectId}`).expect(200)).body as {
+      dsn: string;
+      slug: string;
+    };
     await page.getByText('No issues yet — send your first error with the DSN above.').waitFor();
     expect(await page.getByLabel('DSN').inputValue()).toBe(project.dsn);
     await page.getByRole('tab', { name: /@sentry\/node/ }).waitFor();
-    expect(await page.locator('.code-block code').textContent()).toContain(`Sentry.init({ dsn: "${project.dsn}" })`);
+    expect(await page.locator('.code-block code').textContent()).toContain(
+      `Sentry.init({ dsn: "${project.dsn}" })`,
+    );
     await page.getByRole('tab', { name: /@sentry\/browser/ }).click();
-    expect(await page.locator('.code-block code').textContent()).toContain('import * as Sentry from "@sentry/browser"');
+    expect(await page.locator('.code-block code').textContent()).toContain(
+      'import * as Sentry from "@sentry/browser"',
+    );
     await page.getByRole('button', { name: 'Copy DSN' }).click();
     await page.getByRole('button', { name: 'Copied!' }).waitFor();
   });
@@ -327,9 +390,32 @@ describe('dashboard (browser)', () => {
       spreadHours: 24 * 9,
     });
     mainIssueId = main.id;
-    await insertIssue(projectId, { type: 'RangeError', message: 'Invalid time value', culprit: 'formatDate(src/util/dates)', lastSeen: new Date(now - 2 * 3_600_000), events: 3, spreadHours: 5 });
-    await insertIssue(projectId, { type: 'PaymentDeclined', message: 'card_declined: insufficient funds', culprit: 'charge(src/payments/stripe)', lastSeen: new Date(now - 26 * 3_600_000), events: 7, spreadHours: 60, state: 'muted' });
-    await insertIssue(projectId, { type: 'Error', message: 'ECONNRESET while calling inventory', culprit: 'reserve(src/inventory/client)', lastSeen: new Date(now - 4 * 86_400_000), events: 2, spreadHours: 3, state: 'resolved' });
+    await insertIssue(projectId, {
+      type: 'RangeError',
+      message: 'Invalid time value',
+      culprit: 'formatDate(src/util/dates)',
+      lastSeen: new Date(now - 2 * 3_600_000),
+      events: 3,
+      spreadHours: 5,
+    });
+    await insertIssue(projectId, {
+      type: 'PaymentDeclined',
+      message: 'card_declined: insufficient funds',
+      culprit: 'charge(src/payments/stripe)',
+      lastSeen: new Date(now - 26 * 3_600_000),
+      events: 7,
+      spreadHours: 60,
+      state: 'muted',
+    });
+    await insertIssue(projectId, {
+      type: 'Error',
+      message: 'ECONNRESET while calling inventory',
+      culprit: 'reserve(src/inventory/client)',
+      lastSeen: new Date(now - 4 * 86_400_000),
+      events: 2,
+      spreadHours: 3,
+      state: 'resolved',
+    });
 
     await page.getByRole('button', { name: 'Refresh' }).click();
     const row = page.getByRole('row').filter({ hasText: main.type });
@@ -358,7 +444,10 @@ describe('dashboard (browser)', () => {
     await page.getByRole('region', { name: 'Bulk actions' }).getByRole('button', { name: 'Mute' }).click();
     await page.getByText('2 issues marked muted.').waitFor();
     const states = async () => {
-      const list = (await t.api().get(`/api/projects/${projectId}/issues`).expect(200)).body.data as { short_id: string; state: string }[];
+      const list = (await t.api().get(`/api/projects/${projectId}/issues`).expect(200)).body.data as {
+        short_id: string;
+        state: string;
+      }[];
       return Object.fromEntries(list.map((issue) => [issue.short_id.split('-').pop(), issue.state]));
     };
     expect(await states()).toEqual({ '1': 'open', '2': 'muted', '3': 'muted', '4': 'muted' });
@@ -371,10 +460,16 @@ describe('dashboard (browser)', () => {
   });
 
   it('pages through more issues than fit on a page', async () => {
-    const other = (await t.api().post('/api/projects').send({ name: 'Batch Jobs' }).expect(201)).body as { id: number };
+    const other = (await t.api().post('/api/projects').send({ name: 'Batch Jobs' }).expect(201)).body as {
+      id: number;
+    };
     const base = Date.now() - 86_400_000;
     for (let i = 0; i < 57; i++) {
-      await insertIssue(other.id, { type: 'JobError', message: `job ${i + 1} failed`, lastSeen: new Date(base + i * 60_000) });
+      await insertIssue(other.id, {
+        type: 'JobError',
+        message: `job ${i + 1} failed`,
+        lastSeen: new Date(base + i * 60_000),
+      });
     }
     await page.goto(`/projects/${other.id}/issues`);
     await page.getByText('JobError: job 57 failed').waitFor();
@@ -408,7 +503,10 @@ describe('dashboard (browser)', () => {
     expect(await client.flush(10_000)).toBe(true);
     expect(statuses).toEqual([200]); // accepted by ingest; the digest then groups it into an issue
     const issue = await eventually(async () => {
-      const list = (await t.api().get(`/api/projects/${projectId}/issues`).expect(200)).body.data as { id: number; type: string }[];
+      const list = (await t.api().get(`/api/projects/${projectId}/issues`).expect(200)).body.data as {
+        id: number;
+        type: string;
+      }[];
       return list.find((candidate) => candidate.type === 'SyntaxError');
     }, 20_000);
     await page.goto(`/projects/${projectId}/issues`);
@@ -430,7 +528,9 @@ describe('dashboard (browser)', () => {
     const current = page.locator('.context tr.current');
     await current.first().waitFor();
     expect(await current.first().textContent()).toBe('58  const customerId = account.customer.id;');
-    expect(await page.locator('.context tr').first().textContent()).toBe('55async function loadCustomer(order) {');
+    expect(await page.locator('.context tr').first().textContent()).toBe(
+      '55async function loadCustomer(order) {',
+    );
     await page.getByText('Most recent call first').first().waitFor();
     const toggle = page.getByRole('button', { name: 'Show 3 library frames' });
     await toggle.waitFor();
@@ -504,13 +604,22 @@ describe('dashboard (browser)', () => {
     const card = page.locator('.channel-card').filter({ hasText: 'Ops webhook' });
     await card.waitFor();
     await card.getByText('https://hooks.example.com/errors').waitFor();
-    const channels = (await t.api().get('/api/alert-channels').expect(200)).body as { id: number; name: string; config: { url: string } }[];
-    expect(channels.find((channel) => channel.name === 'Ops webhook')?.config.url).toBe('https://hooks.example.com/errors');
+    const channels = (await t.api().get('/api/alert-channels').expect(200)).body as {
+      id: number;
+      name: string;
+      config: { url: string };
+    }[];
+    expect(channels.find((channel) => channel.name === 'Ops webhook')?.config.url).toBe(
+      'https://hooks.example.com/errors',
+    );
 
     const testRoute = await t.api().post('/api/alert-channels/999999/test');
     if (!(testRoute.status === 404 && /^Cannot POST/.test(String(testRoute.body.error)))) {
       await card.getByRole('button', { name: 'Send test' }).click();
-      await card.getByRole('status').filter({ hasText: /^Test (sent|failed): .+/ }).waitFor({ timeout: 20_000 });
+      await card
+        .getByRole('status')
+        .filter({ hasText: /^Test (sent|failed): .+/ })
+        .waitFor({ timeout: 20_000 });
     }
 
     await card.getByRole('checkbox', { name: 'Enable Ops webhook' }).uncheck();
@@ -529,14 +638,28 @@ describe('dashboard (browser)', () => {
     const rule = page.locator('.rule-card').filter({ hasText: 'Page on-call for new issues' });
     await rule.getByText('Ops webhook').waitFor();
     await rule.getByText('cooldown 15 min').waitFor();
-    const saved = (await t.api().get(`/api/projects/${projectId}/alert-rules`).expect(200)).body as { name: string; cooldown_minutes: number; channel_ids: number[] }[];
-    expect(saved).toEqual([expect.objectContaining({ name: 'Page on-call for new issues', cooldown_minutes: 15, channel_ids: [expect.any(Number)] })]);
+    const saved = (await t.api().get(`/api/projects/${projectId}/alert-rules`).expect(200)).body as {
+      name: string;
+      cooldown_minutes: number;
+      channel_ids: number[];
+    }[];
+    expect(saved).toEqual([
+      expect.objectContaining({
+        name: 'Page on-call for new issues',
+        cooldown_minutes: 15,
+        channel_ids: [expect.any(Number)],
+      }),
+    ]);
     await page.getByRole('heading', { name: 'Alert history' }).waitFor();
     await shot('project-alerts');
   });
 
   it('stays usable on a 390px wide phone screen', async () => {
-    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, baseURL: t.url, deviceScaleFactor: 2 });
+    const phone = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      baseURL: t.url,
+      deviceScaleFactor: 2,
+    });
     await watchCsp(phone);
     await phone.addCookies(await context.cookies());
     const mobile = await phone.newPage();
@@ -547,7 +670,10 @@ describe('dashboard (browser)', () => {
         [...document.querySelectorAll('body *')]
           .filter((element) => element.getBoundingClientRect().right > window.innerWidth + 0.5)
           .filter((element) => !element.closest('.table-wrap, .code-block, .context, .tabs, pre'))
-          .map((element) => `${element.tagName.toLowerCase()}.${element.className} ${Math.round(element.getBoundingClientRect().right)}`),
+          .map(
+            (element) =>
+              `${element.tagName.toLowerCase()}.${element.className} ${Math.round(element.getBoundingClientRect().right)}`,
+          ),
       );
     for (const [path, name, ready] of [
       ['/', 'mobile-projects', 'Checkout Service'],

@@ -12,7 +12,9 @@ describe('locks the digest takes', () => {
   afterAll(() => t.close());
 
   it('numbering issues of a project does not hold back events being stored for it', async () => {
-    const project = (await t.api().post('/api/projects').send({ name: 'Locks' }).expect(201)).body as { id: number };
+    const project = (await t.api().post('/api/projects').send({ name: 'Locks' }).expect(201)).body as {
+      id: number;
+    };
     const database = t.app.get(DataSource);
     const [issue] = (await database.query(
       `INSERT INTO issues (project_id, grouping_key, number, type, message, culprit, level, state, event_count,

@@ -32,7 +32,12 @@ function runCli(args: string[], prefix: string): Promise<{ code: number; stdout:
       ['run', '-s', 'cli', '--', ...args],
       {
         cwd: join(__dirname, '..'),
-        env: { ...process.env, DATABASE_URL: testDatabaseUrl(), REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: prefix },
+        env: {
+          ...process.env,
+          DATABASE_URL: testDatabaseUrl(),
+          REDIS_URL: TEST_REDIS_URL,
+          REDIS_PREFIX: prefix,
+        },
         timeout: 60_000,
       },
       (error, stdout, stderr) =>
@@ -112,7 +117,9 @@ describe('failed jobs and workers, as an operator sees them', () => {
       const response = await t.http().get('/health/ready').expect(200);
       return response.body.digest_failed === 1 && Boolean(response.body.digest_last_job_at) && response.body;
     });
-    expect(ready.workers).toEqual([expect.objectContaining({ id: expect.any(String), last_job_at: expect.any(String) })]);
+    expect(ready.workers).toEqual([
+      expect.objectContaining({ id: expect.any(String), last_job_at: expect.any(String) }),
+    ]);
     expect(Date.parse(ready.digest_last_job_at)).toBeGreaterThan(Date.now() - 60_000);
 
     const metrics = await t.http().get('/metrics').expect(200);
@@ -167,7 +174,10 @@ describe('failed jobs and workers, as an operator sees them', () => {
           const issues = await t.api().get(`/api/projects/${project.body.id}/issues`).expect(200);
           return issues.body.data[0]?.type === 'ReplayedError';
         });
-        await held.add(DigestJobName.Event, poison, { ...DIGEST_JOB_OPTIONS, jobId: digestJobId(poison.projectId, poison.eventId) });
+        await held.add(DigestJobName.Event, poison, {
+          ...DIGEST_JOB_OPTIONS,
+          jobId: digestJobId(poison.projectId, poison.eventId),
+        });
         await eventually(async () => (await held.getFailedCount()) === 1);
       } finally {
         await worker.close();

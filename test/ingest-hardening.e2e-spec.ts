@@ -29,7 +29,9 @@ function eventEnvelope(eventId = randomUUID(), header: Record<string, unknown> =
  */
 function bomb(firstLine: string, encoding: 'gzip' | 'br', size = 95 * 1024 * 1024): Buffer {
   const body = Buffer.alloc(size);
-  const head = Buffer.from(`${firstLine}\n${JSON.stringify({ type: 'attachment', length: size - firstLine.length - 200 })}\n`);
+  const head = Buffer.from(
+    `${firstLine}\n${JSON.stringify({ type: 'attachment', length: size - firstLine.length - 200 })}\n`,
+  );
   head.copy(body);
   return encoding === 'br'
     ? brotliCompressSync(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 5 } })
@@ -52,7 +54,10 @@ describe('ingest refuses abuse cheaply', () => {
   afterAll(() => t.close());
 
   it('refuses a no-key gzip bomb after its first line, without decoding the rest', async () => {
-    const body = bomb(JSON.stringify({ event_id: hex(randomUUID()), dsn: `http://${hex(randomUUID())}@x/${project.id}` }), 'gzip');
+    const body = bomb(
+      JSON.stringify({ event_id: hex(randomUUID()), dsn: `http://${hex(randomUUID())}@x/${project.id}` }),
+      'gzip',
+    );
     const send = () =>
       t
         .http()
@@ -84,9 +89,15 @@ describe('ingest refuses abuse cheaply', () => {
 
   it('asks brotli senders for the key outside the body, before decoding anything', async () => {
     const body = bomb(JSON.stringify({ dsn: project.dsn }), 'br');
-    const response = await t.http().post(`/api/${project.id}/envelope/`).set('Content-Encoding', 'br').send(body);
+    const response = await t
+      .http()
+      .post(`/api/${project.id}/envelope/`)
+      .set('Content-Encoding', 'br')
+      .send(body);
     expect(response.status).toBe(401);
-    expect(response.body.error).toMatch(/brotli-compressed envelopes need the client key in a header or the query/);
+    expect(response.body.error).toMatch(
+      /brotli-compressed envelopes need the client key in a header or the query/,
+    );
     // With the key outside the body, brotli is read as before.
     const eventId = randomUUID();
     const accepted = await t
@@ -107,6 +118,15 @@ describe('ingest refuses abuse cheaply', () => {
       .send(gzipSync(eventEnvelope(eventId, { dsn: project.dsn, pad: 'p'.repeat(12_000) })));
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ id: hex(eventId) });
+  });
+
+  it('answers 401, not 500, to a dsn whose key is not even a well-formed escape', async () => {
+    const response = await t
+      .http()
+      .post(`/api/${project.id}/envelope/`)
+      .send(eventEnvelope(randomUUID(), { dsn: `http://%E0%A4%A@x/${project.id}` }));
+    expect(response.status).toBe(401);
+    expect(response.body).toEqual({ error: `missing client key for project ${project.id}` });
   });
 
   it('accepts an envelope whose only key is the dsn of its header', async () => {
@@ -157,7 +177,11 @@ describe('ingest refuses abuse cheaply', () => {
       // (The digest of earlier tests' events may run meanwhile: only key lookups count here.)
       const keyLookups = queries.mock.calls.filter(([sql]) => /\bfrom projects\b/i.test(String(sql)));
       expect(keyLookups.length).toBeLessThanOrEqual(Math.ceil(seconds) + 1);
-      await t.http().post(`/api/${project.id}/envelope/?sentry_key=${hex(project.client_key)}`).send(eventEnvelope()).expect(200);
+      await t
+        .http()
+        .post(`/api/${project.id}/envelope/?sentry_key=${hex(project.client_key)}`)
+        .send(eventEnvelope())
+        .expect(200);
     } finally {
       queries.mockRestore();
     }
@@ -166,7 +190,8 @@ describe('ingest refuses abuse cheaply', () => {
   it('counts the rate limit before reading the body', async () => {
     const limited = await startTestApp({ MAX_EVENTS_PER_MINUTE: '2' });
     try {
-      const own = (await limited.api().post('/api/projects').send({ name: 'Limited' }).expect(201)).body as Project;
+      const own = (await limited.api().post('/api/projects').send({ name: 'Limited' }).expect(201))
+        .body as Project;
       const path = `/api/${own.id}/envelope/?sentry_key=${hex(own.client_key)}`;
       await limited.http().post(path).send(eventEnvelope()).expect(200);
       await limited.http().post(path).send('{"event_id":1}\nnot json\n').expect(400);
@@ -187,14 +212,26 @@ describe('ingest in outages', () => {
     const app = await startTestApp({ DATABASE_URL: url, APP_ROLE: 'api' });
     const queue = openQueue(app, QueueName.Digest);
     try {
-      const own = (await app.api().post('/api/projects').send({ name: 'Outage' }).expect(201)).body as Project;
-      await app.http().post(`/api/${own.id}/envelope/?sentry_key=${hex(own.client_key)}`).send(eventEnvelope()).expect(200);
+      const own = (await app.api().post('/api/projects').send({ name: 'Outage' }).expect(201))
+        .body as Project;
+      await app
+        .http()
+        .post(`/api/${own.id}/envelope/?sentry_key=${hex(own.client_key)}`)
+        .send(eventEnvelope())
+        .expect(200);
       await proxy.cut();
       const eventId = randomUUID();
-      await app.http().post(`/api/${own.id}/envelope/?sentry_key=${hex(own.client_key)}`).send(eventEnvelope(eventId)).expect(200);
+      await app
+        .http()
+        .post(`/api/${own.id}/envelope/?sentry_key=${hex(own.client_key)}`)
+        .send(eventEnvelope(eventId))
+        .expect(200);
       expect(await queue.getJob(`${own.id}_${eventId}`)).toBeDefined();
       // A key the last snapshot does not know may belong to a project created since: undecidable.
-      const unknown = await app.http().post(`/api/${own.id}/envelope/?sentry_key=${hex(randomUUID())}`).send(eventEnvelope());
+      const unknown = await app
+        .http()
+        .post(`/api/${own.id}/envelope/?sentry_key=${hex(randomUUID())}`)
+        .send(eventEnvelope());
       expect(unknown.status).toBe(503);
       expect(unknown.body).toEqual({ error: expect.stringMatching(/unavailable/) });
       // The management API needs the database: 503 with the {error} shape, never 500.
@@ -204,6 +241,39 @@ describe('ingest in outages', () => {
     } finally {
       await proxy.restore();
       await queue.close();
+      await app.close();
+      await proxy.cut();
+    }
+  });
+
+  it('answers 503 within 5 s, not never, to an unknown key when PostgreSQL hangs', async () => {
+    const { url, proxy } = await proxiedTestDatabase();
+    const app = await startTestApp({ DATABASE_URL: url, APP_ROLE: 'api' });
+    try {
+      const own = (await app.api().post('/api/projects').send({ name: 'Hung database' }).expect(201))
+        .body as Project;
+      await app
+        .http()
+        .post(`/api/${own.id}/envelope/?sentry_key=${hex(own.client_key)}`)
+        .send(eventEnvelope())
+        .expect(200);
+      proxy.freeze();
+      const started = Date.now();
+      const [unknown, known] = await Promise.all([
+        app
+          .http()
+          .post(`/api/${own.id}/envelope/?sentry_key=${hex(randomUUID())}`)
+          .send(eventEnvelope()),
+        app
+          .http()
+          .post(`/api/${own.id}/envelope/?sentry_key=${hex(own.client_key)}`)
+          .send(eventEnvelope()),
+      ]);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(unknown.status).toBe(503);
+      expect(known.status).toBe(200);
+    } finally {
+      proxy.thaw();
       await app.close();
       await proxy.cut();
     }
@@ -221,8 +291,14 @@ describe('ingest in outages', () => {
       const started = Date.now();
       const responses = await Promise.all([
         app.http().post(path).send(eventEnvelope()),
-        app.http().post(`/api/${own.id}/store/?sentry_key=${hex(own.client_key)}`).send({ message: 'x' }),
-        app.http().post(`/api/${own.id}/envelope/`).send(eventEnvelope(randomUUID(), { dsn: own.dsn })),
+        app
+          .http()
+          .post(`/api/${own.id}/store/?sentry_key=${hex(own.client_key)}`)
+          .send({ message: 'x' }),
+        app
+          .http()
+          .post(`/api/${own.id}/envelope/`)
+          .send(eventEnvelope(randomUUID(), { dsn: own.dsn })),
       ]);
       expect(Date.now() - started).toBeLessThan(5_000);
       expect(responses.map((response) => response.status)).toEqual([503, 503, 503]);

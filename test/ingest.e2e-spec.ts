@@ -38,9 +38,13 @@ async function createProject(t: TestApp, name = `ingest-${randomUUID().slice(0, 
 const hexOf = (uuid: string) => uuid.replace(/-/g, '');
 
 /** An envelope with one event item; `eventId` goes into the header (32 hex, as SDKs send it). */
-function envelope(eventId: string, options: { length?: boolean; trailingNewline?: boolean; extraHeader?: object } = {}) {
+function envelope(
+  eventId: string,
+  options: { length?: boolean; trailingNewline?: boolean; extraHeader?: object } = {},
+) {
   const payload = JSON.stringify({ event_id: hexOf(eventId), message: `boom ${eventId}`, level: 'error' });
-  const itemHeader = options.length === false ? { type: 'event' } : { type: 'event', length: Buffer.byteLength(payload) };
+  const itemHeader =
+    options.length === false ? { type: 'event' } : { type: 'event', length: Buffer.byteLength(payload) };
   const text = [
     JSON.stringify({ event_id: hexOf(eventId), sent_at: new Date().toISOString(), ...options.extraHeader }),
     JSON.stringify(itemHeader),
@@ -59,7 +63,9 @@ function rawPost(
     const request = httpRequest(url, { method: 'POST', headers }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString() }),
+      );
     });
     request.on('error', reject);
     write(request).then(
@@ -103,13 +109,33 @@ describe('ingest', () => {
   });
 
   describe('client key', () => {
-    const variants: [string, (p: Project) => { query?: string; headers?: Record<string, string>; dsn?: string }][] = [
-      ['the sentry_key query parameter', (p) => ({ query: `?sentry_key=${hexOf(p.client_key)}&sentry_version=7` })],
-      ['X-Sentry-Auth', (p) => ({ headers: { 'X-Sentry-Auth': `Sentry sentry_version=7, sentry_key=${hexOf(p.client_key)}` } })],
-      ['Authorization: Sentry', (p) => ({ headers: { Authorization: `Sentry sentry_key=${p.client_key}, sentry_version=7` } })],
+    const variants: [
+      string,
+      (p: Project) => { query?: string; headers?: Record<string, string>; dsn?: string },
+    ][] = [
+      [
+        'the sentry_key query parameter',
+        (p) => ({ query: `?sentry_key=${hexOf(p.client_key)}&sentry_version=7` }),
+      ],
+      [
+        'X-Sentry-Auth',
+        (p) => ({
+          headers: { 'X-Sentry-Auth': `Sentry sentry_version=7, sentry_key=${hexOf(p.client_key)}` },
+        }),
+      ],
+      [
+        'Authorization: Sentry',
+        (p) => ({ headers: { Authorization: `Sentry sentry_key=${p.client_key}, sentry_version=7` } }),
+      ],
       ['X-Client-Auth with a bare key', (p) => ({ headers: { 'X-Client-Auth': p.client_key } })],
-      ['X-Client-Auth with a bare undashed key', (p) => ({ headers: { 'X-Client-Auth': hexOf(p.client_key).toUpperCase() } })],
-      ['X-Client-Auth in the Sentry form', (p) => ({ headers: { 'X-Client-Auth': `Sentry sentry_key=${hexOf(p.client_key)}` } })],
+      [
+        'X-Client-Auth with a bare undashed key',
+        (p) => ({ headers: { 'X-Client-Auth': hexOf(p.client_key).toUpperCase() } }),
+      ],
+      [
+        'X-Client-Auth in the Sentry form',
+        (p) => ({ headers: { 'X-Client-Auth': `Sentry sentry_key=${hexOf(p.client_key)}` } }),
+      ],
       ['the envelope header dsn', (p) => ({ dsn: p.dsn })],
     ];
 
@@ -126,8 +152,10 @@ describe('ingest', () => {
 
     it('rejects a wrong key, a wrong project, a malformed key and a missing key with 401', async () => {
       const other = await createProject(t);
-      const send = (url: string, headers: Record<string, string> = {}, extraHeader: object = {}) => () =>
-        t.http().post(url).set(headers).send(envelope(randomUUID(), { extraHeader }).body);
+      const send =
+        (url: string, headers: Record<string, string> = {}, extraHeader: object = {}) =>
+        () =>
+          t.http().post(url).set(headers).send(envelope(randomUUID(), { extraHeader }).body);
       const wrongKey = { 'X-Sentry-Auth': `Sentry sentry_key=${hexOf(randomUUID())}` };
       await expectRejected(401, send(path, wrongKey));
       await expectRejected(401, send(`/api/${other.id}/envelope/`, { 'X-Client-Auth': project.client_key }));
@@ -146,7 +174,9 @@ describe('ingest', () => {
     });
 
     it('rejects a project id that is not an integer with 400', async () => {
-      await expectRejected(400, () => t.http().post('/api/abc/envelope/').set('X-Client-Auth', project.client_key).send('x'));
+      await expectRejected(400, () =>
+        t.http().post('/api/abc/envelope/').set('X-Client-Auth', project.client_key).send('x'),
+      );
     });
   });
 
@@ -159,13 +189,23 @@ describe('ingest', () => {
     ])('reads an event with length=%s, trailing newline=%s', async (length, trailingNewline) => {
       const eventId = randomUUID();
       const { body, payload } = envelope(eventId, { length, trailingNewline });
-      await t.http().post(path).set('X-Sentry-Auth', auth).send(body).expect(200, { id: hexOf(eventId) });
+      await t
+        .http()
+        .post(path)
+        .set('X-Sentry-Auth', auth)
+        .send(body)
+        .expect(200, { id: hexOf(eventId) });
       expect((await jobData(project.id, eventId))?.payload).toBe(payload);
     });
 
     it('serves the path without the trailing slash', async () => {
       const eventId = randomUUID();
-      await t.http().post(`/api/${project.id}/envelope`).set('X-Sentry-Auth', auth).send(envelope(eventId).body).expect(200);
+      await t
+        .http()
+        .post(`/api/${project.id}/envelope`)
+        .set('X-Sentry-Auth', auth)
+        .send(envelope(eventId).body)
+        .expect(200);
       expect(await jobData(project.id, eventId)).toBeDefined();
     });
 
@@ -179,7 +219,12 @@ describe('ingest', () => {
     });
 
     it('queues the message fixture', async () => {
-      const response = await t.http().post(path).set('X-Sentry-Auth', auth).send(fixture('message-event')).expect(200);
+      const response = await t
+        .http()
+        .post(path)
+        .set('X-Sentry-Auth', auth)
+        .send(fixture('message-event'))
+        .expect(200);
       expect(response.body).toEqual({ id: 'c51a5dce077c48ddb0cb337ad844b874' });
       expect(await jobData(project.id, 'c51a5dce-077c-48dd-b0cb-337ad844b874')).toBeDefined();
     });
@@ -208,17 +253,32 @@ describe('ingest', () => {
         JSON.stringify({ type: 'brand_new_type' }),
         '{}',
       ].join('\n');
-      await t.http().post(path).set('X-Sentry-Auth', auth).send(body).expect(200, { id: hexOf(eventId) });
+      await t
+        .http()
+        .post(path)
+        .set('X-Sentry-Auth', auth)
+        .send(body)
+        .expect(200, { id: hexOf(eventId) });
       expect((await jobData(project.id, eventId))?.payload).toBe(payload);
     });
 
     it('takes the event id from the payload, or generates one', async () => {
       const eventId = randomUUID();
       const fromPayload = `{}\n{"type":"event"}\n{"event_id":"${hexOf(eventId)}","message":"m"}\n`;
-      await t.http().post(path).set('X-Sentry-Auth', auth).send(fromPayload).expect(200, { id: hexOf(eventId) });
+      await t
+        .http()
+        .post(path)
+        .set('X-Sentry-Auth', auth)
+        .send(fromPayload)
+        .expect(200, { id: hexOf(eventId) });
       expect(await jobData(project.id, eventId)).toBeDefined();
 
-      const generated = await t.http().post(path).set('X-Sentry-Auth', auth).send('{}\n{"type":"event"}\n{"message":"m"}\n').expect(200);
+      const generated = await t
+        .http()
+        .post(path)
+        .set('X-Sentry-Auth', auth)
+        .send('{}\n{"type":"event"}\n{"message":"m"}\n')
+        .expect(200);
       expect(generated.body.id).toMatch(/^[0-9a-f]{32}$/);
       const id = generated.body.id as string;
       const dashed = `${id.slice(0, 8)}-${id.slice(8, 12)}-${id.slice(12, 16)}-${id.slice(16, 20)}-${id.slice(20)}`;
@@ -229,18 +289,35 @@ describe('ingest', () => {
       const eventId = randomUUID();
       const { body } = envelope(eventId);
       const before = await jobCount();
-      await t.http().post(path).set('X-Sentry-Auth', auth).send(body).expect(200, { id: hexOf(eventId) });
-      await t.http().post(path).set('X-Sentry-Auth', auth).send(body).expect(200, { id: hexOf(eventId) });
+      await t
+        .http()
+        .post(path)
+        .set('X-Sentry-Auth', auth)
+        .send(body)
+        .expect(200, { id: hexOf(eventId) });
+      await t
+        .http()
+        .post(path)
+        .set('X-Sentry-Auth', auth)
+        .send(body)
+        .expect(200, { id: hexOf(eventId) });
       expect(await jobCount()).toBe(before + 1);
     });
 
     it('serves the legacy store endpoint', async () => {
       const eventId = randomUUID();
       const payload = JSON.stringify({ event_id: hexOf(eventId), message: 'stored' });
-      await t.http().post(`/api/${project.id}/store/`).set('X-Sentry-Auth', auth).set('Content-Type', 'application/json')
-        .send(payload).expect(200, { id: hexOf(eventId) });
+      await t
+        .http()
+        .post(`/api/${project.id}/store/`)
+        .set('X-Sentry-Auth', auth)
+        .set('Content-Type', 'application/json')
+        .send(payload)
+        .expect(200, { id: hexOf(eventId) });
       expect((await jobData(project.id, eventId))?.payload).toBe(payload);
-      await expectRejected(400, () => t.http().post(`/api/${project.id}/store/`).set('X-Sentry-Auth', auth).send('[1]'));
+      await expectRejected(400, () =>
+        t.http().post(`/api/${project.id}/store/`).set('X-Sentry-Auth', auth).send('[1]'),
+      );
     });
   });
 
@@ -253,7 +330,12 @@ describe('ingest', () => {
       ['identity', 'identity', (body) => body, 'application/x-sentry-envelope'],
       ['no encoding, text/plain (browsers)', undefined, (body) => body, 'text/plain;charset=UTF-8'],
       // (a string: superagent would JSON-encode a Buffer sent as application/json)
-      ['no encoding, application/json', undefined, (body) => body.toString() as unknown as Buffer, 'application/json'],
+      [
+        'no encoding, application/json',
+        undefined,
+        (body) => body.toString() as unknown as Buffer,
+        'application/json',
+      ],
     ];
     it.each(encoders)('accepts %s', async (_name, encoding, encode, contentType) => {
       const eventId = randomUUID();
@@ -266,14 +348,21 @@ describe('ingest', () => {
 
     it('accepts a gzipped store body', async () => {
       const eventId = randomUUID();
-      await t.http().post(`/api/${project.id}/store/`).set('X-Sentry-Auth', auth).set('Content-Encoding', 'gzip')
-        .send(gzipSync(JSON.stringify({ event_id: hexOf(eventId), message: 'x' }))).expect(200, { id: hexOf(eventId) });
+      await t
+        .http()
+        .post(`/api/${project.id}/store/`)
+        .set('X-Sentry-Auth', auth)
+        .set('Content-Encoding', 'gzip')
+        .send(gzipSync(JSON.stringify({ event_id: hexOf(eventId), message: 'x' })))
+        .expect(200, { id: hexOf(eventId) });
     });
   });
 
   describe('bad input', () => {
-    const post = (body: Buffer | string, headers: Record<string, string> = {}) => () =>
-      t.http().post(path).set('X-Sentry-Auth', auth).set(headers).send(body);
+    const post =
+      (body: Buffer | string, headers: Record<string, string> = {}) =>
+      () =>
+        t.http().post(path).set('X-Sentry-Auth', auth).set(headers).send(body);
 
     it.each([
       ['an empty body', ''],
@@ -291,13 +380,22 @@ describe('ingest', () => {
       gz.fill(0x41, 12, 40);
       await expectRejected(400, post(gz, { 'Content-Encoding': 'gzip' }));
       await expectRejected(400, post(Buffer.from('definitely not gzip'), { 'Content-Encoding': 'gzip' }));
-      await expectRejected(400, post(Buffer.from([0xff, 0xff, 0xff, 0x01, 0x02, 0x03]), { 'Content-Encoding': 'br' }));
+      await expectRejected(
+        400,
+        post(Buffer.from([0xff, 0xff, 0xff, 0x01, 0x02, 0x03]), { 'Content-Encoding': 'br' }),
+      );
       // Truncated: the stream ends before the compressed data does.
-      await expectRejected(400, post(gzipSync(envelope(randomUUID()).body).subarray(0, 30), { 'Content-Encoding': 'gzip' }));
+      await expectRejected(
+        400,
+        post(gzipSync(envelope(randomUUID()).body).subarray(0, 30), { 'Content-Encoding': 'gzip' }),
+      );
     });
 
     it('rejects an unknown encoding with 415', async () => {
-      const body = await expectRejected(415, post(envelope(randomUUID()).body, { 'Content-Encoding': 'compress' }));
+      const body = await expectRejected(
+        415,
+        post(envelope(randomUUID()).body, { 'Content-Encoding': 'compress' }),
+      );
       expect(body.error).toMatch(/encoding/);
       await expectRejected(415, post(envelope(randomUUID()).body, { 'Content-Encoding': 'zstd' }));
     });
@@ -347,7 +445,10 @@ describe('ingest', () => {
       const payload = JSON.stringify({ message: 'x'.repeat(MiB) });
       await expectRejected(413, post(`{}\n{"type":"event","length":${payload.length}}\n${payload}\n`));
       await expectRejected(413, post(`{}\n{"type":"event"}\n${payload}\n`));
-      await expectRejected(413, post(gzipSync(`{}\n{"type":"event"}\n${payload}\n`), { 'Content-Encoding': 'gzip' }));
+      await expectRejected(
+        413,
+        post(gzipSync(`{}\n{"type":"event"}\n${payload}\n`), { 'Content-Encoding': 'gzip' }),
+      );
       await expectRejected(413, () =>
         t.http().post(`/api/${project.id}/store/`).set('X-Sentry-Auth', auth).send(payload),
       );
@@ -369,8 +470,13 @@ describe('ingest', () => {
     expect(exposed).toContain('retry-after');
     expect(exposed).toContain('x-sentry-rate-limits');
 
-    const post = await t.http().post(`${path}?sentry_key=${hexOf(project.client_key)}`).set('Origin', 'https://app.example.com')
-      .set('Content-Type', 'text/plain;charset=UTF-8').send(envelope(randomUUID()).body).expect(200);
+    const post = await t
+      .http()
+      .post(`${path}?sentry_key=${hexOf(project.client_key)}`)
+      .set('Origin', 'https://app.example.com')
+      .set('Content-Type', 'text/plain;charset=UTF-8')
+      .send(envelope(randomUUID()).body)
+      .expect(200);
     expect(post.headers['access-control-allow-origin']).toBe('*');
     expect(post.headers['access-control-expose-headers'].toLowerCase()).toContain('x-sentry-rate-limits');
   });
@@ -391,7 +497,9 @@ describe('ingest', () => {
       sdkProject = await createProject(t, 'sdk');
       // The DSN as the API builds it, pointed at this server (PUBLIC_URL is the default here).
       const dsn = `http://${hexOf(sdkProject.client_key)}@127.0.0.1:${t.port}/${sdkProject.id}`;
-      expect(sdkProject.dsn).toMatch(new RegExp(`^http://${hexOf(sdkProject.client_key)}@localhost:\\d+/${sdkProject.id}$`));
+      expect(sdkProject.dsn).toMatch(
+        new RegExp(`^http://${hexOf(sdkProject.client_key)}@localhost:\\d+/${sdkProject.id}$`),
+      );
       Sentry.init({ dsn, defaultIntegrations: false, tracesSampleRate: 0 });
     });
     afterAll(() => Sentry.close(2_000));
@@ -442,7 +550,12 @@ describe('ingest rate limits', () => {
     expect(await queue.getWaitingCount()).toBe(5);
     // The limit is counted before the body is read, so every envelope counts, sessions too; other
     // projects have their own counters.
-    await t.http().post(`/api/${project.id}/envelope/`).set('X-Client-Auth', project.client_key).send(fixture('session')).expect(429);
+    await t
+      .http()
+      .post(`/api/${project.id}/envelope/`)
+      .set('X-Client-Auth', project.client_key)
+      .send(fixture('session'))
+      .expect(429);
     await send(other, randomUUID()).expect(200);
   });
 });
@@ -459,7 +572,10 @@ describe('ingest without Redis', () => {
     const t = await startTestApp({ APP_ROLE: 'api', REDIS_URL: 'redis://127.0.0.1:1', ...limits });
     try {
       const started = Date.now();
-      const response = await t.http().post(`/api/${project.id}/envelope/`).set('X-Client-Auth', project.client_key)
+      const response = await t
+        .http()
+        .post(`/api/${project.id}/envelope/`)
+        .set('X-Client-Auth', project.client_key)
         .send(envelope(randomUUID()).body);
       expect(response.status).toBe(503);
       expect(response.body).toEqual({ error: expect.any(String) });

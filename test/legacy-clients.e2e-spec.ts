@@ -161,7 +161,11 @@ function send(
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () =>
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString() }),
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: response.headers,
+          body: Buffer.concat(chunks).toString(),
+        }),
       );
     });
     request.on('error', reject);
@@ -191,7 +195,12 @@ describe('legacy Raven-protocol clients on the store endpoint', () => {
     });
     const key = hex(project.client_key);
     const path = `/api/${project.id}/store/${client.query ? `?${client.query(key, json)}` : ''}`;
-    const response = await send(`${t.url}${path}`, client.method ?? 'POST', client.headers(key), client.body ? client.body(json) : json);
+    const response = await send(
+      `${t.url}${path}`,
+      client.method ?? 'POST',
+      client.headers(key),
+      client.body ? client.body(json) : json,
+    );
 
     expect(response.status).toBe(200);
     if (client.method === 'GET') {

@@ -63,9 +63,10 @@ export class AuthController {
     const user = await this.verify(body.email, body.password, response);
     if (!user) throw new UnauthorizedException('invalid e-mail or password');
     await this.throttle.succeeded(body.email);
-    // A new session id at every sign-in: a cookie planted before it (session fixation) ends here.
-    await this.sessions.end(request.cookies?.[SESSION_COOKIE]);
+    // A new session id at every sign-in: a cookie planted before it (session fixation) ends here,
+    // once the new session exists (a failure in between leaves the old one usable).
     const secret = await this.sessions.start(user.id);
+    await this.sessions.end(request.cookies?.[SESSION_COOKIE]);
     response.cookie(SESSION_COOKIE, secret, { ...this.cookieOptions(), maxAge: this.sessions.ttlMs });
     return { id: user.id, email: user.email };
   }

@@ -1,4 +1,10 @@
-import { CanActivate, ExecutionContext, ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
+import {
+  CanActivate,
+  ExecutionContext,
+  ForbiddenException,
+  Injectable,
+  UnauthorizedException,
+} from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { IS_PUBLIC } from '../common/public.decorator';
 import { AppConfig } from '../config/app-config';
@@ -7,7 +13,8 @@ import type { AuthenticatedRequest } from './request-principal';
 import { changesState, originOf, requestSite } from './same-origin';
 import { SESSION_COOKIE, SessionsService } from './sessions.service';
 
-export const CROSS_SITE_MESSAGE = 'cross-site request refused: send it from the dashboard or with a bearer token';
+export const CROSS_SITE_MESSAGE =
+  'cross-site request refused: send it from the dashboard or with a bearer token';
 
 /**
  * Global guard: every route needs a bearer token or a dashboard session unless marked @Public().
@@ -54,7 +61,11 @@ export class AuthGuard implements CanActivate {
     }
 
     const cookie = request.cookies?.[SESSION_COOKIE];
-    if (cookie !== undefined && changesState(request) && requestSite(request, this.publicOrigin) !== 'same-origin') {
+    if (
+      cookie !== undefined &&
+      changesState(request) &&
+      requestSite(request, this.publicOrigin) !== 'same-origin'
+    ) {
       throw new ForbiddenException(CROSS_SITE_MESSAGE);
     }
     const session = await this.sessions.resolve(cookie);

@@ -25,7 +25,10 @@ export function originOf(url: string): string {
  * No page can set Sec-Fetch-* or Origin itself, which is what makes them proof; Sec-Fetch-Site is
  * decided by the browser, so it wins over Origin when both are present.
  */
-export function requestSite(request: Request, publicOrigin: string): 'same-origin' | 'cross-site' | 'unknown' {
+export function requestSite(
+  request: Request,
+  publicOrigin: string,
+): 'same-origin' | 'cross-site' | 'unknown' {
   const site = request.get('sec-fetch-site')?.toLowerCase();
   if (site !== undefined) return site === 'same-origin' || site === 'none' ? 'same-origin' : 'cross-site';
   const header = request.get('origin');

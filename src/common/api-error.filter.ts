@@ -5,6 +5,7 @@ import { DomainError } from './domain-errors';
 import { isDatabaseUnavailable } from '../database/database-errors';
 import { DatabaseUnavailableError } from '../database/database-unavailable.error';
 import { RepeatedLog } from './repeated-log';
+import { MAX_BODY_DEPTH } from './validation';
 
 /** Body-parser and other express middleware report problems as errors carrying a status. */
 interface ErrorWithStatus {
@@ -19,6 +20,7 @@ const BODY_PARSER_MESSAGES: Record<string, string> = {
   'entity.too.large': 'request body is too large',
   'encoding.unsupported': 'unsupported content encoding',
   'charset.unsupported': 'unsupported charset',
+  'entity.too.deep': `request body is nested too deeply (more than ${MAX_BODY_DEPTH} levels)`,
 };
 
 /** Body-parser failures become HttpExceptions with a message fit for a client. */
@@ -68,10 +70,7 @@ export function describeError(
     return { status: exception.getStatus(), body: bodyOf(exception.getResponse(), exception.message) };
   }
   if (exception instanceof DatabaseUnavailableError || isDatabaseUnavailable(exception)) {
-    unavailableLog.warn(
-      'database',
-      `database unavailable: ${(exception as Error).message}; answering 503`,
-    );
+    unavailableLog.warn('database', `database unavailable: ${(exception as Error).message}; answering 503`);
     return {
       status: HttpStatus.SERVICE_UNAVAILABLE,
       body: { error: 'database unavailable, try again later' },
@@ -84,7 +83,8 @@ export function describeError(
     err: exception,
     correlationId,
   });
-  if (!logged) logger.error({ correlationId }, `unhandled error ${correlationId}: ${message} (stack logged earlier)`);
+  if (!logged)
+    logger.error({ correlationId }, `unhandled error ${correlationId}: ${message} (stack logged earlier)`);
   return {
     status: HttpStatus.INTERNAL_SERVER_ERROR,
     body: { error: `internal server error (reference ${correlationId})` },

@@ -44,7 +44,8 @@ export class RepeatedLog {
     if (!window && this.windows.size >= this.maxKeys) this.windows.clear();
     const repeated = window?.suppressed ?? 0;
     this.windows.set(key, { until: now + this.intervalMs, suppressed: 0 });
-    const suffix = repeated > 0 ? ` (${repeated} more in the last ${Math.round(this.intervalMs / 1000)} s)` : '';
+    const suffix =
+      repeated > 0 ? ` (${repeated} more in the last ${Math.round(this.intervalMs / 1000)} s)` : '';
     if (Object.keys(fields).length > 0 || repeated > 0) {
       this.logger[level]({ ...fields, repeated }, `${message}${suffix}`);
     } else {

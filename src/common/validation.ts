@@ -1,7 +1,17 @@
 import { ArgumentMetadata, BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
 
 /** A wrong type explains more than a failed length check on the same value, so it is reported first. */
-const TYPE_CONSTRAINTS = ['isDefined', 'isString', 'isInt', 'isNumber', 'isBoolean', 'isObject', 'isArray', 'isIn', 'isEnum'];
+const TYPE_CONSTRAINTS = [
+  'isDefined',
+  'isString',
+  'isInt',
+  'isNumber',
+  'isBoolean',
+  'isObject',
+  'isArray',
+  'isIn',
+  'isEnum',
+];
 
 function mainConstraint(constraints: Record<string, string> | undefined): string | undefined {
   if (!constraints) return undefined;
@@ -39,7 +49,8 @@ export function bodyShapeProblem(value: unknown): string | undefined {
   while (pending.length > 0) {
     const [current, depth] = pending.pop()!;
     if (current === null || typeof current !== 'object') continue;
-    if (depth > MAX_BODY_DEPTH) return `request body is nested too deeply (more than ${MAX_BODY_DEPTH} levels)`;
+    if (depth > MAX_BODY_DEPTH)
+      return `request body is nested too deeply (more than ${MAX_BODY_DEPTH} levels)`;
     const children = Object.values(current);
     values += children.length;
     if (values > MAX_BODY_VALUES) return `request body has too many values (more than ${MAX_BODY_VALUES})`;
@@ -69,7 +80,6 @@ export function createValidationPipe(): ValidationPipe {
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,
-    exceptionFactory: (errors) =>
-      new BadRequestException(firstMessage(errors) ?? 'request body is invalid'),
+    exceptionFactory: (errors) => new BadRequestException(firstMessage(errors) ?? 'request body is invalid'),
   });
 }

@@ -163,10 +163,13 @@ export class Environment {
    * a client on the internet cannot choose the address that sign-in throttling counts.
    */
   @IsString()
-  @Matches(/^\s*(true|false|\d{1,2}|(loopback|linklocal|uniquelocal|[0-9A-Fa-f:.]+(\/\d{1,3})?)(\s*,\s*(loopback|linklocal|uniquelocal|[0-9A-Fa-f:.]+(\/\d{1,3})?))*)\s*$/, {
-    message:
-      'TRUST_PROXY must be true, false, a hop count, or a comma-separated list of addresses, subnets, loopback, linklocal, uniquelocal',
-  })
+  @Matches(
+    /^\s*(true|false|\d{1,2}|(loopback|linklocal|uniquelocal|[0-9A-Fa-f:.]+(\/\d{1,3})?)(\s*,\s*(loopback|linklocal|uniquelocal|[0-9A-Fa-f:.]+(\/\d{1,3})?))*)\s*$/,
+    {
+      message:
+        'TRUST_PROXY must be true, false, a hop count, or a comma-separated list of addresses, subnets, loopback, linklocal, uniquelocal',
+    },
+  )
   TRUST_PROXY = 'loopback, linklocal, uniquelocal';
 
   /** When set, GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>`; open otherwise. */

@@ -13,6 +13,9 @@ export const MIGRATIONS = [
   IssuePositionXid1795300000002,
 ];
 
+/** No query of the service runs this long; one that does waits on a server that is gone. */
+export const QUERY_TIMEOUT_MS = 30_000;
+
 export function dataSourceOptions(databaseUrl: string): DataSourceOptions {
   return {
     type: 'postgres',
@@ -22,6 +25,15 @@ export function dataSourceOptions(databaseUrl: string): DataSourceOptions {
     migrationsTableName: 'migrations',
     synchronize: false,
     migrationsRun: false,
-    extra: { max: 20, connectionTimeoutMillis: 5_000 },
+    extra: {
+      max: 20,
+      connectionTimeoutMillis: 5_000,
+      // A database that stops answering (a partition, a hung server) rather than refusing
+      // connections: the client gives up after this, so requests get their 503 and the digest its
+      // pause instead of waiting for TCP to notice, and keepalives find dead pooled connections.
+      query_timeout: QUERY_TIMEOUT_MS,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+    },
   };
 }

@@ -41,6 +41,7 @@ const UNAVAILABLE_MESSAGES = [
   'connection is insecure',
   'econnrefused',
   'server closed the connection unexpectedly',
+  'query read timeout', // node-postgres' query_timeout
 ];
 
 export function classifyDatabaseError(error: unknown): DatabaseFailure {

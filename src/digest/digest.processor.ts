@@ -21,13 +21,20 @@ const OUTAGE_PAUSE_MAX_MS = 15_000;
  * than BullMQ's 30 s (renewed every 7.5 s by a timer, whatever the batch is waiting for) and a more
  * frequent check bring a dead worker's jobs back within about 25 s instead of about a minute.
  */
-export const DIGEST_WORKER_OPTIONS = { maxStalledCount: 50, lockDuration: 15_000, stalledInterval: 10_000 };
+export const DIGEST_WORKER_OPTIONS = {
+  maxStalledCount: 50,
+  lockDuration: 15_000,
+  stalledInterval: 10_000,
+  // Far above any real rate: it only makes BullMQ consult the queue's limiter key, which the outage
+  // pause sets, so that every worker process of the queue waits, not just the one that failed.
+  limiter: { max: 1_000_000, duration: 1_000 },
+};
 
 /**
  * Thin BullMQ consumer. What a failure means decides what happens to the job:
  * - the database is unreachable: the job goes back to the waiting list without using up an attempt,
- *   and the whole queue pauses (BullMQ's manual rate limit, shared by every worker) for a growing
- *   while, so an outage of any length only delays events;
+ *   and the whole queue pauses (BullMQ's manual rate limit on the queue's limiter key, which every
+ *   worker consults) for a growing while, so an outage of any length only delays events;
  * - the payload can never be stored (invalid event, data PostgreSQL refuses): an UnrecoverableError,
  *   so the job stays in the failed set for inspection and `jobs:retry`, instead of being retried;
  * - anything else (a bug, say): thrown as it is, retried with backoff up to the job's attempts.
@@ -39,6 +46,7 @@ export class DigestProcessor extends WorkerHost implements OnApplicationBootstra
   private readonly failedLog = new RepeatedLog(this.logger, 10_000);
   private readonly workerErrorLog = new RepeatedLog(this.logger, 30_000);
   private outagePauseMs = 0;
+  private pausedUntil = 0;
 
   constructor(
     private readonly digest: DigestService,
@@ -88,29 +96,37 @@ export class DigestProcessor extends WorkerHost implements OnApplicationBootstra
     } catch (error) {
       switch (classifyDatabaseError(error)) {
         case 'unavailable':
-        case 'conflict':
           return this.waitForDatabase(error);
         case 'data':
           throw new UnrecoverableError(`cannot be stored: ${(error as Error).message}`);
+        case 'conflict': // still deadlocked after the in-transaction retries: retried with backoff
         case 'unknown':
           throw error;
       }
     }
   }
 
+  /**
+   * Every job of a failed batch lands here at once: the pause grows only when the previous one has
+   * run out (one doubling per failed try, not per job).
+   */
   private async waitForDatabase(error: unknown): Promise<never> {
-    this.outagePauseMs = Math.min(
-      OUTAGE_PAUSE_MAX_MS,
-      Math.max(OUTAGE_PAUSE_MIN_MS, this.outagePauseMs * 2),
-    );
-    this.outageLog.warn(
-      'database unavailable',
-      `database unavailable (${(error as Error).message}): digest paused, retrying in ${this.outagePauseMs} ms`,
-    );
-    try {
-      await this.worker.rateLimit(this.outagePauseMs);
-    } catch {
-      // Redis away too: the job still goes back (or its lock expires and the stalled check returns it).
+    const now = Date.now();
+    if (now >= this.pausedUntil) {
+      this.outagePauseMs = Math.min(
+        OUTAGE_PAUSE_MAX_MS,
+        Math.max(OUTAGE_PAUSE_MIN_MS, this.outagePauseMs * 2),
+      );
+      this.pausedUntil = now + this.outagePauseMs;
+      this.outageLog.warn(
+        'database unavailable',
+        `database unavailable (${(error as Error).message}): digest paused, retrying in ${this.outagePauseMs} ms`,
+      );
+      try {
+        await this.worker.rateLimit(this.outagePauseMs);
+      } catch {
+        // Redis away too: the job still goes back (or its lock expires and the stalled check returns it).
+      }
     }
     throw Worker.RateLimitError();
   }

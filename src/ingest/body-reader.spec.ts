@@ -1,5 +1,9 @@
+import { UnauthorizedException } from '@nestjs/common';
+import type { IncomingMessage } from 'node:http';
+import { PassThrough } from 'node:stream';
 import { deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
-import { decodeHead } from './body-reader';
+import { decodeHead, readBody } from './body-reader';
+import type { BodySink } from './envelope-reader';
 
 const BOMB = Buffer.alloc(50 * 1024 * 1024);
 Buffer.from('{"dsn":"http://k@h/1"}\n{"type":"attachment"}\n').copy(BOMB);
@@ -37,6 +41,68 @@ describe('decodeHead', () => {
   });
 
   it('passes plain bodies through, cut at the limit', () => {
-    expect(decodeHead(Buffer.from('abc\ndef'), 'identity', 5)).toEqual({ head: Buffer.from('abc\nd'), truncated: true });
+    expect(decodeHead(Buffer.from('abc\ndef'), 'identity', 5)).toEqual({
+      head: Buffer.from('abc\nd'),
+      truncated: true,
+    });
+  });
+});
+
+/** A request stand-in: a readable stream with the headers readBody reads. */
+function fakeRequest(headers: Record<string, string>, chunks: Buffer[]): IncomingMessage {
+  const stream = new PassThrough();
+  for (const chunk of chunks) stream.write(chunk);
+  stream.end();
+  return Object.assign(stream, { headers }) as unknown as IncomingMessage;
+}
+
+class Collect implements BodySink {
+  chunks: Buffer[] = [];
+  write(chunk: Buffer): void {
+    this.chunks.push(chunk);
+  }
+  end(): void {}
+}
+
+describe('readBody with a first-line check', () => {
+  it('finishes a body that had already ended while its first line was being checked', async () => {
+    const request = fakeRequest({ 'content-encoding': 'gzip' }, [
+      gzipSync(Buffer.from('{"dsn":"x"}\n{"type":"event"}\n{}\n')),
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 20)); // everything is buffered before reading
+    const sink = new Collect();
+    const lines: (string | undefined)[] = [];
+    await readBody(request, sink, undefined, {
+      maxFirstLineBytes: 1024,
+      check: async (line) => {
+        lines.push(line);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      },
+    });
+    expect(lines).toEqual(['{"dsn":"x"}']);
+    expect(Buffer.concat(sink.chunks).toString()).toBe('{"dsn":"x"}\n{"type":"event"}\n{}\n');
+  });
+
+  it('gives up on a body without a first line after a bounded amount of work, however it is cut', async () => {
+    // A gzip header whose file-name field runs for 4 MiB decodes to nothing at all.
+    const name = Buffer.alloc(4 * 1024 * 1024, 'a');
+    const gzip = Buffer.concat([Buffer.from([0x1f, 0x8b, 8, 8, 0, 0, 0, 0, 0, 3]), name, Buffer.from([0])]);
+    const chunks: Buffer[] = [];
+    for (let i = 0; i < gzip.length; i += 1024) chunks.push(gzip.subarray(i, i + 1024));
+    const request = fakeRequest({ 'content-encoding': 'gzip' }, chunks);
+    const started = process.cpuUsage();
+    const lines: (string | undefined)[] = [];
+    await expect(
+      readBody(request, new Collect(), undefined, {
+        maxFirstLineBytes: 16 * 1024,
+        check: (line) => {
+          lines.push(line);
+          throw new UnauthorizedException('missing client key');
+        },
+      }),
+    ).rejects.toBeInstanceOf(UnauthorizedException);
+    const spent = process.cpuUsage(started);
+    expect(lines).toEqual([undefined]);
+    expect((spent.user + spent.system) / 1000).toBeLessThan(100);
   });
 });

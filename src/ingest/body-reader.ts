@@ -1,7 +1,6 @@
 import {
   BadRequestException,
   HttpException,
-  InternalServerErrorException,
   PayloadTooLargeException,
   UnsupportedMediaTypeException,
 } from '@nestjs/common';
@@ -18,7 +17,6 @@ import {
   inflateRawSync,
   inflateSync,
 } from 'node:zlib';
-import { DatabaseUnavailableError } from '../database/database-unavailable.error';
 import { BodySink, EnvelopeError } from './envelope-reader';
 
 export const MAX_COMPRESSED_BYTES = 20 * 1024 * 1024;
@@ -67,15 +65,18 @@ export function isZlibWrapped(first: number, second: number | undefined): boolea
   return second === undefined || ((first << 8) | second) % 31 === 0;
 }
 
-function toHttpError(error: unknown): HttpException | DatabaseUnavailableError {
-  if (error instanceof HttpException || error instanceof DatabaseUnavailableError) return error;
+/**
+ * Envelope errors become their 400/413; anything else is passed on as it is, so that a bug is
+ * answered 500 and logged with its reference by the error filter (readBody rejects, it never throws
+ * from a stream callback).
+ */
+function toRejection(error: unknown): unknown {
   if (error instanceof EnvelopeError) {
     return error.status === 413
       ? new PayloadTooLargeException(error.message)
       : new BadRequestException(error.message);
   }
-  // Called from stream callbacks, where a throw would crash the process: a bug becomes a 500.
-  return new InternalServerErrorException('request body could not be processed');
+  return error;
 }
 
 /**
@@ -147,6 +148,13 @@ function decodeAtMost(compressed: Buffer, encoding: Exclude<Encoding, 'identity'
 }
 
 /**
+ * Compressed bytes held back while looking for the first line: a header line compresses to far
+ * less, and holding more would let a body that never yields a line (a gzip header with a long name,
+ * say) cost decoding work before any key is known.
+ */
+const MAX_HELD_BEFORE_FIRST_LINE = 64 * 1024;
+
+/**
  * Called with the first line of the decoded body (undefined when there is none within the limit,
  * or the body cannot be decoded) before anything past it is decoded; may throw or reject to refuse
  * the body, and reading waits for it.
@@ -191,7 +199,11 @@ export function readBody(
     let settled = false;
     /** Raw chunks held back until the first line is checked; undefined once it is. */
     let held: Buffer[] | undefined = checkFirstLine ? [] : undefined;
+    let heldBytes = 0;
+    let nextAttemptAt = 0;
     let checking = false;
+    /** The body ended while the first line was being checked. */
+    let ended = false;
 
     const cleanup = () => {
       request.removeListener('data', onData);
@@ -209,7 +221,7 @@ export function readBody(
       settled = true;
       cleanup();
       request.resume(); // drain and discard the rest of the upload
-      reject(toHttpError(error));
+      reject(toRejection(error));
     };
     const finish = () => {
       if (settled) return;
@@ -237,10 +249,10 @@ export function readBody(
       try {
         sink.write(chunk);
       } catch (error) {
-        const httpError = toHttpError(error);
+        const rejection = toRejection(error);
         // Only a malformed body is read on; refused credentials and limits stop reading at once.
-        if (!(httpError instanceof BadRequestException)) return fail(httpError);
-        deferred = httpError;
+        if (!(rejection instanceof BadRequestException)) return fail(rejection);
+        deferred = rejection;
       }
     };
     const startDecoder = (first: Buffer): Transform => {
@@ -266,18 +278,31 @@ export function readBody(
       if (!decoder.write(chunk)) request.pause();
     };
     const checkHead = (complete: boolean) => {
-      if (!checkFirstLine || !held || checking) return;
+      if (!checkFirstLine || !held) return;
+      if (checking) {
+        ended ||= complete;
+        return;
+      }
+      const overCap = heldBytes > MAX_HELD_BEFORE_FIRST_LINE;
+      // Decoding again from the start each time would make a trickled body quadratic: try again
+      // only once the held bytes have doubled (or at the end, or at the cap).
+      if (!complete && !overCap && heldBytes < nextAttemptAt) return;
+      nextAttemptAt = Math.max(512, heldBytes * 2);
       const raw = held.length === 1 ? held[0] : Buffer.concat(held);
       held = [raw];
-      const decoded = decodeHead(raw, encoding, checkFirstLine.maxFirstLineBytes + 1);
+      const decoded = decodeHead(
+        raw.subarray(0, MAX_HELD_BEFORE_FIRST_LINE),
+        encoding,
+        checkFirstLine.maxFirstLineBytes + 1,
+      );
       const newline = decoded ? decoded.head.indexOf(0x0a) : -1;
       let line: string | undefined;
       if (decoded && newline !== -1) {
         line = decoded.head.toString('utf8', 0, newline);
-      } else if (decoded && complete && !decoded.truncated) {
+      } else if (decoded && complete && !decoded.truncated && !overCap) {
         line = decoded.head.toString('utf8'); // a header without items
-      } else if (!decoded || decoded.truncated || complete) {
-        line = undefined; // undecodable, or no line within the limit
+      } else if (!decoded || decoded.truncated || complete || overCap) {
+        line = undefined; // undecodable, or no line within the limits
       } else {
         return; // the first line is not complete yet: wait for more bytes
       }
@@ -294,7 +319,7 @@ export function readBody(
         const chunks = held ?? [];
         held = undefined;
         for (const chunk of chunks) consume(chunk);
-        if (complete) return onEnd();
+        if (complete || ended) return onEnd();
         request.resume();
       };
       if (verdict) verdict.then(proceed, fail);
@@ -309,6 +334,7 @@ export function readBody(
       }
       if (held) {
         held.push(chunk);
+        heldBytes += chunk.length;
         return checkHead(false);
       }
       consume(chunk);

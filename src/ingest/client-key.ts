@@ -70,7 +70,11 @@ export function keyFromDsn(dsn: unknown): { key: string; projectId: number } | u
   if (typeof dsn !== 'string') return undefined;
   const match = DSN.exec(dsn.trim());
   if (!match) return undefined;
-  return { key: decodeURIComponent(match[1]), projectId: Number(match[2]) };
+  try {
+    return { key: decodeURIComponent(match[1]), projectId: Number(match[2]) };
+  } catch {
+    return undefined; // a malformed %-escape: not a key
+  }
 }
 
 const HEX32 = /^[0-9a-f]{32}$/;

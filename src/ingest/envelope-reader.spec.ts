@@ -1,12 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { jsonNesting, NESTING_SCAN_FROM_BYTES } from '../common/json-nesting';
 import { canonicalUuid, clientKeyFromRequest, keyFromDsn } from './client-key';
 import {
   EnvelopeError,
   EnvelopeReader,
   readEnvelope,
   StoreBodyReader,
-  jsonNesting,
   MAX_EVENT_NESTING,
 } from './envelope-reader';
 
@@ -259,8 +259,11 @@ describe('event nesting', () => {
     expect(error.message).toBe(`event payload is nested deeper than ${MAX_EVENT_NESTING} levels`);
   });
 
-  it('accepts events nested as deep as the limit', () => {
-    const payload = `{"a":${'['.repeat(MAX_EVENT_NESTING - 1)}${']'.repeat(MAX_EVENT_NESTING - 1)}}`;
+  it('accepts large events nested as deep as the limit, and small ones nested deeper', () => {
+    const pad = `"pad":"${'p'.repeat(NESTING_SCAN_FROM_BYTES)}"`;
+    const payload = `{${pad},"a":${'['.repeat(MAX_EVENT_NESTING - 1)}${']'.repeat(MAX_EVENT_NESTING - 1)}}`;
     expect(readEnvelope(Buffer.from(`{}\n{"type":"event"}\n${payload}\n`)).event).toBe(payload);
+    const small = `{"a":${'['.repeat(1000)}${']'.repeat(1000)}}`;
+    expect(readEnvelope(Buffer.from(`{}\n{"type":"event"}\n${small}\n`)).event).toBe(small);
   });
 });

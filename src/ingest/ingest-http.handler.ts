@@ -93,7 +93,12 @@ export class IngestHttpHandler {
     const { status, body } = describeError(error, this.logger);
     // Raven-protocol clients log the reason from this header.
     const headers: Record<string, string> = { 'X-Sentry-Error': body.error.replace(/[^\x20-\x7e]/g, '?') };
-    send(response, status, body, error instanceof IngestRejection ? { ...headers, ...error.headers } : headers);
+    send(
+      response,
+      status,
+      body,
+      error instanceof IngestRejection ? { ...headers, ...error.headers } : headers,
+    );
   }
 }
 

@@ -149,13 +149,19 @@ export class IngestService {
    * is decoded. Whoever has no key learns nothing about the body: every problem before the key is
    * accepted is a 401.
    */
-  private async envelopeAuthenticatedByHeader(projectId: number, request: IncomingMessage): Promise<IngestResult> {
+  private async envelopeAuthenticatedByHeader(
+    projectId: number,
+    request: IncomingMessage,
+  ): Promise<IngestResult> {
     // A brotli stream declares a window of up to 16 MiB, which its decoder fills before the first
     // line comes out (about 30 ms of CPU for a 116-byte bomb): whoever uses it names the key
     // outside the body. SDKs do (tunnels forward browser envelopes uncompressed).
     if (parseContentEncoding(request.headers['content-encoding'] as string | undefined) === 'br') {
       request.resume();
-      throw this.unauthorized(projectId, 'brotli-compressed envelopes need the client key in a header or the query');
+      throw this.unauthorized(
+        projectId,
+        'brotli-compressed envelopes need the client key in a header or the query',
+      );
     }
     const check = async (line: string | undefined) => {
       const dsn = keyFromDsn(line === undefined ? undefined : headerDsn(line));
@@ -246,10 +252,17 @@ export class IngestService {
 
   private countRejection(error: unknown): void {
     const status =
-      error instanceof HttpException ? error.getStatus() : error instanceof DatabaseUnavailableError ? 503 : 500;
+      error instanceof HttpException
+        ? error.getStatus()
+        : error instanceof DatabaseUnavailableError
+          ? 503
+          : 500;
     this.metrics.reject(status);
     if (status === 413 || status === 415 || status === 400) {
-      this.rejectionLog.warn(`${status} ${(error as Error).message}`, `rejected envelope: ${status} ${(error as Error).message}`);
+      this.rejectionLog.warn(
+        `${status} ${(error as Error).message}`,
+        `rejected envelope: ${status} ${(error as Error).message}`,
+      );
     }
   }
 }

@@ -7,8 +7,17 @@ import { AppConfig } from '../config/app-config';
 import { QueueMonitor } from '../jobs/queue-monitor';
 import { IngestMetrics } from './ingest.metrics';
 
-function metric(name: string, type: 'counter' | 'gauge', help: string, samples: [string, number][]): string[] {
-  return [`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, ...samples.map(([labels, value]) => `${name}${labels} ${value}`)];
+function metric(
+  name: string,
+  type: 'counter' | 'gauge',
+  help: string,
+  samples: [string, number][],
+): string[] {
+  return [
+    `# HELP ${name} ${help}`,
+    `# TYPE ${name} ${type}`,
+    ...samples.map(([labels, value]) => `${name}${labels} ${value}`),
+  ];
 }
 
 /**
@@ -38,12 +47,18 @@ export class MetricsController {
     // Set here, not with @Header: a refusal must stay the usual JSON error.
     response.setHeader('Content-Type', 'text/plain; version=0.0.4; charset=utf-8');
     const lines = [
-      ...metric('error_tracker_ingest_envelopes_accepted_total', 'counter', 'Envelopes accepted by this instance.', [
-        ['', this.metrics.acceptedEnvelopes],
-      ]),
-      ...metric('error_tracker_ingest_events_accepted_total', 'counter', 'Events queued for the digest by this instance.', [
-        ['', this.metrics.acceptedEvents],
-      ]),
+      ...metric(
+        'error_tracker_ingest_envelopes_accepted_total',
+        'counter',
+        'Envelopes accepted by this instance.',
+        [['', this.metrics.acceptedEnvelopes]],
+      ),
+      ...metric(
+        'error_tracker_ingest_events_accepted_total',
+        'counter',
+        'Events queued for the digest by this instance.',
+        [['', this.metrics.acceptedEvents]],
+      ),
       ...metric(
         'error_tracker_ingest_envelopes_rejected_total',
         'counter',
@@ -63,10 +78,15 @@ export class MetricsController {
           'Digest jobs waiting, active or delayed (shared by all instances).',
           [['', queues.digestBacklog]],
         ),
-        ...metric('error_tracker_jobs_failed', 'gauge', 'Jobs in the failed set, by queue (see jobs:failed).', [
-          ['{queue="digest"}', queues.failed.digest],
-          ['{queue="alerts"}', queues.failed.alerts],
-        ]),
+        ...metric(
+          'error_tracker_jobs_failed',
+          'gauge',
+          'Jobs in the failed set, by queue (see jobs:failed).',
+          [
+            ['{queue="digest"}', queues.failed.digest],
+            ['{queue="alerts"}', queues.failed.alerts],
+          ],
+        ),
         ...metric('error_tracker_workers', 'gauge', 'Worker processes that reported in the last 30 s.', [
           ['', queues.workers.length],
         ]),

@@ -3,6 +3,9 @@ import { DataSource } from 'typeorm';
 import { RepeatedLog } from '../common/repeated-log';
 import { DatabaseUnavailableError } from '../database/database-unavailable.error';
 
+/** A request that waits for a reload gets its 503 after this when the database hangs. */
+const LOAD_DEADLINE_MS = 3_000;
+
 /** The snapshot is reloaded this often: a deleted project stops ingesting within this time. */
 export const PROJECT_KEYS_REFRESH_MS = 30_000;
 /**
@@ -77,9 +80,14 @@ export class ProjectKeys implements OnApplicationBootstrap, OnApplicationShutdow
   private async load(): Promise<void> {
     this.lastAttempt = Date.now();
     try {
-      const rows: { id: number; client_key: string }[] = await this.dataSource.query(
-        'SELECT id, client_key FROM projects',
-      );
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('no answer within 3 s')), LOAD_DEADLINE_MS);
+      });
+      const rows = await Promise.race([
+        this.dataSource.query<{ id: number; client_key: string }[]>('SELECT id, client_key FROM projects'),
+        deadline,
+      ]).finally(() => clearTimeout(timer));
       this.keys = new Map(rows.map((row) => [row.id, row.client_key]));
       this.loadedAt = Date.now();
     } catch (error) {

@@ -27,7 +27,11 @@ export class FailedJobs {
     this.queues = new Map(
       Object.values(QueueName).map((name) => [
         name,
-        new Queue(name, { connection: { ...redisOptions(redisUrl), enableOfflineQueue: true }, prefix }),
+        new Queue(name, {
+          // An operator command fails rather than waits forever when Redis is away.
+          connection: { ...redisOptions(redisUrl), enableOfflineQueue: true, maxRetriesPerRequest: 1 },
+          prefix,
+        }),
       ]),
     );
   }
@@ -52,26 +56,25 @@ export class FailedJobs {
   async retry(queue: QueueName | undefined, ids: string[] = []): Promise<number> {
     let retried = 0;
     for (const [, handle] of this.selected(queue)) {
-      if (ids.length > 0) {
-        for (const id of ids) {
-          const job = await handle.getJob(id);
-          if (job && (await job.isFailed())) {
-            await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
-            retried++;
-          }
-        }
-        continue;
-      }
-      for (;;) {
-        const jobs = await handle.getFailed(0, PAGE - 1);
-        if (jobs.length === 0) break;
-        for (const job of jobs) {
+      // The ids first: a job that fails again at once must not be retried twice in one run.
+      for (const id of ids.length > 0 ? ids : await this.failedIds(handle)) {
+        const job = await handle.getJob(id);
+        if (job && (await job.isFailed())) {
           await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
           retried++;
         }
       }
     }
     return retried;
+  }
+
+  private async failedIds(handle: Queue): Promise<string[]> {
+    const ids: string[] = [];
+    for (let start = 0; ; start += PAGE) {
+      const jobs = await handle.getFailed(start, start + PAGE - 1);
+      ids.push(...jobs.map((job) => String(job.id)));
+      if (jobs.length < PAGE) return ids;
+    }
   }
 
   /** Deletes failed jobs for good. */

@@ -44,7 +44,9 @@ describe('DashboardMiddleware', () => {
       await request(app).head('/settings/tokens').expect(200),
       await request(app).get('/assets/index-abc123.js').expect(200),
       await request(app).get('/favicon.svg').expect(200),
-      await request(appServing(join(root, 'nope'))).get('/').expect(503),
+      await request(appServing(join(root, 'nope')))
+        .get('/')
+        .expect(503),
     ];
     for (const response of responses) {
       const csp = String(response.headers['content-security-policy']);
@@ -81,7 +83,16 @@ describe('DashboardMiddleware', () => {
 
   it('never answers API, auth, health paths, unknown files or other methods with the page', async () => {
     const app = appServing(root);
-    for (const path of ['/api/projects', '/api', '/auth/me', '/health', '/health/ready', '/metrics', '/assets/gone.js', '/robots.txt']) {
+    for (const path of [
+      '/api/projects',
+      '/api',
+      '/auth/me',
+      '/health',
+      '/health/ready',
+      '/metrics',
+      '/assets/gone.js',
+      '/robots.txt',
+    ]) {
       await request(app).get(path).expect(404, { error: 'not found' });
     }
     await request(app).post('/projects').expect(404);
@@ -92,10 +103,14 @@ describe('DashboardMiddleware', () => {
   });
 
   it('explains how to build the dashboard when the build output is missing', async () => {
-    const response = await request(appServing(join(root, 'nope'))).get('/').expect(503);
+    const response = await request(appServing(join(root, 'nope')))
+      .get('/')
+      .expect(503);
     expect(response.headers['content-type']).toMatch(/text\/plain/);
     expect(response.text).toBe(MISSING_BUILD_MESSAGE);
     expect(response.text).toContain('npm run build');
-    await request(appServing(join(root, 'nope'))).get('/api/projects').expect(404);
+    await request(appServing(join(root, 'nope')))
+      .get('/api/projects')
+      .expect(404);
   });
 });

@@ -73,7 +73,11 @@ export class DashboardMiddleware implements NestMiddleware {
     setDashboardSecurityHeaders(response);
     const index = join(this.root, 'index.html');
     if (!existsSync(index)) {
-      response.status(503).type('text/plain').setHeader('Cache-Control', 'no-store').send(MISSING_BUILD_MESSAGE);
+      response
+        .status(503)
+        .type('text/plain')
+        .setHeader('Cache-Control', 'no-store')
+        .send(MISSING_BUILD_MESSAGE);
       return;
     }
     response.setHeader('Cache-Control', 'no-cache');
@@ -111,7 +115,9 @@ export class DashboardModule implements OnModuleInit {
     if (!this.config.SERVE_DASHBOARD) return;
     const adapter = this.adapterHost.httpAdapter;
     if (!adapter || adapter.getType() !== 'express') return;
-    adapter.use((request: Request, response: Response, next: NextFunction) => this.middleware.use(request, response, next));
+    adapter.use((request: Request, response: Response, next: NextFunction) =>
+      this.middleware.use(request, response, next),
+    );
     if (!existsSync(join(DASHBOARD_DIR, 'index.html'))) {
       this.logger.warn(`dashboard not built (${DASHBOARD_DIR} is missing): run \`npm run build\``);
     }
