@@ -27,7 +27,17 @@ import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import Redis from 'ioredis';
 import { Client } from 'pg';
-import { benchDatabase, deleteKeys, EXCEPTION_FIXTURE, freePort, procStatus, REDIS_URL, ROOT, stop } from './support';
+import {
+  benchDatabase,
+  deleteKeys,
+  EXCEPTION_FIXTURE,
+  fixtureEventOfGroup,
+  freePort,
+  procStatus,
+  REDIS_URL,
+  ROOT,
+  stop,
+} from './support';
 import { QueueName } from '../src/common/queues';
 import { DIGEST_JOB_OPTIONS, DigestJob, DigestJobName, digestJobId } from '../src/digest/digest-job';
 import { redisOptions } from '../src/redis/redis.module';
@@ -40,41 +50,13 @@ const CONCURRENCY = process.env.BENCH_DIGEST_CONCURRENCY;
 const CHUNK = 1_000;
 const RUN_ID = randomUUID().slice(0, 8);
 
-type EventPayload = {
-  event_id?: string;
-  timestamp?: number | string;
-  exception: {
-    values: {
-      type: string;
-      value: string;
-      stacktrace: { frames: { function?: string; in_app?: boolean }[] };
-    }[];
-  };
-};
-
-/** The fixture's event, made into group `group`: its own exception type and crashing (in-app) function. */
-function payloadFactory(): (group: number, eventId: string, timestamp: number) => string {
-  const lines = readFileSync(FIXTURE, 'utf8').split('\n');
-  const template = JSON.parse(lines[2]) as EventPayload;
-  const frames = template.exception.values[0].stacktrace.frames;
-  const crashing = frames[frames.length - 1];
-  if (crashing.in_app !== true) throw new Error('fixture: the innermost frame is expected to be in-app');
-  return (group, eventId, timestamp) => {
-    const event = structuredClone(template);
-    const exception = event.exception.values[0];
-    exception.type = `BenchError${group}`;
-    exception.value = `bench failure in group ${group}`;
-    const frame = exception.stacktrace.frames[exception.stacktrace.frames.length - 1];
-    frame.function = `handler${group}`;
-    event.event_id = eventId.replace(/-/g, '');
-    event.timestamp = timestamp / 1000;
-    return JSON.stringify(event);
-  };
+/** The fixture's event in group `group`, with the given id and timestamp. */
+function payloadOf(group: number, eventId: string, timestamp: number): string {
+  const event = fixtureEventOfGroup('Bench', group);
+  event.event_id = eventId.replace(/-/g, '');
+  event.timestamp = timestamp / 1000;
+  return JSON.stringify(event);
 }
-
-
-
-
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -102,7 +84,6 @@ async function main(): Promise<void> {
     connection: { ...redisOptions(REDIS_URL), enableOfflineQueue: true },
     prefix,
   });
-  const payloadOf = payloadFactory();
   const sdk = (JSON.parse(readFileSync(FIXTURE, 'utf8').split('\n')[0]) as { sdk?: DigestJob['sdk'] }).sdk;
   console.log(`queueing ${EVENTS} digest jobs in ${GROUPS} groups (prefix ${prefix}) …`);
   const fillStarted = performance.now();

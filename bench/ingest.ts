@@ -314,6 +314,8 @@ async function orchestrate(): Promise<void> {
     },
   );
   const serverUrl = `http://127.0.0.1:${port}`;
+  const serverLoad = (options: Omit<LoadOptions, 'url' | 'headers'>) =>
+    load({ url: `${serverUrl}/api/${projectId}/envelope/`, headers, ...options });
   let closedResult: LoadResult;
   let openResult: LoadResult;
   let burstResult: LoadResult;
@@ -323,24 +325,20 @@ async function orchestrate(): Promise<void> {
   try {
     await waitForHttp(`${serverUrl}/health`);
     console.log(`server: closed loop, ${CONNECTIONS} connections, ${DURATION_S} s …`);
-    closedResult = await load({
-      url: `${serverUrl}/api/${projectId}/envelope/`,
+    closedResult = await serverLoad({
       mode: 'closed',
       connections: CONNECTIONS,
       durationS: DURATION_S,
-      headers,
       warmupS: 2,
     });
     queued = await redis.llen(`${prefix}:digest:wait`);
     await deleteKeys(redis, `${prefix}:*`);
     console.log(`server: open loop, ${OPEN_RATE}/s, ${DURATION_S} s …`);
-    openResult = await load({
-      url: `${serverUrl}/api/${projectId}/envelope/`,
+    openResult = await serverLoad({
       mode: 'open',
       connections: 64,
       rate: OPEN_RATE,
       durationS: DURATION_S,
-      headers,
       warmupS: 1,
     });
     // 3. A saturating burst, then steady traffic at once, with the burst's jobs still queued (no
@@ -350,21 +348,17 @@ async function orchestrate(): Promise<void> {
     console.log(
       `server: burst, ${BURST_CONNECTIONS} connections, ${BURST_S} s, then open loop ${OPEN_RATE}/s, ${DURATION_S} s …`,
     );
-    burstResult = await load({
-      url: `${serverUrl}/api/${projectId}/envelope/`,
+    burstResult = await serverLoad({
       mode: 'closed',
       connections: BURST_CONNECTIONS,
       durationS: BURST_S,
-      headers,
       warmupS: 0,
     });
-    afterBurstResult = await load({
-      url: `${serverUrl}/api/${projectId}/envelope/`,
+    afterBurstResult = await serverLoad({
       mode: 'open',
       connections: 64,
       rate: OPEN_RATE,
       durationS: DURATION_S,
-      headers,
       warmupS: 0,
     });
     peakRssMb = procStatus(server.pid!, 'VmHWM');

@@ -29,7 +29,9 @@ export function freePort(): Promise<number> {
 /** A memory figure of a process in MB: VmHWM is the peak resident set, VmRSS the current one. */
 export function procStatus(pid: number, field: 'VmHWM' | 'VmRSS'): number {
   try {
-    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(
+      readFileSync(`/proc/${pid}/status`, 'utf8'),
+    );
     return match ? Number(match[1]) / 1024 : NaN;
   } catch {
     return NaN;
@@ -68,4 +70,36 @@ export async function benchDatabase(name: string, options: { fresh: boolean }): 
   const { prepareDatabase } = require('../src/database/migrate') as typeof import('../src/database/migrate');
   await prepareDatabase(url.toString());
   return url.toString();
+}
+
+/** The parts of the exception fixture's event that the load generators vary. */
+export type FixtureEvent = {
+  event_id?: string;
+  timestamp?: number | string;
+  exception: {
+    values: {
+      type: string;
+      value: string;
+      stacktrace: { frames: { function?: string; in_app?: boolean }[] };
+    }[];
+  };
+};
+
+let fixtureEvent: FixtureEvent | undefined;
+
+/**
+ * The exception fixture's event made into group `group` of a family of issues: its own exception
+ * type (`<Family>Error<group>`) and crashing in-app function, so that each group is an issue.
+ */
+export function fixtureEventOfGroup(family: string, group: number): FixtureEvent {
+  fixtureEvent ??= JSON.parse(readFileSync(EXCEPTION_FIXTURE, 'utf8').split('\n')[2]) as FixtureEvent;
+  const event = structuredClone(fixtureEvent);
+  const exception = event.exception.values[0];
+  exception.type = `${family}Error${group}`;
+  exception.value = `${family.toLowerCase()} failure in group ${group}`;
+  const frames = exception.stacktrace.frames;
+  const crashing = frames[frames.length - 1];
+  if (crashing.in_app !== true) throw new Error('fixture: the innermost frame is expected to be in-app');
+  crashing.function = `${family.toLowerCase()}Handler${group}`;
+  return event;
 }

@@ -1,6 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import pino, { Logger as Pino } from 'pino';
+import { RepeatedLog } from './common/repeated-log';
 import type { LogLevel } from './config/environment';
 
 /** Nest's boot chatter (one line per module and route) is debug material, not "an event of interest". */
@@ -89,40 +90,24 @@ export function redactUrl(url: string): string {
  * Secrets in query strings never reach the log.
  */
 export function requestLogMiddleware(logger: Pino, repeatIntervalMs = 10_000) {
-  const repeats = new Map<string, { until: number; suppressed: number }>();
+  const failures = new RepeatedLog(logger, repeatIntervalMs);
   return (request: Request, response: Response, next: NextFunction): void => {
     const started = process.hrtime.bigint();
     response.on('finish', () => {
       const status = response.statusCode;
       const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'debug';
       if (!logger.isLevelEnabled(level)) return;
-      let repeated = 0;
-      if (status >= 400) {
-        // The route, not the path: requests for random paths or ids are one kind of failure.
-        const route = (request.route as { path?: unknown } | undefined)?.path;
-        const key = `${status} ${request.method} ${typeof route === 'string' ? route : '(no route)'}`;
-        const now = Date.now();
-        const window = repeats.get(key);
-        if (window && now < window.until) {
-          window.suppressed++;
-          return;
-        }
-        if (!window && repeats.size >= 1_000) repeats.clear();
-        repeated = window?.suppressed ?? 0;
-        repeats.set(key, { until: now + repeatIntervalMs, suppressed: 0 });
-      }
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const url = redactUrl(request.originalUrl);
-      logger[level](
-        {
-          context: 'http',
-          method: request.method,
-          url,
-          status,
-          ms: Math.round(ms * 10) / 10,
-          ...(repeated > 0 ? { repeated } : {}),
-        },
-        `${request.method} ${url} ${status}${repeated > 0 ? ` (${repeated} more like it before)` : ''}`,
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const fields = { context: 'http', method: request.method, url, status, ms: Math.round(ms * 10) / 10 };
+      const message = `${request.method} ${url} ${status}`;
+      if (level === 'debug') return logger.debug(fields, message);
+      // The route, not the path: requests for random paths or ids are one kind of failure.
+      const route = (request.route as { path?: unknown } | undefined)?.path;
+      failures[level](
+        `${status} ${request.method} ${typeof route === 'string' ? route : '(no route)'}`,
+        message,
+        fields,
       );
     });
     next();

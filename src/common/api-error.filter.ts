@@ -5,7 +5,7 @@ import { DomainError } from './domain-errors';
 import { isDatabaseUnavailable } from '../database/database-errors';
 import { DatabaseUnavailableError } from '../database/database-unavailable.error';
 import { RepeatedLog } from './repeated-log';
-import { MAX_BODY_DEPTH } from './validation';
+import { TOO_DEEP } from './validation';
 
 /** Body-parser and other express middleware report problems as errors carrying a status. */
 interface ErrorWithStatus {
@@ -20,7 +20,7 @@ const BODY_PARSER_MESSAGES: Record<string, string> = {
   'entity.too.large': 'request body is too large',
   'encoding.unsupported': 'unsupported content encoding',
   'charset.unsupported': 'unsupported charset',
-  'entity.too.deep': `request body is nested too deeply (more than ${MAX_BODY_DEPTH} levels)`,
+  'entity.too.deep': TOO_DEEP,
 };
 
 /** Body-parser failures become HttpExceptions with a message fit for a client. */

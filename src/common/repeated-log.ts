@@ -47,7 +47,7 @@ export class RepeatedLog {
     const suffix =
       repeated > 0 ? ` (${repeated} more in the last ${Math.round(this.intervalMs / 1000)} s)` : '';
     if (Object.keys(fields).length > 0 || repeated > 0) {
-      this.logger[level]({ ...fields, repeated }, `${message}${suffix}`);
+      this.logger[level]({ ...fields, ...(repeated > 0 ? { repeated } : {}) }, `${message}${suffix}`);
     } else {
       this.logger[level](message);
     }

@@ -41,6 +41,7 @@ function firstMessage(errors: ValidationError[], path = ''): string | undefined 
  */
 export const MAX_BODY_DEPTH = 32;
 export const MAX_BODY_VALUES = 10_000;
+export const TOO_DEEP = `request body is nested too deeply (more than ${MAX_BODY_DEPTH} levels)`;
 
 /** Why a parsed body is refused before validation walks it, or undefined. Iterative on purpose. */
 export function bodyShapeProblem(value: unknown): string | undefined {
@@ -49,8 +50,7 @@ export function bodyShapeProblem(value: unknown): string | undefined {
   while (pending.length > 0) {
     const [current, depth] = pending.pop()!;
     if (current === null || typeof current !== 'object') continue;
-    if (depth > MAX_BODY_DEPTH)
-      return `request body is nested too deeply (more than ${MAX_BODY_DEPTH} levels)`;
+    if (depth > MAX_BODY_DEPTH) return TOO_DEEP;
     const children = Object.values(current);
     values += children.length;
     if (values > MAX_BODY_VALUES) return `request body has too many values (more than ${MAX_BODY_VALUES})`;

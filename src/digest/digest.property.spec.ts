@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { performance } from 'node:perf_hooks';
 import { fixtureEvent } from '../../test/fixtures/fixtures';
 import {
+  digestForStorage,
   hostileEvent,
   hostileKey,
   hostileString,
@@ -10,8 +11,8 @@ import {
   toJsonText,
 } from '../../test/helpers/hostile-events';
 import { MAX_EVENT_BYTES } from '../ingest/envelope-reader';
-import { InvalidEventError, LIMITS, normaliseEvent, parseEventPayload } from './event-normaliser';
-import { groupEvent, MAX_STORED_COMPONENTS } from './grouping';
+import { InvalidEventError, LIMITS, parseEventPayload } from './event-normaliser';
+import { MAX_STORED_COMPONENTS } from './grouping';
 
 const receivedAt = Date.parse('2026-11-21T02:29:00.000Z');
 const context = {
@@ -31,18 +32,7 @@ function budgetMs(text: string): number {
 /** The path from JSON text to the rows PostgreSQL stores, checked against every documented limit. */
 function digestsIntoStorableRows(text: string): void {
   const start = performance.now();
-  const event = normaliseEvent(parseEventPayload(text), context);
-  const group = groupEvent(event);
-  const stored = {
-    payload: {
-      ...event,
-      title: group.title,
-      culprit: group.culprit,
-      grouping: { key: group.key, components: group.components },
-    },
-    columns: [group.type, group.message, group.culprit, event.level, event.environment, event.release],
-    user: event.user,
-  };
+  const { event, group, stored } = digestForStorage(text, context);
   JSON.stringify(stored);
   expect(performance.now() - start).toBeLessThan(budgetMs(text));
 

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { shapeOf, textProblem, toJsonText } from '../../test/helpers/hostile-events';
-import { LIMITS, normaliseEvent, normaliseTimestamp, parseEventPayload } from './event-normaliser';
-import { groupEvent, GroupingResult, MAX_STORED_COMPONENTS } from './grouping';
+import { digestForStorage, shapeOf, textProblem, toJsonText } from '../../test/helpers/hostile-events';
+import { LIMITS, normaliseTimestamp } from './event-normaliser';
+import { GroupingResult, MAX_STORED_COMPONENTS } from './grouping';
 
 const receivedAt = Date.parse('2026-11-21T02:29:00.000Z');
 const context = { eventId: 'b216050c-5fa4-4553-abf1-b94b8ddb884c', receivedAt };
@@ -10,20 +10,7 @@ const EMOJI = '\ud83d\ude00';
 
 /** What the digest does with an event item's text, and everything of it that reaches PostgreSQL. */
 function digest(payload: Record<string, unknown> | string) {
-  const text = typeof payload === 'string' ? payload : toJsonText(payload);
-  const event = normaliseEvent(parseEventPayload(text), context);
-  const group = groupEvent(event);
-  const stored = {
-    payload: {
-      ...event,
-      title: group.title,
-      culprit: group.culprit,
-      grouping: { key: group.key, components: group.components },
-    },
-    columns: [group.type, group.message, group.culprit, event.level, event.environment, event.release],
-    user: event.user,
-  };
-  return { event, group, stored };
+  return digestForStorage(typeof payload === 'string' ? payload : toJsonText(payload), context);
 }
 
 function expectStorable(stored: ReturnType<typeof digest>['stored']): void {

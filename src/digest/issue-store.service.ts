@@ -197,7 +197,7 @@ export class IssueStoreService {
         sorted.map((item) => item.event.release),
         sorted.map((item) => item.event.level),
         sorted.map((item) => (item.event.user ? JSON.stringify(item.event.user) : null)),
-        sorted.map((item) => JSON.stringify(storedPayload(item))),
+        sorted.map((item) => JSON.stringify(storedPayload(item.event, item.group))),
       ],
     );
     return new Set(rows.map((row) => `${row.project_id}:${row.id}`));
@@ -304,11 +304,11 @@ function collectGroups(items: DigestItem[]): Map<string, GroupInBatch> {
 }
 
 /** The full event as served by GET /api/events/:id, with what grouping decided about it. */
-function storedPayload(item: DigestItem): Record<string, unknown> {
+export function storedPayload(event: NormalisedEvent, group: GroupingResult): Record<string, unknown> {
   return {
-    ...item.event,
-    title: item.group.title,
-    culprit: item.group.culprit,
-    grouping: { key: item.group.key, components: item.group.components },
+    ...event,
+    title: group.title,
+    culprit: group.culprit,
+    grouping: { key: group.key, components: group.components },
   };
 }

@@ -76,7 +76,7 @@ export class HealthController {
       view.digest_failed = queues.failed.digest;
       view.alerts_failed = queues.failed.alerts;
       view.workers = queues.workers;
-      view.digest_last_job_at = queues.workers[0]?.last_job_at ?? null;
+      view.digest_last_job_at = queues.digestLastJobAt;
     }
     return view;
   }

@@ -17,6 +17,7 @@ import {
   inflateRawSync,
   inflateSync,
 } from 'node:zlib';
+import { isZlibWrapped } from './compressed-data';
 import { BodySink, EnvelopeError } from './envelope-reader';
 
 export const MAX_COMPRESSED_BYTES = 20 * 1024 * 1024;
@@ -56,21 +57,11 @@ export function parseContentEncoding(header: string | undefined): Encoding {
 }
 
 /**
- * HTTP's "deflate" is meant to be zlib-wrapped (RFC 9110), but some clients send raw deflate. A zlib
- * stream starts with CMF/FLG bytes: compression method 8 in CMF's low nibble and CMF·256+FLG a
- * multiple of 31; raw deflate data practically never matches both.
- */
-export function isZlibWrapped(first: number, second: number | undefined): boolean {
-  if ((first & 0x0f) !== 8 || first >> 4 > 7) return false;
-  return second === undefined || ((first << 8) | second) % 31 === 0;
-}
-
-/**
  * Envelope errors become their 400/413; anything else is passed on as it is, so that a bug is
  * answered 500 and logged with its reference by the error filter (readBody rejects, it never throws
  * from a stream callback).
  */
-function toRejection(error: unknown): unknown {
+export function bodyRejection(error: unknown): unknown {
   if (error instanceof EnvelopeError) {
     return error.status === 413
       ? new PayloadTooLargeException(error.message)
@@ -221,7 +212,7 @@ export function readBody(
       settled = true;
       cleanup();
       request.resume(); // drain and discard the rest of the upload
-      reject(toRejection(error));
+      reject(bodyRejection(error));
     };
     const finish = () => {
       if (settled) return;
@@ -249,7 +240,7 @@ export function readBody(
       try {
         sink.write(chunk);
       } catch (error) {
-        const rejection = toRejection(error);
+        const rejection = bodyRejection(error);
         // Only a malformed body is read on; refused credentials and limits stop reading at once.
         if (!(rejection instanceof BadRequestException)) return fail(rejection);
         deferred = rejection;

@@ -12,6 +12,7 @@ import { QueueName } from '../common/queues';
 import { AppConfig } from '../config/app-config';
 import { redisOptions } from '../redis/redis.module';
 import { Batcher } from '../common/batcher';
+import { RepeatedLog } from '../common/repeated-log';
 import { DIGEST_JOB_OPTIONS, DigestJob, DigestJobName, digestJobId } from '../digest/digest-job';
 
 /** Jobs of concurrent requests are written together (one MULTI) up to this many at a time. */
@@ -56,7 +57,8 @@ export class DigestProducer implements OnModuleInit, OnApplicationShutdown {
     maxWaitMs: 0,
   });
   private ready = false;
-  private lastErrorLog = 0;
+  /** Redis going away produces an error per command and per reconnect: one line in 10 s is enough. */
+  private readonly redisLog = new RepeatedLog(this.logger, 10_000);
 
   constructor(@Inject(DIGEST_PRODUCER_QUEUE) private readonly queue: Queue) {}
 
@@ -64,7 +66,7 @@ export class DigestProducer implements OnModuleInit, OnApplicationShutdown {
     // The producer's connection does not queue commands while Redis is away (enableOfflineQueue
     // false), but the very first connection is awaited by BullMQ: until it is up, fail fast here.
     this.queue.on('error', (error: Error) =>
-      this.warnAtMostEvery10s(`digest queue connection: ${error.message}`),
+      this.redisLog.warn('connection', `digest queue connection: ${error.message}`),
     );
     this.queue.waitUntilReady().then(
       () => (this.ready = true),
@@ -100,19 +102,13 @@ export class DigestProducer implements OnModuleInit, OnApplicationShutdown {
       ]);
       return jobs.map(() => undefined);
     } catch (error) {
-      this.warnAtMostEvery10s(`could not enqueue ${jobs.length} digest job(s): ${(error as Error).message}`);
+      this.redisLog.warn(
+        'enqueue',
+        `could not enqueue ${jobs.length} digest job(s): ${(error as Error).message}`,
+      );
       throw unavailable();
     } finally {
       clearTimeout(timer);
-    }
-  }
-
-  /** Redis going away produces an error per command and per reconnect: one line in 10 s is enough. */
-  private warnAtMostEvery10s(message: string): void {
-    const now = Date.now();
-    if (now - this.lastErrorLog > 10_000) {
-      this.lastErrorLog = now;
-      this.logger.warn(message);
     }
   }
 }

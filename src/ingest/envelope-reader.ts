@@ -14,6 +14,7 @@
 
 import { gunzipSync, inflateSync } from 'node:zlib';
 import { jsonNesting, NESTING_SCAN_FROM_BYTES } from '../common/json-nesting';
+import { isGzip, isZlibWrapped } from './compressed-data';
 
 export const MAX_EVENT_BYTES = 1024 * 1024;
 /** Header lines are small JSON objects (event id, sdk, trace context); anything longer is not an envelope. */
@@ -325,7 +326,10 @@ export function decodeLegacyStoreBody(body: Buffer, maxEventBytes = MAX_EVENT_BY
   while (start < body.length && isSpace(body[start])) start++;
   if (start >= body.length || body[start] === 0x7b /* { */) return body.toString('utf8', start);
   let data: Buffer = body.subarray(start);
-  if (!isCompressed(data)) {
+  // Only the zlib header that compression libraries write (0x78): base64 text may start with other
+  // bytes that would pass as a zlib header.
+  const zlib = data[0] === 0x78 && data.length > 1 && isZlibWrapped(data[0], data[1]);
+  if (!zlib && !isGzip(data)) {
     const text = data.toString('latin1').replace(/\s+/g, '');
     if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(text)) return body.toString('utf8', start);
     data = Buffer.from(text, 'base64');
@@ -333,8 +337,7 @@ export function decodeLegacyStoreBody(body: Buffer, maxEventBytes = MAX_EVENT_BY
   }
   try {
     const options = { maxOutputLength: maxEventBytes };
-    const inflated =
-      data[0] === 0x1f && data[1] === 0x8b ? gunzipSync(data, options) : inflateSync(data, options);
+    const inflated = isGzip(data) ? gunzipSync(data, options) : inflateSync(data, options);
     return inflated.toString('utf8');
   } catch (error) {
     if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
@@ -346,13 +349,6 @@ export function decodeLegacyStoreBody(body: Buffer, maxEventBytes = MAX_EVENT_BY
 
 function isSpace(byte: number): boolean {
   return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
-}
-
-/** zlib (CMF 0x78) or gzip (1f 8b) data, as some clients send without Content-Encoding. */
-function isCompressed(data: Buffer): boolean {
-  return (
-    (data[0] === 0x78 && ((data[0] << 8) | data[1]) % 31 === 0) || (data[0] === 0x1f && data[1] === 0x8b)
-  );
 }
 
 /**

@@ -11,18 +11,12 @@ import type { IncomingMessage } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { AppConfig } from '../config/app-config';
 import type { DigestJob } from '../digest/digest-job';
-import { parseContentEncoding, readBody } from './body-reader';
+import { bodyRejection, parseContentEncoding, readBody } from './body-reader';
 import { RepeatedLog } from '../common/repeated-log';
 import { DatabaseUnavailableError } from '../database/database-unavailable.error';
 import { canonicalUuid, ClientKeySource, clientKeyFromRequest, keyFromDsn } from './client-key';
 import { DigestProducer } from './digest.producer';
-import {
-  EnvelopeError,
-  EnvelopeReader,
-  EventPayloadFacts,
-  MAX_HEADER_LINE_BYTES,
-  StoreBodyReader,
-} from './envelope-reader';
+import { EnvelopeReader, EventPayloadFacts, MAX_HEADER_LINE_BYTES, StoreBodyReader } from './envelope-reader';
 import { IngestMetrics } from './ingest.metrics';
 import { ProjectKeys } from './project-keys';
 import { IngestRateLimiter } from './rate-limiter';
@@ -80,59 +74,64 @@ export class IngestService {
     this.debug = config.logLevel === 'debug' || config.logLevel === 'trace';
   }
 
-  async ingest(
+  ingest(
     endpoint: IngestEndpoint,
     rawProjectId: string,
     request: IncomingMessage,
     sentryKeyParam: string | undefined,
   ): Promise<IngestResult> {
-    try {
+    return this.countingRejections(async () => {
       const projectId = parseProjectId(rawProjectId);
       const source = clientKeyFromRequest(request.headers, sentryKeyParam);
       if (source === undefined) {
         if (endpoint === 'store') throw this.unauthorized(projectId, 'missing client key');
-        return await this.envelopeAuthenticatedByHeader(projectId, request);
+        return this.envelopeAuthenticatedByHeader(projectId, request);
       }
-      await this.checkKey(projectId, source.key, source.from);
-      await this.countRequest(projectId);
-      return endpoint === 'envelope'
-        ? await this.envelope(projectId, new EnvelopeReader(), request)
-        : await this.store(projectId, request);
-    } catch (error) {
-      this.countRejection(error);
-      throw error;
-    }
+      await this.admit(projectId, source.key, source.from);
+      if (endpoint === 'envelope') return this.envelope(projectId, new EnvelopeReader(), request);
+      const reader = new StoreBodyReader();
+      await readBody(request, reader);
+      return this.acceptStoreEvent(projectId, reader);
+    });
   }
 
   /** The image-beacon form of the store endpoint (GET, the event JSON in `sentry_data`). */
-  async storeFromQuery(
+  storeFromQuery(
     rawProjectId: string,
     request: IncomingMessage,
     data: string | null,
     sentryKeyParam: string | undefined,
   ): Promise<{ id: string }> {
-    try {
+    return this.countingRejections(async () => {
       const projectId = parseProjectId(rawProjectId);
       const source = clientKeyFromRequest(request.headers, sentryKeyParam);
       if (source === undefined) throw this.unauthorized(projectId, 'missing client key');
-      await this.checkKey(projectId, source.key, source.from);
-      await this.countRequest(projectId);
+      await this.admit(projectId, source.key, source.from);
       if (data === null || data === '') throw new BadRequestException('sentry_data is missing');
       const reader = new StoreBodyReader();
       try {
         reader.write(Buffer.from(data));
         reader.end();
       } catch (error) {
-        if (error instanceof EnvelopeError) throw new BadRequestException(error.message);
-        throw error;
+        throw bodyRejection(error);
       }
-      const eventId = resolveEventId(undefined, reader.eventFacts);
-      await this.accept(projectId, eventId, reader.event!, undefined);
-      return { id: eventId.replace(/-/g, '') };
+      return this.acceptStoreEvent(projectId, reader);
+    });
+  }
+
+  private async countingRejections<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
     } catch (error) {
       this.countRejection(error);
       throw error;
     }
+  }
+
+  /** The key is the project's, and the project is within its rate limits. */
+  private async admit(projectId: number, key: string, from: ClientKeySource['from']): Promise<void> {
+    await this.checkKey(projectId, key, from);
+    if (this.rateLimiter.enabled) await this.countRequest(projectId);
   }
 
   private async checkKey(projectId: number, raw: string, from: ClientKeySource['from']): Promise<void> {
@@ -169,8 +168,7 @@ export class IngestService {
       if (dsn.projectId !== projectId) {
         throw this.unauthorized(projectId, 'envelope dsn does not match the project');
       }
-      await this.checkKey(projectId, dsn.key, 'dsn');
-      await this.countRequest(projectId);
+      await this.admit(projectId, dsn.key, 'dsn');
     };
     return this.envelope(projectId, new EnvelopeReader(), request, {
       check,
@@ -198,9 +196,7 @@ export class IngestService {
     return { id: eventId.replace(/-/g, '') };
   }
 
-  private async store(projectId: number, request: IncomingMessage): Promise<IngestResult> {
-    const reader = new StoreBodyReader();
-    await readBody(request, reader);
+  private async acceptStoreEvent(projectId: number, reader: StoreBodyReader): Promise<{ id: string }> {
     const eventId = resolveEventId(undefined, reader.eventFacts);
     await this.accept(projectId, eventId, reader.event!, undefined);
     return { id: eventId.replace(/-/g, '') };
@@ -211,7 +207,6 @@ export class IngestService {
    * to be taken before the body is read, so that a flood over the limit costs no decoding.
    */
   private async countRequest(projectId: number): Promise<void> {
-    if (!this.rateLimiter.enabled) return;
     let decision;
     try {
       decision = await this.rateLimiter.take(projectId);

@@ -70,7 +70,6 @@ export class MetricsController {
     ];
     const queues = await this.queues.snapshot();
     if (queues !== undefined) {
-      const lastJob = queues.workers.find((worker) => worker.last_job_at !== null)?.last_job_at;
       lines.push(
         ...metric(
           'error_tracker_digest_backlog',
@@ -94,7 +93,7 @@ export class MetricsController {
           'error_tracker_digest_last_job_timestamp_seconds',
           'gauge',
           'When a worker last took a digest job (Unix time; 0 when none has since they started).',
-          [['', lastJob ? Math.floor(Date.parse(lastJob) / 1000) : 0]],
+          [['', queues.digestLastJobAt ? Math.floor(Date.parse(queues.digestLastJobAt) / 1000) : 0]],
         ),
       );
     }

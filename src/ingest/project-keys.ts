@@ -26,7 +26,6 @@ export class ProjectKeys implements OnApplicationBootstrap, OnApplicationShutdow
   private readonly logger = new Logger('ProjectKeys');
   private readonly failureLog = new RepeatedLog(this.logger, 60_000);
   private keys: Map<number, string> | undefined;
-  private loadedAt = 0;
   private lastAttempt = 0;
   private loading: Promise<void> | undefined;
   private scheduled: Promise<void> | undefined;
@@ -89,7 +88,6 @@ export class ProjectKeys implements OnApplicationBootstrap, OnApplicationShutdow
         deadline,
       ]).finally(() => clearTimeout(timer));
       this.keys = new Map(rows.map((row) => [row.id, row.client_key]));
-      this.loadedAt = Date.now();
     } catch (error) {
       this.failureLog.warn(
         'reload failed',

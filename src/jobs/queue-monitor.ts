@@ -14,6 +14,8 @@ export interface QueueSnapshot {
   failed: Record<QueueName, number>;
   /** Worker processes that reported in the last 30 s, and when one of them last took a digest job. */
   workers: WorkerBeat[];
+  /** When one of them last took a digest job (ISO), null when none has since they started. */
+  digestLastJobAt: string | null;
 }
 
 /**
@@ -57,10 +59,13 @@ export class QueueMonitor {
       if (!results || results.some(([error]) => error)) return undefined;
       const values = results.map(([, value]) => value);
       const counts = values.slice(0, 7).map(Number);
+      const workers = parseWorkerBeats(values[7] as Record<string, string>, now);
       return {
         digestBacklog: counts[0] + counts[1] + counts[2] + counts[3] + counts[4],
         failed: { [QueueName.Digest]: counts[5], [QueueName.Alerts]: counts[6] },
-        workers: parseWorkerBeats(values[7] as Record<string, string>, now),
+        workers,
+        // Most recently busy first.
+        digestLastJobAt: workers[0]?.last_job_at ?? null,
       };
     } catch {
       return undefined;

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
+import { fixtureEventOfGroup } from '../../bench/support';
 import { sleep } from './processes';
 
 export interface RequestRecord {
@@ -21,31 +22,13 @@ export interface RequestRecord {
 export const ACK = '200';
 const REQUEST_TIMEOUT_MS = 10_000;
 
-type FixtureEvent = {
-  event_id?: string;
-  timestamp?: number | string;
-  exception: {
-    values: {
-      type: string;
-      value: string;
-      stacktrace: { frames: { function?: string; in_app?: boolean }[] };
-    }[];
-  };
-};
-
 /** One envelope per call: group `index % groups`, the given event id (32 hex), timestamp now. */
 export function envelopeFactory(fixture: string, groups: number): (index: number, hexId: string) => Buffer {
-  const [headerLine, itemHeaderLine, payloadLine] = readFileSync(fixture, 'utf8').split('\n');
+  const [headerLine, itemHeaderLine] = readFileSync(fixture, 'utf8').split('\n');
   const header = JSON.parse(headerLine) as Record<string, unknown>;
-  const template = JSON.parse(payloadLine) as FixtureEvent;
   // Split templates: only the id and the timestamps change per request.
   const templates = Array.from({ length: groups }, (_, group) => {
-    const event = structuredClone(template);
-    const exception = event.exception.values[0];
-    exception.type = `ChaosError${group}`;
-    exception.value = `chaos failure in group ${group}`;
-    const frames = exception.stacktrace.frames;
-    frames[frames.length - 1].function = `chaosHandler${group}`;
+    const event = fixtureEventOfGroup('Chaos', group);
     event.event_id = '@@ID@@';
     event.timestamp = '@@TS@@';
     const text = [

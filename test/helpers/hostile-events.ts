@@ -4,6 +4,21 @@
  * surrogates, `__proto__`, 1e400, deep nesting, sizes on either side of each limit).
  */
 import fc from 'fast-check';
+import { normaliseEvent, parseEventPayload } from '../../src/digest/event-normaliser';
+import { groupEvent } from '../../src/digest/grouping';
+import { storedPayload } from '../../src/digest/issue-store.service';
+
+/** What the digest does with an event item's text, and everything of it that reaches PostgreSQL. */
+export function digestForStorage(text: string, context: Parameters<typeof normaliseEvent>[1]) {
+  const event = normaliseEvent(parseEventPayload(text), context);
+  const group = groupEvent(event);
+  const stored = {
+    payload: storedPayload(event, group),
+    columns: [group.type, group.message, group.culprit, event.level, event.environment, event.release],
+    user: event.user,
+  };
+  return { event, group, stored };
+}
 
 /** JSON text that `toJsonText` copies verbatim: what `JSON.stringify` cannot produce (1e400, -0, 100k-deep nesting). */
 export class RawJson {
