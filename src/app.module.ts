@@ -16,6 +16,8 @@ import { IngestModule } from './ingest/ingest.module';
 import { IssuesModule } from './issues/issues.module';
 import { ProjectsModule } from './projects/projects.module';
 import { RedisModule, redisOptions } from './redis/redis.module';
+import { RetentionModule } from './retention/retention.module';
+import { RollupsModule } from './rollups/rollups.module';
 import { RulesModule } from './rules/rules.module';
 import { TokensModule } from './tokens/tokens.module';
 import { DashboardModule } from './web/dashboard.module';
@@ -27,6 +29,7 @@ const API_MODULES: Type[] = [
   ProjectsModule,
   IssuesModule,
   EventsModule,
+  RollupsModule,
   ChannelsModule,
   RulesModule,
   AlertsApiModule,
@@ -34,7 +37,7 @@ const API_MODULES: Type[] = [
 ];
 
 /** Modules that consume queues (role `worker`). */
-const WORKER_MODULES: Type[] = [DigestWorkerModule, AlertsWorkerModule];
+const WORKER_MODULES: Type[] = [DigestWorkerModule, AlertsWorkerModule, RetentionModule];
 
 @Module({})
 export class AppModule {

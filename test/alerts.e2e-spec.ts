@@ -176,7 +176,6 @@ describe('alert delivery', () => {
       environment,
       release: null,
       level: issue.level,
-      user: null,
       payload: {},
     });
   }
@@ -272,6 +271,7 @@ describe('alert delivery', () => {
         level: 'error',
         state: 'open',
         event_count: 3,
+        user_count: 0,
         first_seen: '2024-05-01T10:00:00.000Z',
         last_seen: '2024-05-01T11:00:00.000Z',
         resolved_at: null,

@@ -29,12 +29,18 @@ describe('locks the digest takes', () => {
       await numbering.query(LOCK_PROJECTS_FOR_NUMBERING, [[project.id]]);
       await storing.startTransaction();
       await storing.query("SET LOCAL lock_timeout = '1s'");
-      // With FOR UPDATE this insert waits for the numbering transaction (its foreign key takes
-      // KEY SHARE on the project) and fails on the lock timeout.
+      // What a batch of the project writes. With FOR UPDATE the project's hourly count waits for the
+      // numbering transaction (its foreign key takes KEY SHARE on the project) and fails on the lock
+      // timeout.
       await storing.query(
         `INSERT INTO events (project_id, id, issue_id, timestamp, received_at, level, payload)
          VALUES ($1, $2, $3, now(), now(), 'error', '{}')`,
         [project.id, randomUUID(), issue.id],
+      );
+      await storing.query(
+        `INSERT INTO project_hourly (project_id, hour, environment, count)
+         VALUES ($1, date_trunc('hour', now()), '', 1)`,
+        [project.id],
       );
       await storing.commitTransaction();
     } finally {

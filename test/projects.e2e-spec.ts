@@ -16,6 +16,7 @@ describe('projects', () => {
       slug: 'web-shop',
       client_key: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/),
       dsn: expect.any(String),
+      retention_days: null,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
     const key = (response.body.client_key as string).replace(/-/g, '');

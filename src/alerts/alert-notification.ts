@@ -68,6 +68,7 @@ export function buildTestNotification(publicUrl: string, now = new Date()): Aler
       level: 'info',
       state: 'open',
       event_count: 0,
+      user_count: 0,
       first_seen: at,
       last_seen: at,
       resolved_at: null,

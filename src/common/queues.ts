@@ -2,4 +2,6 @@
 export enum QueueName {
   Digest = 'digest',
   Alerts = 'alerts',
+  /** Scheduled housekeeping (retention): one job per interval, whatever the number of workers. */
+  Maintenance = 'maintenance',
 }

@@ -117,6 +117,16 @@ export class Environment {
   @Max(1000)
   DIGEST_CONCURRENCY = 200;
 
+  /**
+   * Days events are kept, unless a project sets its own `retention_days`. Also bounds alert history
+   * and the hourly rollups. Expired days of events are dropped as whole partitions.
+   */
+  @Transform(toInt)
+  @IsInt({ message: 'EVENT_RETENTION_DAYS must be an integer from 1 to 3650' })
+  @Min(1, { message: 'EVENT_RETENTION_DAYS must be an integer from 1 to 3650' })
+  @Max(3650, { message: 'EVENT_RETENTION_DAYS must be an integer from 1 to 3650' })
+  EVENT_RETENTION_DAYS = 90;
+
   /** Serve the dashboard's static files (off for API-only deployments). */
   @Transform(toBool)
   @IsBoolean()

@@ -4,6 +4,7 @@ import { InitialSchema1795230000000 } from './migrations/1795230000000-InitialSc
 import { AlertTriggerOutbox1795233600000 } from './migrations/1795233600000-AlertTriggerOutbox';
 import { ForeignKeyIndexes1795300000001 } from './migrations/1795300000001-ForeignKeyIndexes';
 import { IssuePositionXid1795300000002 } from './migrations/1795300000002-IssuePositionXid';
+import { PartitionedEventsAndRollups1795400000000 } from './migrations/1795400000000-PartitionedEventsAndRollups';
 
 /** Migrations are listed explicitly so that ts (tests, CLI) and compiled js resolve the same set. */
 export const MIGRATIONS = [
@@ -11,6 +12,7 @@ export const MIGRATIONS = [
   AlertTriggerOutbox1795233600000,
   ForeignKeyIndexes1795300000001,
   IssuePositionXid1795300000002,
+  PartitionedEventsAndRollups1795400000000,
 ];
 
 /** No query of the service runs this long; one that does waits on a server that is gone. */

@@ -2,6 +2,8 @@ import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { AlertTriggersModule } from '../alerts/alert-triggers.module';
 import { QueueName } from '../common/queues';
+import { EventsDataModule } from '../events/events-data.module';
+import { RollupsDataModule } from '../rollups/rollups-data.module';
 import { WorkerHeartbeat } from '../jobs/worker-heartbeat';
 import { DigestProcessor } from './digest.processor';
 import { DigestService } from './digest.service';
@@ -9,7 +11,7 @@ import { IssueStoreService } from './issue-store.service';
 
 /** The consuming side of the digest queue (worker role). */
 @Module({
-  imports: [BullModule.registerQueue({ name: QueueName.Digest }), AlertTriggersModule],
+  imports: [BullModule.registerQueue({ name: QueueName.Digest }), AlertTriggersModule, EventsDataModule, RollupsDataModule],
   providers: [DigestProcessor, DigestService, IssueStoreService, WorkerHeartbeat],
   exports: [DigestService],
 })

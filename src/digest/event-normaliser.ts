@@ -3,6 +3,8 @@
  * the tracker stores and serves as the full event. Pure: no I/O, unit-tested beside this file.
  */
 
+import { withUserAgentContexts } from './user-agent';
+
 export interface StackFrame {
   filename?: string;
   abs_path?: string;
@@ -118,6 +120,8 @@ export function normaliseEvent(raw: Record<string, unknown>, context: NormaliseC
 }
 
 function normalise(raw: Record<string, unknown>, context: NormaliseContext): NormalisedEvent {
+  const request = isRecord(raw.request) ? (clamp(raw.request) as Record<string, unknown>) : null;
+  const contexts = isRecord(raw.contexts) ? (clamp(raw.contexts) as Record<string, unknown>) : {};
   return {
     event_id: context.eventId,
     timestamp: normaliseTimestamp(raw.timestamp, context.receivedAt),
@@ -133,8 +137,8 @@ function normalise(raw: Record<string, unknown>, context: NormaliseContext): Nor
     exception: normaliseExceptions(raw.exception, raw.stacktrace),
     breadcrumbs: { values: normaliseBreadcrumbs(raw.breadcrumbs) },
     tags: normaliseTags(raw.tags),
-    contexts: isRecord(raw.contexts) ? (clamp(raw.contexts) as Record<string, unknown>) : {},
-    request: isRecord(raw.request) ? (clamp(raw.request) as Record<string, unknown>) : null,
+    contexts: withUserAgentContexts(contexts, request),
+    request,
     user: normaliseUser(raw.user),
     sdk: normaliseSdk(raw.sdk, context.sdk),
     extra: isRecord(raw.extra) ? (clamp(raw.extra) as Record<string, unknown>) : {},

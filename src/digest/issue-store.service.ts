@@ -3,8 +3,20 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { AlertTrigger } from '../alerts/alert-trigger';
 import { AlertTriggerProducer, RecordedTriggers } from '../alerts/alert-trigger.producer';
+import { EventPartitions } from '../events/event-partitions';
+import { storedPayload } from '../events/event-payload';
+import { RollupsRepository } from '../rollups/rollups.repository';
+import { rollupDelta } from '../rollups/rollup-delta';
 import type { NormalisedEvent } from './event-normaliser';
 import type { GroupingResult } from './grouping';
+
+/**
+ * How far back a resent event id is looked for in earlier partitions (the partition an event is
+ * written to dedupes by itself). The same (project, event id) is never digested by two workers at
+ * once: its queue job id is unique while the job exists, and the job is removed only after its
+ * transaction committed; so a resend is either still in the queue or sees the committed first copy.
+ */
+export const DEDUPE_LOOKBACK_MS = 48 * 3_600_000;
 
 /**
  * Serialises issue numbering per project. NO KEY UPDATE is enough for that, and unlike FOR UPDATE it
@@ -53,18 +65,33 @@ interface GroupInBatch {
  *   for the rows that insert actually returned, so a re-run or a duplicate send never double-counts;
  * - issue numbers are allocated while holding the project's row lock, and missing issues are looked up
  *   again under that lock, so two workers never create the same group twice or share a short_id;
- * - locks are always taken in the same order (projects by id, events by key, issues by id) so that
- *   concurrent batches wait for each other instead of deadlocking.
+ * - locks are always taken in the same order (projects by id, events by key, issues by id, then the
+ *   rollups, see RollupsRepository) so that concurrent batches wait for each other instead of
+ *   deadlocking;
+ * - the rollups are counted from the events the insert returned, in the same transaction.
  */
 @Injectable()
 export class IssueStoreService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly alertTriggers: AlertTriggerProducer,
+    private readonly partitions: EventPartitions,
+    private readonly rollups: RollupsRepository,
   ) {}
 
-  storeBatch(items: DigestItem[]): Promise<StoreOutcome> {
-    return this.dataSource.transaction((manager) => this.store(manager, dedupe(items)));
+  async storeBatch(items: DigestItem[]): Promise<StoreOutcome> {
+    const unique = dedupe(items);
+    await this.partitions.ensureFor(unique.map((item) => item.receivedAt));
+    try {
+      return await this.dataSource.transaction((manager) => this.store(manager, unique));
+    } catch (error) {
+      // A partition this worker knew about was dropped since (events older than the retention
+      // arriving late): learn again, create what is missing, and store them like the others.
+      if (!isMissingPartition(error)) throw error;
+      this.partitions.forget();
+      await this.partitions.ensureFor(unique.map((item) => item.receivedAt));
+      return this.dataSource.transaction((manager) => this.store(manager, unique));
+    }
   }
 
   private async store(manager: EntityManager, items: DigestItem[]): Promise<StoreOutcome> {
@@ -75,6 +102,18 @@ export class IssueStoreService {
     const storable = items.filter((item) => groups.get(groupId(item))?.issueId !== undefined);
     const inserted = await this.insertEvents(manager, storable, groups);
     const triggers = await this.updateIssues(manager, storable, inserted, groups);
+    await this.rollups.add(
+      manager,
+      rollupDelta(
+        storable
+          .filter((item) => inserted.has(`${item.projectId}:${item.eventId}`))
+          .map((item) => ({
+            projectId: item.projectId,
+            issueId: groups.get(groupId(item))?.issueId as number,
+            event: item.event,
+          })),
+      ),
+    );
 
     for (const issue of newIssues) {
       triggers.push({
@@ -177,15 +216,18 @@ export class IssueStoreService {
     const sorted = [...items].sort(
       (a, b) => a.projectId - b.projectId || (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0),
     );
+    const lookback = new Date(Math.min(...sorted.map((item) => item.receivedAt.getTime())) - DEDUPE_LOOKBACK_MS);
     const rows: { project_id: number; id: string }[] = await manager.query(
-      `INSERT INTO events (project_id, id, issue_id, timestamp, received_at, environment, release, level,
-                           "user", payload)
+      `INSERT INTO events (project_id, id, issue_id, timestamp, received_at, environment, release, level, payload)
        SELECT e.project_id, e.id, e.issue_id, e.timestamp, e.received_at, e.environment, e.release, e.level,
-              e.user_json::jsonb, e.payload::jsonb
+              e.payload::jsonb
          FROM unnest($1::int[], $2::uuid[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::text[],
-                     $7::text[], $8::text[], $9::text[], $10::text[])
-           AS e(project_id, id, issue_id, timestamp, received_at, environment, release, level, user_json, payload)
-       ON CONFLICT (project_id, id) DO NOTHING
+                     $7::text[], $8::text[], $9::text[])
+           AS e(project_id, id, issue_id, timestamp, received_at, environment, release, level, payload)
+        WHERE NOT EXISTS (SELECT 1 FROM events stored
+                           WHERE stored.id = e.id AND stored.project_id = e.project_id
+                             AND stored.received_at >= $10)
+       ON CONFLICT DO NOTHING
        RETURNING project_id, id`,
       [
         sorted.map((item) => item.projectId),
@@ -196,8 +238,8 @@ export class IssueStoreService {
         sorted.map((item) => item.event.environment),
         sorted.map((item) => item.event.release),
         sorted.map((item) => item.event.level),
-        sorted.map((item) => (item.event.user ? JSON.stringify(item.event.user) : null)),
         sorted.map((item) => JSON.stringify(storedPayload(item.event, item.group))),
+        lookback,
       ],
     );
     return new Set(rows.map((row) => `${row.project_id}:${row.id}`));
@@ -303,12 +345,8 @@ function collectGroups(items: DigestItem[]): Map<string, GroupInBatch> {
   return groups;
 }
 
-/** The full event as served by GET /api/events/:id, with what grouping decided about it. */
-export function storedPayload(event: NormalisedEvent, group: GroupingResult): Record<string, unknown> {
-  return {
-    ...event,
-    title: group.title,
-    culprit: group.culprit,
-    grouping: { key: group.key, components: group.components },
-  };
+/** PostgreSQL's answer to a row whose partition does not exist. */
+function isMissingPartition(error: unknown): boolean {
+  const { code, message } = error as { code?: string; message?: string };
+  return code === '23514' && /no partition of relation/.test(message ?? '');
 }

@@ -7,10 +7,12 @@ export interface EventUser {
   ip_address?: string;
 }
 
-/** One stored occurrence. The SDK's event_id is the key, so a re-sent event is stored once. */
+/**
+ * One stored occurrence. The SDK's event_id is the key, so a re-sent event is stored once. The table
+ * is partitioned by `received_at` (see the PartitionedEventsAndRollups migration); TypeORM only reads it.
+ */
 @Entity('events')
 @Index(['issueId', 'timestamp'])
-@Index(['id'])
 export class ErrorEvent {
   @PrimaryColumn({ name: 'project_id', type: 'int' })
   projectId: number;
@@ -36,10 +38,7 @@ export class ErrorEvent {
   @Column({ type: 'text', default: 'error' })
   level: string;
 
-  @Column({ type: 'jsonb', nullable: true })
-  user: EventUser | null;
-
-  /** The normalised event (see README, "The full event"). */
+  /** The normalised event minus the fields above (see `fullEvent`, and README, "The full event"). */
   @Column({ type: 'jsonb' })
   payload: Record<string, unknown>;
 }

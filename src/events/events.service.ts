@@ -3,7 +3,8 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { NotFoundError } from '../common/domain-errors';
 import { DEFAULT_PAGE_SIZE, decodeKeyCursor, encodeKeyCursor, Page, toPage } from '../common/pagination';
-import { ErrorEvent } from './event.entity';
+import { ErrorEvent, EventUser } from './event.entity';
+import { fullEvent } from './event-payload';
 
 export interface EventListItem {
   id: string;
@@ -40,8 +41,9 @@ export class EventsService {
         'event.level',
         'event.environment',
         'event.release',
-        'event.user',
       ])
+      // Only the user is read out of the payload, which PostgreSQL decompresses server-side.
+      .addSelect(`event.payload -> 'user'`, 'user')
       .where('event.issue_id = :issueId', { issueId });
     if (cursor) {
       query.andWhere('(event.timestamp, event.id) < (CAST(:at AS timestamptz), CAST(:id AS uuid))', {
@@ -49,18 +51,26 @@ export class EventsService {
         id: cursor.id,
       });
     }
-    const rows = await query
+    const { entities, raw } = await query
       .orderBy('event.timestamp', 'DESC')
       .addOrderBy('event.id', 'DESC')
       .limit(limit + 1)
-      .getMany();
-    return toPage(rows, limit, (last) => encodeKeyCursor({ at: last.timestamp, id: last.id }), toListItem);
+      .getRawAndEntities<{ user: EventUser | null }>();
+    const rows = entities.map((event, index) => ({ event, user: raw[index].user }));
+    return toPage(
+      rows,
+      limit,
+      (last) => encodeKeyCursor({ at: last.event.timestamp, id: last.event.id }),
+      (row) => toListItem(row.event, row.user),
+    );
   }
 
+  /** Looked up by id alone: each day's partition has an index that leads with the event id. */
   async get(id: string): Promise<FullEventView> {
     const event = await this.events.findOne({ where: { id }, order: { receivedAt: 'ASC' } });
     if (!event) throw new NotFoundError('event not found');
-    return { ...event.payload, ...toListItem(event), project_id: event.projectId };
+    const payload = fullEvent(event.payload, event);
+    return { ...payload, ...toListItem(event, (payload.user as EventUser) ?? null), project_id: event.projectId };
   }
 
   /** The environment of the issue's most recent event (null when it had none, or has no events). */
@@ -74,7 +84,7 @@ export class EventsService {
   }
 }
 
-function toListItem(event: ErrorEvent): EventListItem {
+function toListItem(event: ErrorEvent, user: EventUser | null): EventListItem {
   return {
     id: event.id,
     issue_id: event.issueId,
@@ -83,6 +93,6 @@ function toListItem(event: ErrorEvent): EventListItem {
     level: event.level,
     environment: event.environment,
     release: event.release,
-    user: event.user ? { id: event.user.id ?? null, email: event.user.email ?? null } : null,
+    user: user ? { id: user.id ?? null, email: user.email ?? null } : null,
   };
 }

@@ -57,4 +57,8 @@ export class Issue {
 
   @Column({ name: 'regression_count', type: 'int', default: 0 })
   regressionCount: number;
+
+  /** Distinct users among the issue's events (the `user` tag's distinct values). */
+  @Column({ name: 'user_count', type: 'int', default: 0 })
+  userCount: number;
 }

@@ -5,6 +5,7 @@ import type { AlertTrigger } from '../alerts/alert-trigger';
 import { AlertTriggerProducer } from '../alerts/alert-trigger.producer';
 import { NotFoundError } from '../common/domain-errors';
 import { DEFAULT_PAGE_SIZE, Page, SortKey, toPage } from '../common/pagination';
+import type { RowDeletion } from '../events/event-partitions';
 import { Project } from '../projects/project.entity';
 import { compareKeys, decodeIssueCursor, encodeIssueCursor, IssueCursor } from './issue-cursor';
 import { Issue, IssueState } from './issue.entity';
@@ -19,6 +20,7 @@ export interface IssueView {
   level: string;
   state: IssueState;
   event_count: number;
+  user_count: number;
   first_seen: string;
   last_seen: string;
   resolved_at: string | null;
@@ -186,6 +188,25 @@ export class IssuesService {
     if (!result.affected) throw new NotFoundError('issue not found');
   }
 
+  /**
+   * Deletes up to `limit` issues whose last event is older than the deletion's cutoff and none of
+   * whose events is left (retention took them), of the projects it covers; returns how many went.
+   * Their rollups go with them (foreign keys).
+   */
+  async deleteExpired(deletion: RowDeletion, limit: number): Promise<number> {
+    const [, deleted] = (await this.issues.query(
+      `DELETE FROM issues WHERE id = ANY(ARRAY(
+         SELECT i.id FROM issues i
+          WHERE i.last_seen < $1
+            AND ($2::int[] IS NULL OR i.project_id = ANY($2))
+            AND ($3::int[] IS NULL OR i.project_id <> ALL($3))
+            AND NOT EXISTS (SELECT 1 FROM events e WHERE e.issue_id = i.id)
+          LIMIT $4))`,
+      [deletion.before, deletion.only ?? null, deletion.except ?? null, limit],
+    )) as [unknown, number];
+    return deleted;
+  }
+
   /** The stored issue, or null; `projectId` narrows the lookup to one project. */
   findOne(id: number, projectId?: number): Promise<Issue | null> {
     return this.issues.findOne({ where: projectId === undefined ? { id } : { id, projectId } });
@@ -250,6 +271,7 @@ export function toIssueView(issue: Issue, slug: string): IssueView {
     level: issue.level,
     state: issue.state,
     event_count: issue.eventCount,
+    user_count: issue.userCount,
     first_seen: issue.firstSeen.toISOString(),
     last_seen: issue.lastSeen.toISOString(),
     resolved_at: issue.resolvedAt?.toISOString() ?? null,

@@ -39,6 +39,7 @@ export class QueueMonitor {
   async snapshot(now = Date.now()): Promise<QueueSnapshot | undefined> {
     const digest = `${this.prefix}:${QueueName.Digest}`;
     const alerts = `${this.prefix}:${QueueName.Alerts}`;
+    const maintenance = `${this.prefix}:${QueueName.Maintenance}`;
     const read = this.redis
       .multi()
       .llen(`${digest}:wait`)
@@ -48,6 +49,7 @@ export class QueueMonitor {
       .zcard(`${digest}:delayed`)
       .zcard(`${digest}:failed`)
       .zcard(`${alerts}:failed`)
+      .zcard(`${maintenance}:failed`)
       .hgetall(`${this.prefix}:${WORKERS_KEY}`)
       .exec();
     let timer: NodeJS.Timeout | undefined;
@@ -58,11 +60,11 @@ export class QueueMonitor {
       const results = await Promise.race([read, timeout]);
       if (!results || results.some(([error]) => error)) return undefined;
       const values = results.map(([, value]) => value);
-      const counts = values.slice(0, 7).map(Number);
-      const workers = parseWorkerBeats(values[7] as Record<string, string>, now);
+      const counts = values.slice(0, 8).map(Number);
+      const workers = parseWorkerBeats(values[8] as Record<string, string>, now);
       return {
         digestBacklog: counts[0] + counts[1] + counts[2] + counts[3] + counts[4],
-        failed: { [QueueName.Digest]: counts[5], [QueueName.Alerts]: counts[6] },
+        failed: { [QueueName.Digest]: counts[5], [QueueName.Alerts]: counts[6], [QueueName.Maintenance]: counts[7] },
         workers,
         // Most recently busy first.
         digestLastJobAt: workers[0]?.last_job_at ?? null,

@@ -18,6 +18,10 @@ export class Project {
   @Column({ name: 'next_issue_number', type: 'int', default: 0 })
   nextIssueNumber: number;
 
+  /** Days its events are kept, 1 to 3650; null follows EVENT_RETENTION_DAYS. */
+  @Column({ name: 'retention_days', type: 'int', nullable: true })
+  retentionDays: number | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 }

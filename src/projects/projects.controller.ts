@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@ne
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { IdPipe } from '../common/id.pipes';
 import { ProjectNameDto } from './dto/project-name.dto';
+import { UpdateProjectDto } from './dto/update-project.dto';
 import { ProjectsService, ProjectView } from './projects.service';
 
 @ApiTags('projects')
@@ -25,9 +26,10 @@ export class ProjectsController {
     return this.projects.create(body.name);
   }
 
+  /** `name` renames (the slug stays); `retention_days` sets how long events are kept (null: the default). */
   @Patch(':id')
-  rename(@Param('id', IdPipe) id: number, @Body() body: ProjectNameDto): Promise<ProjectView> {
-    return this.projects.rename(id, body.name);
+  update(@Param('id', IdPipe) id: number, @Body() body: UpdateProjectDto): Promise<ProjectView> {
+    return this.projects.update(id, { name: body.name, retentionDays: body.retention_days });
   }
 
   @Delete(':id')

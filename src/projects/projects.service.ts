@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { Like, QueryFailedError, Repository } from 'typeorm';
-import { ConflictError, NotFoundError } from '../common/domain-errors';
+import { ConflictError, InvalidInputError, NotFoundError } from '../common/domain-errors';
 import { AppConfig } from '../config/app-config';
 import { buildDsn } from './dsn';
 import { Project } from './project.entity';
@@ -14,6 +14,8 @@ export interface ProjectView {
   slug: string;
   client_key: string;
   dsn: string;
+  /** Days its events are kept; null follows EVENT_RETENTION_DAYS. */
+  retention_days: number | null;
   created_at: string;
 }
 
@@ -61,10 +63,14 @@ export class ProjectsService {
     throw new ConflictError('could not allocate a unique slug, try again');
   }
 
-  /** The slug stays as it was: issue short ids and links are built from it. */
-  async rename(id: number, name: string): Promise<ProjectView> {
+  /** A rename keeps the slug as it was: issue short ids and links are built from it. */
+  async update(id: number, changes: { name?: string; retentionDays?: number | null }): Promise<ProjectView> {
+    if (changes.name === undefined && changes.retentionDays === undefined) {
+      throw new InvalidInputError('name or retention_days is required');
+    }
     const project = await this.findOrFail(id);
-    project.name = name.trim();
+    if (changes.name !== undefined) project.name = changes.name.trim();
+    if (changes.retentionDays !== undefined) project.retentionDays = changes.retentionDays;
     return this.toView(await this.projects.save(project));
   }
 
@@ -80,6 +86,7 @@ export class ProjectsService {
       slug: project.slug,
       client_key: project.clientKey,
       dsn: buildDsn(this.config.publicUrl, project.clientKey, project.id),
+      retention_days: project.retentionDays,
       created_at: project.createdAt.toISOString(),
     };
   }

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { normaliseEvent, parseEventPayload } from '../../src/digest/event-normaliser';
 import { groupEvent } from '../../src/digest/grouping';
-import { storedPayload } from '../../src/digest/issue-store.service';
+import { storedPayload } from '../../src/events/event-payload';
 
 /** What the digest does with an event item's text, and everything of it that reaches PostgreSQL. */
 export function digestForStorage(text: string, context: Parameters<typeof normaliseEvent>[1]) {

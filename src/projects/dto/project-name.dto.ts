@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
 
-/** Create and update both take exactly a name. */
+/** Creating a project takes exactly a name. */
 export class ProjectNameDto {
   @ApiProperty({ example: 'Web shop', maxLength: 200 })
   @IsString()

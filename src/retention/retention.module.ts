@@ -1,0 +1,22 @@
+import { BullModule } from '@nestjs/bullmq';
+import { Module } from '@nestjs/common';
+import { QueueName } from '../common/queues';
+import { EventsDataModule } from '../events/events-data.module';
+import { IssuesDataModule } from '../issues/issues-data.module';
+import { RollupsDataModule } from '../rollups/rollups-data.module';
+import { ExpiredRecords } from './expired-records';
+import { MaintenanceProcessor } from './maintenance.processor';
+import { RetentionService } from './retention.service';
+
+/** Worker role: scheduled retention of events, rollups, issues, alert history and sessions. */
+@Module({
+  imports: [
+    BullModule.registerQueue({ name: QueueName.Maintenance }),
+    EventsDataModule,
+    IssuesDataModule,
+    RollupsDataModule,
+  ],
+  providers: [RetentionService, ExpiredRecords, MaintenanceProcessor],
+  exports: [RetentionService],
+})
+export class RetentionModule {}

@@ -1,0 +1,136 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+import { EventPartitions, RowDeletion } from '../events/event-partitions';
+import { IssuesService } from '../issues/issues.service';
+import { RollupsRepository } from '../rollups/rollups.repository';
+import { ExpiredRecords } from './expired-records';
+import { cutoffOf, planPartitions, ProjectRetention } from './retention-policy';
+
+const DAY_MS = 86_400_000;
+/** Partitions made ahead of need, so a worker that is down for a few days still finds them. */
+const DAYS_AHEAD = 3;
+/** Rows per delete statement: short transactions, no long locks, progress kept if a run is cut short. */
+const BATCH = 5_000;
+const DROP_LOCK_TIMEOUT_MS = 5_000;
+
+export interface RetentionReport {
+  partitionsCreated: number;
+  partitionsDropped: string[];
+  /** Partitions left for the next run because their lock could not be had in time. */
+  partitionsPostponed: string[];
+  eventsDeleted: number;
+  hourlyRowsDeleted: number;
+  issuesDeleted: number;
+  alertHistoryDeleted: number;
+  sessionsDeleted: number;
+}
+
+/**
+ * One retention run (see README, "Retention"): partitions ahead, expired partitions dropped, rows of
+ * shorter-lived projects deleted in batches, then the rollups, issues, alert history and sessions
+ * that outlived their events. Every step is idempotent and commits on its own, so a run cut short
+ * leaves nothing half done, and the next run carries on.
+ */
+@Injectable()
+export class RetentionService {
+  private readonly logger = new Logger(RetentionService.name);
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+    private readonly partitions: EventPartitions,
+    private readonly rollups: RollupsRepository,
+    private readonly issues: IssuesService,
+    private readonly expired: ExpiredRecords,
+  ) {}
+
+  async run(now = new Date()): Promise<RetentionReport> {
+    const defaultDays = this.config.EVENT_RETENTION_DAYS;
+    const report: RetentionReport = {
+      partitionsCreated: await this.partitions.ensureDays(
+        new Date(now.getTime() - DAY_MS),
+        new Date(now.getTime() + DAYS_AHEAD * DAY_MS),
+      ),
+      partitionsDropped: [],
+      partitionsPostponed: [],
+      eventsDeleted: 0,
+      hourlyRowsDeleted: 0,
+      issuesDeleted: 0,
+      alertHistoryDeleted: 0,
+      sessionsDeleted: 0,
+    };
+    const overrides = await this.projectOverrides(defaultDays);
+
+    for (const action of planPartitions(await this.partitions.list(), now, defaultDays, overrides)) {
+      if (action.kind === 'drop') {
+        const dropped = await this.partitions.drop(action.partition, DROP_LOCK_TIMEOUT_MS);
+        (dropped ? report.partitionsDropped : report.partitionsPostponed).push(action.partition.name);
+      } else if (action.kind === 'delete') {
+        for (const deletion of action.deletions) {
+          report.eventsDeleted += await drain((limit) => this.partitions.deleteBatch(action.partition, deletion, limit));
+        }
+      }
+    }
+
+    for (const deletion of cutoffs(now, defaultDays, overrides)) {
+      report.hourlyRowsDeleted += await drain((limit) => this.rollups.deleteHours(deletion, limit));
+      report.issuesDeleted += await drain((limit) => this.issues.deleteExpired(deletion, limit));
+    }
+    report.alertHistoryDeleted = await drain((limit) =>
+      this.expired.deleteAlertHistory(cutoffOf(now, defaultDays), limit),
+    );
+    report.sessionsDeleted = await drain((limit) => this.expired.deleteExpiredSessions(now, limit));
+
+    this.log(report);
+    return report;
+  }
+
+  /** Projects whose own retention differs from the default. */
+  private async projectOverrides(defaultDays: number): Promise<ProjectRetention[]> {
+    const rows = await this.dataSource.query<Array<{ id: number; retention_days: number }>>(
+      'SELECT id, retention_days FROM projects WHERE retention_days IS NOT NULL AND retention_days <> $1',
+      [defaultDays],
+    );
+    return rows.map((row) => ({ projectId: row.id, days: row.retention_days }));
+  }
+
+  private log(report: RetentionReport): void {
+    const changed =
+      report.partitionsCreated +
+      report.partitionsDropped.length +
+      report.partitionsPostponed.length +
+      report.eventsDeleted +
+      report.hourlyRowsDeleted +
+      report.issuesDeleted +
+      report.alertHistoryDeleted +
+      report.sessionsDeleted;
+    if (changed === 0) return;
+    this.logger.log(
+      `retention: ${report.partitionsCreated} partition(s) created, dropped [${report.partitionsDropped.join(', ')}]` +
+        `${report.partitionsPostponed.length ? `, postponed [${report.partitionsPostponed.join(', ')}] (lock busy)` : ''}` +
+        `, ${report.eventsDeleted} event(s), ${report.hourlyRowsDeleted} hourly row(s), ${report.issuesDeleted} issue(s),` +
+        ` ${report.alertHistoryDeleted} alert history row(s), ${report.sessionsDeleted} session(s) deleted`,
+    );
+  }
+}
+
+/** The cutoff of the default retention (projects without one of their own) and of each override. */
+function cutoffs(now: Date, defaultDays: number, overrides: ProjectRetention[]): RowDeletion[] {
+  const except = overrides.map((project) => project.projectId);
+  return [
+    except.length > 0 ? { before: cutoffOf(now, defaultDays), except } : { before: cutoffOf(now, defaultDays) },
+    ...overrides.map((project) => ({ before: cutoffOf(now, project.days), only: [project.projectId] })),
+  ];
+}
+
+/** Runs a batch delete until a batch comes back short; returns the total. */
+async function drain(deleteBatch: (limit: number) => Promise<number>): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const deleted = await deleteBatch(BATCH);
+    total += deleted;
+    if (deleted < BATCH) return total;
+  }
+}

@@ -1,0 +1,54 @@
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { IdPipe } from '../common/id.pipes';
+import { Page, PageQueryDto } from '../common/pagination';
+import { IssuesService } from '../issues/issues.service';
+import { ProjectsService } from '../projects/projects.service';
+import { StatsQuery } from './dto/stats.query';
+import { TagKeyPipe } from './tag-key.pipe';
+import { TagKeySummary, TagValueRow } from './rollups.repository';
+import { StatsService, StatsView } from './stats.service';
+import { TagsService } from './tags.service';
+
+/** Summaries of issues and projects, read from the rollups the digest maintains. */
+@ApiTags('stats')
+@ApiBearerAuth()
+@Controller('api')
+export class RollupsController {
+  constructor(
+    private readonly stats: StatsService,
+    private readonly tags: TagsService,
+    private readonly issues: IssuesService,
+    private readonly projects: ProjectsService,
+  ) {}
+
+  /** Events per hour (`period=24h`) or per UTC day (`14d`, `90d`). */
+  @Get('issues/:id/stats')
+  async issueStats(@Param('id', IdPipe) id: number, @Query() query: StatsQuery): Promise<StatsView> {
+    await this.issues.get(id);
+    return this.stats.stats('issue', id, query);
+  }
+
+  @Get('projects/:id/stats')
+  async projectStats(@Param('id', IdPipe) id: number, @Query() query: StatsQuery): Promise<StatsView> {
+    await this.projects.findOrFail(id);
+    return this.stats.stats('project', id, query);
+  }
+
+  /** Each tag key of the issue's events: events with it, distinct values, the 10 most frequent. */
+  @Get('issues/:id/tags')
+  async issueTags(@Param('id', IdPipe) id: number): Promise<{ data: TagKeySummary[] }> {
+    await this.issues.get(id);
+    return { data: await this.tags.summaries(id) };
+  }
+
+  @Get('issues/:id/tags/:key')
+  async issueTagValues(
+    @Param('id', IdPipe) id: number,
+    @Param('key', TagKeyPipe) key: string,
+    @Query() query: PageQueryDto,
+  ): Promise<Page<TagValueRow>> {
+    await this.issues.get(id);
+    return this.tags.values(id, key, query);
+  }
+}

@@ -1,0 +1,187 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import type { RowDeletion } from '../events/event-partitions';
+import type { RollupDelta } from './rollup-delta';
+
+/**
+ * Adds a batch's counts to the rollups, inside the transaction that stored the batch's events, so a
+ * retried batch (which stores nothing new) adds nothing either.
+ *
+ * Lock order: rows keyed by an issue are written by transactions that already hold that issue's row
+ * lock (the digest locks its issues first), so they cannot deadlock; the project rows are shared
+ * between issues and are written in the delta's sorted order by every transaction.
+ *
+ * A tag value row that did not exist before (`xmax = 0` on the returned row: inserted, not updated)
+ * adds one to its key's distinct count; the `user` key's distinct count is the issue's user count.
+ */
+const WRITE_ROLLUPS = `
+  WITH issue_hours AS (
+    INSERT INTO issue_hourly AS r (issue_id, hour, environment, count)
+    SELECT * FROM unnest($1::int[], $2::timestamptz[], $3::text[], $4::int[])
+    ON CONFLICT (issue_id, hour, environment) DO UPDATE SET count = r.count + EXCLUDED.count
+  ), project_hours AS (
+    INSERT INTO project_hourly AS r (project_id, hour, environment, count)
+    SELECT * FROM unnest($5::int[], $6::timestamptz[], $7::text[], $8::int[])
+    ON CONFLICT (project_id, hour, environment) DO UPDATE SET count = r.count + EXCLUDED.count
+  ), tag_values AS (
+    INSERT INTO issue_tag_values AS r (issue_id, key, value, count, first_seen, last_seen)
+    SELECT * FROM unnest($9::int[], $10::text[], $11::text[], $12::int[], $13::timestamptz[], $14::timestamptz[])
+    ON CONFLICT (issue_id, key, value) DO UPDATE
+       SET count = r.count + EXCLUDED.count,
+           first_seen = LEAST(r.first_seen, EXCLUDED.first_seen),
+           last_seen = GREATEST(r.last_seen, EXCLUDED.last_seen)
+    RETURNING r.issue_id, r.key, (r.xmax = 0) AS created
+  ), tag_keys AS (
+    INSERT INTO issue_tag_keys AS r (issue_id, key, total, distinct_values)
+    SELECT k.issue_id, k.key, k.total, coalesce(n.created, 0)
+      FROM unnest($15::int[], $16::text[], $17::int[]) WITH ORDINALITY AS k(issue_id, key, total, position)
+      LEFT JOIN (SELECT issue_id, key, (count(*) FILTER (WHERE created))::int AS created
+                   FROM tag_values GROUP BY issue_id, key) n USING (issue_id, key)
+     ORDER BY k.position
+    ON CONFLICT (issue_id, key) DO UPDATE
+       SET total = r.total + EXCLUDED.total, distinct_values = r.distinct_values + EXCLUDED.distinct_values
+    RETURNING r.issue_id, r.key, r.distinct_values
+  )
+  UPDATE issues i SET user_count = tag_keys.distinct_values
+    FROM tag_keys
+   WHERE tag_keys.key = 'user' AND i.id = tag_keys.issue_id AND i.user_count <> tag_keys.distinct_values`;
+
+
+export interface BucketCount {
+  start: Date;
+  count: number;
+}
+
+export interface TagKeySummary {
+  key: string;
+  total: number;
+  distinct: number;
+  top: { value: string; count: number }[];
+}
+
+export interface TagValueRow {
+  value: string;
+  count: number;
+}
+
+/** Position in a tag's values, sorted by count descending, then value. */
+export interface TagValueKey {
+  count: number;
+  value: string;
+}
+
+/** The rollup tables: what the digest adds to them, what the API reads, what retention removes. */
+@Injectable()
+export class RollupsRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Adds a batch's counts, in the caller's transaction (the one that stored the events). */
+  async add(manager: EntityManager, delta: RollupDelta): Promise<void> {
+    if (delta.issueHours.length === 0) return;
+    const { issueHours, projectHours, tagValues, tagKeys } = delta;
+    await manager.query(WRITE_ROLLUPS, [
+      issueHours.map((row) => row.id),
+      issueHours.map((row) => row.hour),
+      issueHours.map((row) => row.environment),
+      issueHours.map((row) => row.count),
+      projectHours.map((row) => row.id),
+      projectHours.map((row) => row.hour),
+      projectHours.map((row) => row.environment),
+      projectHours.map((row) => row.count),
+      tagValues.map((row) => row.issueId),
+      tagValues.map((row) => row.key),
+      tagValues.map((row) => row.value),
+      tagValues.map((row) => row.count),
+      tagValues.map((row) => row.firstSeen),
+      tagValues.map((row) => row.lastSeen),
+      tagKeys.map((row) => row.issueId),
+      tagKeys.map((row) => row.key),
+      tagKeys.map((row) => row.total),
+    ]);
+  }
+
+  /** Event counts of an issue or a project per bucket of the window, of one environment or all. */
+  async counts(
+    scope: 'issue' | 'project',
+    id: number,
+    window: { from: Date; to: Date; bucketHours: number },
+    environment: string | undefined,
+  ): Promise<BucketCount[]> {
+    const [table, column] = scope === 'issue' ? ['issue_hourly', 'issue_id'] : ['project_hourly', 'project_id'];
+    const rows = await this.dataSource.query<Array<{ start: Date; count: number }>>(
+      `SELECT date_bin(make_interval(hours => $4), hour, $2) AS start, sum(count)::int AS count
+         FROM ${table}
+        WHERE ${column} = $1 AND hour >= $2 AND hour < $3 AND ($5::text IS NULL OR environment = $5)
+        GROUP BY 1`,
+      [id, window.from, window.to, window.bucketHours, environment ?? null],
+    );
+    return rows.map((row) => ({ start: new Date(row.start), count: row.count }));
+  }
+
+  /** Every tag key of an issue with its totals and its `top` most frequent values. */
+  async tagSummaries(issueId: number, top: number): Promise<TagKeySummary[]> {
+    const rows = await this.dataSource.query<
+      Array<{ key: string; total: number; distinct: number; top: TagValueRow[] }>
+    >(
+      `SELECT k.key, k.total, k.distinct_values AS distinct,
+              coalesce((SELECT json_agg(json_build_object('value', v.value, 'count', v.count)
+                                        ORDER BY v.count DESC, v.value)
+                          FROM (SELECT value, count FROM issue_tag_values
+                                 WHERE issue_id = k.issue_id AND key = k.key
+                                 ORDER BY count DESC, value LIMIT $2) v), '[]') AS top
+         FROM issue_tag_keys k
+        WHERE k.issue_id = $1
+        ORDER BY k.total DESC, k.key`,
+      [issueId, top],
+    );
+    return rows;
+  }
+
+  /** One page of a tag's values, most frequent first; `after` is the last row of the previous page. */
+  tagValues(issueId: number, key: string, after: TagValueKey | undefined, limit: number): Promise<TagValueRow[]> {
+    return this.dataSource.query<TagValueRow[]>(
+      `SELECT value, count FROM issue_tag_values
+        WHERE issue_id = $1 AND key = $2
+          AND ($3::int IS NULL OR (count <= $3 AND (count < $3 OR value > $4)))
+        ORDER BY count DESC, value
+        LIMIT $5`,
+      [issueId, key, after?.count ?? null, after?.value ?? null, limit],
+    );
+  }
+
+  async hasTagKey(issueId: number, key: string): Promise<boolean> {
+    const rows = await this.dataSource.query('SELECT 1 FROM issue_tag_keys WHERE issue_id = $1 AND key = $2', [
+      issueId,
+      key,
+    ]);
+    return rows.length > 0;
+  }
+
+  /**
+   * Deletes up to `limit` hourly rows (of issues, then of projects) older than the deletion's cutoff,
+   * of the projects it covers; returns how many went.
+   */
+  async deleteHours(deletion: RowDeletion, limit: number): Promise<number> {
+    const parameters = [deletion.before, deletion.only ?? null, deletion.except ?? null, limit];
+    const [, issueRows] = (await this.dataSource.query(
+      `DELETE FROM issue_hourly WHERE ctid = ANY(ARRAY(
+         SELECT h.ctid FROM issue_hourly h JOIN issues i ON i.id = h.issue_id
+          WHERE h.hour < $1
+            AND ($2::int[] IS NULL OR i.project_id = ANY($2))
+            AND ($3::int[] IS NULL OR i.project_id <> ALL($3))
+          LIMIT $4))`,
+      parameters,
+    )) as [unknown, number];
+    const [, projectRows] = (await this.dataSource.query(
+      `DELETE FROM project_hourly WHERE ctid = ANY(ARRAY(
+         SELECT ctid FROM project_hourly
+          WHERE hour < $1
+            AND ($2::int[] IS NULL OR project_id = ANY($2))
+            AND ($3::int[] IS NULL OR project_id <> ALL($3))
+          LIMIT $4))`,
+      parameters,
+    )) as [unknown, number];
+    return issueRows + projectRows;
+  }
+}

@@ -1,0 +1,26 @@
+import { Injectable } from '@nestjs/common';
+import { RollupsRepository } from './rollups.repository';
+import { fillBuckets, StatsPeriod, statsWindow } from './stats-period';
+
+export interface StatsView {
+  period: StatsPeriod;
+  interval: '1h' | '1d';
+  buckets: { start: string; count: number }[];
+}
+
+/** Event counts over time, from the hourly rollups (never from the events themselves). */
+@Injectable()
+export class StatsService {
+  constructor(private readonly rollups: RollupsRepository) {}
+
+  async stats(
+    scope: 'issue' | 'project',
+    id: number,
+    options: { period?: StatsPeriod; environment?: string },
+    now = new Date(),
+  ): Promise<StatsView> {
+    const window = statsWindow(options.period ?? '24h', now);
+    const counts = await this.rollups.counts(scope, id, window, options.environment);
+    return { period: window.period, interval: window.interval, buckets: fillBuckets(window, counts) };
+  }
+}

@@ -1,0 +1,47 @@
+import { Injectable } from '@nestjs/common';
+import { NotFoundError } from '../common/domain-errors';
+import { cursorFields, DEFAULT_PAGE_SIZE, encodeCursor, invalidCursor, Page, toPage } from '../common/pagination';
+import { RollupsRepository, TagKeySummary, TagValueKey, TagValueRow } from './rollups.repository';
+
+/** How many of each key's values the tag summary lists. */
+export const TOP_VALUES = 10;
+
+/** Tag distributions of an issue, from its tag rollups. */
+@Injectable()
+export class TagsService {
+  constructor(private readonly rollups: RollupsRepository) {}
+
+  summaries(issueId: number): Promise<TagKeySummary[]> {
+    return this.rollups.tagSummaries(issueId, TOP_VALUES);
+  }
+
+  /** All values of one key, most frequent first (ties by value), paginated. */
+  async values(
+    issueId: number,
+    key: string,
+    options: { limit?: number; cursor?: string },
+  ): Promise<Page<TagValueRow>> {
+    const limit = options.limit ?? DEFAULT_PAGE_SIZE;
+    const after = options.cursor === undefined ? undefined : decodeValueCursor(options.cursor);
+    const rows = await this.rollups.tagValues(issueId, key, after, limit + 1);
+    if (rows.length === 0 && !after && !(await this.rollups.hasTagKey(issueId, key))) {
+      throw new NotFoundError('tag not found');
+    }
+    return toPage(rows, limit, encodeValueCursor, (row) => ({ value: row.value, count: row.count }));
+  }
+}
+
+/** Tag values may hold any character; the cursor carries them base64url-encoded. */
+function encodeValueCursor(row: TagValueKey): string {
+  return encodeCursor([String(row.count), Buffer.from(row.value).toString('base64url')]);
+}
+
+function decodeValueCursor(raw: string): TagValueKey {
+  const fields = cursorFields(raw);
+  if (fields.length !== 2 || !/^(0|[1-9]\d{0,9})$/.test(fields[0]) || !/^[A-Za-z0-9_-]*$/.test(fields[1])) {
+    throw invalidCursor();
+  }
+  const count = Number(fields[0]);
+  if (count > 2_147_483_647) throw invalidCursor();
+  return { count, value: Buffer.from(fields[1], 'base64url').toString('utf8') };
+}
