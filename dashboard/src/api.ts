@@ -22,6 +22,8 @@ export interface Project {
   slug: string;
   client_key: string;
   dsn: string;
+  /** Days events are kept; null follows the installation default (EVENT_RETENTION_DAYS). */
+  retention_days?: number | null;
   created_at: string;
 }
 
@@ -37,6 +39,8 @@ export interface Issue {
   level?: string;
   state: IssueState;
   event_count: number;
+  /** Distinct users among the issue's events. */
+  user_count?: number;
   first_seen: string;
   last_seen: string;
 }
@@ -44,6 +48,28 @@ export interface Issue {
 export interface Page<T> {
   data: T[];
   next_cursor: string | null;
+}
+
+export type StatsPeriod = '24h' | '14d' | '90d';
+
+/** Events per bucket, oldest first, zero-filled: hourly for 24h, per UTC day for 14d and 90d. */
+export interface Stats {
+  period: StatsPeriod;
+  interval: '1h' | '1d';
+  buckets: { start: string; count: number }[];
+}
+
+export interface TagValue {
+  value: string;
+  count: number;
+}
+
+/** One tag key of an issue: events carrying it, its distinct values, the most frequent ones. */
+export interface TagSummary {
+  key: string;
+  total: number;
+  distinct: number;
+  top: TagValue[];
 }
 
 export interface EventItem {

@@ -6,6 +6,7 @@ import { IssuePage } from './pages/IssuePage';
 import { IssuesPage } from './pages/IssuesPage';
 import { LoginPage } from './pages/LoginPage';
 import { ProjectAlertsPage } from './pages/ProjectAlertsPage';
+import { ProjectSettingsPage } from './pages/ProjectSettingsPage';
 import { ProjectsPage } from './pages/ProjectsPage';
 import { ChannelsPage, TokensPage } from './pages/SettingsPages';
 import { interceptLinks, match, navigate, useLocation } from './router';
@@ -33,6 +34,7 @@ function Routes({ path }: { path: string }) {
   if ((params = match('/projects/:id', path))) return <Redirect to={`/projects/${params.id}/issues`} />;
   if ((params = match('/projects/:id/issues', path))) return <IssuesPage projectId={Number(params.id)} />;
   if ((params = match('/projects/:id/alerts', path))) return <ProjectAlertsPage projectId={Number(params.id)} />;
+  if ((params = match('/projects/:id/settings', path))) return <ProjectSettingsPage projectId={Number(params.id)} />;
   if ((params = match('/issues/:id', path))) return <IssuePage issueId={Number(params.id)} />;
   // The form of the links that alerts send (see issueUrl in src/alerts/alert-notification.ts).
   if ((params = match('/projects/:projectId/issues/:id', path))) return <Redirect to={`/issues/${params.id}`} />;

@@ -14,6 +14,8 @@ export enum AlertJobName {
   Trigger = 'trigger',
   /** Deliver one notification (one history row) through one channel. */
   Deliver = 'deliver',
+  /** Publish what a crash or an outage left in the outbox (scheduled, see AlertsProcessor). */
+  SweepOutbox = 'sweep-outbox',
 }
 
 /** Separated by `-`: BullMQ refuses custom job ids containing `:` ("Custom Id cannot contain :"). */

@@ -9,7 +9,6 @@ import { AlertHistoryEntry } from '../rules/alert-history.entity';
 import { AlertRule } from '../rules/alert-rule.entity';
 import { AlertDeliveryService } from './alert-delivery.service';
 import { AlertDispatchService } from './alert-dispatch.service';
-import { AlertOutboxSweeper } from './alert-outbox.sweeper';
 import { AlertTriggersModule } from './alert-triggers.module';
 import { AlertsProcessor } from './alerts.processor';
 import { AlertSendersModule } from './senders/alert-senders.module';
@@ -24,6 +23,6 @@ import { AlertSendersModule } from './senders/alert-senders.module';
     IssuesDataModule,
     EventsDataModule,
   ],
-  providers: [AlertDispatchService, AlertDeliveryService, AlertsProcessor, AlertOutboxSweeper],
+  providers: [AlertDispatchService, AlertDeliveryService, AlertsProcessor],
 })
 export class AlertsWorkerModule {}

@@ -1,19 +1,42 @@
-import { Processor, WorkerHost } from '@nestjs/bullmq';
-import { Job, UnrecoverableError } from 'bullmq';
+import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
+import { Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Job, Queue, UnrecoverableError } from 'bullmq';
 import { QueueName } from '../common/queues';
+import { KeptJobScheduler } from '../jobs/kept-job-scheduler';
 import { AlertDeliveryService } from './alert-delivery.service';
 import { AlertDeliveryJob, AlertDispatchService } from './alert-dispatch.service';
 import { AlertJobName, AlertTrigger, alertTriggerJobId } from './alert-trigger';
+import { AlertTriggerProducer } from './alert-trigger.producer';
 import { DeliveryError } from './senders/delivery-error';
+
+/** How often the outbox is swept: once per interval for the whole installation (KeptJobScheduler). */
+const OUTBOX_SWEEP_EVERY_MS = 15_000;
 
 /** The alerts queue's only consumer: routes each job to its service. */
 @Processor(QueueName.Alerts, { concurrency: 10 })
-export class AlertsProcessor extends WorkerHost {
+export class AlertsProcessor extends WorkerHost implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly outboxSweeps: KeptJobScheduler;
+
   constructor(
+    @InjectQueue(QueueName.Alerts) queue: Queue,
     private readonly dispatcher: AlertDispatchService,
     private readonly delivery: AlertDeliveryService,
+    private readonly triggers: AlertTriggerProducer,
   ) {
     super();
+    this.outboxSweeps = new KeptJobScheduler(
+      queue,
+      { name: AlertJobName.SweepOutbox, everyMs: OUTBOX_SWEEP_EVERY_MS, opts: { removeOnComplete: true } },
+      new Logger(AlertsProcessor.name),
+    );
+  }
+
+  onApplicationBootstrap(): void {
+    this.outboxSweeps.start();
+  }
+
+  onApplicationShutdown(): void {
+    this.outboxSweeps.stop();
   }
 
   async process(job: Job): Promise<unknown> {
@@ -35,6 +58,8 @@ export class AlertsProcessor extends WorkerHost {
           throw error;
         }
       }
+      case AlertJobName.SweepOutbox:
+        return this.triggers.sweep();
       default:
         throw new UnrecoverableError(`unknown alerts job "${job.name}"`);
     }

@@ -1,82 +1,150 @@
 import { useState } from 'preact/hooks';
-import type { EventItem } from '../api';
-import { toDate } from '../util';
+import { api, qs, Stats, StatsPeriod } from '../api';
+import { ErrorMessage, Loading, useAsync } from '../components';
+import { plural } from '../util';
 
-const RANGES = {
-  '24h': { label: 'Last 24 hours', buckets: 24, size: 3600_000 },
-  '14d': { label: 'Last 14 days', buckets: 14, size: 86400_000 },
-} as const;
-type Range = keyof typeof RANGES;
+const PERIODS: { value: StatsPeriod; label: string }[] = [
+  { value: '24h', label: 'last 24 hours' },
+  { value: '14d', label: 'last 14 days' },
+  { value: '90d', label: 'last 90 days' },
+];
+const DEFAULT_PERIOD: StatsPeriod = '14d';
 
-/** Histogram of the loaded events' timestamps (computed here: the API has no stats endpoint). */
-export function EventChart({ events, total, complete }: { events: EventItem[]; total: number; complete: boolean }) {
-  const [range, setRange] = useState<Range>('14d');
-  const { buckets, size, label } = RANGES[range];
-  const now = Date.now();
-  // Buckets end at the next full hour / day boundary (local time for days), so bars line up with the clock.
-  const end = new Date(now);
-  if (range === '24h') end.setMinutes(60, 0, 0);
-  else end.setHours(24, 0, 0, 0);
-  const endMs = end.getTime();
-  const startMs = endMs - buckets * size;
-  const counts = new Array<number>(buckets).fill(0);
-  for (const event of events) {
-    const at = toDate(event.timestamp)?.getTime();
-    if (at === undefined || at < startMs || at >= endMs) continue;
-    counts[Math.floor((at - startMs) / size)]++;
+/** The chosen period is kept for the browser tab's session (sessionStorage may be unavailable). */
+function storedPeriod(key: string): StatsPeriod {
+  try {
+    const value = window.sessionStorage.getItem(key);
+    if (PERIODS.some((period) => period.value === value)) return value as StatsPeriod;
+  } catch {
+    // storage blocked: the default it is
   }
-  const max = Math.max(1, ...counts);
-  const width = 560;
-  const height = 90;
-  const gap = 3;
-  const barWidth = width / buckets - gap;
-  const inRange = counts.reduce((sum, n) => sum + n, 0);
-  const bucketLabel = (index: number) => {
-    const from = new Date(startMs + index * size);
-    return range === '24h'
-      ? from.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })
-      : from.toLocaleDateString(undefined, { month: 'short', day: 'numeric' });
+  return DEFAULT_PERIOD;
+}
+
+function storePeriod(key: string, period: StatsPeriod): void {
+  try {
+    window.sessionStorage.setItem(key, period);
+  } catch {
+    // storage blocked: the choice lasts until the page is left
+  }
+}
+
+function periodLabel(period: StatsPeriod): string {
+  return PERIODS.find((candidate) => candidate.value === period)?.label ?? period;
+}
+
+/** Hours in local time (hour buckets line up with local hours in nearly every zone); days are UTC days. */
+function bucketName(start: string, interval: Stats['interval'], withDay = false): string {
+  const date = new Date(start);
+  if (interval === '1h') {
+    const time = date.toLocaleTimeString(undefined, { hour: 'numeric', minute: '2-digit' });
+    return withDay ? `${date.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })}, ${time}` : time;
+  }
+  return date.toLocaleDateString(undefined, { timeZone: 'UTC', month: 'short', day: 'numeric' });
+}
+
+function bucketTitle(start: string, interval: Stats['interval'], count: number): string {
+  const events = plural(count, 'event');
+  if (interval === '1h') {
+    const end = new Date(new Date(start).getTime() + 3_600_000).toISOString();
+    return `${bucketName(start, interval, true)}–${bucketName(end, interval)}: ${events}`;
+  }
+  return `${bucketName(start, interval)} (UTC day): ${events}`;
+}
+
+/**
+ * Events over time from a stats endpoint (`/api/issues/:id/stats` or `/api/projects/:id/stats`),
+ * drawn from the server's buckets with a 24h / 14d / 90d switch. A new `reloadKey` asks again.
+ */
+export function EventChart({ path, storageKey, reloadKey = 0 }: { path: string; storageKey: string; reloadKey?: number }) {
+  const [period, setPeriod] = useState<StatsPeriod>(() => storedPeriod(storageKey));
+  const stats = useAsync(() => api.get<Stats>(`${path}${qs({ period })}`), [path, period, reloadKey]);
+  const choose = (value: StatsPeriod) => {
+    storePeriod(storageKey, value);
+    setPeriod(value);
   };
+
+  const data = stats.data;
+  const buckets = data?.buckets ?? [];
+  const total = buckets.reduce((sum, bucket) => sum + bucket.count, 0);
+  const max = Math.max(1, ...buckets.map((bucket) => bucket.count));
+  const shownPeriod = data?.period ?? period;
+  const per = data?.interval === '1h' ? 'per hour' : 'per UTC day';
+  const summary = `${total.toLocaleString()} ${total === 1 ? 'event' : 'events'} in the ${periodLabel(shownPeriod)}`;
+  const middle = buckets[Math.floor(buckets.length / 2)];
 
   return (
     <figure class="chart">
       <div class="chart-head">
         <figcaption>
-          <strong>{inRange}</strong> {inRange === 1 ? 'event' : 'events'} · {label.toLowerCase()}
-          {!complete && (
-            <span class="muted small"> (from the {events.length} most recent of {total} events)</span>
+          {data ? (
+            <>
+              <strong>{total.toLocaleString()}</strong> {total === 1 ? 'event' : 'events'} · {periodLabel(shownPeriod)}
+              <span class="muted small"> · {per}</span>
+            </>
+          ) : (
+            <span class="muted">Events over time</span>
           )}
         </figcaption>
-        <div class="segmented small" role="group" aria-label="Chart range">
-          {(Object.keys(RANGES) as Range[]).map((key) => (
-            <button key={key} type="button" class={range === key ? 'seg active' : 'seg'} aria-pressed={range === key} onClick={() => setRange(key)}>
-              {key}
+        <div class="segmented small" role="group" aria-label="Chart period">
+          {PERIODS.map((option) => (
+            <button
+              key={option.value}
+              type="button"
+              class={period === option.value ? 'seg active' : 'seg'}
+              aria-pressed={period === option.value}
+              title={`Show the ${option.label}`}
+              onClick={() => choose(option.value)}
+            >
+              {option.value}
             </button>
           ))}
         </div>
       </div>
-      <svg viewBox={`0 0 ${width} ${height + 18}`} class="chart-svg" role="img" aria-label={`Events per ${range === '24h' ? 'hour' : 'day'}, ${label.toLowerCase()}`}>
-        <line x1="0" x2={width} y1={height + 0.5} y2={height + 0.5} class="chart-axis" />
-        {counts.map((count, index) => {
-          const barHeight = count === 0 ? 0 : Math.max(2, (count / max) * (height - 4));
-          return (
-            <g key={index}>
-              <title>{`${bucketLabel(index)}: ${count} ${count === 1 ? 'event' : 'events'}`}</title>
-              <rect x={index * (width / buckets) + gap / 2} y={0} width={barWidth} height={height} class="chart-hit" />
-              <rect x={index * (width / buckets) + gap / 2} y={height - barHeight} width={barWidth} height={barHeight} rx="2" class="chart-bar" />
-            </g>
-          );
-        })}
-        <text x="0" y={height + 14} class="chart-label">
-          {bucketLabel(0)}
-        </text>
-        <text x={width} y={height + 14} class="chart-label" text-anchor="end">
-          {range === '24h' ? 'now' : 'today'}
-        </text>
-        <text x={width} y="10" class="chart-label" text-anchor="end">
-          max {max}
-        </text>
-      </svg>
+      <ErrorMessage error={stats.error} onRetry={stats.reload} />
+      {!data && stats.loading && <Loading label="Loading chart…" />}
+      {data && (
+        <div class={stats.loading ? 'chart-body is-loading' : 'chart-body'} aria-busy={stats.loading}>
+          <div
+            class={buckets.length > 40 ? 'chart-bars dense' : 'chart-bars'}
+            role="img"
+            aria-label={`${summary}, ${per}`}
+            data-period={data.period}
+          >
+            {buckets.map((bucket) => (
+              <div
+                key={bucket.start}
+                class="chart-col"
+                title={bucketTitle(bucket.start, data.interval, bucket.count)}
+                data-start={bucket.start}
+                data-count={bucket.count}
+              >
+                <div
+                  class="chart-bar"
+                  style={{ height: bucket.count === 0 ? '0' : `max(2px, ${((bucket.count / max) * 100).toFixed(2)}%)` }}
+                />
+              </div>
+            ))}
+            {total > 0 && (
+              <span class="chart-max" aria-hidden="true">
+                max {max.toLocaleString()}
+              </span>
+            )}
+          </div>
+          {buckets.length > 0 && (
+            <div class="chart-labels" aria-hidden="true">
+              <span>{bucketName(buckets[0].start, data.interval)}</span>
+              {middle && <span>{bucketName(middle.start, data.interval)}</span>}
+              <span>{data.interval === '1h' ? 'now' : 'today'}</span>
+            </div>
+          )}
+          <ul class="sr-only" aria-label={`Events ${per}`}>
+            {buckets.map((bucket) => (
+              <li key={bucket.start}>{bucketTitle(bucket.start, data.interval, bucket.count)}</li>
+            ))}
+          </ul>
+        </div>
+      )}
     </figure>
   );
 }

@@ -4,6 +4,7 @@ import { Badge, Empty, ErrorMessage, Loading, RelTime, useAsync, useTitle } from
 import { navigate, useLocation } from '../router';
 import { EventChart } from './EventChart';
 import { EventDetail } from './EventDetail';
+import { IssueTags } from './IssueTags';
 import { StateBadge, STATE_ACTIONS } from './IssuesPage';
 
 const EVENTS_PAGE = 100;
@@ -91,6 +92,12 @@ export function IssuePage({ issueId }: { issueId: number }) {
               <dt>Events</dt>
               <dd>{current.event_count.toLocaleString()}</dd>
             </div>
+            {typeof current.user_count === 'number' && (
+              <div>
+                <dt>Users affected</dt>
+                <dd>{current.user_count.toLocaleString()}</dd>
+              </div>
+            )}
             <div>
               <dt>First seen</dt>
               <dd>
@@ -122,8 +129,9 @@ export function IssuePage({ issueId }: { issueId: number }) {
       <ErrorMessage error={actionError} />
 
       <div class="card">
-        <EventChart events={events} total={current.event_count} complete={!nextCursor} />
+        <EventChart path={`/api/issues/${issueId}/stats`} storageKey="chart-period:issue" />
       </div>
+      <IssueTags issueId={issueId} />
 
       <div class="issue-layout">
         <aside class="card events-panel" aria-labelledby="events-title">

@@ -4,6 +4,7 @@ import { Badge, Empty, ErrorMessage, Loading, RelTime, useAsync, useTitle } from
 import { navigate, useLocation } from '../router';
 import { plural } from '../util';
 import { DsnSetup } from './DsnSetup';
+import { EventChart } from './EventChart';
 import { ProjectHeader, useProject } from './ProjectHeader';
 
 const PAGE_SIZE = 50;
@@ -45,6 +46,7 @@ export function IssuesPage({ projectId }: { projectId: number }) {
   const [busy, setBusy] = useState<string | null>(null);
   const [actionError, setActionError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  const [chartReload, setChartReload] = useState(0);
 
   useEffect(() => setSelected(new Set()), [projectId, stateFilter, cursor]);
   useEffect(() => setHistory([]), [projectId, stateFilter]);
@@ -89,6 +91,11 @@ export function IssuesPage({ projectId }: { projectId: number }) {
         <summary>DSN and SDK setup</summary>
         <DsnSetup project={project.data} />
       </details>
+      {!noIssuesAtAll && (
+        <section class="card" aria-label="Events of this project">
+          <EventChart path={`/api/projects/${projectId}/stats`} storageKey="chart-period:project" reloadKey={chartReload} />
+        </section>
+      )}
 
       <div class="toolbar">
         <div class="segmented" role="group" aria-label="Filter by state">
@@ -107,7 +114,15 @@ export function IssuesPage({ projectId }: { projectId: number }) {
             </button>
           ))}
         </div>
-        <button type="button" class="btn btn-small" onClick={issues.reload} disabled={issues.loading}>
+        <button
+          type="button"
+          class="btn btn-small"
+          onClick={() => {
+            issues.reload();
+            setChartReload((n) => n + 1);
+          }}
+          disabled={issues.loading}
+        >
           Refresh
         </button>
       </div>
@@ -166,6 +181,9 @@ export function IssuesPage({ projectId }: { projectId: number }) {
                 <th>Issue</th>
                 <th class="col-state">State</th>
                 <th class="col-num">Events</th>
+                <th class="col-users" title="Distinct users affected">
+                  Users
+                </th>
                 <th class="col-time">First seen</th>
                 <th class="col-time">Last seen</th>
                 <th class="col-actions">
@@ -199,6 +217,9 @@ export function IssuesPage({ projectId }: { projectId: number }) {
                   </td>
                   <td class="col-num" data-label="Events">
                     {issue.event_count.toLocaleString()}
+                  </td>
+                  <td class="col-users" data-label="Users">
+                    {typeof issue.user_count === 'number' ? issue.user_count.toLocaleString() : '—'}
                   </td>
                   <td class="col-time" data-label="First seen">
                     <RelTime value={issue.first_seen} />

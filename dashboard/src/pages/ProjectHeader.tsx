@@ -6,7 +6,15 @@ export function useProject(projectId: number) {
   return useAsync(() => api.get<Project>(`/api/projects/${projectId}`), [projectId]);
 }
 
-export function ProjectHeader({ project, active }: { project: Project; active: 'issues' | 'alerts' }) {
+type Section = 'issues' | 'alerts' | 'settings';
+
+const SECTIONS: { section: Section; path: string; label: string }[] = [
+  { section: 'issues', path: 'issues', label: 'Issues' },
+  { section: 'alerts', path: 'alerts', label: 'Alert rules & history' },
+  { section: 'settings', path: 'settings', label: 'Settings' },
+];
+
+export function ProjectHeader({ project, active }: { project: Project; active: Section }) {
   return (
     <div class="project-header">
       <nav aria-label="Breadcrumb" class="crumbs">
@@ -14,12 +22,16 @@ export function ProjectHeader({ project, active }: { project: Project; active: '
       </nav>
       <h1>{project.name}</h1>
       <nav class="tabs" aria-label="Project sections">
-        <a href={`/projects/${project.id}/issues`} class={active === 'issues' ? 'tab active' : 'tab'} aria-current={active === 'issues' ? 'page' : undefined}>
-          Issues
-        </a>
-        <a href={`/projects/${project.id}/alerts`} class={active === 'alerts' ? 'tab active' : 'tab'} aria-current={active === 'alerts' ? 'page' : undefined}>
-          Alert rules &amp; history
-        </a>
+        {SECTIONS.map(({ section, path, label }) => (
+          <a
+            key={section}
+            href={`/projects/${project.id}/${path}`}
+            class={active === section ? 'tab active' : 'tab'}
+            aria-current={active === section ? 'page' : undefined}
+          >
+            {label}
+          </a>
+        ))}
       </nav>
     </div>
   );

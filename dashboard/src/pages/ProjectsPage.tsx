@@ -72,6 +72,9 @@ export function ProjectsPage() {
                 <a class="btn btn-small" href={`/projects/${project.id}/alerts`}>
                   Alerts
                 </a>
+                <a class="btn btn-small" href={`/projects/${project.id}/settings`}>
+                  Settings
+                </a>
               </div>
             </li>
           ))}
