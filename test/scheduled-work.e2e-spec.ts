@@ -9,8 +9,11 @@ describe('scheduled work with several worker processes', () => {
   const apps: TestApp[] = [];
 
   beforeAll(async () => {
-    const first = await startTestApp({ APP_ROLE: 'worker' });
-    apps.push(first, await startTestApp({ APP_ROLE: 'worker', REDIS_PREFIX: first.config.REDIS_PREFIX }));
+    const first = await startTestApp({ APP_ROLE: 'worker', RETENTION_SCHEDULE: '17 * * * *' });
+    apps.push(
+      first,
+      await startTestApp({ APP_ROLE: 'worker', RETENTION_SCHEDULE: '17 * * * *', REDIS_PREFIX: first.config.REDIS_PREFIX }),
+    );
   });
   afterAll(async () => {
     for (const app of apps) await app.close();
@@ -24,8 +27,8 @@ describe('scheduled work with several worker processes', () => {
         const found = [...(await alerts.getJobSchedulers()), ...(await maintenance.getJobSchedulers())];
         return found.length >= 2 && found;
       }, 10_000);
-      expect(schedules.map((schedule) => [schedule.name, schedule.every]).sort()).toEqual([
-        [MaintenanceJobName.Retention, 3_600_000],
+      expect(schedules.map((schedule) => [schedule.name, schedule.every ?? schedule.pattern]).sort()).toEqual([
+        [MaintenanceJobName.Retention, '17 * * * *'],
         [AlertJobName.SweepOutbox, 15_000],
       ]);
     } finally {

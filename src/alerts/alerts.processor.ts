@@ -26,7 +26,7 @@ export class AlertsProcessor extends WorkerHost implements OnApplicationBootstra
     super();
     this.outboxSweeps = new KeptJobScheduler(
       queue,
-      { name: AlertJobName.SweepOutbox, everyMs: OUTBOX_SWEEP_EVERY_MS, opts: { removeOnComplete: true } },
+      { name: AlertJobName.SweepOutbox, repeat: { every: OUTBOX_SWEEP_EVERY_MS }, opts: { removeOnComplete: true } },
       new Logger(AlertsProcessor.name),
     );
   }

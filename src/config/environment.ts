@@ -127,6 +127,17 @@ export class Environment {
   @Max(3650, { message: 'EVENT_RETENTION_DAYS must be an integer from 1 to 3650' })
   EVENT_RETENTION_DAYS = 90;
 
+  /**
+   * When retention runs, as a cron pattern (minute hour day month weekday), once for the whole
+   * installation whatever the number of workers; `off` never schedules it (a test, or an operator
+   * who runs it otherwise).
+   */
+  @IsString()
+  @Matches(/^(off|\S+( \S+){4,5})$/, {
+    message: 'RETENTION_SCHEDULE must be a cron pattern such as "17 * * * *", or off',
+  })
+  RETENTION_SCHEDULE = '17 * * * *';
+
   /** Serve the dashboard's static files (off for API-only deployments). */
   @Transform(toBool)
   @IsBoolean()

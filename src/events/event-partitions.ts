@@ -74,14 +74,15 @@ export class EventPartitions {
   }
 
   async list(): Promise<EventPartition[]> {
-    const rows = await this.dataSource.query<Array<{ name: string; bound: string }>>(
+    const rows = await this.dataSource.query<Array<{ name: string; bound: string | null }>>(
       `SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS bound
          FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
         WHERE i.inhparent = 'events'::regclass`,
     );
     const partitions: EventPartition[] = [];
     for (const row of rows) {
-      const bound = parsePartitionBound(row.bound);
+      // Null for a partition dropped while this query ran.
+      const bound = row.bound === null ? null : parsePartitionBound(row.bound);
       if (bound) partitions.push({ name: row.name, ...bound });
     }
     return partitions.sort((a, b) => a.to.getTime() - b.to.getTime());

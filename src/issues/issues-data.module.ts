@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AlertTriggersModule } from '../alerts/alert-triggers.module';
+import { RollupsDataModule } from '../rollups/rollups-data.module';
 import { Issue } from './issue.entity';
 import { IssuesService } from './issues.service';
 
@@ -9,7 +10,7 @@ import { IssuesService } from './issues.service';
  * guard, so a module that brings controllers along would publish them unauthenticated there.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([Issue]), AlertTriggersModule],
+  imports: [TypeOrmModule.forFeature([Issue]), AlertTriggersModule, RollupsDataModule],
   providers: [IssuesService],
   exports: [IssuesService],
 })

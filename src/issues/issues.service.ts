@@ -7,6 +7,7 @@ import { NotFoundError } from '../common/domain-errors';
 import { DEFAULT_PAGE_SIZE, Page, SortKey, toPage } from '../common/pagination';
 import type { RowDeletion } from '../events/event-partitions';
 import { Project } from '../projects/project.entity';
+import { RollupsRepository } from '../rollups/rollups.repository';
 import { compareKeys, decodeIssueCursor, encodeIssueCursor, IssueCursor } from './issue-cursor';
 import { Issue, IssueState } from './issue.entity';
 
@@ -42,6 +43,7 @@ export class IssuesService {
   constructor(
     @InjectRepository(Issue) private readonly issues: Repository<Issue>,
     private readonly alertTriggers: AlertTriggerProducer,
+    private readonly rollups: RollupsRepository,
   ) {}
 
   /**
@@ -183,9 +185,14 @@ export class IssuesService {
     return { issue: await this.get(id), previousState };
   }
 
+  /** Its events and rollups go with it (foreign keys); its project's hourly counts drop by its own. */
   async remove(id: number): Promise<void> {
-    const result = await this.issues.delete({ id });
-    if (!result.affected) throw new NotFoundError('issue not found');
+    await this.issues.manager.transaction(async (manager) => {
+      const locked: unknown[] = await manager.query('SELECT id FROM issues WHERE id = $1 FOR UPDATE', [id]);
+      if (locked.length === 0) throw new NotFoundError('issue not found');
+      await this.rollups.subtractIssueFromProject(manager, id);
+      await manager.query('DELETE FROM issues WHERE id = $1', [id]);
+    });
   }
 
   /**

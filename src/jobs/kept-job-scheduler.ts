@@ -8,6 +8,7 @@ const REGISTER_EVERY_MS = 10 * 60_000;
 /**
  * Scheduled work that must run once per interval for the whole installation, not once per worker
  * process: a BullMQ job scheduler produces one job per interval in Redis, and one worker takes it.
+ * (With `every`, the first job runs at once; with a cron `pattern`, at the next matching time.)
  *
  * Every worker process registers the scheduler (an upsert, which never duplicates it) at boot and
  * again every 10 minutes, without waiting for Redis: a worker boots while Redis is down, and a Redis
@@ -19,7 +20,7 @@ export class KeptJobScheduler {
 
   constructor(
     private readonly queue: Queue,
-    private readonly job: { name: string; everyMs: number; opts?: JobsOptions },
+    private readonly job: { name: string; repeat: { every: number } | { pattern: string }; opts?: JobsOptions },
     logger: Logger,
   ) {
     this.failures = new RepeatedLog(logger, 60_000);
@@ -39,7 +40,7 @@ export class KeptJobScheduler {
     this.queue
       .upsertJobScheduler(
         this.job.name,
-        { every: this.job.everyMs },
+        this.job.repeat,
         { name: this.job.name, opts: { removeOnComplete: 100, removeOnFail: 100, ...this.job.opts } },
       )
       .catch((error: unknown) =>

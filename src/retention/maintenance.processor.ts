@@ -2,12 +2,14 @@ import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Job, Queue } from 'bullmq';
 import { QueueName } from '../common/queues';
+import { AppConfig } from '../config/app-config';
 import { KeptJobScheduler } from '../jobs/kept-job-scheduler';
 import { RetentionService } from './retention.service';
 
 export enum MaintenanceJobName {
   Retention = 'retention',
 }
+
 
 /**
  * Scheduled housekeeping: retention runs once an hour for the whole installation, however many
@@ -17,22 +19,36 @@ export enum MaintenanceJobName {
 @Processor(QueueName.Maintenance, { concurrency: 1 })
 export class MaintenanceProcessor extends WorkerHost implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(MaintenanceProcessor.name);
-  private readonly schedule: KeptJobScheduler;
+  private readonly schedule: KeptJobScheduler | undefined;
 
+  /**
+   * RETENTION_SCHEDULE is a cron pattern rather than an interval: a worker's start does not run
+   * retention at once (partitions are created on demand meanwhile), and the default runs at minute
+   * 17, off the full hour when other jobs tend to run.
+   */
   constructor(
-    @InjectQueue(QueueName.Maintenance) queue: Queue,
+    @InjectQueue(QueueName.Maintenance) private readonly queue: Queue,
     private readonly retention: RetentionService,
+    config: AppConfig,
   ) {
     super();
-    this.schedule = new KeptJobScheduler(queue, { name: MaintenanceJobName.Retention, everyMs: 3_600_000 }, this.logger);
+    if (config.RETENTION_SCHEDULE !== 'off') {
+      this.schedule = new KeptJobScheduler(
+        queue,
+        { name: MaintenanceJobName.Retention, repeat: { pattern: config.RETENTION_SCHEDULE } },
+        this.logger,
+      );
+    }
   }
 
-  onApplicationBootstrap(): void {
-    this.schedule.start();
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.schedule) this.schedule.start();
+    // Turned off: a schedule an earlier configuration registered must not keep running.
+    else await this.queue.removeJobScheduler(MaintenanceJobName.Retention).catch(() => undefined);
   }
 
   onApplicationShutdown(): void {
-    this.schedule.stop();
+    this.schedule?.stop();
   }
 
   async process(job: Job): Promise<unknown> {

@@ -159,6 +159,32 @@ export class RollupsRepository {
   }
 
   /**
+   * Takes an issue's events out of its project's hourly counts, before the issue is deleted (its own
+   * rollups go with it), so the project's counts stay those of the events it still has. The caller
+   * holds the issue's row lock, which the digest takes before the project's rows, too.
+   */
+  async subtractIssueFromProject(manager: EntityManager, issueId: number): Promise<void> {
+    await manager.query(
+      `WITH issue_hours AS (
+         SELECT i.project_id, h.hour, h.environment, h.count
+           FROM issue_hourly h JOIN issues i ON i.id = h.issue_id
+          WHERE h.issue_id = $1
+       ), locked AS (
+         SELECT p.project_id, p.hour, p.environment
+           FROM project_hourly p JOIN issue_hours USING (project_id, hour, environment)
+          ORDER BY p.project_id, p.hour, p.environment
+            FOR NO KEY UPDATE OF p
+       )
+       UPDATE project_hourly p SET count = p.count - issue_hours.count
+         FROM issue_hours, locked
+        WHERE p.project_id = issue_hours.project_id AND p.hour = issue_hours.hour
+          AND p.environment = issue_hours.environment
+          AND locked.project_id = p.project_id AND locked.hour = p.hour AND locked.environment = p.environment`,
+      [issueId],
+    );
+  }
+
+  /**
    * Deletes up to `limit` hourly rows (of issues, then of projects) older than the deletion's cutoff,
    * of the projects it covers; returns how many went.
    */

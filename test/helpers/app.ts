@@ -35,6 +35,8 @@ export async function startTestApp(overrides: Record<string, string | undefined>
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
       SERVE_DASHBOARD: 'false',
       PORT: '0',
+      // Tests run retention themselves, with the clock they need (RetentionService.run(now)).
+      RETENTION_SCHEDULE: 'off',
       ...overrides,
     },
     { logger: process.env.TEST_LOG_LEVEL !== undefined },

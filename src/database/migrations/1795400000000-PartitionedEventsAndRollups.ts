@@ -19,7 +19,7 @@ import { RollupsRepository } from '../../rollups/rollups.repository';
  *   has it, and from 128 bytes on (`toast_tuple_target`), not only beyond 2 KiB.
  * - Events reference their issue only: a project's events go with its issues.
  * - Existing events are kept without being copied: the old table is attached as the partition of
- *   everything before tomorrow, and retention later drops it like any other.
+ *   everything before tomorrow (UTC), and retention later drops it like any other.
  */
 export class PartitionedEventsAndRollups1795400000000 implements MigrationInterface {
   name = 'PartitionedEventsAndRollups1795400000000';
@@ -40,8 +40,8 @@ export class PartitionedEventsAndRollups1795400000000 implements MigrationInterf
       ALTER INDEX events_issue_timestamp_idx RENAME TO events_legacy_issue_timestamp_idx;
       ALTER TABLE events_legacy DROP CONSTRAINT IF EXISTS events_project_id_fkey;
       ALTER TABLE events_legacy RENAME CONSTRAINT events_issue_id_fkey TO events_legacy_issue_id_fkey;
-      DROP INDEX IF EXISTS events_id_idx;
-      DROP INDEX IF EXISTS events_project_id_idx;
+      -- Kept: GET /api/events/{id} finds the old events by id alone through it.
+      ALTER INDEX IF EXISTS events_id_idx RENAME TO events_legacy_id_idx;
 
       CREATE TABLE events (
         project_id int NOT NULL,
@@ -70,9 +70,11 @@ export class PartitionedEventsAndRollups1795400000000 implements MigrationInterf
           EXECUTE format(
             'CREATE TABLE %I PARTITION OF events FOR VALUES FROM (%L) TO (%L) WITH (toast_tuple_target = 128)',
             partition, lower_bound, lower_bound + interval '1 day');
-        EXCEPTION WHEN invalid_object_definition THEN
+        EXCEPTION
           -- An older partition (the events kept from before partitioning) covers the day.
-          RETURN false;
+          WHEN invalid_object_definition THEN RETURN false;
+          -- Another session created it meanwhile (its commit is not in this statement's catalog view).
+          WHEN duplicate_table OR unique_violation THEN RETURN false;
         END;
         EXECUTE format('CREATE UNIQUE INDEX %I ON %I (id, project_id)', partition || '_id_key', partition);
         RETURN true;
@@ -124,10 +126,12 @@ export class PartitionedEventsAndRollups1795400000000 implements MigrationInterf
     if (has_events) {
       await backfillRollups(queryRunner);
       // A constraint that proves the partition bound spares ATTACH a scan of the whole table.
-      const [{ tomorrow }] = await queryRunner.query(
-        `SELECT ((now() AT TIME ZONE 'UTC')::date + 1)::text AS tomorrow`,
+      // Everything up to the end of today, or of the latest arrival if a clock ran ahead.
+      const [{ end }] = await queryRunner.query(
+        `SELECT (greatest((now() AT TIME ZONE 'UTC')::date, max(received_at AT TIME ZONE 'UTC')::date) + 1)::text AS end
+           FROM events_legacy`,
       );
-      const bound = `${String(tomorrow)} 00:00:00+00`;
+      const bound = `${String(end)} 00:00:00+00`;
       await queryRunner.query(`
         ALTER TABLE events_legacy DROP COLUMN "user";
         ALTER TABLE events_legacy ADD CONSTRAINT events_legacy_before_partitions CHECK (received_at < '${bound}');
@@ -146,31 +150,36 @@ export class PartitionedEventsAndRollups1795400000000 implements MigrationInterf
   public async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`
       CREATE TABLE events_unpartitioned (
-        project_id int NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+        project_id int NOT NULL,
         id uuid NOT NULL,
-        issue_id int NOT NULL REFERENCES issues(id) ON DELETE CASCADE,
+        issue_id int NOT NULL,
         timestamp timestamptz NOT NULL,
         received_at timestamptz NOT NULL,
         environment text,
         release text,
         level text NOT NULL DEFAULT 'error',
         "user" jsonb,
-        payload jsonb NOT NULL,
-        PRIMARY KEY (project_id, id)
+        payload jsonb NOT NULL
       );
       INSERT INTO events_unpartitioned
-      SELECT project_id, id, issue_id, timestamp, received_at, environment, release, level, payload->'user',
-             payload || jsonb_build_object('event_id', replace(id::text, '-', ''), 'level', level,
-                                           'environment', environment, 'release', release)
+      SELECT DISTINCT ON (project_id, id)
+             project_id, id, issue_id, timestamp, received_at, environment, release, level, payload->'user',
+             payload || jsonb_build_object(
+               'event_id', id::text,
+               'timestamp', to_char(timestamp AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+               'level', level, 'environment', environment, 'release', release)
         FROM events
-      ON CONFLICT DO NOTHING;
+       ORDER BY project_id, id, received_at;
       DROP TABLE events;
       DROP FUNCTION events_ensure_partition(date);
       ALTER TABLE events_unpartitioned RENAME TO events;
-      ALTER INDEX events_unpartitioned_pkey RENAME TO events_pkey;
+      ALTER TABLE events ADD CONSTRAINT events_pkey PRIMARY KEY (project_id, id);
+      ALTER TABLE events ADD CONSTRAINT events_project_id_fkey
+        FOREIGN KEY (project_id) REFERENCES projects(id) ON DELETE CASCADE;
+      ALTER TABLE events ADD CONSTRAINT events_issue_id_fkey
+        FOREIGN KEY (issue_id) REFERENCES issues(id) ON DELETE CASCADE;
       CREATE INDEX events_issue_timestamp_idx ON events (issue_id, timestamp DESC, id DESC);
       CREATE INDEX events_id_idx ON events (id);
-      CREATE INDEX events_project_id_idx ON events (project_id);
       DROP TABLE issue_tag_keys;
       DROP TABLE issue_tag_values;
       DROP TABLE project_hourly;
