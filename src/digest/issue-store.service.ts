@@ -3,7 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { AlertTrigger } from '../alerts/alert-trigger';
 import { AlertTriggerProducer, RecordedTriggers } from '../alerts/alert-trigger.producer';
-import { EventPartitions } from '../events/event-partitions';
+import { EventPartitions, utcDay } from '../events/event-partitions';
+import { splitParts } from '../events/event-parts';
 import { storedPayload } from '../events/event-payload';
 import { RollupsRepository } from '../rollups/rollups.repository';
 import { rollupDelta } from '../rollups/rollup-delta';
@@ -216,7 +217,18 @@ export class IssueStoreService {
     const sorted = [...items].sort(
       (a, b) => a.projectId - b.projectId || (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0),
     );
-    const lookback = new Date(Math.min(...sorted.map((item) => item.receivedAt.getTime())) - DEDUPE_LOOKBACK_MS);
+    const lookback = new Date(
+      Math.min(...sorted.map((item) => item.receivedAt.getTime())) - DEDUPE_LOOKBACK_MS,
+    );
+    const payloads = sorted.map((item) => splitParts(storedPayload(item.event, item.group)));
+    await this.insertParts(
+      manager,
+      sorted.map((item, index) => ({
+        issueId: groups.get(groupId(item))?.issueId as number,
+        day: utcDay(item.receivedAt),
+        parts: payloads[index].parts,
+      })),
+    );
     const rows: { project_id: number; id: string }[] = await manager.query(
       `INSERT INTO events (project_id, id, issue_id, timestamp, received_at, environment, release, level, payload)
        SELECT e.project_id, e.id, e.issue_id, e.timestamp, e.received_at, e.environment, e.release, e.level,
@@ -238,11 +250,43 @@ export class IssueStoreService {
         sorted.map((item) => item.event.environment),
         sorted.map((item) => item.event.release),
         sorted.map((item) => item.event.level),
-        sorted.map((item) => JSON.stringify(storedPayload(item.event, item.group))),
+        payloads.map((split) => JSON.stringify(split.payload)),
         lookback,
       ],
     );
     return new Set(rows.map((row) => `${row.project_id}:${row.id}`));
+  }
+
+  /**
+   * The parts the batch's events share with their issue's other events of the day (see
+   * event-parts.ts), each written once: most are already there, and ON CONFLICT leaves them be.
+   * Sorted, so concurrent batches take the rows' locks in the same order.
+   */
+  private async insertParts(
+    manager: EntityManager,
+    events: { issueId: number; day: string; parts: Map<string, string> }[],
+  ): Promise<void> {
+    const unique = new Map<string, { issueId: number; hash: string; day: string; content: string }>();
+    for (const { issueId, day, parts } of events) {
+      for (const [hash, content] of parts)
+        unique.set(`${issueId}\n${hash}\n${day}`, { issueId, hash, day, content });
+    }
+    if (unique.size === 0) return;
+    const rows = [...unique.values()].sort(
+      (a, b) =>
+        a.issueId - b.issueId || (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : a.day < b.day ? -1 : 1),
+    );
+    await manager.query(
+      `INSERT INTO event_parts (issue_id, hash, day, content)
+       SELECT * FROM unnest($1::int[], $2::text[], $3::date[], $4::json[])
+       ON CONFLICT DO NOTHING`,
+      [
+        rows.map((row) => row.issueId),
+        rows.map((row) => row.hash),
+        rows.map((row) => row.day),
+        rows.map((row) => row.content),
+      ],
+    );
   }
 
   private async updateIssues(

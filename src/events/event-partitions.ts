@@ -89,15 +89,25 @@ export class EventPartitions {
   }
 
   /**
-   * Drops one whole partition. One statement, so a run cut short leaves it either there or gone.
-   * Dropping needs a moment's exclusive lock on `events`; rather than queue every reader and writer
-   * behind a long query, it gives up after `lockTimeoutMs` and the next run tries again.
+   * Drops one whole partition with the event parts of its days, in one transaction, so a run cut
+   * short leaves them either there or gone. Dropping needs a moment's exclusive lock on `events`;
+   * rather than queue every reader and writer behind a long query, it gives up after
+   * `lockTimeoutMs` and the next run tries again.
    */
   async drop(partition: EventPartition, lockTimeoutMs: number): Promise<boolean> {
     return this.dataSource.transaction(async (manager) => {
       await manager.query(`SELECT set_config('lock_timeout', $1, true)`, [`${lockTimeoutMs}ms`]);
+      const parts = await manager.query<Array<{ name: string }>>(
+        `SELECT c.relname AS name
+           FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+          WHERE i.inhparent = 'event_parts'::regclass
+            AND substring(pg_get_expr(c.relpartbound, c.oid) FROM 'TO \\(''([0-9-]+)''\\)')::date <= $1::date
+            AND ($2::date IS NULL OR substring(pg_get_expr(c.relpartbound, c.oid) FROM 'FROM \\(''([0-9-]+)''\\)')::date >= $2::date)`,
+        [utcDay(partition.to), partition.from ? utcDay(partition.from) : null],
+      );
+      const tables = [partition.name, ...parts.map((part) => part.name)].map(quoteIdentifier);
       try {
-        await manager.query(`DROP TABLE IF EXISTS ${quoteIdentifier(partition.name)}`);
+        await manager.query(`DROP TABLE IF EXISTS ${tables.join(', ')}`);
       } catch (error) {
         if ((error as { code?: string }).code === '55P03') return false;
         throw error;

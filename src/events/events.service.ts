@@ -4,6 +4,8 @@ import { Repository } from 'typeorm';
 import { NotFoundError } from '../common/domain-errors';
 import { DEFAULT_PAGE_SIZE, decodeKeyCursor, encodeKeyCursor, Page, toPage } from '../common/pagination';
 import { ErrorEvent, EventUser } from './event.entity';
+import { utcDay } from './event-partitions';
+import { joinParts, partRefs } from './event-parts';
 import { fullEvent } from './event-payload';
 
 export interface EventListItem {
@@ -69,8 +71,23 @@ export class EventsService {
   async get(id: string): Promise<FullEventView> {
     const event = await this.events.findOne({ where: { id }, order: { receivedAt: 'ASC' } });
     if (!event) throw new NotFoundError('event not found');
-    const payload = fullEvent(event.payload, event);
-    return { ...payload, ...toListItem(event, (payload.user as EventUser) ?? null), project_id: event.projectId };
+    const payload = fullEvent(await this.withParts(event), event);
+    return {
+      ...payload,
+      ...toListItem(event, (payload.user as EventUser) ?? null),
+      project_id: event.projectId,
+    };
+  }
+
+  /** The payload with the parts it shares with its issue's other events of the day put back. */
+  private async withParts(event: ErrorEvent): Promise<Record<string, unknown>> {
+    const refs = partRefs(event.payload);
+    if (refs.length === 0) return event.payload;
+    const parts = await this.events.query<Array<{ hash: string; content: unknown }>>(
+      'SELECT hash, content FROM event_parts WHERE issue_id = $1 AND day = $2::date AND hash = ANY($3::text[])',
+      [event.issueId, utcDay(event.receivedAt), refs],
+    );
+    return joinParts(event.payload, new Map(parts.map((part) => [part.hash, part.content])));
   }
 
   /** The environment of the issue's most recent event (null when it had none, or has no events). */

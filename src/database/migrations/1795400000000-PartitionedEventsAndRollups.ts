@@ -1,5 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 import type { NormalisedEvent } from '../../digest/event-normaliser';
+import { joinParts, partRefs } from '../../events/event-parts';
 import { rollupDelta } from '../../rollups/rollup-delta';
 import { RollupsRepository } from '../../rollups/rollups.repository';
 
@@ -17,6 +18,8 @@ import { RollupsRepository } from '../../rollups/rollups.repository';
  * - The payload no longer repeats what has a column (id, timestamp, level, environment, release),
  *   and `user` (only ever read from the payload) is gone; TOAST compresses with lz4 where the server
  *   has it, and from 128 bytes on (`toast_tuple_target`), not only beyond 2 KiB.
+ * - What an issue's events repeat word for word (stack traces, the SDK) is stored once per issue and
+ *   day in `event_parts`, partitioned like events and dropped with them (see event-parts.ts).
  * - Events reference their issue only: a project's events go with its issues.
  * - Existing events are kept without being copied: the old table is attached as the partition of
  *   everything before tomorrow (UTC), and retention later drops it like any other.
@@ -56,15 +59,30 @@ export class PartitionedEventsAndRollups1795400000000 implements MigrationInterf
       ) PARTITION BY RANGE (received_at);
       CREATE INDEX events_issue_timestamp_idx ON events (issue_id, timestamp DESC, id DESC);
 
-      -- Creates the partition of one UTC day with its dedupe index, unless a partition already covers
-      -- that day. Several workers may call it at once: the advisory lock makes them take turns.
+      CREATE TABLE event_parts (
+        issue_id int NOT NULL REFERENCES issues(id) ON DELETE CASCADE,
+        hash text NOT NULL,
+        day date NOT NULL,
+        content json ${compression} NOT NULL,
+        PRIMARY KEY (issue_id, hash, day)
+      ) PARTITION BY RANGE (day);
+
+      -- Creates the partitions of one UTC day (events, with its dedupe index, and event parts), unless
+      -- they exist or an older partition covers the day. Several workers may call it at once: the
+      -- advisory lock makes them take turns.
       CREATE FUNCTION events_ensure_partition(day date) RETURNS boolean LANGUAGE plpgsql AS $fn$
       DECLARE
         partition text := 'events_p' || to_char(day, 'YYYYMMDD');
+        parts text := 'event_parts_p' || to_char(day, 'YYYYMMDD');
         lower_bound timestamptz := day::timestamp AT TIME ZONE 'UTC';
       BEGIN
-        IF to_regclass(partition) IS NOT NULL THEN RETURN false; END IF;
+        IF to_regclass(partition) IS NOT NULL AND to_regclass(parts) IS NOT NULL THEN RETURN false; END IF;
         PERFORM pg_advisory_xact_lock(724012);
+        BEGIN
+          EXECUTE format('CREATE TABLE IF NOT EXISTS %I PARTITION OF event_parts FOR VALUES FROM (%L) TO (%L)',
+                         parts, day, day + 1);
+        EXCEPTION WHEN duplicate_table OR unique_violation THEN NULL;
+        END;
         IF to_regclass(partition) IS NOT NULL THEN RETURN false; END IF;
         BEGIN
           EXECUTE format(
@@ -170,7 +188,11 @@ export class PartitionedEventsAndRollups1795400000000 implements MigrationInterf
                'level', level, 'environment', environment, 'release', release)
         FROM events
        ORDER BY project_id, id, received_at;
+    `);
+    await inlineParts(queryRunner);
+    await queryRunner.query(`
       DROP TABLE events;
+      DROP TABLE event_parts;
       DROP FUNCTION events_ensure_partition(date);
       ALTER TABLE events_unpartitioned RENAME TO events;
       ALTER TABLE events ADD CONSTRAINT events_pkey PRIMARY KEY (project_id, id);
@@ -236,6 +258,43 @@ async function backfillRollups(queryRunner: QueryRunner): Promise<void> {
         })),
       ),
     );
+    after = rows[rows.length - 1];
+  }
+}
+
+/** Going back: the parts an issue's events share are put back into each event's payload. */
+async function inlineParts(queryRunner: QueryRunner): Promise<void> {
+  let after: { project_id: number; id: string } | undefined;
+  for (;;) {
+    const rows: Array<{
+      project_id: number;
+      id: string;
+      issue_id: number;
+      day: string;
+      payload: Record<string, unknown>;
+    }> = await queryRunner.query(
+      `SELECT e.project_id, e.id, e.issue_id, (r.received_at AT TIME ZONE 'UTC')::date::text AS day, e.payload
+           FROM events_unpartitioned e
+           JOIN events r ON r.project_id = e.project_id AND r.id = e.id AND r.received_at = e.received_at
+          WHERE $1::int IS NULL OR (e.project_id, e.id) > ($1, $2::uuid)
+          ORDER BY e.project_id, e.id
+          LIMIT 1000`,
+      [after?.project_id ?? null, after?.id ?? null],
+    );
+    if (rows.length === 0) return;
+    for (const row of rows) {
+      const refs = partRefs(row.payload);
+      if (refs.length === 0) continue;
+      const parts: Array<{ hash: string; content: unknown }> = await queryRunner.query(
+        'SELECT hash, content FROM event_parts WHERE issue_id = $1 AND day = $2::date AND hash = ANY($3::text[])',
+        [row.issue_id, row.day, refs],
+      );
+      const payload = joinParts(row.payload, new Map(parts.map((part) => [part.hash, part.content])));
+      await queryRunner.query(
+        'UPDATE events_unpartitioned SET payload = $3 WHERE project_id = $1 AND id = $2',
+        [row.project_id, row.id, JSON.stringify(payload)],
+      );
+    }
     after = rows[rows.length - 1];
   }
 }
