@@ -16,8 +16,8 @@ import { RollupsRepository } from '../../rollups/rollups.repository';
  *   within a day; the digest looks back into the previous days for resends that crossed midnight.
  *   Leading with `id`, the same index serves `GET /api/events/{id}`, which does not know the date.
  * - The payload no longer repeats what has a column (id, timestamp, level, environment, release),
- *   and `user` (only ever read from the payload) is gone; TOAST compresses with lz4 where the server
- *   has it, and from 128 bytes on (`toast_tuple_target`), not only beyond 2 KiB.
+ *   and `user` (only ever read from the payload) is gone; TOAST compresses it with lz4 where the
+ *   server has it, and keeps it in the row (storage MAIN) unless the row outgrows a page.
  * - What an issue's events repeat word for word (stack traces, the SDK) is stored once per issue and
  *   day in `event_parts`, partitioned like events and dropped with them (see event-parts.ts).
  * - Events reference their issue only: a project's events go with its issues.
@@ -95,6 +95,9 @@ export class PartitionedEventsAndRollups1795400000000 implements MigrationInterf
           WHEN duplicate_table OR unique_violation THEN RETURN false;
         END;
         EXECUTE format('CREATE UNIQUE INDEX %I ON %I (id, project_id)', partition || '_id_key', partition);
+        -- Compressed payloads stay in the row instead of moving to the TOAST table: no second
+        -- lookup to read one, and no chunk overhead on disk.
+        EXECUTE format('ALTER TABLE %I ALTER COLUMN payload SET STORAGE MAIN', partition);
         RETURN true;
       END
       $fn$;
