@@ -35,7 +35,7 @@ describe('event storage', () => {
   }
 
   it('stores the stack trace and SDK an issue’s events share once, and serves every event whole', async () => {
-    const sent = Array.from({ length: 5 }, (_, index) => ({
+    const sent: Record<string, unknown>[] = Array.from({ length: 5 }, (_, index) => ({
       ...fixtureEvent('exception-event'),
       event_id: undefined,
       message: undefined,

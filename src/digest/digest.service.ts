@@ -13,6 +13,8 @@ type ItemResult = { ok: true } | { ok: false; error: unknown };
 /** Batches of concurrent jobs share one transaction; a short wait keeps a lone event's latency low. */
 const MAX_BATCH_WAIT_MS = 5;
 const CONFLICT_RETRIES = 5;
+/** Deadlock, serialization failure, foreign key violation (see storeRetryingConflicts). */
+const RETRIED_AT_ONCE = new Set(['40P01', '40001', '23503']);
 
 @Injectable()
 export class DigestService {
@@ -71,7 +73,9 @@ export class DigestService {
 
   /**
    * Deadlocks and serialization failures between concurrent batches are normal under load: retrying
-   * the transaction at once is cheaper than failing every job of the batch back to the queue.
+   * the transaction at once is cheaper than failing every job of the batch back to the queue. So is
+   * a foreign key violation: the issue a batch found was deleted before the batch wrote to it (by a
+   * user, or by retention after its last event expired), and the retry opens the issue anew.
    */
   private async storeRetryingConflicts(items: DigestItem[]): Promise<StoreOutcome> {
     for (let attempt = 1; ; attempt++) {
@@ -79,7 +83,7 @@ export class DigestService {
         return await this.store.storeBatch(items);
       } catch (error) {
         const code = (error as { code?: string }).code;
-        if (attempt >= CONFLICT_RETRIES || (code !== '40P01' && code !== '40001')) throw error;
+        if (attempt >= CONFLICT_RETRIES || !RETRIED_AT_ONCE.has(code ?? '')) throw error;
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
       }
     }
