@@ -69,7 +69,12 @@ export class EventsService {
 
   /** Looked up by id alone: each day's partition has an index that leads with the event id. */
   async get(id: string): Promise<FullEventView> {
-    const event = await this.events.findOne({ where: { id }, order: { receivedAt: 'ASC' } });
+    // No ORDER BY in SQL: sorting by arrival would let the planner walk the partitions in order
+    // (scanning them) instead of probing each one's id index. Two projects may hold the same id:
+    // the first stored wins, as before.
+    const [event] = (await this.events.find({ where: { id } })).sort(
+      (a, b) => a.receivedAt.getTime() - b.receivedAt.getTime(),
+    );
     if (!event) throw new NotFoundError('event not found');
     const payload = fullEvent(await this.withParts(event), event);
     return {
