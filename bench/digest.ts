@@ -12,7 +12,17 @@
  *   3. the worker is started (DIGEST_CONCURRENCY from its config, or BENCH_DIGEST_CONCURRENCY) and
  *      the queue's job counts are polled until nothing is waiting, active or delayed;
  *   4. the result is verified: one event row per job, one issue per group, every issue counting
- *      events/groups events, no failed job.
+ *      events/groups events, no failed job;
+ *   5. the reference, once the worker has stopped: PostgreSQL storing the same events by itself.
+ *      Each job's payload is normalised and grouped by the digest's own code and serialised ahead of
+ *      time as the full stored payload (`storedPayload`: the normalised event with its grouping);
+ *      the rows (uuid primary key, int issue column with a btree index, jsonb payload) go into a
+ *      scratch table of the bench database, dropped afterwards, as one multi-row INSERT … unnest per
+ *      transaction of REFERENCE_BATCH rows, with the parameters already in PostgreSQL's array text
+ *      form: what is timed is PostgreSQL's work (and the loopback), not JavaScript's. The digest's
+ *      rate is printed as a ratio to it: the digest does more per event (its tables' indexes and
+ *      keys, the issues' counters, the queue's bookkeeping in Redis), so the ratio says how much of
+ *      the database's plain insert capacity it reaches.
  *
  * The drain rate is measured from the first job leaving the queue to the last one done (the worker's
  * boot is reported separately). Peak RSS is the worker's VmHWM from /proc/<pid>/status.
@@ -40,6 +50,9 @@ import {
 } from './support';
 import { QueueName } from '../src/common/queues';
 import { DIGEST_JOB_OPTIONS, DigestJob, DigestJobName, digestJobId } from '../src/digest/digest-job';
+import { normaliseEvent, parseEventPayload } from '../src/digest/event-normaliser';
+import { groupEvent } from '../src/digest/grouping';
+import { storedPayload } from '../src/events/event-payload';
 import { redisOptions } from '../src/redis/redis.module';
 
 const FIXTURE = EXCEPTION_FIXTURE;
@@ -49,6 +62,14 @@ const GROUPS = Number(process.env.BENCH_GROUPS ?? 200);
 const CONCURRENCY = process.env.BENCH_DIGEST_CONCURRENCY;
 const CHUNK = 1_000;
 const RUN_ID = randomUUID().slice(0, 8);
+/** Rows per transaction of the reference: the digest's largest batch at its default concurrency. */
+const REFERENCE_BATCH = 100;
+/**
+ * One connection by default: one backend inserting back to back, the plainest figure and the one
+ * least moved by whatever else shares the machine's cores (BENCH_REFERENCE_CONNECTIONS to change).
+ */
+const REFERENCE_CONNECTIONS = Number(process.env.BENCH_REFERENCE_CONNECTIONS ?? 1);
+const REFERENCE_TABLE = 'bench_reference_events';
 
 /** The fixture's event in group `group`, with the given id and timestamp. */
 function payloadOf(group: number, eventId: string, timestamp: number): string {
@@ -59,6 +80,87 @@ function payloadOf(group: number, eventId: string, timestamp: number): string {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The payload column the digest writes for this job: normalised, grouped, serialised by its own code. */
+function storedPayloadText(job: DigestJob): string {
+  const event = normaliseEvent(parseEventPayload(job.payload), {
+    eventId: job.eventId,
+    receivedAt: job.receivedAt,
+    sdk: job.sdk,
+  });
+  return JSON.stringify(storedPayload(event, groupEvent(event)));
+}
+
+/** An array in PostgreSQL's text form, every element quoted (what node-pg would send for a JS array). */
+function arrayLiteral(values: (string | number)[]): string {
+  return `{${values.map((value) => `"${String(value).replace(/[\\"]/g, '\\$&')}"`).join(',')}}`;
+}
+
+interface ReferenceResult {
+  rows: number;
+  seconds: number;
+  rowsPerS: number;
+  payloadBytesAvg: number;
+}
+
+/**
+ * PostgreSQL inserting the digest's payloads by itself (see step 5 above). The parameters of every
+ * transaction are prepared before the clock starts; each connection takes the next batch until none
+ * is left, each batch one INSERT in its own transaction.
+ */
+async function referenceInsert(
+  databaseUrl: string,
+  jobs: DigestJob[],
+  groupOf: number[],
+): Promise<ReferenceResult> {
+  const batches: [string, string, string][] = [];
+  let payloadBytes = 0;
+  for (let start = 0; start < jobs.length; start += REFERENCE_BATCH) {
+    const slice = jobs.slice(start, start + REFERENCE_BATCH);
+    const payloads = slice.map(storedPayloadText);
+    for (const payload of payloads) payloadBytes += Buffer.byteLength(payload);
+    batches.push([
+      arrayLiteral(slice.map((job) => job.eventId)),
+      arrayLiteral(groupOf.slice(start, start + REFERENCE_BATCH)),
+      arrayLiteral(payloads),
+    ]);
+  }
+  const clients = Array.from(
+    { length: REFERENCE_CONNECTIONS },
+    () => new Client({ connectionString: databaseUrl }),
+  );
+  await Promise.all(clients.map((client) => client.connect()));
+  try {
+    await clients[0].query(`DROP TABLE IF EXISTS ${REFERENCE_TABLE}`);
+    await clients[0].query(
+      `CREATE TABLE ${REFERENCE_TABLE} (id uuid PRIMARY KEY, issue int NOT NULL, payload jsonb NOT NULL)`,
+    );
+    await clients[0].query(`CREATE INDEX ${REFERENCE_TABLE}_issue_idx ON ${REFERENCE_TABLE} (issue)`);
+    const insert = `INSERT INTO ${REFERENCE_TABLE} (id, issue, payload)
+                    SELECT * FROM unnest($1::uuid[], $2::int[], $3::jsonb[])`;
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      clients.map(async (client) => {
+        while (next < batches.length) await client.query(insert, batches[next++]);
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    const [{ count }] = (
+      await clients[0].query<{ count: number }>(`SELECT count(*)::int AS count FROM ${REFERENCE_TABLE}`)
+    ).rows;
+    if (count !== jobs.length) throw new Error(`reference: expected ${jobs.length} rows, found ${count}`);
+    return {
+      rows: count,
+      seconds: round(seconds),
+      rowsPerS: Math.round(count / seconds),
+      payloadBytesAvg: Math.round(payloadBytes / jobs.length),
+    };
+  } finally {
+    await clients[0].query(`DROP TABLE IF EXISTS ${REFERENCE_TABLE}`);
+    await Promise.all(clients.map((client) => client.end()));
+  }
+}
 
 async function main(): Promise<void> {
   if (EVENTS % GROUPS !== 0) throw new Error('BENCH_EVENTS must be a multiple of BENCH_GROUPS');
@@ -88,6 +190,8 @@ async function main(): Promise<void> {
   console.log(`queueing ${EVENTS} digest jobs in ${GROUPS} groups (prefix ${prefix}) …`);
   const fillStarted = performance.now();
   const baseTime = Date.now() - EVENTS; // one millisecond apart, all in the past
+  const queuedJobs: DigestJob[] = [];
+  const groupOfJob: number[] = [];
   for (let start = 0; start < EVENTS; start += CHUNK) {
     const jobs = [];
     for (let index = start; index < Math.min(EVENTS, start + CHUNK); index++) {
@@ -100,6 +204,8 @@ async function main(): Promise<void> {
         payload: payloadOf(index % GROUPS, eventId, receivedAt),
         ...(sdk ? { sdk } : {}),
       };
+      queuedJobs.push(data);
+      groupOfJob.push(index % GROUPS);
       jobs.push({
         name: DigestJobName.Event,
         data,
@@ -218,9 +324,17 @@ async function main(): Promise<void> {
   redis.disconnect();
   await pg.end();
 
+  // 5. The reference, with the worker gone.
+  console.log(
+    `reference: ${EVENTS} rows into ${REFERENCE_TABLE}, ${REFERENCE_BATCH} per transaction, ` +
+      `${REFERENCE_CONNECTIONS} connection(s) …`,
+  );
+  const reference = await referenceInsert(databaseUrl.toString(), queuedJobs, groupOfJob);
+
   const drainS = (drainedAt! - firstTakenAt!) / 1000;
   const bootS = (firstTakenAt! - spawnedAt) / 1000;
   const eventsPerS = Math.round(EVENTS / drainS);
+  const ratioToReference = Math.round((eventsPerS / reference.rowsPerS) * 100) / 100;
   const targets = { throughput: eventsPerS >= 2_000, peakRss: peakRssMb <= 300 };
   const allVerified = Object.values(verification).every((check) => check.ok);
   const results = {
@@ -245,6 +359,15 @@ async function main(): Promise<void> {
       redisUsedMemoryMb: redisMemory ? Math.round(Number(redisMemory) / 2 ** 20) : null,
     },
     worker: { bootS: round(bootS), drainS: round(drainS), eventsPerS, peakRssMb: Math.round(peakRssMb) },
+    reference: {
+      description:
+        'PostgreSQL alone: the same stored payloads as jsonb rows (uuid primary key, btree on an int issue column), one multi-row INSERT per transaction',
+      table: REFERENCE_TABLE,
+      rowsPerTransaction: REFERENCE_BATCH,
+      connections: REFERENCE_CONNECTIONS,
+      ...reference,
+    },
+    ratioToReference,
     progress: thin(samples, 40),
     verification,
     verified: allVerified,
@@ -264,6 +387,10 @@ async function main(): Promise<void> {
   console.log(line('drain time', `${round(drainS)} s`));
   console.log(line('throughput', `${eventsPerS} events/s`));
   console.log(line('worker peak RSS (VmHWM)', `${Math.round(peakRssMb)} MB`));
+  console.log(
+    line(`reference: jsonb INSERT, ${REFERENCE_CONNECTIONS} conn.`, `${reference.rowsPerS} rows/s`),
+  );
+  console.log(line('digest / reference', `${ratioToReference.toFixed(2)}`));
   console.log('');
   for (const [name, check] of Object.entries(verification)) {
     console.log(`verify ${name}: ${check.ok ? 'ok' : 'FAILED'} ${JSON.stringify(check)}`);

@@ -1,10 +1,11 @@
 /** What both benchmarks need: paths, service URLs, child processes, memory readings, a bench database. */
-import type { ChildProcess } from 'node:child_process';
+import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { AddressInfo, createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 import type Redis from 'ioredis';
 import { Client } from 'pg';
+import { randomHex, sha256Hex } from '../src/common/crypto';
 
 export const ROOT = join(__dirname, '..');
 export const EXCEPTION_FIXTURE = [
@@ -102,4 +103,59 @@ export function fixtureEventOfGroup(family: string, group: number): FixtureEvent
   if (crashing.in_app !== true) throw new Error('fixture: the innermost frame is expected to be in-app');
   crashing.function = `${family.toLowerCase()}Handler${group}`;
   return event;
+}
+
+/** The value at percentile `p` (0–100, nearest rank) of ascending `sorted`. */
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/** Resolves once `url` answers 2xx (the server is up); fails after `timeoutMs`. */
+export async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not come up`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** The built server (`node dist/main.js`) in one role, against a bench database and Redis prefix. */
+export function startApp(
+  role: 'api' | 'worker',
+  options: { port: number; databaseUrl: string; redisPrefix: string; env?: Record<string, string> },
+): ChildProcess {
+  return spawn(process.execPath, ['dist/main.js'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      APP_ROLE: role,
+      PORT: String(options.port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: options.databaseUrl,
+      REDIS_URL,
+      REDIS_PREFIX: options.redisPrefix,
+      LOG_LEVEL: 'warn',
+      SERVE_DASHBOARD: 'false',
+      ...options.env,
+    },
+  });
+}
+
+/** An API token, stored as `token:create` stores it (its sha-256); returns the bearer token. */
+export async function createApiToken(pg: Client, description: string): Promise<string> {
+  const token = randomHex(20);
+  await pg.query('INSERT INTO api_tokens (description, token_hash, prefix) VALUES ($1, $2, $3)', [
+    description,
+    sha256Hex(token),
+    token.slice(0, 8),
+  ]);
+  return token;
 }
