@@ -41,10 +41,18 @@ export class MaintenanceProcessor extends WorkerHost implements OnApplicationBoo
     }
   }
 
-  async onApplicationBootstrap(): Promise<void> {
-    if (this.schedule) this.schedule.start();
-    // Turned off: a schedule an earlier configuration registered must not keep running.
-    else await this.queue.removeJobScheduler(MaintenanceJobName.Retention).catch(() => undefined);
+  onApplicationBootstrap(): void {
+    if (this.schedule) {
+      this.schedule.start();
+      return;
+    }
+    // Turned off: a schedule an earlier configuration registered must not keep running. Not awaited,
+    // like registering: a worker boots while Redis is down.
+    this.queue
+      .removeJobScheduler(MaintenanceJobName.Retention)
+      .catch((error: unknown) =>
+        this.logger.warn(`could not remove the retention schedule: ${(error as Error).message}`),
+      );
   }
 
   onApplicationShutdown(): void {
