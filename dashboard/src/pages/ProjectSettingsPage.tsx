@@ -49,15 +49,22 @@ function NameForm({ project, onSaved }: { project: Project; onSaved: (project: P
       <small class="hint">
         The slug (<span class="mono">{project.slug}</span>) and the DSN stay the same.
       </small>
-      <div class="form-feedback">
-        <ErrorMessage error={error} />
-        {notice && (
-          <div class="alert alert-success" role="status">
-            {notice}
-          </div>
-        )}
-      </div>
+      <FormFeedback error={error} notice={notice} />
     </form>
+  );
+}
+
+/** A form's outcome: the server's error, or what was saved. */
+function FormFeedback({ error, notice }: { error: string | null; notice: string | null }) {
+  return (
+    <div class="form-feedback">
+      <ErrorMessage error={error} />
+      {notice && (
+        <div class="alert alert-success" role="status">
+          {notice}
+        </div>
+      )}
+    </div>
   );
 }
 
@@ -149,14 +156,7 @@ function RetentionForm({ project, onSaved }: { project: Project; onSaved: (proje
           From {MIN_DAYS} to {MAX_DAYS.toLocaleString()} days.
         </small>
       </fieldset>
-      <div class="form-feedback">
-        <ErrorMessage error={error} />
-        {notice && (
-          <div class="alert alert-success" role="status">
-            {notice}
-          </div>
-        )}
-      </div>
+      <FormFeedback error={error} notice={notice} />
       <div class="form-actions">
         <button type="submit" class="btn btn-primary" disabled={busy}>
           {busy ? 'Saving…' : 'Save retention'}
