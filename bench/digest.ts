@@ -38,11 +38,15 @@ import { Queue } from 'bullmq';
 import Redis from 'ioredis';
 import { Client } from 'pg';
 import {
+  backendCpuMs,
+  backendCpuSpentMs,
   benchDatabase,
   deleteKeys,
   EXCEPTION_FIXTURE,
   fixtureEventOfGroup,
   freePort,
+  pendingRollups,
+  processCpuMs,
   procStatus,
   REDIS_URL,
   ROOT,
@@ -101,6 +105,8 @@ interface ReferenceResult {
   seconds: number;
   rowsPerS: number;
   payloadBytesAvg: number;
+  /** CPU time of PostgreSQL's backends per row, in µs. */
+  postgresCpuUsPerRow: number;
 }
 
 /**
@@ -138,14 +144,22 @@ async function referenceInsert(
     await clients[0].query(`CREATE INDEX ${REFERENCE_TABLE}_issue_idx ON ${REFERENCE_TABLE} (issue)`);
     const insert = `INSERT INTO ${REFERENCE_TABLE} (id, issue, payload)
                     SELECT * FROM unnest($1::uuid[], $2::int[], $3::jsonb[])`;
+    const backendPids = await Promise.all(
+      clients.map(
+        async (client) => (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid,
+      ),
+    );
+    const backendCpu = () => backendPids.reduce((sum, pid) => sum + processCpuMs(pid), 0);
     let next = 0;
     const started = performance.now();
+    const cpuBefore = backendCpu();
     await Promise.all(
       clients.map(async (client) => {
         while (next < batches.length) await client.query(insert, batches[next++]);
       }),
     );
     const seconds = (performance.now() - started) / 1000;
+    const cpuSpent = backendCpu() - cpuBefore;
     const [{ count }] = (
       await clients[0].query<{ count: number }>(`SELECT count(*)::int AS count FROM ${REFERENCE_TABLE}`)
     ).rows;
@@ -155,6 +169,7 @@ async function referenceInsert(
       seconds: round(seconds),
       rowsPerS: Math.round(count / seconds),
       payloadBytesAvg: Math.round(payloadBytes / jobs.length),
+      postgresCpuUsPerRow: Math.round((cpuSpent * 1000) / count),
     };
   } finally {
     await clients[0].query(`DROP TABLE IF EXISTS ${REFERENCE_TABLE}`);
@@ -259,6 +274,10 @@ async function main(): Promise<void> {
 
   let firstTakenAt: number | undefined;
   let drainedAt: number | undefined;
+  // CPU used while draining, per event: the worker's, its PostgreSQL backends' and Redis' (when local).
+  const redisPid = Number(/process_id:(\d+)/.exec(await redis.info('server'))?.[1]);
+  let cpuAtStart: { worker: number; backends: Map<number, number>; redis: number } | undefined;
+  let cpuSpent = { worker: NaN, postgres: NaN, redis: NaN };
   let peakRssMb = NaN;
   let failed = 0;
   const samples: { t: number; remaining: number }[] = [];
@@ -278,10 +297,25 @@ async function main(): Promise<void> {
       const remaining = counts.waiting + counts.active + counts.delayed + counts.prioritized + counts.paused;
       failed = counts.failed;
       const now = performance.now();
-      if (firstTakenAt === undefined && remaining + counts.failed < EVENTS) firstTakenAt = now;
+      if (firstTakenAt === undefined && remaining + counts.failed < EVENTS) {
+        firstTakenAt = now;
+        cpuAtStart = {
+          worker: processCpuMs(worker.pid!),
+          backends: await backendCpuMs(pg, DATABASE_NAME),
+          redis: processCpuMs(redisPid),
+        };
+      }
       if (firstTakenAt !== undefined) samples.push({ t: Math.round(now - firstTakenAt), remaining });
-      if (remaining === 0) {
+      // Done when the queue is empty and the rollups hold every stored event.
+      if (remaining === 0 && (await pendingRollups(pg)) === 0) {
         drainedAt = now;
+        if (cpuAtStart) {
+          cpuSpent = {
+            worker: processCpuMs(worker.pid!) - cpuAtStart.worker,
+            postgres: backendCpuSpentMs(cpuAtStart.backends, await backendCpuMs(pg, DATABASE_NAME)),
+            redis: processCpuMs(redisPid) - cpuAtStart.redis,
+          };
+        }
         break;
       }
       await sleep(50);
@@ -335,6 +369,12 @@ async function main(): Promise<void> {
   const bootS = (firstTakenAt! - spawnedAt) / 1000;
   const eventsPerS = Math.round(EVENTS / drainS);
   const ratioToReference = Math.round((eventsPerS / reference.rowsPerS) * 100) / 100;
+  const perEvent = (ms: number) => Math.round((ms * 1000) / EVENTS);
+  const cpuUsPerEvent = {
+    worker: perEvent(cpuSpent.worker),
+    postgres: perEvent(cpuSpent.postgres),
+    redis: perEvent(cpuSpent.redis),
+  };
   const targets = { throughput: eventsPerS >= 2_000, peakRss: peakRssMb <= 300 };
   const allVerified = Object.values(verification).every((check) => check.ok);
   const results = {
@@ -359,6 +399,7 @@ async function main(): Promise<void> {
       redisUsedMemoryMb: redisMemory ? Math.round(Number(redisMemory) / 2 ** 20) : null,
     },
     worker: { bootS: round(bootS), drainS: round(drainS), eventsPerS, peakRssMb: Math.round(peakRssMb) },
+    cpuUsPerEvent,
     reference: {
       description:
         'PostgreSQL alone: the same stored payloads as jsonb rows (uuid primary key, btree on an int issue column), one multi-row INSERT per transaction',
@@ -388,8 +429,13 @@ async function main(): Promise<void> {
   console.log(line('throughput', `${eventsPerS} events/s`));
   console.log(line('worker peak RSS (VmHWM)', `${Math.round(peakRssMb)} MB`));
   console.log(
+    line('CPU per event: worker / PostgreSQL', `${cpuUsPerEvent.worker} / ${cpuUsPerEvent.postgres} µs`),
+  );
+  console.log(line('CPU per event: Redis (whole server)', `${cpuUsPerEvent.redis} µs`));
+  console.log(
     line(`reference: jsonb INSERT, ${REFERENCE_CONNECTIONS} conn.`, `${reference.rowsPerS} rows/s`),
   );
+  console.log(line('reference: PostgreSQL CPU per row', `${reference.postgresCpuUsPerRow} µs`));
   console.log(line('digest / reference', `${ratioToReference.toFixed(2)}`));
   console.log('');
   for (const [name, check] of Object.entries(verification)) {

@@ -57,6 +57,7 @@ import {
   fixtureEventOfGroup,
   freePort,
   PG_ADMIN_URL,
+  pendingRollups,
   percentile,
   procStatus,
   REDIS_URL,
@@ -1183,7 +1184,8 @@ async function digestPhase(
         failed = counts.failed;
         const now = performance.now();
         if (firstTakenAt === undefined && remaining + failed < DIGEST_EVENTS) firstTakenAt = now;
-        if (remaining === 0) {
+        // Done when the queue is empty and the rollups hold every stored event.
+        if (remaining === 0 && (await pendingRollups(pg)) === 0) {
           drainedAt = now;
           break;
         }

@@ -39,6 +39,47 @@ export function procStatus(pid: number, field: 'VmHWM' | 'VmRSS'): number {
   }
 }
 
+/** Kernel clock ticks per second (USER_HZ), the unit of /proc/<pid>/stat's CPU times: 100 on Linux. */
+const CLOCK_TICKS_PER_S = 100;
+
+/** CPU time (user + system) a process has used so far, in ms; NaN when it cannot be read. */
+export function processCpuMs(pid: number): number {
+  try {
+    // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_S;
+  } catch {
+    return NaN;
+  }
+}
+
+/**
+ * CPU time used so far by the PostgreSQL backends serving `database` (other than the caller's own
+ * connection), per backend pid: the server's side of a run, which throughput alone does not show
+ * when the client, the server and Redis share the machine's cores. Needs the server on this host.
+ */
+export async function backendCpuMs(pg: Client, database: string): Promise<Map<number, number>> {
+  const { rows } = await pg.query<{ pid: number }>(
+    'SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+    [database],
+  );
+  return new Map(rows.map((row) => [row.pid, processCpuMs(row.pid)]));
+}
+
+/** CPU ms the backends used between two `backendCpuMs` readings (backends started meanwhile count from 0). */
+export function backendCpuSpentMs(before: Map<number, number>, after: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, ms] of after) if (Number.isFinite(ms)) total += ms - (before.get(pid) ?? 0);
+  return total;
+}
+
+/** Counts the digest recorded that no fold has added to the rollups yet (see RollupFolder). */
+export async function pendingRollups(pg: Client): Promise<number> {
+  const { rows } = await pg.query<{ n: number }>('SELECT count(*)::int AS n FROM rollup_pending');
+  return rows[0].n;
+}
+
 export async function deleteKeys(redis: Redis, pattern: string): Promise<void> {
   let cursor = '0';
   do {

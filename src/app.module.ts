@@ -1,5 +1,6 @@
 import { BullModule } from '@nestjs/bullmq';
 import { DynamicModule, Module, Type } from '@nestjs/common';
+import type { ConnectionOptions } from 'bullmq';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AlertsApiModule } from './alerts/alerts-api.module';
 import { AlertsWorkerModule } from './alerts/alerts-worker.module';
@@ -15,7 +16,7 @@ import { HealthModule } from './health/health.module';
 import { IngestModule } from './ingest/ingest.module';
 import { IssuesModule } from './issues/issues.module';
 import { ProjectsModule } from './projects/projects.module';
-import { RedisModule, redisOptions } from './redis/redis.module';
+import { BULL_CONNECTION, RedisModule } from './redis/redis.module';
 import { RetentionModule } from './retention/retention.module';
 import { RollupsModule } from './rollups/rollups.module';
 import { RulesModule } from './rules/rules.module';
@@ -56,13 +57,13 @@ export class AppModule {
             retryDelay: 1_000,
           }),
         }),
+        // Before BullModule: of two global modules Nest shuts the later one down first, so the
+        // workers stop before RedisModule closes the connection they share.
         RedisModule,
         BullModule.forRootAsync({
-          inject: [AppConfig],
-          useFactory: (appConfig: AppConfig) => ({
-            connection: { ...redisOptions(appConfig.REDIS_URL), enableOfflineQueue: true },
-            prefix: appConfig.REDIS_PREFIX,
-          }),
+          inject: [BULL_CONNECTION],
+          // No prefix here: every queue is registered through registerQueue, which sets its own.
+          useFactory: (bull: { connection: ConnectionOptions }) => ({ connection: bull.connection }),
         }),
         HealthModule,
         ...(runsApi ? API_MODULES : []),

@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { Client } from 'pg';
+import { MIGRATIONS } from '../src/database/data-source-options';
 import { startTestApp, TestApp } from './helpers/app';
 import { testDatabaseUrl, TEST_REDIS_URL } from './helpers/test-env';
 
@@ -10,7 +12,7 @@ interface CliResult {
 }
 
 /** Runs the operator CLI exactly as an operator would: `npm run cli -- …` from the repository root. */
-function runCli(args: string[]): Promise<CliResult> {
+function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(
       'npm',
@@ -22,6 +24,7 @@ function runCli(args: string[]): Promise<CliResult> {
           DATABASE_URL: testDatabaseUrl(),
           REDIS_URL: TEST_REDIS_URL,
           CREATE_SUPERUSER: '',
+          ...env,
         },
         timeout: 60_000,
       },
@@ -77,11 +80,55 @@ describe('operator CLI', () => {
       .expect(200);
   });
 
+  it('migrate creates a missing database, applies every migration once, and exits', async () => {
+    const url = new URL(testDatabaseUrl());
+    const name = `${url.pathname.slice(1)}_migrate`;
+    url.pathname = `/${name}`;
+    const admin = new Client({ connectionString: testDatabaseUrl() });
+    await admin.connect();
+    try {
+      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      const first = await runCli(['migrate'], { DATABASE_URL: url.toString() });
+      expect(first.code).toBe(0);
+      expect(lastLine(first.stdout)).toBe(`applied ${MIGRATIONS.length} migration(s)`);
+      for (const migration of MIGRATIONS)
+        expect(first.stderr).toContain(`applied migration ${migration.name}`);
+
+      const migrated = new Client({ connectionString: url.toString() });
+      await migrated.connect();
+      try {
+        const rows = await migrated.query<{ name: string }>('SELECT name FROM migrations ORDER BY id');
+        expect(rows.rows.map((row) => row.name)).toEqual(MIGRATIONS.map((migration) => migration.name));
+        await migrated.query('SELECT 1 FROM issues LIMIT 1');
+      } finally {
+        await migrated.end();
+      }
+
+      const again = await runCli(['migrate'], { DATABASE_URL: url.toString() });
+      expect(again.code).toBe(0);
+      expect(lastLine(again.stdout)).toBe('no pending migrations');
+      expect(again.stderr).not.toContain('applied migration');
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await admin.end();
+    }
+  });
+
+  it('migrate fails with exit code 1 when the database cannot be reached', async () => {
+    const result = await runCli(['migrate'], {
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:1/error_tracker',
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^error: /m);
+    expect(result.stdout).not.toContain('migration');
+  });
+
   it('prints help', async () => {
     const result = await runCli(['help']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('token:create --description');
     expect(result.stdout).toContain('user:create --email');
+    expect(result.stdout).toMatch(/^ {2}migrate /m);
   });
 
   it.each([
@@ -97,6 +144,7 @@ describe('operator CLI', () => {
       ['user:create', '--email', 'not-an-email', '--password', 'x'],
       'error: user:create: --email must be an e-mail address',
     ],
+    [['migrate', '--force', 'yes'], 'error: migrate: unknown option --force'],
   ])('fails with exit code 1 and a message on stderr for %j', async (args, message) => {
     const result = await runCli(args);
     expect(result.code).toBe(1);

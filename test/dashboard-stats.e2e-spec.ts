@@ -519,7 +519,12 @@ describe('dashboard stats, tags and retention (browser)', () => {
       const body = await stats(`/api/projects/${projectId}/stats`, '14d');
       return body.buckets.reduce((sum, bucket) => sum + bucket.count, 0) === MAIN_EVENTS + OTHER_EVENTS + 1;
     });
+    // The chart's loading state may not show yet right after the click: wait for its answer.
+    const chartAnswered = page.waitForResponse((response) =>
+      response.url().includes(`/api/projects/${projectId}/stats`),
+    );
     await page.getByRole('button', { name: 'Refresh' }).click();
+    await chartAnswered;
     const refreshed = await expectChartMatches(chart, `/api/projects/${projectId}/stats`, '14d');
     expect(refreshed.reduce((sum, bucket) => sum + bucket.count, 0)).toBe(MAIN_EVENTS + OTHER_EVENTS + 1);
     await eventually(

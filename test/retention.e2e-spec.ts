@@ -8,6 +8,7 @@ import { EventPartitions } from '../src/events/event-partitions';
 import { RetentionReport, RetentionService } from '../src/retention/retention.service';
 import { startTestApp, TestApp } from './helpers/app';
 import { eventually, openQueue } from './helpers/queues';
+import { settleRollups } from './helpers/rollups';
 import { testDatabaseUrl } from './helpers/test-env';
 
 const HOUR = 3_600_000;
@@ -213,6 +214,7 @@ describe('retention', () => {
       const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'paused');
       return Object.values(counts).every((n) => n === 0);
     }, 30_000);
+    await settleRollups(t.app);
   }
 
   async function count(sql: string, parameters: unknown[]): Promise<number> {

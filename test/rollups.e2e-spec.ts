@@ -8,6 +8,7 @@ import { redisOptions } from '../src/redis/redis.module';
 import { eventTags } from '../src/rollups/event-tags';
 import { startTestApp, TestApp } from './helpers/app';
 import { eventually, openQueue } from './helpers/queues';
+import { settleRollups } from './helpers/rollups';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -450,6 +451,7 @@ describe('rollups', () => {
     await digest.addBulk(redelivered);
     await drained();
     await eventually(async () => completed === burst.length + redelivered.length);
+    await settleRollups(t.app);
     await queueEvents.close();
     expect(await digest.getFailedCount()).toBe(0);
 

@@ -1,11 +1,11 @@
-import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { QueueName } from '../common/queues';
+import { registerQueue } from '../jobs/queue-layout';
 import { AlertTriggerProducer } from './alert-trigger.producer';
 
 /** The producing side of the alerts queue, importable by anything that emits lifecycle triggers. */
 @Module({
-  imports: [BullModule.registerQueue({ name: QueueName.Alerts })],
+  imports: [registerQueue(QueueName.Alerts)],
   providers: [AlertTriggerProducer],
   exports: [AlertTriggerProducer],
 })

@@ -1,8 +1,8 @@
-import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { NotificationChannel } from '../channels/channel.entity';
 import { QueueName } from '../common/queues';
+import { registerQueue } from '../jobs/queue-layout';
 import { EventsDataModule } from '../events/events-data.module';
 import { IssuesDataModule } from '../issues/issues-data.module';
 import { AlertHistoryEntry } from '../rules/alert-history.entity';
@@ -16,7 +16,7 @@ import { AlertSendersModule } from './senders/alert-senders.module';
 /** Worker role: consumes the alerts queue (rule matching, cooldowns, delivery with retries). */
 @Module({
   imports: [
-    BullModule.registerQueue({ name: QueueName.Alerts }),
+    registerQueue(QueueName.Alerts),
     TypeOrmModule.forFeature([AlertRule, AlertHistoryEntry, NotificationChannel]),
     AlertSendersModule,
     AlertTriggersModule,

@@ -1,8 +1,9 @@
-import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
+import { InjectQueue, OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Job, Queue, UnrecoverableError } from 'bullmq';
 import { QueueName } from '../common/queues';
 import { KeptJobScheduler } from '../jobs/kept-job-scheduler';
+import { WorkerErrorLog } from '../jobs/worker-error-log';
 import { AlertDeliveryService } from './alert-delivery.service';
 import { AlertDeliveryJob, AlertDispatchService } from './alert-dispatch.service';
 import { AlertJobName, AlertTrigger, alertTriggerJobId } from './alert-trigger';
@@ -16,6 +17,7 @@ const OUTBOX_SWEEP_EVERY_MS = 15_000;
 @Processor(QueueName.Alerts, { concurrency: 10 })
 export class AlertsProcessor extends WorkerHost implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly outboxSweeps: KeptJobScheduler;
+  private readonly workerErrors = new WorkerErrorLog(new Logger(AlertsProcessor.name), QueueName.Alerts);
 
   constructor(
     @InjectQueue(QueueName.Alerts) queue: Queue,
@@ -37,6 +39,11 @@ export class AlertsProcessor extends WorkerHost implements OnApplicationBootstra
 
   onApplicationShutdown(): void {
     this.outboxSweeps.stop();
+  }
+
+  @OnWorkerEvent('error')
+  onError(error: Error): void {
+    this.workerErrors.report(error);
   }
 
   async process(job: Job): Promise<unknown> {

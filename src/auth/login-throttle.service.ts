@@ -8,11 +8,10 @@ import {
   ServiceUnavailableException,
 } from '@nestjs/common';
 import type { Response } from 'express';
-import Redis from 'ioredis';
 import { isIPv6 } from 'node:net';
 import { AppConfig } from '../config/app-config';
 import { sha256Hex } from '../common/crypto';
-import { REDIS } from '../redis/redis.module';
+import { REDIS, RedisClient } from '../redis/redis.module';
 
 /**
  * One round trip per sign-in. The address counts every attempt; the account counts an attempt as a
@@ -112,7 +111,7 @@ export class LoginThrottle {
   constructor(
     private readonly config: AppConfig,
     // Absent only in the operator CLI, which builds AuthModule for UsersService and serves no sign-in.
-    @Optional() @Inject(REDIS) private readonly redis?: Redis,
+    @Optional() @Inject(REDIS) private readonly redis?: RedisClient,
   ) {
     // The hash tag keeps both keys of the script in one slot should Redis become a cluster.
     this.prefix = `${config.REDIS_PREFIX}:{login}`;

@@ -23,6 +23,8 @@ Commands:
   token:create --description <text>            Create an API token and print it (last line of output).
                                                It is shown once: store it now.
   user:create --email <email> --password <pw>  Create a dashboard user, or reset its password.
+  migrate                                      Create the database if missing, run the pending
+                                               migrations, and exit (a deployment's migration step).
   jobs:failed [--queue digest|alerts] [--limit <n>]
                                                List jobs that failed for good (newest first), as JSON
                                                lines: queue, id, failed_at, attempts, reason, subject.
@@ -128,6 +130,7 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const name = parsed.command ?? 'help';
   if (Object.hasOwn(JOBS_COMMANDS, name)) return runJobsCommand(name, parsed.flags);
+  if (name === 'migrate') return runMigrate(parsed.flags);
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!command) return usageFailure(`unknown command "${name}"`);
   try {
@@ -169,7 +172,7 @@ async function runJobsCommand(name: string, flags: Record<string, string>): Prom
   }
   if (existsSync('.env')) process.loadEnvFile('.env');
   const config = validateEnvironment(process.env);
-  const jobs = new FailedJobs(config.REDIS_URL, config.REDIS_PREFIX);
+  const jobs = new FailedJobs(config);
   try {
     const output = await command.run(jobs, flags);
     if (output !== '') process.stdout.write(`${output}\n`);
@@ -177,6 +180,28 @@ async function runJobsCommand(name: string, flags: Record<string, string>): Prom
   } finally {
     await jobs.close();
   }
+}
+
+/**
+ * Only what `npm start` does before listening: create the database if missing and apply pending
+ * migrations, under the same advisory lock, so that a deployment can migrate once before its
+ * instances start. Exits non-zero when the database cannot be reached or a migration fails.
+ */
+async function runMigrate(flags: Record<string, string>): Promise<number> {
+  try {
+    takeFlags(flags, []);
+  } catch (error) {
+    if (error instanceof UsageError) return usageFailure(`migrate: ${error.message}`);
+    throw error;
+  }
+  if (existsSync('.env')) process.loadEnvFile('.env');
+  const config = validateEnvironment(process.env);
+  const applied = await prepareDatabase(config.DATABASE_URL);
+  for (const migration of applied) process.stderr.write(`applied migration ${migration}\n`);
+  process.stdout.write(
+    applied.length === 0 ? 'no pending migrations\n' : `applied ${applied.length} migration(s)\n`,
+  );
+  return 0;
 }
 
 function usageFailure(message: string): number {

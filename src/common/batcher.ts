@@ -14,6 +14,11 @@ export class Batcher<T, R> {
     private readonly options: { maxSize: number; maxWaitMs: number },
   ) {}
 
+  /** Items submitted and not yet handed to `flush`. */
+  get waiting(): number {
+    return this.pending.length;
+  }
+
   submit(item: T): Promise<R> {
     return new Promise<R>((resolve, reject) => {
       this.pending.push({ item, resolve, reject });

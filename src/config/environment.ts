@@ -10,6 +10,7 @@ import {
   Min,
   validateSync,
 } from 'class-validator';
+import { parseRedisUrl } from '../redis/redis-url';
 
 export const APP_ROLES = ['all', 'api', 'worker'] as const;
 export type AppRole = (typeof APP_ROLES)[number];
@@ -52,6 +53,14 @@ export class Environment {
   @IsString()
   @Matches(/^rediss?:\/\/\S+$/, { message: 'REDIS_URL must look like redis://host:port[/db]' })
   REDIS_URL = 'redis://127.0.0.1:6379';
+
+  /**
+   * REDIS_URL names a Redis Cluster (one or more of its nodes, comma-separated: the client learns
+   * the others from them). Queue keys then carry hash tags; see the README's Redis Cluster section.
+   */
+  @Transform(toBool)
+  @IsBoolean({ message: 'REDIS_CLUSTER must be true or false' })
+  REDIS_CLUSTER = false;
 
   @Transform(toInt)
   @IsInt()
@@ -237,6 +246,11 @@ export function validateEnvironment(raw: Record<string, unknown>): ResolvedConfi
     const first = errors[0];
     const message = Object.values(first.constraints ?? {})[0] ?? `${first.property} is invalid`;
     throw new Error(`Invalid configuration: ${message}`);
+  }
+  try {
+    parseRedisUrl(env.REDIS_URL, env.REDIS_CLUSTER);
+  } catch (error) {
+    throw new Error(`Invalid configuration: ${(error as Error).message}`);
   }
   const level = normaliseLogLevel(env.LOG_LEVEL) ?? normaliseLogLevel(env.RUST_LOG) ?? 'info';
   if (!(LOG_LEVELS as readonly string[]).includes(level)) {

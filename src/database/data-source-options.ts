@@ -5,6 +5,8 @@ import { AlertTriggerOutbox1795233600000 } from './migrations/1795233600000-Aler
 import { ForeignKeyIndexes1795300000001 } from './migrations/1795300000001-ForeignKeyIndexes';
 import { IssuePositionXid1795300000002 } from './migrations/1795300000002-IssuePositionXid';
 import { PartitionedEventsAndRollups1795400000000 } from './migrations/1795400000000-PartitionedEventsAndRollups';
+import { HotTagCounts1795500000000 } from './migrations/1795500000000-HotTagCounts';
+import { PendingRollups1795500000001 } from './migrations/1795500000001-PendingRollups';
 
 /** Migrations are listed explicitly so that ts (tests, CLI) and compiled js resolve the same set. */
 export const MIGRATIONS = [
@@ -13,6 +15,8 @@ export const MIGRATIONS = [
   ForeignKeyIndexes1795300000001,
   IssuePositionXid1795300000002,
   PartitionedEventsAndRollups1795400000000,
+  HotTagCounts1795500000000,
+  PendingRollups1795500000001,
 ];
 
 /** No query of the service runs this long; one that does waits on a server that is gone. */

@@ -1,8 +1,9 @@
-import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { AlertTriggersModule } from '../alerts/alert-triggers.module';
 import { QueueName } from '../common/queues';
+import { registerQueue } from '../jobs/queue-layout';
 import { EventsDataModule } from '../events/events-data.module';
+import { RollupFolder } from '../rollups/rollup-folder';
 import { RollupsDataModule } from '../rollups/rollups-data.module';
 import { WorkerHeartbeat } from '../jobs/worker-heartbeat';
 import { DigestProcessor } from './digest.processor';
@@ -11,8 +12,8 @@ import { IssueStoreService } from './issue-store.service';
 
 /** The consuming side of the digest queue (worker role). */
 @Module({
-  imports: [BullModule.registerQueue({ name: QueueName.Digest }), AlertTriggersModule, EventsDataModule, RollupsDataModule],
-  providers: [DigestProcessor, DigestService, IssueStoreService, WorkerHeartbeat],
-  exports: [DigestService],
+  imports: [registerQueue(QueueName.Digest), AlertTriggersModule, EventsDataModule, RollupsDataModule],
+  providers: [DigestProcessor, DigestService, IssueStoreService, RollupFolder, WorkerHeartbeat],
+  exports: [DigestService, RollupFolder],
 })
 export class DigestWorkerModule {}

@@ -3,6 +3,7 @@ import { AlertTriggerProducer } from '../alerts/alert-trigger.producer';
 import { AppConfig } from '../config/app-config';
 import { Batcher } from '../common/batcher';
 import { classifyDatabaseError } from '../database/database-errors';
+import { RollupFolder } from '../rollups/rollup-folder';
 import type { DigestJob } from './digest-job';
 import { normaliseEvent, parseEventPayload } from './event-normaliser';
 import { groupEvent } from './grouping';
@@ -20,10 +21,13 @@ const RETRIED_AT_ONCE = new Set(['40P01', '40001', '23503']);
 export class DigestService {
   private readonly logger = new Logger(DigestService.name);
   private readonly batcher: Batcher<DigestItem, ItemResult>;
+  /** Batches being stored right now. */
+  private batchesInFlight = 0;
 
   constructor(
     private readonly store: IssueStoreService,
     private readonly triggers: AlertTriggerProducer,
+    private readonly rollupFolder: RollupFolder,
     config: AppConfig,
   ) {
     this.batcher = new Batcher((items) => this.storeIsolatingFailures(items), {
@@ -56,8 +60,10 @@ export class DigestService {
 
   private async storeIsolatingFailures(items: DigestItem[]): Promise<ItemResult[]> {
     let outcome: StoreOutcome;
+    this.batchesInFlight++;
     try {
       outcome = await this.storeRetryingConflicts(items);
+      this.rollupFolder.batchStored(this.batchesInFlight > 1 || this.batcher.waiting > 0);
     } catch (error) {
       const failure = classifyDatabaseError(error);
       if (items.length === 1 || failure === 'unavailable' || failure === 'conflict')
@@ -66,6 +72,8 @@ export class DigestService {
       const results: ItemResult[] = [];
       for (const item of items) results.push(...(await this.storeIsolatingFailures([item])));
       return results;
+    } finally {
+      this.batchesInFlight--;
     }
     await this.afterCommit(outcome);
     return items.map(() => ({ ok: true }));

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { LRUCache } from 'lru-cache';
 import { DataSource, EntityManager } from 'typeorm';
 import type { AlertTrigger } from '../alerts/alert-trigger';
 import { AlertTriggerProducer, RecordedTriggers } from '../alerts/alert-trigger.producer';
@@ -66,13 +67,32 @@ interface GroupInBatch {
  *   for the rows that insert actually returned, so a re-run or a duplicate send never double-counts;
  * - issue numbers are allocated while holding the project's row lock, and missing issues are looked up
  *   again under that lock, so two workers never create the same group twice or share a short_id;
- * - locks are always taken in the same order (projects by id, events by key, issues by id, then the
- *   rollups, see RollupsRepository) so that concurrent batches wait for each other instead of
- *   deadlocking;
- * - the rollups are counted from the events the insert returned, in the same transaction.
+ * - locks are always taken in the same order (projects by id, events by key, issues by id) so that
+ *   concurrent batches wait for each other instead of deadlocking;
+ * - the rollups are counted from the events the insert returned, and recorded in the same
+ *   transaction for a fold to add (see RollupsRepository.record and RollupFolder).
  */
+/**
+ * Event parts (issue, hash, day) this process has seen committed, so that their content is not sent
+ * again with every event that repeats them. About 100 bytes an entry.
+ */
+const COMMITTED_PARTS_REMEMBERED = 100_000;
+
+interface StoredPart {
+  issueId: number;
+  hash: string;
+  day: string;
+  content: string;
+}
+
+function partKey(issueId: number, hash: string, day: string): string {
+  return `${issueId}:${hash}:${day}`;
+}
+
 @Injectable()
 export class IssueStoreService {
+  private readonly committedParts = new LRUCache<string, true>({ max: COMMITTED_PARTS_REMEMBERED });
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly alertTriggers: AlertTriggerProducer,
@@ -84,26 +104,38 @@ export class IssueStoreService {
     const unique = dedupe(items);
     await this.partitions.ensureFor(unique.map((item) => item.receivedAt));
     try {
-      return await this.dataSource.transaction((manager) => this.store(manager, unique));
+      return await this.storeCommitted(unique);
     } catch (error) {
       // A partition this worker knew about was dropped since (events older than the retention
       // arriving late): learn again, create what is missing, and store them like the others.
       if (!isMissingPartition(error)) throw error;
       this.partitions.forget();
       await this.partitions.ensureFor(unique.map((item) => item.receivedAt));
-      return this.dataSource.transaction((manager) => this.store(manager, unique));
+      return this.storeCommitted(unique);
     }
   }
 
-  private async store(manager: EntityManager, items: DigestItem[]): Promise<StoreOutcome> {
+  /** One transaction; the parts it wrote are remembered once it has committed. */
+  private async storeCommitted(items: DigestItem[]): Promise<StoreOutcome> {
+    const writtenParts = new Set<string>();
+    const outcome = await this.dataSource.transaction((manager) => this.store(manager, items, writtenParts));
+    for (const key of writtenParts) this.committedParts.set(key, true);
+    return outcome;
+  }
+
+  private async store(
+    manager: EntityManager,
+    items: DigestItem[],
+    writtenParts: Set<string>,
+  ): Promise<StoreOutcome> {
     const groups = collectGroups(items);
     await this.attachExistingIssues(manager, [...groups.values()]);
     const newIssues = await this.createMissingIssues(manager, groups);
 
     const storable = items.filter((item) => groups.get(groupId(item))?.issueId !== undefined);
-    const inserted = await this.insertEvents(manager, storable, groups);
+    const inserted = await this.insertEvents(manager, storable, groups, writtenParts);
     const triggers = await this.updateIssues(manager, storable, inserted, groups);
-    await this.rollups.add(
+    await this.rollups.record(
       manager,
       rollupDelta(
         storable
@@ -212,6 +244,7 @@ export class IssueStoreService {
     manager: EntityManager,
     items: DigestItem[],
     groups: Map<string, GroupInBatch>,
+    writtenParts: Set<string>,
   ): Promise<Set<string>> {
     if (items.length === 0) return new Set();
     const sorted = [...items].sort(
@@ -228,29 +261,36 @@ export class IssueStoreService {
         day: utcDay(item.receivedAt),
         parts: payloads[index].parts,
       })),
+      writtenParts,
     );
+    // The rows travel as one JSON document: JSON.stringify is native and escapes each payload once,
+    // where arrays of text would go through node-pg's array-literal escaping of every payload.
     const rows: { project_id: number; id: string }[] = await manager.query(
       `INSERT INTO events (project_id, id, issue_id, timestamp, received_at, environment, release, level, payload)
        SELECT e.project_id, e.id, e.issue_id, e.timestamp, e.received_at, e.environment, e.release, e.level,
-              e.payload::jsonb
-         FROM unnest($1::int[], $2::uuid[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::text[],
-                     $7::text[], $8::text[], $9::text[])
-           AS e(project_id, id, issue_id, timestamp, received_at, environment, release, level, payload)
+              e.payload
+         FROM jsonb_to_recordset($1::jsonb)
+           AS e(project_id int, id uuid, issue_id int, timestamp timestamptz, received_at timestamptz,
+                environment text, release text, level text, payload jsonb)
         WHERE NOT EXISTS (SELECT 1 FROM events stored
                            WHERE stored.id = e.id AND stored.project_id = e.project_id
-                             AND stored.received_at >= $10)
+                             AND stored.received_at >= $2)
        ON CONFLICT DO NOTHING
        RETURNING project_id, id`,
       [
-        sorted.map((item) => item.projectId),
-        sorted.map((item) => item.eventId),
-        sorted.map((item) => groups.get(groupId(item))?.issueId),
-        sorted.map((item) => item.event.timestamp),
-        sorted.map((item) => item.receivedAt),
-        sorted.map((item) => item.event.environment),
-        sorted.map((item) => item.event.release),
-        sorted.map((item) => item.event.level),
-        payloads.map((split) => JSON.stringify(split.payload)),
+        JSON.stringify(
+          sorted.map((item, index) => ({
+            project_id: item.projectId,
+            id: item.eventId,
+            issue_id: groups.get(groupId(item))?.issueId,
+            timestamp: item.event.timestamp,
+            received_at: item.receivedAt,
+            environment: item.event.environment,
+            release: item.event.release,
+            level: item.event.level,
+            payload: payloads[index].payload,
+          })),
+        ),
         lookback,
       ],
     );
@@ -259,34 +299,57 @@ export class IssueStoreService {
 
   /**
    * The parts the batch's events share with their issue's other events of the day (see
-   * event-parts.ts), each written once: most are already there, and ON CONFLICT leaves them be.
-   * Sorted, so concurrent batches take the rows' locks in the same order.
+   * event-parts.ts), each written once. Most are there already: those this process has seen
+   * committed are not sent again, only checked for (a deleted issue or dropped day takes its parts
+   * along, and then they are written anew). Sorted, so concurrent batches take the rows' locks in
+   * the same order.
    */
   private async insertParts(
     manager: EntityManager,
     events: { issueId: number; day: string; parts: Map<string, string> }[],
+    writtenParts: Set<string>,
   ): Promise<void> {
-    const unique = new Map<string, { issueId: number; hash: string; day: string; content: string }>();
+    const unique = new Map<string, StoredPart>();
     for (const { issueId, day, parts } of events) {
       for (const [hash, content] of parts)
-        unique.set(`${issueId}\n${hash}\n${day}`, { issueId, hash, day, content });
+        unique.set(partKey(issueId, hash, day), { issueId, hash, day, content });
     }
     if (unique.size === 0) return;
     const rows = [...unique.values()].sort(
       (a, b) =>
         a.issueId - b.issueId || (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : a.day < b.day ? -1 : 1),
     );
-    await manager.query(
-      `INSERT INTO event_parts (issue_id, hash, day, content)
-       SELECT * FROM unnest($1::int[], $2::text[], $3::date[], $4::json[])
-       ON CONFLICT DO NOTHING`,
+    const known = rows.filter((row) => this.committedParts.has(partKey(row.issueId, row.hash, row.day)));
+    const [{ present }]: { present: number }[] = await manager.query(
+      `WITH written AS (
+         INSERT INTO event_parts (issue_id, hash, day, content)
+         SELECT p.issue_id, p.hash, p.day, p.content
+           FROM json_to_recordset($1::json) AS p(issue_id int, hash text, day date, content json)
+         ON CONFLICT DO NOTHING
+       )
+       SELECT count(*)::int AS present
+         FROM unnest($2::int[], $3::text[], $4::date[]) AS k(issue_id, hash, day)
+         JOIN event_parts p ON p.issue_id = k.issue_id AND p.hash = k.hash AND p.day = k.day`,
       [
-        rows.map((row) => row.issueId),
-        rows.map((row) => row.hash),
-        rows.map((row) => row.day),
-        rows.map((row) => row.content),
+        // Content is JSON text already, hash hex and day a date: the document is put together as text.
+        `[${rows
+          .filter((row) => !this.committedParts.has(partKey(row.issueId, row.hash, row.day)))
+          .map(
+            (row) =>
+              `{"issue_id":${row.issueId},"hash":"${row.hash}","day":"${row.day}","content":${row.content}}`,
+          )
+          .join(',')}]`,
+        known.map((row) => row.issueId),
+        known.map((row) => row.hash),
+        known.map((row) => row.day),
       ],
     );
+    if (present < known.length) {
+      // Gone since this process saw them: forget what it knew and write them all.
+      this.committedParts.clear();
+      return this.insertParts(manager, events, writtenParts);
+    }
+    for (const row of rows) writtenParts.add(partKey(row.issueId, row.hash, row.day));
   }
 
   private async updateIssues(

@@ -10,7 +10,7 @@ import {
 import { Queue } from 'bullmq';
 import { QueueName } from '../common/queues';
 import { AppConfig } from '../config/app-config';
-import { redisOptions } from '../redis/redis.module';
+import { openQueue } from '../jobs/queue-layout';
 import { Batcher } from '../common/batcher';
 import { RepeatedLog } from '../common/repeated-log';
 import { DIGEST_JOB_OPTIONS, DigestJob, DigestJobName, digestJobId } from '../digest/digest-job';
@@ -37,11 +37,7 @@ export const DIGEST_PRODUCER_QUEUE = Symbol('DIGEST_PRODUCER_QUEUE');
 export const digestProducerQueueProvider: Provider = {
   provide: DIGEST_PRODUCER_QUEUE,
   inject: [AppConfig],
-  useFactory: (config: AppConfig) =>
-    new Queue(QueueName.Digest, {
-      connection: { ...redisOptions(config.REDIS_URL), enableOfflineQueue: false },
-      prefix: config.REDIS_PREFIX,
-    }),
+  useFactory: (config: AppConfig) => openQueue(config, QueueName.Digest, { offlineQueue: false }),
 };
 
 /**

@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import Redis from 'ioredis';
 import { AppConfig } from '../config/app-config';
-import { REDIS } from '../redis/redis.module';
+import { REDIS, RedisClient } from '../redis/redis.module';
 
 /**
  * Fixed-window counters per project, shared by every api instance through Redis. One script call
@@ -53,7 +52,7 @@ export class IngestRateLimiter {
   private readonly prefix: string;
 
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     config: AppConfig,
   ) {
     this.minuteLimit = config.MAX_EVENTS_PER_MINUTE;
@@ -74,10 +73,12 @@ export class IngestRateLimiter {
     const minuteStart = now - (now % MINUTE_MS);
     const hourStart = now - (now % HOUR_MS);
     const command = (this.redis as unknown as { ingestRateLimit: RateLimitCommand }).ingestRateLimit;
+    // The project id is a hash tag: one script touches both counters, which a Redis Cluster allows
+    // only within one slot; different projects still spread over the cluster.
     const [verdict, over] = await command.call(
       this.redis,
-      `${this.prefix}:${projectId}:m:${minuteStart}`,
-      `${this.prefix}:${projectId}:h:${hourStart}`,
+      `${this.prefix}:{${projectId}}:m:${minuteStart}`,
+      `${this.prefix}:{${projectId}}:h:${hourStart}`,
       this.minuteLimit,
       this.hourLimit,
       minuteStart + MINUTE_MS - now + EXPIRY_SLACK_MS,

@@ -1,6 +1,6 @@
 import { Job, Queue } from 'bullmq';
 import { QueueName } from '../common/queues';
-import { redisOptions } from '../redis/redis.module';
+import { openQueue, QueueSettings } from './queue-layout';
 
 export interface FailedJobView {
   queue: QueueName;
@@ -23,15 +23,12 @@ const PAGE = 500;
 export class FailedJobs {
   private readonly queues: Map<QueueName, Queue>;
 
-  constructor(redisUrl: string, prefix: string) {
+  constructor(settings: QueueSettings) {
     this.queues = new Map(
       Object.values(QueueName).map((name) => [
         name,
-        new Queue(name, {
-          // An operator command fails rather than waits forever when Redis is away.
-          connection: { ...redisOptions(redisUrl), enableOfflineQueue: true, maxRetriesPerRequest: 1 },
-          prefix,
-        }),
+        // An operator command fails rather than waits forever when Redis is away.
+        openQueue(settings, name, { offlineQueue: true, maxRetriesPerRequest: 1 }),
       ]),
     );
   }

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import Redis from 'ioredis';
 import { QueueName } from '../common/queues';
 import { AppConfig } from '../config/app-config';
-import { REDIS } from '../redis/redis.module';
+import { REDIS, RedisClient } from '../redis/redis.module';
+import { queueKey, QueueSettings } from './queue-layout';
 import { parseWorkerBeats, WORKERS_KEY, WorkerBeat } from './worker-heartbeat';
 
 const TIMEOUT_MS = 1_000;
@@ -20,51 +20,74 @@ export interface QueueSnapshot {
 
 /**
  * What operators need to see about the queues without opening a queue connection: the digest
- * backlog, the failed sets and the live workers. Read from BullMQ's key layout (`<prefix>:<queue>:
- * wait|paused|active` lists, `prioritized|delayed|failed` sorted sets) and the workers' heartbeat
- * hash, in one pipeline through the shared client, so it works in every role.
+ * backlog, the failed sets and the live workers. Read from BullMQ's key layout (`wait|paused|active`
+ * lists, `prioritized|delayed|failed` sorted sets; see queue-layout.ts) and the workers' heartbeat
+ * hash through the shared client, so it works in every role.
+ *
+ * The digest's counts come from one MULTI, so that a job moving from `wait` to `active` is counted
+ * once; the other reads stand alone. A Redis Cluster refuses a MULTI whose keys lie in different
+ * slots, and each queue has a slot of its own there. The reads are sent together (one round trip
+ * per node) and answer within the same second.
  */
 @Injectable()
 export class QueueMonitor {
-  private readonly prefix: string;
+  private readonly settings: QueueSettings;
+  private readonly workersKey: string;
 
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     config: AppConfig,
   ) {
-    this.prefix = config.REDIS_PREFIX;
+    this.settings = config;
+    this.workersKey = `${config.REDIS_PREFIX}:${WORKERS_KEY}`;
   }
 
   /** The snapshot, or undefined when Redis does not answer within a second. */
   async snapshot(now = Date.now()): Promise<QueueSnapshot | undefined> {
-    const digest = `${this.prefix}:${QueueName.Digest}`;
-    const alerts = `${this.prefix}:${QueueName.Alerts}`;
-    const maintenance = `${this.prefix}:${QueueName.Maintenance}`;
-    const read = this.redis
+    const key = (queue: QueueName, kind: string) => queueKey(this.settings, queue, kind);
+    const digest = this.redis
       .multi()
-      .llen(`${digest}:wait`)
-      .llen(`${digest}:paused`)
-      .llen(`${digest}:active`)
-      .zcard(`${digest}:prioritized`)
-      .zcard(`${digest}:delayed`)
-      .zcard(`${digest}:failed`)
-      .zcard(`${alerts}:failed`)
-      .zcard(`${maintenance}:failed`)
-      .hgetall(`${this.prefix}:${WORKERS_KEY}`)
-      .exec();
+      .llen(key(QueueName.Digest, 'wait'))
+      .llen(key(QueueName.Digest, 'paused'))
+      .llen(key(QueueName.Digest, 'active'))
+      .zcard(key(QueueName.Digest, 'prioritized'))
+      .zcard(key(QueueName.Digest, 'delayed'))
+      .zcard(key(QueueName.Digest, 'failed'))
+      .exec()
+      .then((results) => {
+        if (!results) throw new Error('transaction aborted');
+        return results.map(([error, value]) => {
+          if (error) throw error;
+          return Number(value);
+        });
+      });
+    const read = Promise.all([
+      digest,
+      this.redis.zcard(key(QueueName.Alerts, 'failed')),
+      this.redis.zcard(key(QueueName.Maintenance, 'failed')),
+      this.redis.hgetall(this.workersKey),
+    ]);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<undefined>((resolve) => {
       timer = setTimeout(() => resolve(undefined), TIMEOUT_MS);
     });
     try {
       const results = await Promise.race([read, timeout]);
-      if (!results || results.some(([error]) => error)) return undefined;
-      const values = results.map(([, value]) => value);
-      const counts = values.slice(0, 8).map(Number);
-      const workers = parseWorkerBeats(values[8] as Record<string, string>, now);
+      if (!results) return undefined;
+      const [
+        [wait, paused, active, prioritized, delayed, digestFailed],
+        alertsFailed,
+        maintenanceFailed,
+        beats,
+      ] = results;
+      const workers = parseWorkerBeats(beats, now);
       return {
-        digestBacklog: counts[0] + counts[1] + counts[2] + counts[3] + counts[4],
-        failed: { [QueueName.Digest]: counts[5], [QueueName.Alerts]: counts[6], [QueueName.Maintenance]: counts[7] },
+        digestBacklog: wait + paused + active + prioritized + delayed,
+        failed: {
+          [QueueName.Digest]: digestFailed,
+          [QueueName.Alerts]: alertsFailed,
+          [QueueName.Maintenance]: maintenanceFailed,
+        },
         workers,
         // Most recently busy first.
         digestLastJobAt: workers[0]?.last_job_at ?? null,
@@ -73,6 +96,8 @@ export class QueueMonitor {
       return undefined;
     } finally {
       clearTimeout(timer);
+      // A read that lost the race must not become an unhandled rejection.
+      read.catch(() => undefined);
     }
   }
 }

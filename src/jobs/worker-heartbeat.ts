@@ -1,9 +1,8 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { AppConfig } from '../config/app-config';
-import { REDIS } from '../redis/redis.module';
+import { REDIS, RedisClient } from '../redis/redis.module';
 
 /** Hash under the Redis prefix: one field per worker process, its latest beat as JSON. */
 export const WORKERS_KEY = 'workers';
@@ -67,7 +66,7 @@ export class WorkerHeartbeat implements OnApplicationBootstrap, OnApplicationShu
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     config: AppConfig,
   ) {
     this.key = `${config.REDIS_PREFIX}:${WORKERS_KEY}`;

@@ -1,29 +1,16 @@
-import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
-import Redis from 'ioredis';
+import { Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
+import type { ConnectionOptions } from 'bullmq';
+import { Cluster } from 'ioredis';
+import { RepeatedLog } from '../common/repeated-log';
 import { AppConfig } from '../config/app-config';
+import { bullConnection, closeRedisClient, createRedisClient, RedisClient } from './redis-client';
+
+export { redisOptions } from './redis-client';
+export type { RedisClient } from './redis-client';
 
 export const REDIS = Symbol('REDIS');
-
-/**
- * Options shared by every Redis connection the service opens (the shared client here and BullMQ's).
- * Commands fail fast while Redis is unreachable instead of piling up in memory: an ingest request
- * must get a 503 rather than wait for a reconnect that may never come.
- */
-export function redisOptions(url: string) {
-  const parsed = new URL(url);
-  return {
-    host: parsed.hostname || '127.0.0.1',
-    port: Number(parsed.port || 6379),
-    username: parsed.username ? decodeURIComponent(parsed.username) : undefined,
-    password: parsed.password ? decodeURIComponent(parsed.password) : undefined,
-    db: Number(parsed.pathname.replace('/', '') || 0),
-    tls: parsed.protocol === 'rediss:' ? {} : undefined,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: null,
-    connectTimeout: 5_000,
-    retryStrategy: (attempt: number) => Math.min(attempt * 200, 2_000),
-  };
-}
+/** The connection of the queues and workers BullModule builds (a cluster client needs an owner). */
+export const BULL_CONNECTION = Symbol('BULL_CONNECTION');
 
 /**
  * A Redis that accepts connections but stops answering (a hung server, a half-open connection)
@@ -32,7 +19,48 @@ export function redisOptions(url: string) {
  */
 export const REDIS_COMMAND_TIMEOUT_MS = 2_000;
 
-/** The shared client for rate-limit counters, caches and readiness checks (not for BullMQ). */
+/**
+ * A server that is not what REDIS_CLUSTER says fails every queue command with errors that do not
+ * name the cause (MOVED, CROSSSLOT, "Failed to refresh slots cache"): say it in plain words.
+ */
+function reportModeMismatch(client: RedisClient): void {
+  const log = new RepeatedLog(new Logger('Redis'), 60_000);
+  if (client instanceof Cluster) {
+    client.on('node error', (error: Error) => {
+      if (/cluster support disabled/i.test(error.message)) {
+        log.error(
+          'mode',
+          'REDIS_CLUSTER is true but REDIS_URL is a Redis without cluster mode: set REDIS_CLUSTER=false, or point REDIS_URL at the cluster',
+        );
+      }
+    });
+    return;
+  }
+  client.on('ready', () => {
+    client.info('cluster').then(
+      (info) => {
+        if (/^cluster_enabled:1\b/m.test(info)) {
+          log.error(
+            'mode',
+            'REDIS_URL is a node of a Redis Cluster: set REDIS_CLUSTER=true (queues need their hash tags there)',
+          );
+        }
+      },
+      () => undefined,
+    );
+  });
+}
+
+interface OwnedBullConnection {
+  connection: ConnectionOptions;
+  release: () => Promise<void>;
+}
+
+/**
+ * The shared client for rate-limit counters, caches and readiness checks (not for BullMQ), and the
+ * connection BullModule's queues and workers use. Global, so it is shut down after the modules that
+ * use them, the workers included.
+ */
 @Global()
 @Module({
   providers: [
@@ -40,25 +68,34 @@ export const REDIS_COMMAND_TIMEOUT_MS = 2_000;
       provide: REDIS,
       inject: [AppConfig],
       useFactory: (config: AppConfig) => {
-        const client = new Redis({
-          ...redisOptions(config.REDIS_URL),
+        const client = createRedisClient(config, {
+          offlineQueue: false,
           maxRetriesPerRequest: 1,
-          enableAutoPipelining: true,
+          autoPipelining: true,
           commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
         });
         // Connection errors are reported by readiness and by the requests that need Redis; an
         // unhandled 'error' event would otherwise crash the process.
         client.on('error', () => undefined);
+        reportModeMismatch(client);
         return client;
       },
     },
+    {
+      provide: BULL_CONNECTION,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig): OwnedBullConnection => bullConnection(config, { offlineQueue: true }),
+    },
   ],
-  exports: [REDIS],
+  exports: [REDIS, BULL_CONNECTION],
 })
 export class RedisModule implements OnApplicationShutdown {
-  constructor(@Inject(REDIS) private readonly redis: Redis) {}
+  constructor(
+    @Inject(REDIS) private readonly redis: RedisClient,
+    @Inject(BULL_CONNECTION) private readonly bull: OwnedBullConnection,
+  ) {}
 
   async onApplicationShutdown(): Promise<void> {
-    await this.redis.quit().catch(() => this.redis.disconnect());
+    await Promise.all([closeRedisClient(this.redis), this.bull.release()]);
   }
 }

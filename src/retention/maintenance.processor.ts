@@ -1,9 +1,10 @@
-import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
+import { InjectQueue, OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Job, Queue } from 'bullmq';
 import { QueueName } from '../common/queues';
 import { AppConfig } from '../config/app-config';
 import { KeptJobScheduler } from '../jobs/kept-job-scheduler';
+import { WorkerErrorLog } from '../jobs/worker-error-log';
 import { RetentionService } from './retention.service';
 
 export enum MaintenanceJobName {
@@ -20,6 +21,7 @@ export enum MaintenanceJobName {
 export class MaintenanceProcessor extends WorkerHost implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(MaintenanceProcessor.name);
   private readonly schedule: KeptJobScheduler | undefined;
+  private readonly workerErrors = new WorkerErrorLog(this.logger, QueueName.Maintenance);
 
   /**
    * RETENTION_SCHEDULE is a cron pattern rather than an interval: a worker's start does not run
@@ -57,6 +59,11 @@ export class MaintenanceProcessor extends WorkerHost implements OnApplicationBoo
 
   onApplicationShutdown(): void {
     this.schedule?.stop();
+  }
+
+  @OnWorkerEvent('error')
+  onError(error: Error): void {
+    this.workerErrors.report(error);
   }
 
   async process(job: Job): Promise<unknown> {

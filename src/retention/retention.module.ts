@@ -1,6 +1,6 @@
-import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { QueueName } from '../common/queues';
+import { registerQueue } from '../jobs/queue-layout';
 import { EventsDataModule } from '../events/events-data.module';
 import { IssuesDataModule } from '../issues/issues-data.module';
 import { RollupsDataModule } from '../rollups/rollups-data.module';
@@ -11,7 +11,7 @@ import { RetentionService } from './retention.service';
 /** Worker role: scheduled retention of events, rollups, issues, alert history and sessions. */
 @Module({
   imports: [
-    BullModule.registerQueue({ name: QueueName.Maintenance }),
+    registerQueue(QueueName.Maintenance),
     EventsDataModule,
     IssuesDataModule,
     RollupsDataModule,

@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { normaliseEvent } from '../digest/event-normaliser';
-import { rollupDelta } from './rollup-delta';
+import { CountedEvent, foldPending, pendingDeltas, rollupDelta } from './rollup-delta';
 
 const eventAt = (iso: string, extra: Record<string, unknown> = {}) => {
   const at = Date.parse(iso);
@@ -9,8 +10,16 @@ const eventAt = (iso: string, extra: Record<string, unknown> = {}) => {
 describe('rollupDelta', () => {
   it('sums a batch into one row per key, sorted', () => {
     const delta = rollupDelta([
-      { projectId: 2, issueId: 9, event: eventAt('2026-05-01T10:59:00Z', { environment: 'prod', user: { id: 'a' } }) },
-      { projectId: 2, issueId: 9, event: eventAt('2026-05-01T10:01:00Z', { environment: 'prod', user: { id: 'b' } }) },
+      {
+        projectId: 2,
+        issueId: 9,
+        event: eventAt('2026-05-01T10:59:00Z', { environment: 'prod', user: { id: 'a' } }),
+      },
+      {
+        projectId: 2,
+        issueId: 9,
+        event: eventAt('2026-05-01T10:01:00Z', { environment: 'prod', user: { id: 'b' } }),
+      },
       { projectId: 2, issueId: 4, event: eventAt('2026-05-01T11:00:00Z', { user: { id: 'a' } }) },
     ]);
     expect(delta.issueHours).toEqual([
@@ -43,5 +52,62 @@ describe('rollupDelta', () => {
 
   it('is empty for an empty batch', () => {
     expect(rollupDelta([])).toEqual({ issueHours: [], projectHours: [], tagValues: [], tagKeys: [] });
+  });
+
+  it('folds recorded per-issue deltas of any split into batches into the delta of all events at once', () => {
+    const event = fc.record({
+      projectId: fc.integer({ min: 1, max: 3 }),
+      issue: fc.integer({ min: 0, max: 5 }),
+      minute: fc.integer({ min: 0, max: 6 * 60 }),
+      environment: fc.constantFrom(undefined, 'prod', 'staging'),
+      user: fc.constantFrom(undefined, 'a', 'b', 'c'),
+      release: fc.constantFrom(undefined, '1.0', '2.0'),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(event, { maxLength: 40 }),
+        fc.array(fc.integer({ min: 1, max: 8 }), { minLength: 1 }),
+        (specs, sizes) => {
+          // Each issue belongs to one project, as in the database.
+          const events: CountedEvent[] = specs.map((spec) => ({
+            projectId: spec.projectId,
+            issueId: spec.projectId * 10 + spec.issue,
+            event: eventAt(new Date(Date.UTC(2026, 4, 1) + spec.minute * 60_000).toISOString(), {
+              ...(spec.environment ? { environment: spec.environment } : {}),
+              ...(spec.user ? { user: { id: spec.user } } : {}),
+              ...(spec.release ? { release: spec.release } : {}),
+            }),
+          }));
+          const rows = [];
+          let start = 0;
+          for (let batchNumber = 0; start < events.length; batchNumber++) {
+            const size = sizes[batchNumber % sizes.length];
+            for (const [issueId, delta] of pendingDeltas(rollupDelta(events.slice(start, start + size)))) {
+              // Through JSON, as the rows go through PostgreSQL's jsonb.
+              rows.push({
+                issueId,
+                projectId: Math.floor(issueId / 10),
+                delta: JSON.parse(JSON.stringify(delta)),
+              });
+            }
+            start += size;
+          }
+          expect(foldPending(rows)).toEqual(rollupDelta(events));
+        },
+      ),
+    );
+  });
+
+  it('counts a deleted issue nowhere: project hours come from the deltas that are folded', () => {
+    const delta = rollupDelta([
+      { projectId: 1, issueId: 5, event: eventAt('2026-05-01T10:00:00Z') },
+      { projectId: 1, issueId: 6, event: eventAt('2026-05-01T10:30:00Z') },
+    ]);
+    const pending = pendingDeltas(delta);
+    const folded = foldPending([{ issueId: 6, projectId: 1, delta: pending.get(6)! }]);
+    expect(folded.projectHours).toEqual([
+      { id: 1, hour: new Date('2026-05-01T10:00:00Z'), environment: '', count: 1 },
+    ]);
+    expect(folded.tagValues.every((row) => row.issueId === 6)).toBe(true);
   });
 });

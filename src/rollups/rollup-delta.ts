@@ -44,50 +44,130 @@ export function hourOf(timestamp: Date): Date {
   return new Date(Math.floor(timestamp.getTime() / HOUR_MS) * HOUR_MS);
 }
 
-/** Sums a batch of events into one row per rollup key, so each row is written once per batch. */
-export function rollupDelta(events: CountedEvent[]): RollupDelta {
-  const issueHours = new Map<string, HourCount>();
-  const projectHours = new Map<string, HourCount>();
-  const tagValues = new Map<string, TagValueCount>();
-  const tagKeys = new Map<string, TagKeyCount>();
-
-  for (const { projectId, issueId, event } of events) {
-    const at = new Date(event.timestamp);
-    const hour = hourOf(at);
-    const environment = event.environment ?? '';
-    countHour(issueHours, issueId, hour, environment);
-    countHour(projectHours, projectId, hour, environment);
-    for (const [key, value] of eventTags(event)) {
-      const valueKey = `${issueId}\0${key}\0${value}`;
-      const current = tagValues.get(valueKey);
-      if (!current) tagValues.set(valueKey, { issueId, key, value, count: 1, firstSeen: at, lastSeen: at });
-      else {
-        current.count += 1;
-        if (at < current.firstSeen) current.firstSeen = at;
-        if (at > current.lastSeen) current.lastSeen = at;
-      }
-      const keyKey = `${issueId}\0${key}`;
-      const keyCount = tagKeys.get(keyKey);
-      if (!keyCount) tagKeys.set(keyKey, { issueId, key, total: 1 });
-      else keyCount.total += 1;
-    }
-  }
-
-  return {
-    issueHours: [...issueHours.values()].sort(compareHours),
-    projectHours: [...projectHours.values()].sort(compareHours),
-    tagValues: [...tagValues.values()].sort(
-      (a, b) => a.issueId - b.issueId || compareText(a.key, b.key) || compareText(a.value, b.value),
-    ),
-    tagKeys: [...tagKeys.values()].sort((a, b) => a.issueId - b.issueId || compareText(a.key, b.key)),
-  };
+/**
+ * One issue's share of a batch's counts, as the digest records it in `rollup_pending` (see
+ * RollupsRepository) until a fold adds it to the rollups. Compact arrays: a batch writes one of
+ * these per issue it touched.
+ */
+export interface PendingIssueDelta {
+  /** [hour (epoch ms), environment ('' for none), count] */
+  hours: [number, string, number][];
+  /** [key, value, count, first seen (epoch ms), last seen (epoch ms)] */
+  tags: [string, string, number, number, number][];
 }
 
-function countHour(into: Map<string, HourCount>, id: number, hour: Date, environment: string): void {
-  const key = `${id}\0${hour.getTime()}\0${environment}`;
+/** A recorded delta with the issue it belongs to and that issue's project. */
+export interface PendingRow {
+  issueId: number;
+  projectId: number;
+  delta: PendingIssueDelta;
+}
+
+/** Sums a batch of events into one row per rollup key, so each row is written once per batch. */
+export function rollupDelta(events: CountedEvent[]): RollupDelta {
+  const sums = new RollupSums();
+  for (const { projectId, issueId, event } of events) {
+    const at = new Date(event.timestamp).getTime();
+    sums.addHour(issueId, projectId, hourOf(new Date(at)).getTime(), event.environment ?? '', 1);
+    for (const [key, value] of eventTags(event)) sums.addTag(issueId, key, value, 1, at, at);
+  }
+  return sums.delta();
+}
+
+/** Splits a batch's delta by issue, for `rollup_pending`. */
+export function pendingDeltas(delta: RollupDelta): Map<number, PendingIssueDelta> {
+  const byIssue = new Map<number, PendingIssueDelta>();
+  const of = (issueId: number) => {
+    let entry = byIssue.get(issueId);
+    if (!entry) byIssue.set(issueId, (entry = { hours: [], tags: [] }));
+    return entry;
+  };
+  for (const row of delta.issueHours) of(row.id).hours.push([row.hour.getTime(), row.environment, row.count]);
+  for (const row of delta.tagValues) {
+    of(row.issueId).tags.push([
+      row.key,
+      row.value,
+      row.count,
+      row.firstSeen.getTime(),
+      row.lastSeen.getTime(),
+    ]);
+  }
+  return byIssue;
+}
+
+/**
+ * Sums recorded deltas into one row per rollup key. Project hours come from their issues' hours,
+ * so a delta whose issue was deleted before the fold counts nowhere, like the issue's events.
+ */
+export function foldPending(rows: PendingRow[]): RollupDelta {
+  const sums = new RollupSums();
+  for (const { issueId, projectId, delta } of rows) {
+    for (const [hour, environment, count] of delta.hours)
+      sums.addHour(issueId, projectId, hour, environment, count);
+    for (const [key, value, count, first, last] of delta.tags)
+      sums.addTag(issueId, key, value, count, first, last);
+  }
+  return sums.delta();
+}
+
+/** Running sums per rollup key; a tag key's total is the sum of its values' counts. */
+class RollupSums {
+  private readonly issueHours = new Map<string, HourCount>();
+  private readonly projectHours = new Map<string, HourCount>();
+  private readonly tagValues = new Map<string, TagValueCount>();
+  private readonly tagKeys = new Map<string, TagKeyCount>();
+
+  addHour(issueId: number, projectId: number, hour: number, environment: string, count: number): void {
+    countHour(this.issueHours, issueId, hour, environment, count);
+    countHour(this.projectHours, projectId, hour, environment, count);
+  }
+
+  addTag(issueId: number, key: string, value: string, count: number, first: number, last: number): void {
+    const valueKey = `${issueId}\0${key}\0${value}`;
+    const current = this.tagValues.get(valueKey);
+    if (!current) {
+      this.tagValues.set(valueKey, {
+        issueId,
+        key,
+        value,
+        count,
+        firstSeen: new Date(first),
+        lastSeen: new Date(last),
+      });
+    } else {
+      current.count += count;
+      if (first < current.firstSeen.getTime()) current.firstSeen = new Date(first);
+      if (last > current.lastSeen.getTime()) current.lastSeen = new Date(last);
+    }
+    const keyKey = `${issueId}\0${key}`;
+    const keyCount = this.tagKeys.get(keyKey);
+    if (!keyCount) this.tagKeys.set(keyKey, { issueId, key, total: count });
+    else keyCount.total += count;
+  }
+
+  delta(): RollupDelta {
+    return {
+      issueHours: [...this.issueHours.values()].sort(compareHours),
+      projectHours: [...this.projectHours.values()].sort(compareHours),
+      tagValues: [...this.tagValues.values()].sort(
+        (a, b) => a.issueId - b.issueId || compareText(a.key, b.key) || compareText(a.value, b.value),
+      ),
+      tagKeys: [...this.tagKeys.values()].sort((a, b) => a.issueId - b.issueId || compareText(a.key, b.key)),
+    };
+  }
+}
+
+function countHour(
+  into: Map<string, HourCount>,
+  id: number,
+  hour: number,
+  environment: string,
+  count: number,
+): void {
+  const key = `${id}\0${hour}\0${environment}`;
   const current = into.get(key);
-  if (current) current.count += 1;
-  else into.set(key, { id, hour, environment, count: 1 });
+  if (current) current.count += count;
+  else into.set(key, { id, hour: new Date(hour), environment, count });
 }
 
 function compareHours(a: HourCount, b: HourCount): number {

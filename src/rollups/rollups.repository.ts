@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { RowDeletion } from '../events/event-partitions';
-import type { RollupDelta } from './rollup-delta';
+import { foldPending, PendingIssueDelta, pendingDeltas, RollupDelta } from './rollup-delta';
 
 /**
  * Adds a batch's counts to the rollups, inside the transaction that stored the batch's events, so a
@@ -47,7 +47,6 @@ const WRITE_ROLLUPS = `
     FROM tag_keys
    WHERE tag_keys.key = 'user' AND i.id = tag_keys.issue_id AND i.user_count <> tag_keys.distinct_values`;
 
-
 export interface BucketCount {
   start: Date;
   count: number;
@@ -65,7 +64,11 @@ export interface TagValueRow {
   count: number;
 }
 
-/** Position in a tag's values, sorted by count descending, then value. */
+/**
+ * Position in a tag's values, sorted by count descending, then value. Queries sort by `count_bucket`
+ * first, which orders the same (it grows with the count) and lets them walk the index on it (see
+ * migration HotTagCounts).
+ */
 export interface TagValueKey {
   count: number;
   value: string;
@@ -76,7 +79,67 @@ export interface TagValueKey {
 export class RollupsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** Adds a batch's counts, in the caller's transaction (the one that stored the events). */
+  /**
+   * Records a batch's counts, in the transaction that stores its events, for a later fold to add:
+   * one row per issue, where adding them at once would update a row per tag value, tag key and
+   * hour of every issue of the batch.
+   */
+  async record(manager: EntityManager, delta: RollupDelta): Promise<void> {
+    const byIssue = pendingDeltas(delta);
+    if (byIssue.size === 0) return;
+    const issueIds = [...byIssue.keys()].sort((a, b) => a - b);
+    // One JSON document: no array-literal escaping of every delta by node-pg.
+    await manager.query(
+      `INSERT INTO rollup_pending (issue_id, delta)
+       SELECT r.issue_id, r.delta FROM jsonb_to_recordset($1::jsonb) AS r(issue_id int, delta jsonb)`,
+      [JSON.stringify(issueIds.map((issueId) => ({ issue_id: issueId, delta: byIssue.get(issueId) })))],
+    );
+  }
+
+  /**
+   * Adds up to `limit` recorded deltas (oldest first) to the rollups and deletes them, in one
+   * transaction: each is added exactly once, whoever folds. Returns how many were folded.
+   *
+   * Several workers may fold at once: each takes the rows no other fold holds (SKIP LOCKED). The
+   * issues are locked first, in id order as the digest locks them: a digest batch and a fold of
+   * the same issue take turns, and an issue being deleted (which first takes its counts out of its
+   * project's, see subtractIssueFromProject) waits for the fold, or the fold finds its rows gone.
+   */
+  async fold(limit: number): Promise<number> {
+    return this.dataSource.transaction(async (manager) => {
+      const candidates: { issue_id: number }[] = await manager.query(
+        'SELECT DISTINCT issue_id FROM (SELECT issue_id FROM rollup_pending ORDER BY id LIMIT $1) oldest',
+        [limit],
+      );
+      if (candidates.length === 0) return 0;
+      const issues: { id: number; project_id: number }[] = await manager.query(
+        'SELECT id, project_id FROM issues WHERE id = ANY($1::int[]) ORDER BY id FOR NO KEY UPDATE',
+        [candidates.map((row) => row.issue_id)],
+      );
+      const projectOf = new Map(issues.map((row) => [row.id, row.project_id]));
+      const [taken]: [{ issue_id: number; delta: PendingIssueDelta }[], number] = await manager.query(
+        `DELETE FROM rollup_pending WHERE id IN (
+           SELECT id FROM rollup_pending WHERE issue_id = ANY($1::int[]) ORDER BY id LIMIT $2
+              FOR UPDATE SKIP LOCKED)
+         RETURNING issue_id, delta`,
+        [issues.map((row) => row.id), limit],
+      );
+      if (taken.length === 0) return 0;
+      await this.add(
+        manager,
+        foldPending(
+          taken.map((row) => ({
+            issueId: row.issue_id,
+            projectId: projectOf.get(row.issue_id) as number,
+            delta: row.delta,
+          })),
+        ),
+      );
+      return taken.length;
+    });
+  }
+
+  /** Adds counts to the rollups, in the caller's transaction. */
   async add(manager: EntityManager, delta: RollupDelta): Promise<void> {
     if (delta.issueHours.length === 0) return;
     const { issueHours, projectHours, tagValues, tagKeys } = delta;
@@ -108,7 +171,8 @@ export class RollupsRepository {
     window: { from: Date; to: Date; bucketHours: number },
     environment: string | undefined,
   ): Promise<BucketCount[]> {
-    const [table, column] = scope === 'issue' ? ['issue_hourly', 'issue_id'] : ['project_hourly', 'project_id'];
+    const [table, column] =
+      scope === 'issue' ? ['issue_hourly', 'issue_id'] : ['project_hourly', 'project_id'];
     const rows = await this.dataSource.query<Array<{ start: Date; count: number }>>(
       `SELECT date_bin(make_interval(hours => $4), hour, $2) AS start, sum(count)::int AS count
          FROM ${table}
@@ -129,7 +193,7 @@ export class RollupsRepository {
                                         ORDER BY v.count DESC, v.value)
                           FROM (SELECT value, count FROM issue_tag_values
                                  WHERE issue_id = k.issue_id AND key = k.key
-                                 ORDER BY count DESC, value LIMIT $2) v), '[]') AS top
+                                 ORDER BY count_bucket DESC, count DESC, value LIMIT $2) v), '[]') AS top
          FROM issue_tag_keys k
         WHERE k.issue_id = $1
         ORDER BY k.total DESC, k.key`,
@@ -139,22 +203,28 @@ export class RollupsRepository {
   }
 
   /** One page of a tag's values, most frequent first; `after` is the last row of the previous page. */
-  tagValues(issueId: number, key: string, after: TagValueKey | undefined, limit: number): Promise<TagValueRow[]> {
+  tagValues(
+    issueId: number,
+    key: string,
+    after: TagValueKey | undefined,
+    limit: number,
+  ): Promise<TagValueRow[]> {
     return this.dataSource.query<TagValueRow[]>(
       `SELECT value, count FROM issue_tag_values
         WHERE issue_id = $1 AND key = $2
-          AND ($3::int IS NULL OR (count <= $3 AND (count < $3 OR value > $4)))
-        ORDER BY count DESC, value
+          AND ($3::int IS NULL
+               OR (count_bucket <= tag_count_bucket($3) AND count <= $3 AND (count < $3 OR value > $4)))
+        ORDER BY count_bucket DESC, count DESC, value
         LIMIT $5`,
       [issueId, key, after?.count ?? null, after?.value ?? null, limit],
     );
   }
 
   async hasTagKey(issueId: number, key: string): Promise<boolean> {
-    const rows = await this.dataSource.query('SELECT 1 FROM issue_tag_keys WHERE issue_id = $1 AND key = $2', [
-      issueId,
-      key,
-    ]);
+    const rows = await this.dataSource.query(
+      'SELECT 1 FROM issue_tag_keys WHERE issue_id = $1 AND key = $2',
+      [issueId, key],
+    );
     return rows.length > 0;
   }
 

@@ -2,15 +2,12 @@ import { Queue } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import { QueueName } from '../../src/common/queues';
 import { digestJobId, DigestJob, DigestJobName } from '../../src/digest/digest-job';
-import { redisOptions } from '../../src/redis/redis.module';
+import { openQueue as openInstallationQueue } from '../../src/jobs/queue-layout';
 import type { TestApp } from './app';
 
-/** A BullMQ handle on one of the app's queues (same Redis, same prefix). */
+/** A BullMQ handle on one of the app's queues (same Redis, same key layout); `close()` it. */
 export function openQueue(t: Pick<TestApp, 'config'>, name: QueueName): Queue {
-  return new Queue(name, {
-    connection: { ...redisOptions(t.config.REDIS_URL), enableOfflineQueue: true },
-    prefix: t.config.REDIS_PREFIX,
-  });
+  return openInstallationQueue(t.config, name, { offlineQueue: true });
 }
 
 /** Enqueues an event exactly as ingest does, bypassing HTTP. Returns the event id. */

@@ -1,0 +1,73 @@
+import { BullModule } from '@nestjs/bullmq';
+import type { DynamicModule } from '@nestjs/common';
+import { Queue, QueueOptions } from 'bullmq';
+import { QueueName } from '../common/queues';
+import { AppConfig } from '../config/app-config';
+import type { Environment } from '../config/environment';
+import { bullConnection, ConnectionTuning } from '../redis/redis-client';
+
+export type QueueSettings = Pick<Environment, 'REDIS_URL' | 'REDIS_CLUSTER' | 'REDIS_PREFIX'>;
+
+/**
+ * The BullMQ prefix of a queue: its keys are `<prefix>:<queue>:<kind>` (`et:digest:wait`). The only
+ * place that knows the layout; everything that opens a queue or reads its keys goes through here.
+ *
+ * BullMQ's scripts and transactions touch several keys of a queue at once, which a Redis Cluster
+ * accepts only within one hash slot. In a cluster the queue's name is therefore a hash tag
+ * (`et:{digest}:digest:wait`): each queue's keys share a slot, and different queues can sit on
+ * different masters. Every key still begins with REDIS_PREFIX, so ACL key patterns (`~et:*`) and
+ * prefix scans keep working.
+ *
+ * A single Redis keeps the untagged layout it has always had: changing it would orphan the jobs
+ * waiting under the old names when an installation upgrades. Moving to a cluster means a new Redis
+ * anyway, whose queues start empty (drain the backlog first; see the README's Redis Cluster section).
+ */
+export function queuePrefix(
+  settings: Pick<QueueSettings, 'REDIS_PREFIX' | 'REDIS_CLUSTER'>,
+  queue: QueueName,
+): string {
+  return settings.REDIS_CLUSTER ? `${settings.REDIS_PREFIX}:{${queue}}` : settings.REDIS_PREFIX;
+}
+
+/** One of BullMQ's keys of a queue: `wait`, `active`, `failed`, `delayed` … */
+export function queueKey(
+  settings: Pick<QueueSettings, 'REDIS_PREFIX' | 'REDIS_CLUSTER'>,
+  queue: QueueName,
+  kind: string,
+): string {
+  return `${queuePrefix(settings, queue)}:${queue}:${kind}`;
+}
+
+/** `BullModule.registerQueue` with the queue's prefix; its connection is BullModule's root one. */
+export function registerQueue(queue: QueueName): DynamicModule {
+  return BullModule.registerQueueAsync({
+    name: queue,
+    inject: [AppConfig],
+    useFactory: (config: AppConfig) => ({ prefix: queuePrefix(config, queue) }),
+  });
+}
+
+/** A queue that closes the cluster client it was given when it is closed itself. */
+class QueueOnOwnConnection extends Queue {
+  constructor(
+    name: string,
+    options: QueueOptions,
+    private readonly release: () => Promise<void>,
+  ) {
+    super(name, options);
+  }
+
+  override async close(): Promise<void> {
+    try {
+      await super.close();
+    } finally {
+      await this.release();
+    }
+  }
+}
+
+/** A handle on one of the installation's queues with a connection of its own, released by `close()`. */
+export function openQueue(settings: QueueSettings, queue: QueueName, tuning: ConnectionTuning): Queue {
+  const { connection, release } = bullConnection(settings, tuning);
+  return new QueueOnOwnConnection(queue, { connection, prefix: queuePrefix(settings, queue) }, release);
+}
