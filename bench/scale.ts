@@ -21,7 +21,7 @@
  *      the month and older ones keep receiving events (a long tail). The events are generated inside
  *      PostgreSQL (INSERT … SELECT over generate_series), each payload spliced from what the
  *      digest's own code (normaliser, grouping, storedPayload, splitParts) stores for the same
- *      event, with the stack trace and SDK parts of every issue and day in `event_parts`; a sample of
+ *      event, with the stack trace and SDK parts of every issue and span of days in `event_parts`; a sample of
  *      events is rebuilt in JavaScript and must equal the stored rows and parts, and their tags must
  *      equal eventTags(). Issues and rollups are then computed from the stored events (GROUP BY),
  *      the hot issue's rollups are checked against counts over its events, and the database is
@@ -72,7 +72,7 @@ import { DIGEST_JOB_OPTIONS, DigestJob, DigestJobName, digestJobId } from '../sr
 import { NormalisedEvent, normaliseEvent } from '../src/digest/event-normaliser';
 import { groupEvent, GroupingResult } from '../src/digest/grouping';
 import { withUserAgentContexts } from '../src/digest/user-agent';
-import { EventPartitions, utcDay } from '../src/events/event-partitions';
+import { EventPartitions, PART_SPAN_DAYS, partDay, utcDay } from '../src/events/event-partitions';
 import { splitParts } from '../src/events/event-parts';
 import { storedPayload } from '../src/events/event-payload';
 import { BUILT_IN_TAGS, eventTags } from '../src/rollups/event-tags';
@@ -590,6 +590,11 @@ function partitionDays(): string[] {
   return days;
 }
 
+/** The days the seeded arrivals' parts are stored under (see partDay). */
+function partDays(): string[] {
+  return [...new Set(partitionDays().map((day) => partDay(new Date(day))))];
+}
+
 function groupOf(k: number): GroupingResult {
   return digested(eventFields(k, T1, md5('key'), uuidOf(md5('key')), md5('key'))).group;
 }
@@ -712,7 +717,8 @@ async function seed(databaseUrl: string, projectIds: number[]): Promise<SeedResu
       const { rows } = await pg.query<{ created: number }>(
         `SELECT count(*) FILTER (WHERE events_ensure_partition(d::date))::int AS created
            FROM generate_series($1::date, $2::date, interval '1 day') AS d`,
-        [partitionDays()[0], partitionDays()[partitionDays().length - 1]],
+        // Through the parts' day of the last arrivals, up to six days after them (see partDay).
+        [partitionDays()[0], partDays().at(-1)],
       );
       return rows[0].created;
     });
@@ -751,14 +757,14 @@ async function seed(databaseUrl: string, projectIds: number[]): Promise<SeedResu
       });
     });
     await timed(seconds, 'event parts', async () => {
-      // What the digest writes beside each batch: the stack trace and SDK parts of every issue and day
-      // that has events, once.
-      await overConnections(clients, partitionDays(), async (client, day) => {
+      // What the digest writes beside each batch: the stack trace and SDK parts of every issue with
+      // events in a span of days, once, under the span's last day (see partDay).
+      await overConnections(clients, partDays(), async (client, day) => {
         await client.query(
           `INSERT INTO event_parts (issue_id, hash, day, content)
            SELECT d.issue_id, p.hash, $1::date, p.content::json
              FROM (SELECT DISTINCT issue_id FROM events
-                    WHERE received_at >= $1::date::timestamp AT TIME ZONE 'UTC'
+                    WHERE received_at >= ($1::date - ${PART_SPAN_DAYS - 1})::timestamp AT TIME ZONE 'UTC'
                       AND received_at < ($1::date + 1)::timestamp AT TIME ZONE 'UTC') d
              JOIN ${SEED_STACKS} s ON s.issue_id = d.issue_id
             CROSS JOIN LATERAL (VALUES (s.hash, s.content), ($2::text, $3::text)) AS p(hash, content)`,
@@ -947,7 +953,7 @@ async function verifySeed(
       const part = await pg.query<{ content: string }>(
         `SELECT content::text AS content FROM event_parts e JOIN issues i ON i.id = e.issue_id
           WHERE i.grouping_key = $1 AND e.day = $2::date AND e.hash = $3`,
-        [group.key, utcDay(new Date(fields.receivedMs)), hash],
+        [group.key, partDay(new Date(fields.receivedMs)), hash],
       );
       if (part.rows[0]?.content !== content) fail(`event ${n}: part ${hash} differs or is missing`);
     }
@@ -970,9 +976,10 @@ async function verifySeed(
               (SELECT sum(count)::int FROM issue_hourly) AS issue_hourly,
               (SELECT sum(count)::int FROM project_hourly) AS project_hourly,
               (SELECT sum(total)::int FROM issue_tag_keys WHERE key = 'level') AS level_tag_total,
-              (SELECT count(*)::int FROM event_parts) / 2 AS issue_days_with_parts,
-              (SELECT count(*)::int FROM (SELECT DISTINCT issue_id, (received_at AT TIME ZONE 'UTC')::date
-                                            FROM events) d) AS issue_days_with_events`,
+              (SELECT count(*)::int FROM event_parts) / 2 AS issue_spans_with_parts,
+              (SELECT count(*)::int FROM (SELECT DISTINCT issue_id,
+                                                 floor(extract(epoch FROM received_at) / 86400 / ${PART_SPAN_DAYS})
+                                            FROM events) d) AS issue_spans_with_events`,
     )
   ).rows;
   const expectedTotals: Record<string, number> = {
@@ -983,8 +990,8 @@ async function verifySeed(
     issue_hourly: SEED_EVENTS,
     project_hourly: SEED_EVENTS,
     level_tag_total: SEED_EVENTS,
-    issue_days_with_parts: totals.issue_days_with_events,
-    issue_days_with_events: totals.issue_days_with_events,
+    issue_spans_with_parts: totals.issue_spans_with_events,
+    issue_spans_with_events: totals.issue_spans_with_events,
   };
   for (const [name, value] of Object.entries(totals)) {
     if (value !== expectedTotals[name]) fail(`${name} is ${value}, expected ${expectedTotals[name]}`);
@@ -1449,7 +1456,7 @@ async function partitionBytes(pg: Client, parent: string): Promise<RelationBytes
 
 /**
  * What the events take on disk, per event: every events partition (table, TOAST, indexes), and the
- * event parts that the events of each issue and day share (stored beside them, dropped with them).
+ * event parts that the events of each issue and span of days share (dropped with the span's last day).
  */
 async function storage(pg: Client): Promise<StorageResult> {
   const [counts] = (

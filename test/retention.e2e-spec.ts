@@ -29,6 +29,8 @@ interface Snapshot {
   /** Rows per (partition, project, issue). */
   events: { part: string; project_id: number; issue_id: number; n: number }[];
   issues: { id: number; project_id: number; last_seen: Date }[];
+  /** Event parts per (issue, day they are stored under). */
+  parts: { issue_id: number; project_id: number; day: string; n: number }[];
   issueHours: { issue_id: number; project_id: number; hour: Date }[];
   projectHours: { project_id: number; hour: Date }[];
   retention: Map<number, number | null>;
@@ -55,6 +57,10 @@ async function snapshot(db: DataSource): Promise<Snapshot> {
          FROM events GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
     ),
     issues: await db.query('SELECT id, project_id, last_seen FROM issues ORDER BY id'),
+    parts: await db.query(
+      `SELECT p.issue_id, i.project_id, p.day::text AS day, count(*)::int AS n
+         FROM event_parts p JOIN issues i ON i.id = p.issue_id GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+    ),
     issueHours: await db.query(
       `SELECT h.issue_id, i.project_id, h.hour FROM issue_hourly h JOIN issues i ON i.id = h.issue_id
         ORDER BY 1, 3, h.environment`,
@@ -100,6 +106,14 @@ function plan(before: Snapshot, now: number, defaultDays: number) {
         !remainingEvents.some((row) => row.issue_id === issue.id),
     )
     .map((issue) => issue.id);
+  // A part stored under day D serves arrivals up to D's end: it goes with D's partition, or once its
+  // project's cutoff has passed D; then the parts of the issues that go.
+  const partDropped = (day: string) => dropped.includes(partitionName(Date.parse(day)));
+  const partExpired = (row: { day: string; project_id: number }) =>
+    Date.parse(row.day) + DAY <= startOfDay(cutoff(row.project_id));
+  const partsDeleted = before.parts
+    .filter((row) => !partDropped(row.day) && partExpired(row))
+    .reduce((sum, row) => sum + row.n, 0);
   const hourlyRowsDeleted =
     before.issueHours.filter((row) => row.hour.getTime() < cutoff(row.project_id)).length +
     before.projectHours.filter((row) => row.hour.getTime() < cutoff(row.project_id)).length;
@@ -114,6 +128,10 @@ function plan(before: Snapshot, now: number, defaultDays: number) {
     remainingIssues: before.issues
       .filter((issue) => !issuesDeleted.includes(issue.id))
       .map((issue) => issue.id),
+    remainingParts: before.parts.filter(
+      (row) => !partDropped(row.day) && !partExpired(row) && !issuesDeleted.includes(row.issue_id),
+    ),
+    partsDeleted,
     hourlyRowsDeleted,
     remainingIssueHours: before.issueHours.filter(
       (row) => row.hour.getTime() >= cutoff(row.project_id) && !issuesDeleted.includes(row.issue_id),
@@ -134,6 +152,7 @@ type Plan = ReturnType<typeof plan>;
 function expectState(after: Snapshot, expected: Plan): void {
   expect(after.events).toEqual(expected.remainingEvents);
   expect(after.issues.map((issue) => issue.id)).toEqual(expected.remainingIssues);
+  expect(after.parts).toEqual(expected.remainingParts);
   expect(after.issueHours).toEqual(expected.remainingIssueHours);
   expect(after.projectHours).toEqual(expected.remainingProjectHours);
   const names = after.partitions.map((p) => p.name);
@@ -150,6 +169,7 @@ function expectReport(report: RetentionReport, expected: Plan): void {
     partitionsDropped: [...expected.dropped].sort(),
     partitionsPostponed: [],
     eventsDeleted: expected.eventsDeleted,
+    partsDeleted: expected.partsDeleted,
     hourlyRowsDeleted: expected.hourlyRowsDeleted,
     issuesDeleted: expected.issuesDeleted.length,
     alertHistoryDeleted: expected.alertHistoryDeleted,
@@ -162,6 +182,7 @@ const NOTHING_LEFT = {
   partitionsDropped: [],
   partitionsPostponed: [],
   eventsDeleted: 0,
+  partsDeleted: 0,
   hourlyRowsDeleted: 0,
   issuesDeleted: 0,
   alertHistoryDeleted: 0,
@@ -562,6 +583,50 @@ describe('retention', () => {
       expect(
         longStats.buckets.reduce((sum: number, bucket: { count: number }) => sum + bucket.count, 0),
       ).toBe(6);
+    });
+  });
+
+  describe('shared event parts', () => {
+    it('go for a project whose retention has passed their day, and stay for the others', async () => {
+      const short = await createProject('Parts For One Day');
+      const long = await createProject('Parts For The Default');
+      await t.api().patch(`/api/projects/${short}`).send({ retention_days: 1 }).expect(200);
+      for (const project of [short, long]) {
+        await send(digest, project, {
+          message: 'parts',
+          fingerprint: ['parts'],
+          exception: {
+            values: [
+              {
+                type: 'Error',
+                value: 'x',
+                stacktrace: { frames: [{ function: 'f', filename: 'a.js', lineno: 1 }] },
+              },
+            ],
+          },
+        });
+      }
+      await drained(digest);
+      const partsOf = (project: number) =>
+        count(
+          'SELECT count(*) FROM event_parts p JOIN issues i ON i.id = p.issue_id WHERE i.project_id = $1',
+          [project],
+        );
+      expect(await partsOf(short)).toBeGreaterThan(0);
+      expect(await partsOf(long)).toBeGreaterThan(0);
+
+      // A week and more on: the default keeps the day's partitions, the short project's rows go.
+      const at = Date.now() + 9 * DAY;
+      const before = await snapshot(db);
+      const expected = plan(before, at, defaultDays);
+      expect(expected.dropped).toEqual([]);
+      expect(expected.partsDeleted).toBeGreaterThan(0);
+      const report = await retention.run(new Date(at));
+      expectReport(report, expected);
+      expectState(await snapshot(db), expected);
+      expect(await partsOf(short)).toBe(0);
+      expect(await partsOf(long)).toBeGreaterThan(0);
+      expect(await retention.run(new Date(at))).toEqual(NOTHING_LEFT);
     });
   });
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { normaliseEvent } from '../src/digest/event-normaliser';
 import { CountedEvent, rollupDelta } from '../src/rollups/rollup-delta';
+import { RollupFolder } from '../src/rollups/rollup-folder';
 import { RollupsRepository } from '../src/rollups/rollups.repository';
 import { startTestApp, TestApp } from './helpers/app';
 import { freshFixtureEnvelope } from './fixtures/fixtures';
@@ -16,13 +17,14 @@ const HOUR = 3_600_000;
  * and a lone event in the stats without anyone asking.
  */
 describe('Rollup fold', () => {
+  // An api process: no digest and no folder of its own, so that nothing folds but the tests.
   let t: TestApp;
   let db: DataSource;
   let rollups: RollupsRepository;
   let projectId: number;
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ APP_ROLE: 'api' });
     db = t.app.get(DataSource);
     rollups = t.app.get(RollupsRepository);
     projectId = (
@@ -38,7 +40,15 @@ describe('Rollup fold', () => {
     await t?.close();
   });
 
-  async function createIssue(key: string): Promise<number> {
+  async function pendingOf(issueIds: number[]): Promise<number> {
+    const [{ n }]: { n: number }[] = await db.query(
+      'SELECT count(*)::int AS n FROM rollup_pending WHERE issue_id = ANY($1) AND failed_at IS NULL',
+      [issueIds],
+    );
+    return n;
+  }
+
+  async function createIssue(key: string, project = projectId): Promise<number> {
     const [{ id }] = await db.query(
       `WITH n AS (UPDATE projects SET next_issue_number = next_issue_number + 1 WHERE id = $1
                   RETURNING next_issue_number)
@@ -46,14 +56,14 @@ describe('Rollup fold', () => {
                            event_count, first_seen, last_seen)
        SELECT $1, $2, n.next_issue_number, 'Error', $2, '', 'error', 'open', 0, now(), now() FROM n
        RETURNING id`,
-      [projectId, key],
+      [project, key],
     );
     return id;
   }
 
-  function events(issueId: number, count: number, hourStart: number): CountedEvent[] {
+  function events(issueId: number, count: number, hourStart: number, project = projectId): CountedEvent[] {
     return Array.from({ length: count }, (_, i) => ({
-      projectId,
+      projectId: project,
       issueId,
       event: normaliseEvent(
         {
@@ -127,37 +137,62 @@ describe('Rollup fold', () => {
     };
   }
 
-  it('adds every recorded row exactly once while several folds run at once', async () => {
+  it('adds every recorded row exactly once while batches record, folds run at once and a project is deleted', async () => {
     await settleRollups(t.app);
-    const issueIds = [
-      await createIssue(`fold-a-${randomUUID()}`),
-      await createIssue(`fold-b-${randomUUID()}`),
-    ];
     const hourStart = Math.floor(Date.now() / HOUR) * HOUR - 5 * HOUR;
-    const all = [...events(issueIds[0], 60, hourStart), ...events(issueIds[1], 45, hourStart)].sort(
-      () => Math.random() - 0.5,
+    const issueIds = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => createIssue(`fold-${i}-${randomUUID()}`)),
     );
+    const doomedProject = (
+      await t
+        .api()
+        .post('/api/projects')
+        .send({ name: `Fold doomed ${randomUUID().slice(0, 6)}` })
+        .expect(201)
+    ).body.id as number;
+    const doomedIssues = await Promise.all(
+      Array.from({ length: 4 }, (_, i) => createIssue(`fold-doomed-${i}-${randomUUID()}`, doomedProject)),
+    );
+    const all = issueIds.flatMap((issueId, i) => events(issueId, 20 + i * 5, hourStart));
+    const doomedEvents = doomedIssues.flatMap((issueId) => events(issueId, 15, hourStart, doomedProject));
     const batches: CountedEvent[][] = [];
-    for (let i = 0; i < all.length; i += 7) batches.push(all.slice(i, i + 7));
-    await record(batches);
-    const recorded: { n: number }[] = await db.query(
-      'SELECT count(*)::int AS n FROM rollup_pending WHERE issue_id = ANY($1)',
-      [issueIds],
-    );
-    expect(recorded[0].n).toBeGreaterThan(2 * 10);
+    const mixed = [...all, ...doomedEvents].sort(() => Math.random() - 0.5);
+    for (let i = 0; i < mixed.length; i += 9) batches.push(mixed.slice(i, i + 9));
 
-    // Small folds from four sessions at once, until nothing is left.
-    const folders = Array.from({ length: 4 }, async () => {
+    // Three sessions record batches while three fold small slices, and the project goes meanwhile.
+    let recording = true;
+    const recorders = [0, 1, 2].map(async (lane) => {
+      for (let i = lane; i < batches.length; i += 3) {
+        try {
+          await db.transaction((manager) => rollups.record(manager, rollupDelta(batches[i])));
+        } catch (error) {
+          // The project went first: as the digest does on its retry, the others' share is recorded.
+          if ((error as { code?: string }).code !== '23503') throw error;
+          const kept = batches[i].filter((event) => !doomedIssues.includes(event.issueId));
+          await db.transaction((manager) => rollups.record(manager, rollupDelta(kept)));
+        }
+      }
+    });
+    const folders = [0, 1, 2].map(async () => {
       let folded = 0;
-      for (let n = await rollups.fold(3); n > 0; n = await rollups.fold(3)) folded += n;
+      while (recording || (await pendingOf([...issueIds, ...doomedIssues])) > 0)
+        folded += await rollups.fold(4);
       return folded;
     });
-    const folded = (await Promise.all(folders)).reduce((sum, n) => sum + n, 0);
+    const deletion = (async () => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await t.api().delete(`/api/projects/${doomedProject}`).expect(204);
+    })();
+    await Promise.all([...recorders, deletion]);
+    recording = false;
+    await Promise.all(folders);
     await settleRollups(t.app);
 
-    // The app's own folder may have taken some of them too: what counts is the sums.
-    expect(folded).toBeLessThanOrEqual(recorded[0].n);
+    // The deleted project's rows went with it, whether folded before or not; the others' add up.
     expect(await rollupsOf(issueIds)).toEqual(expected(all, issueIds));
+    expect(
+      await db.query('SELECT count(*)::int AS n FROM project_hourly WHERE project_id = $1', [doomedProject]),
+    ).toEqual([{ n: 0 }]);
   });
 
   it('counts nothing, in its project either, for an issue deleted before its counts were folded', async () => {
@@ -168,8 +203,10 @@ describe('Rollup fold', () => {
     const hourStart = Math.floor(Date.now() / HOUR) * HOUR - 2 * HOUR;
     const keptEvents = events(kept, 12, hourStart);
     await record([[...keptEvents.slice(0, 6), ...events(deleted, 9, hourStart)], keptEvents.slice(6)]);
+    expect(await pendingOf([deleted])).toBe(1);
 
     await t.api().delete(`/api/issues/${deleted}`).expect(204);
+    expect(await pendingOf([deleted])).toBe(0);
     await settleRollups(t.app);
 
     const projectHours = new Map<string, number>();
@@ -196,63 +233,77 @@ describe('Rollup fold', () => {
   });
 
   it('folds what one stored event recorded without being asked, while the digest is otherwise idle', async () => {
-    const client = (await t.api().get(`/api/projects/${projectId}`).expect(200)).body as {
-      client_key: string;
-    };
-    const eventId = randomUUID().replace(/-/g, '');
-    await t
-      .http()
-      .post(`/api/${projectId}/envelope/?sentry_key=${client.client_key.replace(/-/g, '')}`)
-      .set('Content-Type', 'application/x-sentry-envelope')
-      .send(freshFixtureEnvelope('exception-event', eventId))
-      .expect(200);
-    const issueId = await eventually(async () => {
-      const response = await t.api().get(`/api/events/${eventId}`);
-      return response.status === 200 && (response.body as { issue_id: number }).issue_id;
-    });
-    // Well within the second a busy digest may wait before folding.
-    const total = await eventually(async () => {
-      const stats = (await t.api().get(`/api/issues/${issueId}/stats?period=24h`).expect(200)).body as {
-        buckets: { count: number }[];
+    const worker = await startTestApp({ REDIS_PREFIX: t.config.REDIS_PREFIX });
+    try {
+      const client = (await t.api().get(`/api/projects/${projectId}`).expect(200)).body as {
+        client_key: string;
       };
-      const sum = stats.buckets.reduce((n, bucket) => n + bucket.count, 0);
-      return sum > 0 && sum;
-    }, 500);
-    expect(total).toBe(1);
-    const pending: { n: number }[] = await db.query(
-      'SELECT count(*)::int AS n FROM rollup_pending WHERE issue_id = $1',
-      [issueId],
-    );
-    expect(pending[0].n).toBe(0);
+      const eventId = randomUUID().replace(/-/g, '');
+      await worker
+        .http()
+        .post(`/api/${projectId}/envelope/?sentry_key=${client.client_key.replace(/-/g, '')}`)
+        .set('Content-Type', 'application/x-sentry-envelope')
+        .send(freshFixtureEnvelope('exception-event', eventId))
+        .expect(200);
+      const issueId = await eventually(async () => {
+        const response = await t.api().get(`/api/events/${eventId}`);
+        return response.status === 200 && (response.body as { issue_id: number }).issue_id;
+      });
+      // Well within the second a busy digest may wait before folding, and the 10 s sweep.
+      const total = await eventually(async () => {
+        const stats = (await t.api().get(`/api/issues/${issueId}/stats?period=24h`).expect(200)).body as {
+          buckets: { count: number }[];
+        };
+        const sum = stats.buckets.reduce((n, bucket) => n + bucket.count, 0);
+        return sum > 0 && sum;
+      }, 3_000);
+      expect(total).toBe(1);
+      expect(await pendingOf([issueId])).toBe(0);
+    } finally {
+      await worker.close();
+    }
   });
 
-  it('keeps the recorded rows of a fold that failed, and the next fold adds them once', async () => {
+  it('keeps the recorded rows of a fold that failed; rows that keep failing are set aside, the others folded', async () => {
     await settleRollups(t.app);
-    const issueId = await createIssue(`fold-failed-${randomUUID()}`);
+    const poisoned = await createIssue(`fold-poisoned-${randomUUID()}`);
+    const healthy = await createIssue(`fold-healthy-${randomUUID()}`);
     const hourStart = Math.floor(Date.now() / HOUR) * HOUR;
-    const recorded = events(issueId, 5, hourStart);
-    // The tag values of this issue cannot be written for now: a fold fails after taking its rows.
+    const poisonedEvents = events(poisoned, 5, hourStart);
+    const healthyEvents = events(healthy, 7, hourStart);
+    // The tag values of one issue cannot be written for now: a fold fails after taking its rows.
     await db.query(`
       CREATE FUNCTION fold_test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN RAISE EXCEPTION 'refused by the test'; END $$;
       CREATE TRIGGER fold_test_refuse BEFORE INSERT ON issue_tag_values
-        FOR EACH ROW WHEN (NEW.issue_id = ${Number(issueId)}) EXECUTE FUNCTION fold_test_refuse();`);
+        FOR EACH ROW WHEN (NEW.issue_id = ${Number(poisoned)}) EXECUTE FUNCTION fold_test_refuse();`);
+    const folder = new RollupFolder(rollups);
     try {
-      await record([recorded]);
+      await record([poisonedEvents]);
+      await record([healthyEvents]);
       await expect(rollups.fold(100)).rejects.toThrow(/refused by the test/);
-      const pending: { n: number }[] = await db.query(
-        'SELECT count(*)::int AS n FROM rollup_pending WHERE issue_id = $1',
-        [issueId],
-      );
-      expect(pending[0].n).toBe(1);
-      expect((await rollupsOf([issueId])).issueHours).toEqual([]);
+      expect(await pendingOf([poisoned, healthy])).toBe(2);
+      expect((await rollupsOf([poisoned, healthy])).issueHours).toEqual([]);
+
+      // The folder tries once, then issue by issue: the healthy one is folded, the other set aside.
+      folder.batchStored(false);
+      await eventually(async () => (await pendingOf([poisoned, healthy])) === 0, 10_000);
+      const [aside] = await db.query('SELECT error FROM rollup_pending WHERE issue_id = $1', [poisoned]);
+      expect(aside.error).toMatch(/refused by the test/);
+      const { projectHours: _h, ...healthyRollups } = await rollupsOf([healthy]);
+      const { projectHours: _e, ...healthyExpected } = expected(healthyEvents, [healthy]);
+      expect(healthyRollups).toEqual(healthyExpected);
     } finally {
+      folder.onApplicationShutdown();
       await db.query('DROP TRIGGER fold_test_refuse ON issue_tag_values; DROP FUNCTION fold_test_refuse()');
     }
+    // Once the cause is gone, clearing failed_at lets the next fold add them, once.
+    await db.query('UPDATE rollup_pending SET failed_at = NULL, error = NULL WHERE issue_id = $1', [
+      poisoned,
+    ]);
     await settleRollups(t.app);
-    // Project hours hold the earlier tests' counts too: the issue's own rollups are compared.
-    const { projectHours: _stored, ...stored } = await rollupsOf([issueId]);
-    const { projectHours: _expected, ...wanted } = expected(recorded, [issueId]);
+    const { projectHours: _stored, ...stored } = await rollupsOf([poisoned]);
+    const { projectHours: _wanted, ...wanted } = expected(poisonedEvents, [poisoned]);
     expect(stored).toEqual(wanted);
   });
 });

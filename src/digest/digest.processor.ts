@@ -1,14 +1,19 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
-import { Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { BeforeApplicationShutdown, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { Job, UnrecoverableError, Worker } from 'bullmq';
 import { AppConfig } from '../config/app-config';
 import { QueueName } from '../common/queues';
 import { classifyDatabaseError } from '../database/database-errors';
+import { WorkerErrorLog } from '../jobs/worker-error-log';
 import { WorkerHeartbeat } from '../jobs/worker-heartbeat';
 import { RepeatedLog } from '../common/repeated-log';
+import { RollupFolder } from '../rollups/rollup-folder';
 import type { DigestJob } from './digest-job';
 import { DigestService } from './digest.service';
 import { InvalidEventError } from './event-normaliser';
+
+/** How long a stopping worker spends folding the rollups it recorded, at most. */
+const ROLLUPS_AT_EXIT_MS = 5_000;
 
 /** While the database is unreachable the queue is paused for this long, doubling up to the maximum. */
 const OUTAGE_PAUSE_MIN_MS = 1_000;
@@ -40,11 +45,11 @@ export const DIGEST_WORKER_OPTIONS = {
  * - anything else (a bug, say): thrown as it is, retried with backoff up to the job's attempts.
  */
 @Processor(QueueName.Digest, DIGEST_WORKER_OPTIONS)
-export class DigestProcessor extends WorkerHost implements OnApplicationBootstrap {
+export class DigestProcessor extends WorkerHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(DigestProcessor.name);
   private readonly outageLog = new RepeatedLog(this.logger, 30_000);
   private readonly failedLog = new RepeatedLog(this.logger, 10_000);
-  private readonly workerErrorLog = new RepeatedLog(this.logger, 30_000);
+  private readonly workerErrors = new WorkerErrorLog(this.logger, QueueName.Digest);
   private outagePauseMs = 0;
   private pausedUntil = 0;
 
@@ -52,6 +57,7 @@ export class DigestProcessor extends WorkerHost implements OnApplicationBootstra
     private readonly digest: DigestService,
     private readonly config: AppConfig,
     private readonly heartbeat: WorkerHeartbeat,
+    private readonly rollupFolder: RollupFolder,
   ) {
     super();
   }
@@ -60,12 +66,20 @@ export class DigestProcessor extends WorkerHost implements OnApplicationBootstra
     this.worker.concurrency = this.config.DIGEST_CONCURRENCY;
   }
 
+  /**
+   * Stops taking jobs (the batches in hand finish), then folds the counts they recorded, so that a
+   * worker that is stopped leaves the rollups complete. Closed here rather than when @nestjs/bullmq
+   * closes its workers, which comes later, after every module's before-shutdown hook.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.worker.close();
+    await this.rollupFolder.foldBeforeExit(ROLLUPS_AT_EXIT_MS);
+  }
+
   /** Connection trouble and lost locks, as BullMQ reports them: once per interval, not per job. */
   @OnWorkerEvent('error')
   onError(error: Error): void {
-    // Messages name the job ("could not renew lock for job 7_…"): the kind is what repeats.
-    const kind = error.message.slice(0, 200).replace(/\b[\w-]*\d[\w-]*\b/g, '#');
-    this.workerErrorLog.warn(kind, `digest worker: ${error.message}`);
+    this.workerErrors.report(error);
   }
 
   /** A job that lands in the failed set for good: operators read it with `jobs:failed`. */

@@ -63,7 +63,8 @@ export class DigestService {
     this.batchesInFlight++;
     try {
       outcome = await this.storeRetryingConflicts(items);
-      this.rollupFolder.batchStored(this.batchesInFlight > 1 || this.batcher.waiting > 0);
+      if (outcome.stored > 0)
+        this.rollupFolder.batchStored(this.batchesInFlight > 1 || this.batcher.waiting > 0);
     } catch (error) {
       const failure = classifyDatabaseError(error);
       if (items.length === 1 || failure === 'unavailable' || failure === 'conflict')

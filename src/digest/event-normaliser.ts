@@ -376,7 +376,11 @@ export function storableText(text: string): string {
   return clean(text);
 }
 
+/** Any surrogate half, paired or not: most strings hold none (nor NUL), and are returned as they are. */
+const SURROGATE = /[\ud800-\udfff]/;
+
 function clean(text: string): string {
+  if (!text.includes('\u0000') && !SURROGATE.test(text)) return text;
   return text
     .replaceAll('\u0000', '')
     .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');

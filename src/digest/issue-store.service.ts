@@ -4,7 +4,7 @@ import { LRUCache } from 'lru-cache';
 import { DataSource, EntityManager } from 'typeorm';
 import type { AlertTrigger } from '../alerts/alert-trigger';
 import { AlertTriggerProducer, RecordedTriggers } from '../alerts/alert-trigger.producer';
-import { EventPartitions, utcDay } from '../events/event-partitions';
+import { EventPartitions, partDay } from '../events/event-partitions';
 import { splitParts } from '../events/event-parts';
 import { storedPayload } from '../events/event-payload';
 import { RollupsRepository } from '../rollups/rollups.repository';
@@ -59,20 +59,6 @@ interface GroupInBatch {
 }
 
 /**
- * Writes a batch of events in one transaction: one multi-row insert for the events and one update per
- * batch for the issues, instead of a transaction per event.
- *
- * Correctness under at-least-once delivery and parallel workers:
- * - events are inserted with ON CONFLICT DO NOTHING on (project_id, id), and issues are counted only
- *   for the rows that insert actually returned, so a re-run or a duplicate send never double-counts;
- * - issue numbers are allocated while holding the project's row lock, and missing issues are looked up
- *   again under that lock, so two workers never create the same group twice or share a short_id;
- * - locks are always taken in the same order (projects by id, events by key, issues by id) so that
- *   concurrent batches wait for each other instead of deadlocking;
- * - the rollups are counted from the events the insert returned, and recorded in the same
- *   transaction for a fold to add (see RollupsRepository.record and RollupFolder).
- */
-/**
  * Event parts (issue, hash, day) this process has seen committed, so that their content is not sent
  * again with every event that repeats them. About 100 bytes an entry.
  */
@@ -89,6 +75,20 @@ function partKey(issueId: number, hash: string, day: string): string {
   return `${issueId}:${hash}:${day}`;
 }
 
+/**
+ * Writes a batch of events in one transaction: one multi-row insert for the events and one update per
+ * batch for the issues, instead of a transaction per event.
+ *
+ * Correctness under at-least-once delivery and parallel workers:
+ * - events are inserted with ON CONFLICT DO NOTHING on (project_id, id), and issues are counted only
+ *   for the rows that insert actually returned, so a re-run or a duplicate send never double-counts;
+ * - issue numbers are allocated while holding the project's row lock, and missing issues are looked up
+ *   again under that lock, so two workers never create the same group twice or share a short_id;
+ * - locks are always taken in the same order (projects by id, events by key, issues by id) so that
+ *   concurrent batches wait for each other instead of deadlocking;
+ * - the rollups are counted from the events the insert returned, and recorded in the same
+ *   transaction for a fold to add (see RollupsRepository.record and RollupFolder).
+ */
 @Injectable()
 export class IssueStoreService {
   private readonly committedParts = new LRUCache<string, true>({ max: COMMITTED_PARTS_REMEMBERED });
@@ -102,7 +102,7 @@ export class IssueStoreService {
 
   async storeBatch(items: DigestItem[]): Promise<StoreOutcome> {
     const unique = dedupe(items);
-    await this.partitions.ensureFor(unique.map((item) => item.receivedAt));
+    await this.partitions.ensureFor(daysWritten(unique));
     try {
       return await this.storeCommitted(unique);
     } catch (error) {
@@ -110,7 +110,7 @@ export class IssueStoreService {
       // arriving late): learn again, create what is missing, and store them like the others.
       if (!isMissingPartition(error)) throw error;
       this.partitions.forget();
-      await this.partitions.ensureFor(unique.map((item) => item.receivedAt));
+      await this.partitions.ensureFor(daysWritten(unique));
       return this.storeCommitted(unique);
     }
   }
@@ -258,7 +258,7 @@ export class IssueStoreService {
       manager,
       sorted.map((item, index) => ({
         issueId: groups.get(groupId(item))?.issueId as number,
-        day: utcDay(item.receivedAt),
+        day: partDay(item.receivedAt),
         parts: payloads[index].parts,
       })),
       writtenParts,
@@ -298,8 +298,8 @@ export class IssueStoreService {
   }
 
   /**
-   * The parts the batch's events share with their issue's other events of the day (see
-   * event-parts.ts), each written once. Most are there already: those this process has seen
+   * The parts the batch's events share with their issue's other events of the same span of days
+   * (see event-parts.ts), each written once. Most are there already: those this process has seen
    * committed are not sent again, only checked for (a deleted issue or dropped day takes its parts
    * along, and then they are written anew). Sorted, so concurrent batches take the rows' locks in
    * the same order.
@@ -320,16 +320,17 @@ export class IssueStoreService {
         a.issueId - b.issueId || (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : a.day < b.day ? -1 : 1),
     );
     const known = rows.filter((row) => this.committedParts.has(partKey(row.issueId, row.hash, row.day)));
-    const [{ present }]: { present: number }[] = await manager.query(
+    const missing: { issue_id: number; hash: string; day: string }[] = await manager.query(
       `WITH written AS (
          INSERT INTO event_parts (issue_id, hash, day, content)
          SELECT p.issue_id, p.hash, p.day, p.content
            FROM json_to_recordset($1::json) AS p(issue_id int, hash text, day date, content json)
          ON CONFLICT DO NOTHING
        )
-       SELECT count(*)::int AS present
+       SELECT k.issue_id, k.hash, k.day::text AS day
          FROM unnest($2::int[], $3::text[], $4::date[]) AS k(issue_id, hash, day)
-         JOIN event_parts p ON p.issue_id = k.issue_id AND p.hash = k.hash AND p.day = k.day`,
+        WHERE NOT EXISTS (SELECT 1 FROM event_parts p
+                           WHERE p.issue_id = k.issue_id AND p.hash = k.hash AND p.day = k.day)`,
       [
         // Content is JSON text already, hash hex and day a date: the document is put together as text.
         `[${rows
@@ -344,9 +345,9 @@ export class IssueStoreService {
         known.map((row) => row.day),
       ],
     );
-    if (present < known.length) {
-      // Gone since this process saw them: forget what it knew and write them all.
-      this.committedParts.clear();
+    if (missing.length > 0) {
+      // Gone since this process saw them (their issue or day went): forget them and write them anew.
+      for (const row of missing) this.committedParts.delete(partKey(row.issue_id, row.hash, row.day));
       return this.insertParts(manager, events, writtenParts);
     }
     for (const row of rows) writtenParts.add(partKey(row.issueId, row.hash, row.day));
@@ -414,6 +415,11 @@ export class IssueStoreService {
 async function updateReturning<T>(manager: EntityManager, sql: string, parameters: unknown[]): Promise<T[]> {
   const [rows] = (await manager.query(sql, parameters)) as [T[], number];
   return rows;
+}
+
+/** The days whose partitions a batch writes to: its events' arrival days and their parts' days. */
+function daysWritten(items: DigestItem[]): Date[] {
+  return items.flatMap((item) => [item.receivedAt, new Date(partDay(item.receivedAt))]);
 }
 
 function groupId(item: DigestItem): string {

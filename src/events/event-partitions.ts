@@ -24,6 +24,20 @@ export function utcDay(at: Date): string {
   return at.toISOString().slice(0, 10);
 }
 
+/** Days of arrival whose events share one stored copy of each part (see event-parts.ts). */
+export const PART_SPAN_DAYS = 7;
+
+/**
+ * The day under which the parts of an event that arrived at `at` are stored: the last day of its
+ * span of PART_SPAN_DAYS days (counted from the Unix epoch). Never before the event's own day, so a
+ * part is dropped with that day's partition no earlier than the events that refer to it, and at most
+ * PART_SPAN_DAYS - 1 days after them.
+ */
+export function partDay(at: Date): string {
+  const day = Math.floor(at.getTime() / DAY_MS);
+  return utcDay(new Date((Math.floor(day / PART_SPAN_DAYS) * PART_SPAN_DAYS + PART_SPAN_DAYS - 1) * DAY_MS));
+}
+
 export function startOfUtcDay(at: Date): Date {
   return new Date(Math.floor(at.getTime() / DAY_MS) * DAY_MS);
 }
@@ -132,6 +146,26 @@ export class EventPartitions {
             AND ($3::int[] IS NULL OR project_id <> ALL($3))
           LIMIT $4))`,
       [deletion.before, deletion.only ?? null, deletion.except ?? null, limit],
+    )) as [unknown, number];
+    return deleted;
+  }
+
+  /**
+   * Deletes up to `limit` event parts that only events `deletion` covers can refer to: of the
+   * projects it covers, stored under a day before the cutoff's (a part under day D serves arrivals
+   * up to D's end). Returns how many went. Parts usually go with their day's partition; this is for
+   * projects whose retention ends before that of a partition kept for others.
+   */
+  async deleteExpiredParts(deletion: RowDeletion, limit: number): Promise<number> {
+    const [, deleted] = (await this.dataSource.query(
+      `DELETE FROM event_parts p USING (
+         SELECT e.issue_id, e.hash, e.day FROM event_parts e JOIN issues i ON i.id = e.issue_id
+          WHERE e.day < $1::date
+            AND ($2::int[] IS NULL OR i.project_id = ANY($2))
+            AND ($3::int[] IS NULL OR i.project_id <> ALL($3))
+          LIMIT $4) expired
+        WHERE p.issue_id = expired.issue_id AND p.hash = expired.hash AND p.day = expired.day`,
+      [utcDay(deletion.before), deletion.only ?? null, deletion.except ?? null, limit],
     )) as [unknown, number];
     return deleted;
   }

@@ -4,8 +4,9 @@ import { createHash } from 'node:crypto';
  * The parts of an event that its issue's other events almost always repeat word for word: each
  * exception's stack trace (same code path, same frames) and the SDK description (its integrations
  * list). They are more than half of a typical event, and TOAST compresses each row on its own, so
- * repeating them is what fills the disk. They are stored once per issue and day in `event_parts`
- * (dropped with the day's events partition), and the payload keeps a reference.
+ * repeating them is what fills the disk. They are stored once per issue and span of seven days in
+ * `event_parts`, under the span's last day (see partDay; dropped with that day's events partition,
+ * so never before the events that refer to them), and the payload keeps a reference.
  */
 export const PART_REF = '$part';
 

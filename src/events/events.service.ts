@@ -4,7 +4,7 @@ import { Repository } from 'typeorm';
 import { NotFoundError } from '../common/domain-errors';
 import { DEFAULT_PAGE_SIZE, decodeKeyCursor, encodeKeyCursor, Page, toPage } from '../common/pagination';
 import { ErrorEvent, EventUser } from './event.entity';
-import { utcDay } from './event-partitions';
+import { partDay, utcDay } from './event-partitions';
 import { joinParts, partRefs } from './event-parts';
 import { fullEvent } from './event-payload';
 
@@ -84,13 +84,18 @@ export class EventsService {
     };
   }
 
-  /** The payload with the parts it shares with its issue's other events of the day put back. */
+  /**
+   * The payload with the parts it shares with its issue's other events put back. They are stored
+   * under the last day of the event's span of days (partDay), or under its own day when stored
+   * before parts were shared across days.
+   */
   private async withParts(event: ErrorEvent): Promise<Record<string, unknown>> {
     const refs = partRefs(event.payload);
     if (refs.length === 0) return event.payload;
     const parts = await this.events.query<Array<{ hash: string; content: unknown }>>(
-      'SELECT hash, content FROM event_parts WHERE issue_id = $1 AND day = $2::date AND hash = ANY($3::text[])',
-      [event.issueId, utcDay(event.receivedAt), refs],
+      `SELECT DISTINCT ON (hash) hash, content FROM event_parts
+        WHERE issue_id = $1 AND hash = ANY($3::text[]) AND day = ANY(ARRAY[$2::date, $4::date])`,
+      [event.issueId, utcDay(event.receivedAt), refs, partDay(event.receivedAt)],
     );
     return joinParts(event.payload, new Map(parts.map((part) => [part.hash, part.content])));
   }

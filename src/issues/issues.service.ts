@@ -208,6 +208,7 @@ export class IssuesService {
             AND ($2::int[] IS NULL OR i.project_id = ANY($2))
             AND ($3::int[] IS NULL OR i.project_id <> ALL($3))
             AND NOT EXISTS (SELECT 1 FROM events e WHERE e.issue_id = i.id)
+          ORDER BY i.id
           LIMIT $4))`,
       [deletion.before, deletion.only ?? null, deletion.except ?? null, limit],
     )) as [unknown, number];

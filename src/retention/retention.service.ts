@@ -21,6 +21,8 @@ export interface RetentionReport {
   /** Partitions left for the next run because their lock could not be had in time. */
   partitionsPostponed: string[];
   eventsDeleted: number;
+  /** Stack traces and SDK descriptions shared by events now all gone (see EventPartitions). */
+  partsDeleted: number;
   hourlyRowsDeleted: number;
   issuesDeleted: number;
   alertHistoryDeleted: number;
@@ -56,6 +58,7 @@ export class RetentionService {
       partitionsDropped: [],
       partitionsPostponed: [],
       eventsDeleted: 0,
+      partsDeleted: 0,
       hourlyRowsDeleted: 0,
       issuesDeleted: 0,
       alertHistoryDeleted: 0,
@@ -69,12 +72,15 @@ export class RetentionService {
         (dropped ? report.partitionsDropped : report.partitionsPostponed).push(action.partition.name);
       } else if (action.kind === 'delete') {
         for (const deletion of action.deletions) {
-          report.eventsDeleted += await drain((limit) => this.partitions.deleteBatch(action.partition, deletion, limit));
+          report.eventsDeleted += await drain((limit) =>
+            this.partitions.deleteBatch(action.partition, deletion, limit),
+          );
         }
       }
     }
 
     for (const deletion of cutoffs(now, defaultDays, overrides)) {
+      report.partsDeleted += await drain((limit) => this.partitions.deleteExpiredParts(deletion, limit));
       report.hourlyRowsDeleted += await drain((limit) => this.rollups.deleteHours(deletion, limit));
       report.issuesDeleted += await drain((limit) => this.issues.deleteExpired(deletion, limit));
     }
@@ -102,6 +108,7 @@ export class RetentionService {
       report.partitionsDropped.length +
       report.partitionsPostponed.length +
       report.eventsDeleted +
+      report.partsDeleted +
       report.hourlyRowsDeleted +
       report.issuesDeleted +
       report.alertHistoryDeleted +
@@ -110,7 +117,8 @@ export class RetentionService {
     this.logger.log(
       `retention: ${report.partitionsCreated} partition(s) created, dropped [${report.partitionsDropped.join(', ')}]` +
         `${report.partitionsPostponed.length ? `, postponed [${report.partitionsPostponed.join(', ')}] (lock busy)` : ''}` +
-        `, ${report.eventsDeleted} event(s), ${report.hourlyRowsDeleted} hourly row(s), ${report.issuesDeleted} issue(s),` +
+        `, ${report.eventsDeleted} event(s), ${report.partsDeleted} event part(s), ${report.hourlyRowsDeleted} hourly row(s),` +
+        ` ${report.issuesDeleted} issue(s),` +
         ` ${report.alertHistoryDeleted} alert history row(s), ${report.sessionsDeleted} session(s) deleted`,
     );
   }
@@ -120,7 +128,9 @@ export class RetentionService {
 function cutoffs(now: Date, defaultDays: number, overrides: ProjectRetention[]): RowDeletion[] {
   const except = overrides.map((project) => project.projectId);
   return [
-    except.length > 0 ? { before: cutoffOf(now, defaultDays), except } : { before: cutoffOf(now, defaultDays) },
+    except.length > 0
+      ? { before: cutoffOf(now, defaultDays), except }
+      : { before: cutoffOf(now, defaultDays) },
     ...overrides.map((project) => ({ before: cutoffOf(now, project.days), only: [project.projectId] })),
   ];
 }

@@ -98,7 +98,7 @@ describe('rollupDelta', () => {
     );
   });
 
-  it('counts a deleted issue nowhere: project hours come from the deltas that are folded', () => {
+  it('takes project hours from the folded deltas only, so that an issue whose deltas are gone counts nowhere', () => {
     const delta = rollupDelta([
       { projectId: 1, issueId: 5, event: eventAt('2026-05-01T10:00:00Z') },
       { projectId: 1, issueId: 6, event: eventAt('2026-05-01T10:30:00Z') },

@@ -50,11 +50,28 @@ export function hourOf(timestamp: Date): Date {
  * these per issue it touched.
  */
 export interface PendingIssueDelta {
+  /** The layout's version: rows recorded by one version are folded by the next. */
+  v: typeof PENDING_DELTA_VERSION;
   /** [hour (epoch ms), environment ('' for none), count] */
   hours: [number, string, number][];
   /** [key, value, count, first seen (epoch ms), last seen (epoch ms)] */
   tags: [string, string, number, number, number][];
 }
+
+export const PENDING_DELTA_VERSION = 1;
+
+/** A recorded delta as read back, checked: a row of an unknown layout is refused, not misread. */
+export function readPendingDelta(value: unknown): PendingIssueDelta {
+  const delta = value as Partial<PendingIssueDelta> | null;
+  if (delta?.v !== PENDING_DELTA_VERSION || !Array.isArray(delta.hours) || !Array.isArray(delta.tags)) {
+    throw new UnreadableDeltaError(
+      `recorded rollup counts of an unknown layout: ${JSON.stringify(value).slice(0, 100)}`,
+    );
+  }
+  return delta as PendingIssueDelta;
+}
+
+export class UnreadableDeltaError extends Error {}
 
 /** A recorded delta with the issue it belongs to and that issue's project. */
 export interface PendingRow {
@@ -79,7 +96,7 @@ export function pendingDeltas(delta: RollupDelta): Map<number, PendingIssueDelta
   const byIssue = new Map<number, PendingIssueDelta>();
   const of = (issueId: number) => {
     let entry = byIssue.get(issueId);
-    if (!entry) byIssue.set(issueId, (entry = { hours: [], tags: [] }));
+    if (!entry) byIssue.set(issueId, (entry = { v: PENDING_DELTA_VERSION, hours: [], tags: [] }));
     return entry;
   };
   for (const row of delta.issueHours) of(row.id).hours.push([row.hour.getTime(), row.environment, row.count]);

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { RowDeletion } from '../events/event-partitions';
-import { foldPending, PendingIssueDelta, pendingDeltas, RollupDelta } from './rollup-delta';
+import { foldPending, pendingDeltas, readPendingDelta, RollupDelta } from './rollup-delta';
 
 /**
  * Adds a batch's counts to the rollups, inside the transaction that stored the batch's events, so a
@@ -97,30 +97,40 @@ export class RollupsRepository {
   }
 
   /**
-   * Adds up to `limit` recorded deltas (oldest first) to the rollups and deletes them, in one
-   * transaction: each is added exactly once, whoever folds. Returns how many were folded.
+   * Adds up to `limit` recorded deltas (oldest first; of one issue when `issueId` is given) to the
+   * rollups and deletes them, in one transaction: each is added exactly once, whoever folds.
+   * Returns how many were folded.
    *
-   * Several workers may fold at once: each takes the rows no other fold holds (SKIP LOCKED). The
-   * issues are locked first, in id order as the digest locks them: a digest batch and a fold of
-   * the same issue take turns, and an issue being deleted (which first takes its counts out of its
-   * project's, see subtractIssueFromProject) waits for the fold, or the fold finds its rows gone.
+   * Locks are taken in the order every writer of these rows uses: the projects (KEY SHARE, which
+   * only a project's deletion waits for), then the issues in id order (as the digest takes them, so
+   * a digest batch and a fold of the same issue take turns, and an issue being deleted, which first
+   * takes its counts out of its project's, either waits for the fold or finds its recorded rows
+   * gone with it), then the recorded rows, then the rollup rows in sorted order.
    */
-  async fold(limit: number): Promise<number> {
+  async fold(limit: number, issueId?: number): Promise<number> {
     return this.dataSource.transaction(async (manager) => {
       const candidates: { issue_id: number }[] = await manager.query(
-        'SELECT DISTINCT issue_id FROM (SELECT issue_id FROM rollup_pending ORDER BY id LIMIT $1) oldest',
-        [limit],
+        `SELECT DISTINCT issue_id FROM (
+           SELECT issue_id FROM rollup_pending
+            WHERE failed_at IS NULL AND ($2::int IS NULL OR issue_id = $2) ORDER BY id LIMIT $1) oldest`,
+        [limit, issueId ?? null],
       );
       if (candidates.length === 0) return 0;
+      const issueIds = candidates.map((row) => row.issue_id);
+      await manager.query(
+        `SELECT id FROM projects WHERE id IN (SELECT project_id FROM issues WHERE id = ANY($1::int[]))
+          ORDER BY id FOR KEY SHARE`,
+        [issueIds],
+      );
       const issues: { id: number; project_id: number }[] = await manager.query(
         'SELECT id, project_id FROM issues WHERE id = ANY($1::int[]) ORDER BY id FOR NO KEY UPDATE',
-        [candidates.map((row) => row.issue_id)],
+        [issueIds],
       );
       const projectOf = new Map(issues.map((row) => [row.id, row.project_id]));
-      const [taken]: [{ issue_id: number; delta: PendingIssueDelta }[], number] = await manager.query(
+      const [taken]: [{ issue_id: number; delta: unknown }[], number] = await manager.query(
         `DELETE FROM rollup_pending WHERE id IN (
-           SELECT id FROM rollup_pending WHERE issue_id = ANY($1::int[]) ORDER BY id LIMIT $2
-              FOR UPDATE SKIP LOCKED)
+           SELECT id FROM rollup_pending WHERE issue_id = ANY($1::int[]) AND failed_at IS NULL
+            ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED)
          RETURNING issue_id, delta`,
         [issues.map((row) => row.id), limit],
       );
@@ -131,12 +141,31 @@ export class RollupsRepository {
           taken.map((row) => ({
             issueId: row.issue_id,
             projectId: projectOf.get(row.issue_id) as number,
-            delta: row.delta,
+            delta: readPendingDelta(row.delta),
           })),
         ),
       );
       return taken.length;
     });
+  }
+
+  /** Issues with recorded counts waiting, oldest first: where a fold that failed looks for the culprit. */
+  async waitingIssues(limit: number): Promise<number[]> {
+    const rows: { issue_id: number }[] = await this.dataSource.query(
+      `SELECT issue_id FROM rollup_pending WHERE failed_at IS NULL
+        GROUP BY issue_id ORDER BY min(id) LIMIT $1`,
+      [limit],
+    );
+    return rows.map((row) => row.issue_id);
+  }
+
+  /** Sets an issue's recorded rows aside (kept, not folded again) so that they stop holding back the others. */
+  async setAside(issueId: number, error: string): Promise<number> {
+    const [, count] = (await this.dataSource.query(
+      `UPDATE rollup_pending SET failed_at = now(), error = $2 WHERE issue_id = $1 AND failed_at IS NULL`,
+      [issueId, error.slice(0, 1_000)],
+    )) as [unknown, number];
+    return count;
   }
 
   /** Adds counts to the rollups, in the caller's transaction. */
@@ -242,7 +271,7 @@ export class RollupsRepository {
        ), locked AS (
          SELECT p.project_id, p.hour, p.environment
            FROM project_hourly p JOIN issue_hours USING (project_id, hour, environment)
-          ORDER BY p.project_id, p.hour, p.environment
+          ORDER BY p.project_id, p.hour, p.environment COLLATE "C"
             FOR NO KEY UPDATE OF p
        )
        UPDATE project_hourly p SET count = p.count - issue_hours.count

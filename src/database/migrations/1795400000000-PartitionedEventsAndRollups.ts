@@ -289,7 +289,10 @@ async function inlineParts(queryRunner: QueryRunner): Promise<void> {
       const refs = partRefs(row.payload);
       if (refs.length === 0) continue;
       const parts: Array<{ hash: string; content: unknown }> = await queryRunner.query(
-        'SELECT hash, content FROM event_parts WHERE issue_id = $1 AND day = $2::date AND hash = ANY($3::text[])',
+        // Parts are stored under the event's day or, since they are shared across a span of days,
+        // a later day of its span (seven days at most, see partDay).
+        `SELECT hash, content FROM event_parts
+          WHERE issue_id = $1 AND hash = ANY($3::text[]) AND day >= $2::date AND day < $2::date + 7`,
         [row.issue_id, row.day, refs],
       );
       const payload = joinParts(row.payload, new Map(parts.map((part) => [part.hash, part.content])));

@@ -12,7 +12,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * sort exactly only within the buckets they reach.
  *
  * The rollup tables leave a fifth of each page free, room for the new versions of its rows that HOT
- * needs (it only applies when the new version fits on the same page).
+ * needs (it only applies when the new version fits on the same page): `issue_tag_values` is
+ * rewritten here with it; the other tables apply it to the pages they write from now on.
  */
 export class HotTagCounts1795500000000 implements MigrationInterface {
   name = 'HotTagCounts1795500000000';
@@ -21,7 +22,7 @@ export class HotTagCounts1795500000000 implements MigrationInterface {
     await queryRunner.query(`
       CREATE FUNCTION tag_count_bucket(count int) RETURNS smallint
         LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-        RETURN CASE WHEN count <= 16 THEN count ELSE 16 + floor(ln(count / 16.0) / ln(1.25))::int END;
+        AS $$ SELECT CASE WHEN count <= 16 THEN count ELSE 16 + floor(ln(count / 16.0) / ln(1.25))::int END $$;
 
       ALTER TABLE issue_tag_values SET (fillfactor = 80);
       ALTER TABLE issue_tag_keys SET (fillfactor = 80);
