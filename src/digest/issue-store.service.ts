@@ -254,15 +254,6 @@ export class IssueStoreService {
       Math.min(...sorted.map((item) => item.receivedAt.getTime())) - DEDUPE_LOOKBACK_MS,
     );
     const payloads = sorted.map((item) => splitParts(storedPayload(item.event, item.group)));
-    await this.insertParts(
-      manager,
-      sorted.map((item, index) => ({
-        issueId: groups.get(groupId(item))?.issueId as number,
-        day: partDay(item.receivedAt),
-        parts: payloads[index].parts,
-      })),
-      writtenParts,
-    );
     // The rows travel as one JSON document: JSON.stringify is native and escapes each payload once,
     // where arrays of text would go through node-pg's array-literal escaping of every payload.
     const rows: { project_id: number; id: string }[] = await manager.query(
@@ -293,6 +284,18 @@ export class IssueStoreService {
         ),
         lookback,
       ],
+    );
+    // After the events: `events` then `event_parts` is the order in which everything else takes
+    // these tables' locks (retention dropping a day's partitions, an issue's deletion cascading), so
+    // that a batch and a drop wait for each other instead of deadlocking.
+    await this.insertParts(
+      manager,
+      sorted.map((item, index) => ({
+        issueId: groups.get(groupId(item))?.issueId as number,
+        day: partDay(item.receivedAt),
+        parts: payloads[index].parts,
+      })),
+      writtenParts,
     );
     return new Set(rows.map((row) => `${row.project_id}:${row.id}`));
   }

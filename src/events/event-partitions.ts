@@ -104,7 +104,8 @@ export class EventPartitions {
 
   /**
    * Drops one whole partition with the event parts of its days, in one transaction, so a run cut
-   * short leaves them either there or gone. Dropping needs a moment's exclusive lock on `events`;
+   * short leaves them either there or gone; `events` before `event_parts`, the order in which the
+   * digest writes them. Dropping needs a moment's exclusive lock on `events`;
    * rather than queue every reader and writer behind a long query, it gives up after
    * `lockTimeoutMs` and the next run tries again.
    */
@@ -123,7 +124,10 @@ export class EventPartitions {
       try {
         await manager.query(`DROP TABLE IF EXISTS ${tables.join(', ')}`);
       } catch (error) {
-        if ((error as { code?: string }).code === '55P03') return false;
+        // The lock not had in time, or a deadlock PostgreSQL broke by giving up this side: either
+        // way the day is dropped by a later run, and the rest of this run goes on.
+        const code = (error as { code?: string }).code;
+        if (code === '55P03' || code === '40P01') return false;
         throw error;
       }
       this.knownDays.delete(utcDay(partition.from ?? partition.to));

@@ -5,13 +5,14 @@
  * with `Cleanup`, which stops it at the end, on failure and on SIGINT/SIGTERM.
  */
 import { ChildProcess, execFile, spawn } from 'node:child_process';
-import { chownSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
 const execFileAsync = promisify(execFile);
 
-export const PG_BIN = process.env.CHAOS_PG_BIN ?? '/usr/lib/postgresql/15/bin';
+export { Cleanup } from '../helpers/cleanup';
+export { Postgres } from '../helpers/postgres-servers';
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -21,120 +22,6 @@ export function tail(path: string, lines = 40): string {
   const text = readFileSync(path, 'utf8').trimEnd();
   return text.split('\n').slice(-lines).join('\n');
 }
-
-/** Stop actions run in reverse order of registration; each runs once, errors are reported and ignored. */
-export class Cleanup {
-  private readonly actions: { name: string; run: () => Promise<void> }[] = [];
-  private running: Promise<void> | undefined;
-
-  add(name: string, run: () => Promise<void>): void {
-    this.actions.push({ name, run });
-  }
-
-  runAll(): Promise<void> {
-    this.running ??= (async () => {
-      for (const action of this.actions.reverse()) {
-        try {
-          await action.run();
-        } catch (error) {
-          console.error(`cleanup: ${action.name}: ${(error as Error).message}`);
-        }
-      }
-    })();
-    return this.running;
-  }
-}
-
-/** Runs a PostgreSQL binary as the `postgres` OS user when we are root (initdb refuses to run as root). */
-async function runAsPostgres(binary: string, args: string[], timeoutMs = 60_000): Promise<string> {
-  const path = join(PG_BIN, binary);
-  const [command, argv] =
-    process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', path, ...args]] : [path, args];
-  const { stdout, stderr } = await execFileAsync(command, argv, { timeout: timeoutMs });
-  return `${stdout}${stderr}`;
-}
-
-/** A throwaway PostgreSQL cluster: trust auth, loopback only, its socket in the temporary folder. */
-export class Postgres {
-  readonly dataDir: string;
-  readonly socketDir: string;
-  readonly logFile: string;
-
-  constructor(
-    readonly baseDir: string,
-    readonly port: number,
-  ) {
-    this.dataDir = join(baseDir, 'data');
-    this.socketDir = join(baseDir, 'socket');
-    this.logFile = join(baseDir, 'postgres.log');
-  }
-
-  url(database: string): string {
-    return `postgres://postgres@127.0.0.1:${this.port}/${database}`;
-  }
-
-  async init(): Promise<void> {
-    mkdirSync(this.socketDir, { recursive: true });
-    if (process.getuid?.() === 0) {
-      for (const dir of [this.baseDir, this.socketDir]) chownSync(dir, postgresUid(), postgresGid());
-    }
-    await runAsPostgres('initdb', [
-      '-D',
-      this.dataDir,
-      '-A',
-      'trust',
-      '-U',
-      'postgres',
-      '-E',
-      'UTF8',
-      '--no-sync',
-    ]);
-  }
-
-  async start(): Promise<void> {
-    const options = `-p ${this.port} -k ${this.socketDir} -c listen_addresses=127.0.0.1 -c max_connections=200`;
-    await runAsPostgres('pg_ctl', [
-      'start',
-      '-D',
-      this.dataDir,
-      '-l',
-      this.logFile,
-      '-w',
-      '-t',
-      '60',
-      '-o',
-      options,
-    ]);
-  }
-
-  async stop(mode: 'fast' | 'immediate' = 'fast'): Promise<void> {
-    await runAsPostgres('pg_ctl', ['stop', '-D', this.dataDir, '-m', mode, '-w', '-t', '60']);
-  }
-
-  async running(): Promise<boolean> {
-    try {
-      await runAsPostgres('pg_ctl', ['status', '-D', this.dataDir]);
-      return true;
-    } catch {
-      return false;
-    }
-  }
-}
-
-let postgresIds: { uid: number; gid: number } | undefined;
-function postgresUser(): { uid: number; gid: number } {
-  if (!postgresIds) {
-    const line = readFileSync('/etc/passwd', 'utf8')
-      .split('\n')
-      .find((entry) => entry.startsWith('postgres:'));
-    if (!line) throw new Error('no "postgres" OS user to run PostgreSQL as');
-    const fields = line.split(':');
-    postgresIds = { uid: Number(fields[2]), gid: Number(fields[3]) };
-  }
-  return postgresIds;
-}
-const postgresUid = () => postgresUser().uid;
-const postgresGid = () => postgresUser().gid;
 
 /** Waits for a child process to exit, at most `timeoutMs`; true when it did. */
 export function waitForExit(child: ChildProcess, timeoutMs: number): Promise<boolean> {
@@ -230,7 +117,10 @@ const SERVICE_VARIABLES = [
   'SMTP_FROM',
   'ALERTS_ALLOW_PRIVATE_NETWORKS',
   'REDIS_PREFIX',
+  'REDIS_CLUSTER',
   'DIGEST_CONCURRENCY',
+  'EVENT_RETENTION_DAYS',
+  'RETENTION_SCHEDULE',
   'SERVE_DASHBOARD',
   'COOKIE_SECURE',
   'SESSION_TTL_HOURS',

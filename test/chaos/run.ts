@@ -11,27 +11,58 @@
  *      arrives, resumed, and killed once a few hundred rows of the backlog are committed), then
  *      started again (its unfinished jobs come back through BullMQ's stalled-job check, 1-2 minutes);
  *   3. Redis restarted (SHUTDOWN, which flushes the AOF, then started on the same port and folder);
- *   4. the api SIGKILLed during sends, then started again.
+ *   4. retention run under load on days seeded before the load starts (see retention.ts: a day past
+ *      every retention, to be dropped, and a day past the load's project's shorter retention, whose
+ *      rows of that project are deleted in batches), the worker SIGKILLed while the run is between
+ *      two delete batches, started again, and a second run put on the maintenance queue (the schedule
+ *      is off, RETENTION_SCHEDULE=off, so runs happen only when the suite asks); then what the runs
+ *      left is checked: the expired day gone with its event parts, the batch day rid of that
+ *      project's rows only, issues with only expired events deleted and the others kept, the hourly
+ *      rollups trimmed, the partitions ahead there; at the end, the cut run's job, given back by
+ *      BullMQ's stalled-job check, must not have failed;
+ *   5. the api SIGKILLed during sends, then started again.
  *
- * Then it waits (bounded) for the digest backlog to drain and checks, per fault and overall: every
- * acknowledged id is in `events` exactly once, SUM(issues.event_count) equals the stored events, and
- * BullMQ's failed set is empty. Prints a table and `N passed, N failed`; exit code 0 only when all
- * pass. Logs and results.json go to test-artifacts/chaos/<timestamp>/.
+ * Then it waits (bounded) for the digest backlog to drain and the rollups to be folded, and checks,
+ * per fault and overall: every acknowledged id is in `events` exactly once, each issue's
+ * `event_count` is its stored events plus those retention removed, the rollups and tag counts agree
+ * with the events (counts.ts), and BullMQ's failed sets (digest, maintenance) are empty. Prints a
+ * table and `N passed, N failed`; exit code 0 only when all pass. Logs and results.json go to
+ * test-artifacts/chaos/<timestamp>/.
  *
- * Knobs: CHAOS_RATE (envelopes/s, default 100), CHAOS_CONNECTIONS (4), CHAOS_GROUPS (36),
- * CHAOS_BURST (3000), CHAOS_REDIS_DOWN_S (5), CHAOS_API_DOWN_S (2), CHAOS_DRAIN_TIMEOUT_S (120),
- * CHAOS_TIMEOUT_S (hard stop of the whole run, 600), CHAOS_KEEP_TMP=1 keeps the data folders.
+ * Knobs: CHAOS_PHASES (the faults to inject, comma-separated from postgres, worker, redis,
+ * retention, api; all by default, always run in that order: `CHAOS_PHASES=retention` runs only
+ * the retention fault), CHAOS_RATE (envelopes/s, default 100), CHAOS_CONNECTIONS (4), CHAOS_GROUPS
+ * (36), CHAOS_BURST (3000), CHAOS_REDIS_DOWN_S (5), CHAOS_API_DOWN_S (2), CHAOS_DRAIN_TIMEOUT_S
+ * (120), CHAOS_TIMEOUT_S (hard stop of the whole run, 600), CHAOS_KEEP_TMP=1 keeps the data folders.
  */
 import { execSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Job, Queue } from 'bullmq';
 import Redis from 'ioredis';
 import { Client } from 'pg';
 import { EXCEPTION_FIXTURE, freePort } from '../../bench/support';
+import { QueueName } from '../../src/common/queues';
+import { queueKey, queuePrefix } from '../../src/jobs/queue-layout';
+import { MaintenanceJobName } from '../../src/retention/maintenance.processor';
+import type { RetentionReport } from '../../src/retention/retention.service';
+import { checkCounts } from './counts';
+import { partitionOf, query } from './db';
 import { ACK, formatOutcomes, LoadGenerator } from './load';
 import { AppProcess, Cleanup, Postgres, RedisServer, serviceEnvironment, sleep, tail } from './processes';
+import { AgedData, checkRetention, retentionProgress, seedAgedDays } from './retention';
 
 const ROOT = join(__dirname, '../..');
 const num = (name: string, fallback: number) => {
@@ -48,8 +79,23 @@ const REDIS_DOWN_S = num('CHAOS_REDIS_DOWN_S', 5);
 const API_DOWN_S = num('CHAOS_API_DOWN_S', 2);
 const DRAIN_TIMEOUT_S = num('CHAOS_DRAIN_TIMEOUT_S', 120);
 const TIMEOUT_S = num('CHAOS_TIMEOUT_S', 600);
+const PHASE_NAMES = ['postgres', 'worker', 'redis', 'retention', 'api'] as const;
+const PHASES = new Set(
+  (process.env.CHAOS_PHASES ?? PHASE_NAMES.join(','))
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== ''),
+);
+for (const name of PHASES) {
+  if (!(PHASE_NAMES as readonly string[]).includes(name)) {
+    throw new Error(`CHAOS_PHASES: unknown phase "${name}" (known: ${PHASE_NAMES.join(', ')})`);
+  }
+}
+const selected = (name: (typeof PHASE_NAMES)[number]) => PHASES.has(name);
 const PREFIX = 'chaos';
 const DATABASE = 'error_tracker_chaos';
+const DEFAULT_RETENTION_DAYS = 90;
+const RETENTION_JOB_OPTIONS = { removeOnComplete: 100, removeOnFail: 100 };
 
 const startedAt = Date.now();
 const log = (message: string) =>
@@ -59,6 +105,8 @@ interface Phase {
   name: string;
   label: string;
   notes: string[];
+  /** Broken promises found during the phase, besides lost or doubled events. */
+  failures: string[];
 }
 
 interface PhaseReport {
@@ -72,18 +120,8 @@ interface PhaseReport {
   statuses: string;
   lostBreakdown: string;
   notes: string[];
+  failures: string[];
   passed: boolean;
-}
-
-/** One short-lived PostgreSQL connection per call: the suite's own connections must survive the outage. */
-async function query<T extends object>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
-  const client = new Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
-  await client.connect();
-  try {
-    return (await client.query<T>(sql, params)).rows;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
 }
 
 interface Backlog {
@@ -97,15 +135,16 @@ interface Backlog {
 }
 
 async function backlog(redis: Redis): Promise<Backlog> {
-  const base = `${PREFIX}:digest`;
+  const key = (kind: string) =>
+    queueKey({ REDIS_PREFIX: PREFIX, REDIS_CLUSTER: false }, QueueName.Digest, kind);
   const results = await redis
     .multi()
-    .llen(`${base}:wait`)
-    .llen(`${base}:active`)
-    .llen(`${base}:paused`)
-    .zcard(`${base}:prioritized`)
-    .zcard(`${base}:delayed`)
-    .zcard(`${base}:failed`)
+    .llen(key('wait'))
+    .llen(key('active'))
+    .llen(key('paused'))
+    .zcard(key('prioritized'))
+    .zcard(key('delayed'))
+    .zcard(key('failed'))
     .exec();
   if (!results) throw new Error('Redis transaction aborted');
   const [wait, active, paused, prioritized, delayed, failed] = results.map(([error, value]) => {
@@ -185,6 +224,10 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
     MAX_EVENTS_PER_HOUR: '0',
     LOG_LEVEL: 'warn',
     SERVE_DASHBOARD: 'false',
+    EVENT_RETENTION_DAYS: String(DEFAULT_RETENTION_DAYS),
+    // Retention runs when the retention fault enqueues it, not at minute 17 of whatever hour the
+    // suite happens to span (in the middle of another fault, or before the aged days are ready).
+    RETENTION_SCHEDULE: 'off',
   });
   const api = new AppProcess('api', ROOT, apiPort, env, artifacts);
   const worker = new AppProcess('worker', ROOT, workerPort, env, artifacts);
@@ -249,11 +292,36 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
     `project ${projectId} ready; smoke event stored. Load: ${RATE}/s over ${CONNECTIONS} keep-alive connections, ${GROUPS} groups`,
   );
 
+  // Aged days for the retention fault, before the load: their issues are there when the live
+  // events of the same groups arrive, as a long-lived issue's would be.
+  let aged: AgedData | undefined;
+  const retentionTimes = { seeding: 0, phase: 0 };
+  if (selected('retention')) {
+    const seedingStarted = Date.now();
+    log('seeding aged days for the retention fault …');
+    aged = await seedAgedDays({
+      databaseUrl,
+      redisPort,
+      prefix: PREFIX,
+      liveProjectId: projectId,
+      liveGroups: GROUPS,
+      defaultRetentionDays: DEFAULT_RETENTION_DAYS,
+      log,
+    });
+    retentionTimes.seeding = Date.now() - seedingStarted;
+    log(
+      `   ${aged.seeded} events seeded through the digest on ${aged.dropDay} and ${aged.batchDay}; ` +
+        `${aged.liveBatchRows} rows of project ${projectId} in ${partitionOf(aged.batchDay)}; ` +
+        `${aged.expiringIssues.length} issues with only expired events, ${aged.sharedIssues.length} shared with the load ` +
+        `(${(retentionTimes.seeding / 1000).toFixed(1)} s)`,
+    );
+  }
+
   // ---------------------------------------------------------------------------------------------
   // Faults, one after the other, under steady load.
   const phases: Phase[] = [];
   const begin = (name: string, label: string): Phase => {
-    const phase = { name, label, notes: [] };
+    const phase = { name, label, notes: [], failures: [] };
     phases.push(phase);
     load.phase = name;
     log(`== ${label}`);
@@ -265,7 +333,7 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
   };
   load.start();
 
-  {
+  if (selected('postgres')) {
     const phase = begin('postgres', `1. PostgreSQL down ${PG_OUTAGE_S} s`);
     await sleep(5_000);
     await pg.stop('fast');
@@ -282,7 +350,7 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
     await sleep(5_000);
   }
 
-  {
+  if (selected('worker')) {
     const phase = begin('worker', '2. worker SIGKILL mid-batch');
     await sleep(2_000);
     worker.signal('SIGSTOP');
@@ -331,7 +399,7 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
     await sleep(5_000);
   }
 
-  {
+  if (selected('redis')) {
     const phase = begin('redis', `3. Redis restart (down ${REDIS_DOWN_S} s)`);
     await sleep(5_000);
     const before = await backlog(redis);
@@ -345,8 +413,101 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
     await sleep(10_000);
   }
 
-  {
-    const phase = begin('api', `4. api SIGKILL (down ${API_DOWN_S} s)`);
+  // Retention comes after the Redis fault and before the api fault: the job the kill cuts short comes
+  // back through BullMQ's stalled-job check 30 to 90 s later, and neither a Redis restart nor a
+  // worker kill may catch it running then (its second stall would fail it). The digest jobs the
+  // kill left locked come back meanwhile, during the api fault. The job is looked at again at the end.
+  let killedRun: { job: Job; killedAt: number; phase: Phase; logOffset: number } | undefined;
+  const maintenance = new Queue(QueueName.Maintenance, {
+    connection: { host: '127.0.0.1', port: redisPort, maxRetriesPerRequest: null },
+    prefix: queuePrefix({ REDIS_PREFIX: PREFIX, REDIS_CLUSTER: false }, QueueName.Maintenance),
+  });
+  cleanup.add('close maintenance queue handle', () => maintenance.close());
+  if (aged) {
+    const phaseStarted = Date.now();
+    const phase = begin('retention', '4. retention under load, worker SIGKILL mid-run');
+    const logOffset = statSync(pg.logFile).size;
+    await sleep(3_000);
+    const first = await maintenance.add(MaintenanceJobName.Retention, {}, RETENTION_JOB_OPTIONS);
+    const enqueuedAt = Date.now();
+    // Killed between two commits of the batch day's deletes: some of the live project's rows gone,
+    // some left. The expired day (an earlier partition) is dropped before those batches start.
+    let evidence = '';
+    const deadline = Date.now() + 30_000;
+    const monitor = new Client({ connectionString: databaseUrl });
+    await monitor.connect();
+    try {
+      while (Date.now() < deadline) {
+        const [{ n }] = (
+          await monitor.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM ${partitionOf(aged.batchDay)} WHERE project_id = $1`,
+            [projectId],
+          )
+        ).rows;
+        if (n > 0 && n < aged.liveBatchRows) {
+          evidence = `${aged.liveBatchRows - n} of ${aged.liveBatchRows} rows of the batch day deleted, ${n} left`;
+          break;
+        }
+        const state = await first.getState();
+        if (n === 0 || state === 'completed' || state === 'failed') break;
+        await sleep(2);
+      }
+    } finally {
+      await monitor.end().catch(() => undefined);
+    }
+    await worker.kill();
+    const killedAt = Date.now();
+    const cut = await retentionProgress(databaseUrl, aged, projectId);
+    const stateAfterKill = await first.getState();
+    note(
+      phase,
+      `worker SIGKILLed ${killedAt - enqueuedAt} ms after retention was enqueued: ${evidence || 'NO evidence of a run in progress'}; ` +
+        `its job is ${stateAfterKill}`,
+    );
+    note(
+      phase,
+      `left by the cut run: ${aged.dropDay} ${cut.dropEvents ? 'still there' : 'dropped'} (event parts ${cut.dropParts ? 'still there' : 'dropped'}), ` +
+        `${cut.liveBatchRows} of ${aged.liveBatchRows} rows of the batch day, ` +
+        `${cut.issuesLeft} of ${aged.expiringIssues.length} issues with only expired events`,
+    );
+    if (cut.dropEvents !== cut.dropParts) {
+      phase.failures.push(
+        `the cut run left ${aged.dropDay} half dropped (events ${cut.dropEvents}, event parts ${cut.dropParts})`,
+      );
+    }
+    killedRun = { job: first, killedAt, phase, logOffset };
+    await sleep(1_000);
+    await worker.start();
+    note(phase, 'worker started again; retention enqueued again');
+    const second = await maintenance.add(MaintenanceJobName.Retention, {}, RETENTION_JOB_OPTIONS);
+    const outcome = await jobOutcome(maintenance, second.id!, Date.now() + 60_000);
+    if (outcome.state !== 'completed' || !outcome.finishedAt) {
+      phase.failures.push(
+        `the second retention run did not complete within 60 s: ${outcome.state} ${outcome.reason ?? ''}`,
+      );
+    } else {
+      const report = outcome.report!;
+      note(phase, `the second run found and did: ${describeRetention(report)}`);
+      if (report.partitionsPostponed.length > 0) {
+        phase.failures.push(`the second run postponed ${report.partitionsPostponed.join(', ')} (lock busy)`);
+      }
+      const checked = await checkRetention(
+        databaseUrl,
+        aged,
+        projectId,
+        DEFAULT_RETENTION_DAYS,
+        outcome.startedAt!,
+      );
+      for (const fact of checked.facts) note(phase, fact);
+      phase.failures.push(...checked.failures);
+    }
+    for (const failure of phase.failures) log(`   FAILED: ${failure}`);
+    await sleep(3_000);
+    retentionTimes.phase = Date.now() - phaseStarted;
+  }
+
+  if (selected('api')) {
+    const phase = begin('api', `5. api SIGKILL (down ${API_DOWN_S} s)`);
     await sleep(5_000);
     await api.kill();
     note(phase, 'api SIGKILLed');
@@ -385,12 +546,54 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
       : `digest backlog NOT drained within ${DRAIN_TIMEOUT_S} s: ${last ? describeBacklog(last) : '?'}`,
   );
 
+  // The retention job the kill cut short is given back by BullMQ's stalled-job check 30 to 90 s after
+  // the kill. It is not waited for (that would cost the run up to a minute): when it runs, it finds
+  // nothing left to do, and its lone run cannot stall twice, which alone would fail it. What became
+  // of it so far is reported.
+  if (killedRun) {
+    const outcome = await jobOutcome(maintenance, killedRun.job.id!, Date.now());
+    const finishedAt = outcome.finishedAt ?? Date.now();
+    const before = finishedAt < killedRun.killedAt;
+    const when = before
+      ? 'before the kill'
+      : `${((finishedAt - killedRun.killedAt) / 1000).toFixed(0)} s after the kill`;
+    if (outcome.state === 'failed') {
+      killedRun.phase.failures.push(`the first run's job failed ${when}: ${outcome.reason}`);
+    } else if (outcome.state === 'completed' && before) {
+      note(killedRun.phase, 'the first run had completed before the kill: the kill cut nothing short');
+    } else if (outcome.state === 'completed') {
+      note(
+        killedRun.phase,
+        `the cut run's job came back through the stalled-job check and completed ${when}: ${describeRetention(outcome.report!)}`,
+      );
+    } else {
+      note(killedRun.phase, `the cut run's job is ${outcome.state} ${when}`);
+    }
+    // The digest retries a deadlock at once (DigestService: normal under load), so one is only
+    // reported here; one that makes a retention run fail shows as that run's failed job.
+    for (const deadlock of deadlocksLogged(pg.logFile, killedRun.logOffset)) {
+      note(killedRun.phase, `PostgreSQL: ${deadlock}`);
+    }
+  }
+
+  // Recorded rollup shares are folded right after a batch, and what a killed worker left within 10 s.
+  let pending = -1;
+  for (const pendingDeadline = Date.now() + 30_000; ; await sleep(250)) {
+    [{ n: pending }] = await query<{ n: number }>(
+      databaseUrl,
+      'SELECT count(*)::int AS n FROM rollup_pending',
+    );
+    if (pending === 0 || Date.now() > pendingDeadline) break;
+  }
+  if (pending !== 0) log(`rollup_pending NOT folded within 30 s: ${pending} rows`);
+
   // ---------------------------------------------------------------------------------------------
   // Checks.
+  // Arrived during this run: the aged days' events are neither the load's nor phantoms.
   const storedRows = await query<{ id: string }>(
     databaseUrl,
-    'SELECT id::text AS id FROM events WHERE project_id = $1',
-    [projectId],
+    'SELECT id::text AS id FROM events WHERE project_id = $1 AND received_at >= $2',
+    [projectId, new Date(startedAt)],
   );
   const stored = new Set(storedRows.map((row) => row.id));
   const duplicates = new Map(
@@ -402,14 +605,21 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
       )
     ).map((row) => [row.id, row.n]),
   );
-  const [totals] = await query<{ events: number; counted: number; issues: number }>(
+  const removed = aged?.removed ?? new Map<number, number>();
+  const [totals] = await query<{ events: number; counted: number; issues: number; removed: number }>(
     databaseUrl,
     `SELECT (SELECT count(*)::int FROM events WHERE project_id = $1) AS events,
             (SELECT coalesce(sum(event_count), 0)::int FROM issues WHERE project_id = $1) AS counted,
-            (SELECT count(*)::int FROM issues WHERE project_id = $1) AS issues`,
-    [projectId],
+            (SELECT count(*)::int FROM issues WHERE project_id = $1) AS issues,
+            (SELECT coalesce(sum(r.n), 0)::int FROM unnest($2::int[], $3::int[]) AS r(id, n)
+               JOIN issues i ON i.id = r.id WHERE i.project_id = $1) AS removed`,
+    [projectId, [...removed.keys()], [...removed.values()]],
   );
+  const countChecks = await checkCounts(databaseUrl, DEFAULT_RETENTION_DAYS, removed);
   const final = await backlog(redis);
+  const maintenanceFailed = await redis.zcard(
+    queueKey({ REDIS_PREFIX: PREFIX, REDIS_CLUSTER: false }, QueueName.Maintenance, 'failed'),
+  );
   const failedReasons = await failedJobReasons(redis);
   const sentIds = new Set(load.records.map((record) => record.id));
   const phantoms = [...stored].filter((id) => !sentIds.has(id)).length;
@@ -431,7 +641,8 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
       statuses: formatOutcomes(load.outcomes(phase.name)),
       lostBreakdown: lostIds.length > 0 ? await explainLost(redis, projectId, lostIds) : '',
       notes: phase.notes,
-      passed: acked.length > 0 && lostIds.length === 0 && duplicated === 0,
+      failures: phase.failures,
+      passed: acked.length > 0 && lostIds.length === 0 && duplicated === 0 && phase.failures.length === 0,
     };
     if (acked.length === 0) report.notes.push('nothing was acknowledged: the phase proves nothing');
     reports.push(report);
@@ -440,16 +651,22 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
   const consistency = {
     events: totals.events,
     eventCountSum: totals.counted,
+    removedByRetention: totals.removed,
     issues: totals.issues,
     duplicateIds: duplicates.size,
     failedJobs: final.failed,
+    maintenanceFailedJobs: maintenanceFailed,
     backlogLeft: final.total,
     drained,
+    rollupPending: pending,
+    countChecks,
     phantoms,
     passed:
-      totals.events === totals.counted &&
+      countChecks.every((c) => c.mismatched === 0) &&
+      pending === 0 &&
       duplicates.size === 0 &&
       final.failed === 0 &&
+      maintenanceFailed === 0 &&
       drained &&
       phantoms === 0,
   };
@@ -490,11 +707,25 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
   console.log('');
   console.log(
     `consistency: ${consistency.passed ? 'PASS' : 'FAIL'} — ${totals.events} events stored, SUM(issues.event_count) ${totals.counted} ` +
-      `over ${totals.issues} issues, ${duplicates.size} duplicated ids, ${final.failed} jobs in ${PREFIX}:digest:failed, ` +
-      `backlog ${drained ? 'drained' : `NOT drained (${describeBacklog(final)})`}, ${phantoms} stored ids never sent`,
+      `(${totals.removed} of them removed by retention) over ${totals.issues} issues, ${duplicates.size} duplicated ids, ` +
+      `${final.failed} jobs in ${PREFIX}:digest:failed, ${maintenanceFailed} in ${PREFIX}:maintenance:failed, ` +
+      `backlog ${drained ? 'drained' : `NOT drained (${describeBacklog(final)})`}, rollup_pending ${pending}, ` +
+      `${phantoms} stored ids never sent`,
   );
+  for (const c of countChecks) {
+    console.log(
+      `  ${c.mismatched === 0 ? 'ok  ' : 'FAIL'} ${c.name}: ${c.compared} rows compared, ${c.mismatched} differ` +
+        (c.sample.length > 0 ? `, e.g. ${c.sample.join(' ')}` : ''),
+    );
+  }
   for (const r of reports) {
     if (r.lostBreakdown) console.log(`  ${r.fault}: lost ${r.lost} — ${r.lostBreakdown}`);
+    for (const failure of r.failures) console.log(`  ${r.fault}: FAILED: ${failure}`);
+  }
+  if (aged) {
+    console.log(
+      `  retention fault: seeding ${(retentionTimes.seeding / 1000).toFixed(1)} s, phase ${(retentionTimes.phase / 1000).toFixed(1)} s`,
+    );
   }
   if (failedReasons.length > 0) console.log(`  failed-set reasons: ${failedReasons.join('; ')}`);
   for (const exit of unexpected) console.log(`  unexpected exit: ${exit}`);
@@ -506,7 +737,7 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
 
   writeFileSync(
     join(artifacts, 'results.json'),
-    `${JSON.stringify({ date: new Date().toISOString(), settings: { PG_OUTAGE_S, RATE, CONNECTIONS, GROUPS, BURST, REDIS_DOWN_S, API_DOWN_S }, reports, consistency, failedReasons, unexpectedExits: unexpected }, null, 2)}\n`,
+    `${JSON.stringify({ date: new Date().toISOString(), settings: { PHASES: [...PHASES], PG_OUTAGE_S, RATE, CONNECTIONS, GROUPS, BURST, REDIS_DOWN_S, API_DOWN_S }, reports, consistency, retentionTimes, failedReasons, unexpectedExits: unexpected }, null, 2)}\n`,
   );
 
   const checks = [...reports.map((r) => r.passed), consistency.passed];
@@ -517,6 +748,56 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
   console.log(`took ${((Date.now() - startedAt) / 1000).toFixed(0)} s`);
   console.log(`${passed} passed, ${failed} failed`);
   return failed === 0 ? 0 : 1;
+}
+
+interface JobOutcome {
+  state: string;
+  report?: RetentionReport;
+  reason?: string;
+  startedAt?: number;
+  finishedAt?: number;
+}
+
+/** Polls a job until it is completed or failed, or `until` (epoch ms) has passed. */
+async function jobOutcome(queue: Queue, id: string, until: number): Promise<JobOutcome> {
+  for (;;) {
+    const job = await Job.fromId<unknown, RetentionReport>(queue, id);
+    const state = job ? await job.getState() : 'missing';
+    if (state === 'completed' || state === 'failed' || state === 'missing' || Date.now() > until) {
+      return {
+        state,
+        report: job?.returnvalue ?? undefined,
+        reason: job?.failedReason,
+        startedAt: job?.processedOn,
+        finishedAt: job?.finishedOn,
+      };
+    }
+    await sleep(250);
+  }
+}
+
+/** PostgreSQL's deadlock reports in its log from `offset` on, each with the statements it names. */
+function deadlocksLogged(file: string, offset: number): string[] {
+  const lines = readFileSync(file).subarray(offset).toString('utf8').split('\n');
+  const found: string[] = [];
+  lines.forEach((line, index) => {
+    if (!line.includes('ERROR:  deadlock detected')) return;
+    const detail: string[] = [];
+    for (const next of lines.slice(index + 1, index + 40)) {
+      if (/^\S.*(HINT|STATEMENT|LOG|ERROR):/.test(next)) break;
+      detail.push(next.replace(/^.*DETAIL:\s*/, '').trim());
+    }
+    found.push(`deadlock detected: ${detail.join(' ').replace(/\s+/g, ' ').slice(0, 600)}`);
+  });
+  return found;
+}
+
+function describeRetention(report: RetentionReport): string {
+  return (
+    `${report.partitionsCreated} partitions created, dropped [${report.partitionsDropped.join(', ')}], ` +
+    `postponed [${report.partitionsPostponed.join(', ')}], ${report.eventsDeleted} events, ` +
+    `${report.hourlyRowsDeleted} hourly rows, ${report.issuesDeleted} issues deleted`
+  );
 }
 
 function countAll(load: LoadGenerator): Map<string, number> {
