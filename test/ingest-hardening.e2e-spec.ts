@@ -176,7 +176,8 @@ describe('ingest refuses abuse cheaply', () => {
       expect(new Set(statuses)).toEqual(new Set([401]));
       // (The digest of earlier tests' events may run meanwhile: only key lookups count here.)
       const keyLookups = queries.mock.calls.filter(([sql]) => /\bfrom projects\b/i.test(String(sql)));
-      expect(keyLookups.length).toBeLessThanOrEqual(Math.ceil(seconds) + 1);
+      // One a second for the misses, and the reload every 30 s may fall within the flood too.
+      expect(keyLookups.length).toBeLessThanOrEqual(Math.ceil(seconds) + 2);
       await t
         .http()
         .post(`/api/${project.id}/envelope/?sentry_key=${hex(project.client_key)}`)
