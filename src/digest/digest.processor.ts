@@ -72,7 +72,12 @@ export class DigestProcessor extends WorkerHost implements OnApplicationBootstra
    * closes its workers, which comes later, after every module's before-shutdown hook.
    */
   async beforeApplicationShutdown(): Promise<void> {
-    await this.worker.close();
+    try {
+      await this.worker.close();
+    } catch (error) {
+      // Never started (Redis away at boot) or already closing: the fold below is what matters.
+      this.logger.warn(`closing the digest worker: ${(error as Error).message}`);
+    }
     await this.rollupFolder.foldBeforeExit(ROLLUPS_AT_EXIT_MS);
   }
 
