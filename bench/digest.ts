@@ -34,7 +34,6 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { Queue } from 'bullmq';
 import Redis from 'ioredis';
 import { Client } from 'pg';
 import {
@@ -57,7 +56,7 @@ import { DIGEST_JOB_OPTIONS, DigestJob, DigestJobName, digestJobId } from '../sr
 import { normaliseEvent, parseEventPayload } from '../src/digest/event-normaliser';
 import { groupEvent } from '../src/digest/grouping';
 import { storedPayload } from '../src/events/event-payload';
-import { redisOptions } from '../src/redis/redis.module';
+import { openQueue } from '../src/jobs/queue-layout';
 
 const FIXTURE = EXCEPTION_FIXTURE;
 const DATABASE_NAME = 'error_tracker_bench_digest';
@@ -112,9 +111,12 @@ interface ReferenceResult {
 /**
  * PostgreSQL inserting the digest's payloads by itself (see step 5 above). The parameters of every
  * transaction are prepared before the clock starts; each connection takes the next batch until none
- * is left, each batch one INSERT in its own transaction.
+ * is left, each batch one INSERT in its own transaction. `monitor`, a connection to the bench database
+ * that is not one of the reference's, reads the backends' CPU: with the worker gone, the backends it
+ * sees besides its own are the reference's (and an autovacuum worker's, should one run meanwhile).
  */
 async function referenceInsert(
+  monitor: Client,
   databaseUrl: string,
   jobs: DigestJob[],
   groupOf: number[],
@@ -144,22 +146,16 @@ async function referenceInsert(
     await clients[0].query(`CREATE INDEX ${REFERENCE_TABLE}_issue_idx ON ${REFERENCE_TABLE} (issue)`);
     const insert = `INSERT INTO ${REFERENCE_TABLE} (id, issue, payload)
                     SELECT * FROM unnest($1::uuid[], $2::int[], $3::jsonb[])`;
-    const backendPids = await Promise.all(
-      clients.map(
-        async (client) => (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid,
-      ),
-    );
-    const backendCpu = () => backendPids.reduce((sum, pid) => sum + processCpuMs(pid), 0);
     let next = 0;
+    const cpuBefore = await backendCpuMs(monitor, DATABASE_NAME);
     const started = performance.now();
-    const cpuBefore = backendCpu();
     await Promise.all(
       clients.map(async (client) => {
         while (next < batches.length) await client.query(insert, batches[next++]);
       }),
     );
     const seconds = (performance.now() - started) / 1000;
-    const cpuSpent = backendCpu() - cpuBefore;
+    const cpuSpent = backendCpuSpentMs(cpuBefore, await backendCpuMs(monitor, DATABASE_NAME));
     const [{ count }] = (
       await clients[0].query<{ count: number }>(`SELECT count(*)::int AS count FROM ${REFERENCE_TABLE}`)
     ).rows;
@@ -197,9 +193,8 @@ async function main(): Promise<void> {
   // 2. Pre-fill the digest queue.
   const prefix = `bench-digest-${RUN_ID}`;
   const redis = new Redis(REDIS_URL);
-  const queue = new Queue(QueueName.Digest, {
-    connection: { ...redisOptions(REDIS_URL), enableOfflineQueue: true },
-    prefix,
+  const queue = openQueue({ REDIS_URL, REDIS_CLUSTER: false, REDIS_PREFIX: prefix }, QueueName.Digest, {
+    offlineQueue: true,
   });
   const sdk = (JSON.parse(readFileSync(FIXTURE, 'utf8').split('\n')[0]) as { sdk?: DigestJob['sdk'] }).sdk;
   console.log(`queueing ${EVENTS} digest jobs in ${GROUPS} groups (prefix ${prefix}) …`);
@@ -356,14 +351,14 @@ async function main(): Promise<void> {
   await queue.close();
   await deleteKeys(redis, `${prefix}:*`);
   redis.disconnect();
-  await pg.end();
 
   // 5. The reference, with the worker gone.
   console.log(
     `reference: ${EVENTS} rows into ${REFERENCE_TABLE}, ${REFERENCE_BATCH} per transaction, ` +
       `${REFERENCE_CONNECTIONS} connection(s) …`,
   );
-  const reference = await referenceInsert(databaseUrl.toString(), queuedJobs, groupOfJob);
+  const reference = await referenceInsert(pg, databaseUrl.toString(), queuedJobs, groupOfJob);
+  await pg.end();
 
   const drainS = (drainedAt! - firstTakenAt!) / 1000;
   const bootS = (firstTakenAt! - spawnedAt) / 1000;

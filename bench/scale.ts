@@ -44,7 +44,6 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { Queue } from 'bullmq';
 import Redis from 'ioredis';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
@@ -76,7 +75,7 @@ import { EventPartitions, PART_SPAN_DAYS, partDay, utcDay } from '../src/events/
 import { splitParts } from '../src/events/event-parts';
 import { storedPayload } from '../src/events/event-payload';
 import { BUILT_IN_TAGS, eventTags } from '../src/rollups/event-tags';
-import { redisOptions } from '../src/redis/redis.module';
+import { openQueue } from '../src/jobs/queue-layout';
 
 const DATABASE_NAME = 'error_tracker_bench_scale';
 const PROJECTS = 20;
@@ -1123,9 +1122,8 @@ async function digestPhase(
   reset?: () => Promise<void>,
 ): Promise<DigestResult> {
   if (reset) await reset();
-  const queue = new Queue(QueueName.Digest, {
-    connection: { ...redisOptions(REDIS_URL), enableOfflineQueue: true },
-    prefix: redisPrefix,
+  const queue = openQueue({ REDIS_URL, REDIS_CLUSTER: false, REDIS_PREFIX: redisPrefix }, QueueName.Digest, {
+    offlineQueue: true,
   });
   const countsNow = async () =>
     (

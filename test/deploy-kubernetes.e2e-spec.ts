@@ -1,12 +1,12 @@
-import { getMetadataStorage } from 'class-validator';
 import { loadAll, YAML11_SCHEMA } from 'js-yaml';
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Environment, validateEnvironment } from '../src/config/environment';
+import { validateEnvironment } from '../src/config/environment';
 import { QUERY_TIMEOUT_MS } from '../src/database/data-source-options';
 import { startTestApp } from './helpers/app';
+import { configurationVariables as readConfigurationVariables } from './helpers/config-variables';
 import { testDatabaseUrl, TEST_REDIS_URL } from './helpers/test-env';
 
 /**
@@ -102,11 +102,7 @@ const allContainers = workloads.flatMap((workload) =>
 );
 
 /** The variables of the configuration schema, read from its validation metadata. */
-const configurationVariables = new Set(
-  getMetadataStorage()
-    .getTargetValidationMetadatas(Environment, '', true, false)
-    .map((metadata) => metadata.propertyName),
-);
+const configurationVariables = new Set(readConfigurationVariables());
 
 function named(kind: 'ConfigMap' | 'Secret', name: string): KubeObject {
   const found = ofKind(kind).find((object) => object.metadata.name === name);

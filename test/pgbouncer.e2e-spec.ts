@@ -17,11 +17,11 @@ import { freePort } from '../bench/support';
 import { MIGRATIONS } from '../src/database/data-source-options';
 import { prepareDatabase } from '../src/database/migrate';
 import { RetentionService } from '../src/retention/retention.service';
-import { freshFixtureEnvelope } from './fixtures/fixtures';
+import { sendFixture } from './fixtures/fixtures';
 import { startTestApp, TestApp } from './helpers/app';
 import { Cleanup } from './helpers/cleanup';
 import { PgBouncer, Postgres } from './helpers/postgres-servers';
-import { eventually } from './helpers/queues';
+import { backlogDrained, eventually, storedEvent } from './helpers/queues';
 import { settleRollups } from './helpers/rollups';
 import { startWebhookReceiver, WebhookReceiver } from './helpers/webhook-receiver';
 
@@ -120,47 +120,21 @@ describe('behind PgBouncer in transaction pooling mode', () => {
     let issueId: number;
     const firstId = hexOf(randomUUID());
 
-    const send = (
-      app: TestApp,
-      eventId: string,
-      fixture: 'exception-event' | 'message-event' = 'exception-event',
-    ) =>
-      app
-        .http()
-        .post(`/api/${project.id}/envelope/?sentry_key=${hexOf(project.client_key)}`)
-        .set('Content-Type', 'application/x-sentry-envelope')
-        .send(freshFixtureEnvelope(fixture, eventId))
-        .expect(200, { id: eventId });
-
-    const stored = (app: TestApp, eventId: string) =>
-      eventually(async () => {
-        const response = await app.api().get(`/api/events/${eventId}`);
-        return response.status === 200 && (response.body as { id: string; issue_id: number });
-      });
-
-    const backlogDrained = () =>
-      eventually(async () => {
-        for (const app of apps) {
-          if ((await app.http().get('/health/ready').expect(200)).body.digest_backlog !== 0) return false;
-        }
-        return true;
-      });
-
     it('ingests an event on one instance and serves it, once, from the other', async () => {
       const [a, b] = apps;
       project = (await a.api().post('/api/projects').send({ name: 'Behind PgBouncer' }).expect(201))
         .body as Project;
-      await send(a, firstId);
-      const event = await stored(b, firstId);
+      await sendFixture(a, project, firstId);
+      const event = await storedEvent(b, firstId);
       issueId = event.issue_id;
 
       // The same event again, on both instances, after it was stored.
-      await send(b, firstId);
-      await send(a, firstId);
+      await sendFixture(b, project, firstId);
+      await sendFixture(a, project, firstId);
       const secondId = hexOf(randomUUID());
-      await send(b, secondId);
-      await stored(a, secondId);
-      await backlogDrained();
+      await sendFixture(b, project, secondId);
+      await storedEvent(a, secondId);
+      await backlogDrained(a, b);
       await settleRollups(a.app);
 
       const issue = (await b.api().get(`/api/issues/${issueId}`).expect(200)).body;
@@ -206,8 +180,8 @@ describe('behind PgBouncer in transaction pooling mode', () => {
     it('pages issues with cursors read in one transaction and used in another', async () => {
       const [a, b] = apps;
       const messageId = hexOf(randomUUID());
-      await send(b, messageId, 'message-event');
-      const message = await stored(a, messageId);
+      await sendFixture(b, project, messageId, 'message-event');
+      const message = await storedEvent(a, messageId);
       const first = (await a.api().get(`/api/projects/${project.id}/issues?limit=1`).expect(200)).body;
       expect(first.data).toHaveLength(1);
       const second = (

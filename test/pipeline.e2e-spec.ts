@@ -21,7 +21,7 @@ import { runInThisContext } from 'node:vm';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { startTestApp, TestApp } from './helpers/app';
-import { eventually } from './helpers/queues';
+import { backlogDrained, eventually, ServedEvent, storedEvent } from './helpers/queues';
 import { testDatabaseUrl, TEST_REDIS_URL } from './helpers/test-env';
 
 const ROOT = join(__dirname, '..');
@@ -141,13 +141,10 @@ describe('pipeline: @sentry/node → HTTP ingest → digest → API', () => {
   });
 
   /** Flushes the SDK, checks that ingest accepted everything, and waits for the digest to store the event. */
-  async function stored(eventId: string): Promise<Record<string, unknown> & { issue_id: number }> {
+  async function stored(eventId: string): Promise<ServedEvent> {
     expect(await Sentry.flush(5_000)).toBe(true);
     expect(statuses.every((status) => status === 200)).toBe(true);
-    return eventually(async () => {
-      const response = await t.api().get(`/api/events/${dashed(eventId)}`);
-      return response.status === 200 && response.body;
-    });
+    return storedEvent(t, dashed(eventId));
   }
 
   async function issue(id: number): Promise<Issue> {
@@ -156,12 +153,6 @@ describe('pipeline: @sentry/node → HTTP ingest → digest → API', () => {
 
   async function eventsOf(issueId: number): Promise<Record<string, unknown>[]> {
     return (await t.api().get(`/api/issues/${issueId}/events`).expect(200)).body.data;
-  }
-
-  async function backlogDrained(app: TestApp = t): Promise<void> {
-    await eventually(
-      async () => (await app.http().get('/health/ready').expect(200)).body.digest_backlog === 0,
-    );
   }
 
   describe('exceptions', () => {
@@ -466,13 +457,10 @@ describe('pipeline: @sentry/node → HTTP ingest → digest → API', () => {
           .send(body);
       expect((await post().expect(200)).body).toEqual({ id: eventId });
       expect((await post().expect(200)).body).toEqual({ id: eventId });
-      const event = await eventually(async () => {
-        const response = await t.api().get(`/api/events/${eventId}`);
-        return response.status === 200 && (response.body as { issue_id: number });
-      });
+      const event = await storedEvent(t, eventId);
       // Once more after it was digested (its job is gone by now, so this one really reaches the digest).
       expect((await post().expect(200)).body).toEqual({ id: eventId });
-      await backlogDrained();
+      await backlogDrained(t);
       const fixtureIssue = await issue(event.issue_id);
       expect(fixtureIssue).toMatchObject({ type: 'TypeError', event_count: 1 });
       expect(await eventsOf(event.issue_id)).toEqual([expect.objectContaining({ id: dashed(eventId) })]);
@@ -499,10 +487,7 @@ describe('pipeline: @sentry/node → HTTP ingest → digest → API', () => {
       const eventId = client.captureException(new URIError('malformed checkout link'), undefined, scope);
       expect(await client.flush(5_000)).toBe(true);
       expect(browserStatuses).toEqual([200]);
-      const event = await eventually(async () => {
-        const response = await t.api().get(`/api/events/${eventId}`);
-        return response.status === 200 && (response.body as Record<string, unknown> & { issue_id: number });
-      });
+      const event = await storedEvent(t, eventId);
       expect(event).toMatchObject({
         environment: 'browser-e2e',
         release: 'web@1.0.0',
@@ -741,8 +726,6 @@ describe('backlog: an api-only node queues, a worker started later digests every
       count: number;
     }[];
     expect(count).toBe(total);
-    await eventually(
-      async () => (await api.http().get('/health/ready').expect(200)).body.digest_backlog === 0,
-    );
+    await backlogDrained(api);
   });
 });

@@ -14,7 +14,7 @@ import { FailedJobs } from '../src/jobs/failed-jobs';
 import { MaintenanceJobName } from '../src/retention/maintenance.processor';
 import { freshFixtureEnvelope } from './fixtures/fixtures';
 import { startTestApp, TestApp } from './helpers/app';
-import { eventually, openQueue } from './helpers/queues';
+import { backlogDrained, eventually, openQueue, storedEvent } from './helpers/queues';
 import { TestRedisCluster } from './helpers/redis-cluster';
 import { startWebhookReceiver, WebhookReceiver } from './helpers/webhook-receiver';
 
@@ -78,10 +78,6 @@ describe('Redis Cluster: the core pipeline on three masters', () => {
       .send(freshFixtureEnvelope('exception-event', eventId));
   }
 
-  async function backlogDrained(): Promise<void> {
-    await eventually(async () => (await t.http().get('/health/ready').expect(200)).body.digest_backlog === 0);
-  }
-
   /** Every key of this installation, on whichever master holds it, with its slot. */
   async function keysWithSlots(): Promise<Map<string, number>> {
     const slots = new Map<string, number>();
@@ -131,10 +127,7 @@ describe('Redis Cluster: the core pipeline on three masters', () => {
     expect(accepted.status).toBe(200);
     expect(accepted.body).toEqual({ id: firstEvent });
 
-    const event = await eventually(async () => {
-      const response = await t.api().get(`/api/events/${firstEvent}`);
-      return response.status === 200 && (response.body as { issue_id: number; project_id: number });
-    });
+    const event = await storedEvent(t, firstEvent);
     expect(event.project_id).toBe(project.id);
     issueId = event.issue_id;
     const issues = (await t.api().get(`/api/projects/${project.id}/issues`).expect(200)).body.data;
@@ -155,7 +148,7 @@ describe('Redis Cluster: the core pipeline on three masters', () => {
 
   it('stores a resent envelope once', async () => {
     expect((await send(project, firstEvent)).status).toBe(200);
-    await backlogDrained();
+    await backlogDrained(t);
     expect((await t.api().get(`/api/issues/${issueId}`).expect(200)).body.event_count).toBe(1);
     expect((await t.api().get(`/api/issues/${issueId}/events`).expect(200)).body.data).toHaveLength(1);
   });
@@ -185,7 +178,7 @@ describe('Redis Cluster: the core pipeline on three masters', () => {
       String(message).startsWith(`rate limit exceeded for project ${limited.id}:`),
     );
     expect(logged).toHaveLength(1);
-    await backlogDrained();
+    await backlogDrained(t);
   });
 
   it('reports the digest backlog in /health/ready and /metrics', async () => {
@@ -343,7 +336,7 @@ describe('Redis Cluster: the core pipeline on three masters', () => {
       statuses.push((await send(recovering, eventId)).status);
     }
     expect(statuses.at(-1)).toBe(200);
-    await eventually(async () => (await t.api().get(`/api/events/${eventId}`)).status === 200, 20_000);
+    await storedEvent(t, eventId, 20_000);
     // The workers' errors meanwhile (CLUSTERDOWN, redirections) went to the log, once per kind.
     expect(consoleErrors.mock.calls.filter(([first]) => String(first).includes('Unhandled error'))).toEqual(
       [],

@@ -5,8 +5,8 @@ import { CountedEvent, rollupDelta } from '../src/rollups/rollup-delta';
 import { RollupFolder } from '../src/rollups/rollup-folder';
 import { RollupsRepository } from '../src/rollups/rollups.repository';
 import { startTestApp, TestApp } from './helpers/app';
-import { freshFixtureEnvelope } from './fixtures/fixtures';
-import { eventually } from './helpers/queues';
+import { sendFixture } from './fixtures/fixtures';
+import { eventually, storedEvent } from './helpers/queues';
 import { settleRollups } from './helpers/rollups';
 
 const HOUR = 3_600_000;
@@ -80,7 +80,7 @@ describe('Rollup fold', () => {
   /** Records batches as the digest does, each in a transaction of its own. */
   async function record(batches: CountedEvent[][]): Promise<void> {
     for (const batch of batches) {
-      await db.transaction((manager) => rollups.record(manager, rollupDelta(batch)));
+      await db.transaction((manager) => rollups.record(manager, batch));
     }
   }
 
@@ -164,12 +164,12 @@ describe('Rollup fold', () => {
     const recorders = [0, 1, 2].map(async (lane) => {
       for (let i = lane; i < batches.length; i += 3) {
         try {
-          await db.transaction((manager) => rollups.record(manager, rollupDelta(batches[i])));
+          await db.transaction((manager) => rollups.record(manager, batches[i]));
         } catch (error) {
           // The project went first: as the digest does on its retry, the others' share is recorded.
           if ((error as { code?: string }).code !== '23503') throw error;
           const kept = batches[i].filter((event) => !doomedIssues.includes(event.issueId));
-          await db.transaction((manager) => rollups.record(manager, rollupDelta(kept)));
+          await db.transaction((manager) => rollups.record(manager, kept));
         }
       }
     });
@@ -239,16 +239,8 @@ describe('Rollup fold', () => {
         client_key: string;
       };
       const eventId = randomUUID().replace(/-/g, '');
-      await worker
-        .http()
-        .post(`/api/${projectId}/envelope/?sentry_key=${client.client_key.replace(/-/g, '')}`)
-        .set('Content-Type', 'application/x-sentry-envelope')
-        .send(freshFixtureEnvelope('exception-event', eventId))
-        .expect(200);
-      const issueId = await eventually(async () => {
-        const response = await t.api().get(`/api/events/${eventId}`);
-        return response.status === 200 && (response.body as { issue_id: number }).issue_id;
-      });
+      await sendFixture(worker, { id: projectId, client_key: client.client_key }, eventId);
+      const { issue_id: issueId } = await storedEvent(t, eventId);
       // Well within the second a busy digest may wait before folding, and the 10 s sweep.
       const total = await eventually(async () => {
         const stats = (await t.api().get(`/api/issues/${issueId}/stats?period=24h`).expect(200)).body as {

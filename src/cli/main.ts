@@ -4,7 +4,7 @@ import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { isEmail } from 'class-validator';
 import { UsersService } from '../auth/users.service';
-import { validateEnvironment } from '../config/environment';
+import { ResolvedConfig, validateEnvironment } from '../config/environment';
 import { prepareDatabase } from '../database/migrate';
 import { QueueName } from '../common/queues';
 import { FailedJobs } from '../jobs/failed-jobs';
@@ -114,12 +114,34 @@ const COMMANDS: Record<
       return `user ${user.email} is ready (id ${user.id})`;
     },
   },
+  // Only what `npm start` does before listening, under the same lock: a deployment's migration step.
+  migrate: {
+    needsApp: false,
+    check: (flags) => takeFlags(flags, []),
+    run: async () => {
+      const applied = await migrate(loadConfig());
+      return applied.length === 0 ? 'no pending migrations' : `applied ${applied.length} migration(s)`;
+    },
+  },
   help: {
     needsApp: false,
     check: (flags) => takeFlags(flags, []),
     run: () => Promise.resolve(HELP),
   },
 };
+
+/** The configuration, from the environment and `.env` when there is one. */
+function loadConfig(): ResolvedConfig {
+  if (existsSync('.env')) process.loadEnvFile('.env');
+  return validateEnvironment(process.env);
+}
+
+/** Creates the database if missing and applies pending migrations, each named on stderr. */
+async function migrate(config: ResolvedConfig): Promise<string[]> {
+  const applied = await prepareDatabase(config.DATABASE_URL);
+  for (const migration of applied) process.stderr.write(`applied migration ${migration}\n`);
+  return applied;
+}
 
 async function main(argv: readonly string[]): Promise<number> {
   let parsed;
@@ -130,7 +152,6 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const name = parsed.command ?? 'help';
   if (Object.hasOwn(JOBS_COMMANDS, name)) return runJobsCommand(name, parsed.flags);
-  if (name === 'migrate') return runMigrate(parsed.flags);
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!command) return usageFailure(`unknown command "${name}"`);
   try {
@@ -144,10 +165,8 @@ async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
 
-  if (existsSync('.env')) process.loadEnvFile('.env');
-  const config = validateEnvironment(process.env);
-  const applied = await prepareDatabase(config.DATABASE_URL);
-  for (const migration of applied) process.stderr.write(`applied migration ${migration}\n`);
+  const config = loadConfig();
+  await migrate(config);
 
   const app = await NestFactory.createApplicationContext(CliModule.forRoot(config), {
     logger: false,
@@ -170,9 +189,7 @@ async function runJobsCommand(name: string, flags: Record<string, string>): Prom
     if (error instanceof UsageError) return usageFailure(`${name}: ${error.message}`);
     throw error;
   }
-  if (existsSync('.env')) process.loadEnvFile('.env');
-  const config = validateEnvironment(process.env);
-  const jobs = new FailedJobs(config);
+  const jobs = new FailedJobs(loadConfig());
   try {
     const output = await command.run(jobs, flags);
     if (output !== '') process.stdout.write(`${output}\n`);
@@ -180,28 +197,6 @@ async function runJobsCommand(name: string, flags: Record<string, string>): Prom
   } finally {
     await jobs.close();
   }
-}
-
-/**
- * Only what `npm start` does before listening: create the database if missing and apply pending
- * migrations, under the same advisory lock, so that a deployment can migrate once before its
- * instances start. Exits non-zero when the database cannot be reached or a migration fails.
- */
-async function runMigrate(flags: Record<string, string>): Promise<number> {
-  try {
-    takeFlags(flags, []);
-  } catch (error) {
-    if (error instanceof UsageError) return usageFailure(`migrate: ${error.message}`);
-    throw error;
-  }
-  if (existsSync('.env')) process.loadEnvFile('.env');
-  const config = validateEnvironment(process.env);
-  const applied = await prepareDatabase(config.DATABASE_URL);
-  for (const migration of applied) process.stderr.write(`applied migration ${migration}\n`);
-  process.stdout.write(
-    applied.length === 0 ? 'no pending migrations\n' : `applied ${applied.length} migration(s)\n`,
-  );
-  return 0;
 }
 
 function usageFailure(message: string): number {

@@ -8,7 +8,6 @@ import { EventPartitions, partDay } from '../events/event-partitions';
 import { splitParts } from '../events/event-parts';
 import { storedPayload } from '../events/event-payload';
 import { RollupsRepository } from '../rollups/rollups.repository';
-import { rollupDelta } from '../rollups/rollup-delta';
 import type { NormalisedEvent } from './event-normaliser';
 import type { GroupingResult } from './grouping';
 
@@ -137,15 +136,13 @@ export class IssueStoreService {
     const triggers = await this.updateIssues(manager, storable, inserted, groups);
     await this.rollups.record(
       manager,
-      rollupDelta(
-        storable
-          .filter((item) => inserted.has(`${item.projectId}:${item.eventId}`))
-          .map((item) => ({
-            projectId: item.projectId,
-            issueId: groups.get(groupId(item))?.issueId as number,
-            event: item.event,
-          })),
-      ),
+      storable
+        .filter((item) => inserted.has(`${item.projectId}:${item.eventId}`))
+        .map((item) => ({
+          projectId: item.projectId,
+          issueId: groups.get(groupId(item))?.issueId as number,
+          event: item.event,
+        })),
     );
 
     for (const issue of newIssues) {
@@ -322,7 +319,10 @@ export class IssueStoreService {
       (a, b) =>
         a.issueId - b.issueId || (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : a.day < b.day ? -1 : 1),
     );
-    const known = rows.filter((row) => this.committedParts.has(partKey(row.issueId, row.hash, row.day)));
+    const known: StoredPart[] = [];
+    const unknown: StoredPart[] = [];
+    for (const row of rows)
+      (this.committedParts.has(partKey(row.issueId, row.hash, row.day)) ? known : unknown).push(row);
     const missing: { issue_id: number; hash: string; day: string }[] = await manager.query(
       `WITH written AS (
          INSERT INTO event_parts (issue_id, hash, day, content)
@@ -336,8 +336,7 @@ export class IssueStoreService {
                            WHERE p.issue_id = k.issue_id AND p.hash = k.hash AND p.day = k.day)`,
       [
         // Content is JSON text already, hash hex and day a date: the document is put together as text.
-        `[${rows
-          .filter((row) => !this.committedParts.has(partKey(row.issueId, row.hash, row.day)))
+        `[${unknown
           .map(
             (row) =>
               `{"issue_id":${row.issueId},"hash":"${row.hash}","day":"${row.day}","content":${row.content}}`,

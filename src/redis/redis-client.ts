@@ -22,7 +22,12 @@ export interface ConnectionTuning {
 const CONNECT_TIMEOUT_MS = 5_000;
 const retryStrategy = (attempt: number) => Math.min(attempt * 200, 2_000);
 
-function singleOptions(target: RedisTarget): RedisOptions & { enableOfflineQueue: boolean } {
+/**
+ * Options of a connection to a single Redis (the shared client and BullMQ's). By default commands
+ * fail fast while Redis is unreachable instead of piling up in memory: an ingest request must get
+ * a 503 rather than wait for a reconnect that may never come.
+ */
+function singleOptions(target: RedisTarget, tuning: ConnectionTuning): RedisOptions {
   return {
     host: target.nodes[0].host,
     port: target.nodes[0].port,
@@ -30,21 +35,21 @@ function singleOptions(target: RedisTarget): RedisOptions & { enableOfflineQueue
     password: target.password,
     db: target.db,
     tls: target.tls ? {} : undefined,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: null,
     connectTimeout: CONNECT_TIMEOUT_MS,
     retryStrategy,
+    enableOfflineQueue: tuning.offlineQueue,
+    maxRetriesPerRequest: tuning.maxRetriesPerRequest ?? null,
+    ...(tuning.commandTimeout !== undefined && { commandTimeout: tuning.commandTimeout }),
+    ...(tuning.autoPipelining !== undefined && { enableAutoPipelining: tuning.autoPipelining }),
   };
 }
 
 /**
- * Options shared by every connection to a single Redis (the shared client and BullMQ's), which
- * each use overrides as it needs. By default commands fail fast while Redis is unreachable instead
- * of piling up in memory: an ingest request must get a 503 rather than wait for a reconnect that
- * may never come.
+ * A single Redis's options as every connection starts from (commands fail fast while it is away),
+ * for the tools that build a BullMQ worker or listener of their own.
  */
-export function redisOptions(url: string) {
-  return singleOptions(parseRedisUrl(url, false));
+export function redisOptions(url: string): RedisOptions {
+  return singleOptions(parseRedisUrl(url, false), { offlineQueue: false });
 }
 
 function clusterOptions(target: RedisTarget, tuning: ConnectionTuning): ClusterOptions {
@@ -56,7 +61,7 @@ function clusterOptions(target: RedisTarget, tuning: ConnectionTuning): ClusterO
       password: target.password,
       tls: target.tls ? {} : undefined,
       connectTimeout: CONNECT_TIMEOUT_MS,
-      maxRetriesPerRequest: tuning.maxRetriesPerRequest === undefined ? null : tuning.maxRetriesPerRequest,
+      maxRetriesPerRequest: tuning.maxRetriesPerRequest ?? null,
       commandTimeout: tuning.commandTimeout,
     },
     enableOfflineQueue: tuning.offlineQueue,
@@ -72,13 +77,7 @@ function clusterOptions(target: RedisTarget, tuning: ConnectionTuning): ClusterO
 export function createRedisClient(settings: RedisSettings, tuning: ConnectionTuning): RedisClient {
   const target = parseRedisUrl(settings.REDIS_URL, settings.REDIS_CLUSTER);
   if (settings.REDIS_CLUSTER) return new Cluster(target.nodes, clusterOptions(target, tuning));
-  return new Redis({
-    ...singleOptions(target),
-    enableOfflineQueue: tuning.offlineQueue,
-    ...(tuning.maxRetriesPerRequest !== undefined && { maxRetriesPerRequest: tuning.maxRetriesPerRequest }),
-    ...(tuning.commandTimeout !== undefined && { commandTimeout: tuning.commandTimeout }),
-    ...(tuning.autoPipelining !== undefined && { enableAutoPipelining: tuning.autoPipelining }),
-  });
+  return new Redis(singleOptions(target, tuning));
 }
 
 /** Closes a client, at once if it cannot say goodbye. */
@@ -97,8 +96,7 @@ export function bullConnection(
   tuning: ConnectionTuning,
 ): { connection: ConnectionOptions; release: () => Promise<void> } {
   if (!settings.REDIS_CLUSTER) {
-    const options = { ...redisOptions(settings.REDIS_URL), enableOfflineQueue: tuning.offlineQueue };
-    if (tuning.maxRetriesPerRequest !== undefined) options.maxRetriesPerRequest = tuning.maxRetriesPerRequest;
+    const options = singleOptions(parseRedisUrl(settings.REDIS_URL, false), tuning);
     return { connection: options, release: async () => undefined };
   }
   const cluster = createRedisClient(settings, tuning);

@@ -82,34 +82,22 @@ export interface PendingRow {
 
 /** Sums a batch of events into one row per rollup key, so each row is written once per batch. */
 export function rollupDelta(events: CountedEvent[]): RollupDelta {
+  return sumEvents(events).delta();
+}
+
+/** What a batch of newly stored events adds, by issue, as the digest records it in `rollup_pending`. */
+export function pendingDeltas(events: CountedEvent[]): Map<number, PendingIssueDelta> {
+  return sumEvents(events).pending();
+}
+
+function sumEvents(events: CountedEvent[]): RollupSums {
   const sums = new RollupSums();
   for (const { projectId, issueId, event } of events) {
     const at = new Date(event.timestamp).getTime();
     sums.addHour(issueId, projectId, hourOf(new Date(at)).getTime(), event.environment ?? '', 1);
     for (const [key, value] of eventTags(event)) sums.addTag(issueId, key, value, 1, at, at);
   }
-  return sums.delta();
-}
-
-/** Splits a batch's delta by issue, for `rollup_pending`. */
-export function pendingDeltas(delta: RollupDelta): Map<number, PendingIssueDelta> {
-  const byIssue = new Map<number, PendingIssueDelta>();
-  const of = (issueId: number) => {
-    let entry = byIssue.get(issueId);
-    if (!entry) byIssue.set(issueId, (entry = { v: PENDING_DELTA_VERSION, hours: [], tags: [] }));
-    return entry;
-  };
-  for (const row of delta.issueHours) of(row.id).hours.push([row.hour.getTime(), row.environment, row.count]);
-  for (const row of delta.tagValues) {
-    of(row.issueId).tags.push([
-      row.key,
-      row.value,
-      row.count,
-      row.firstSeen.getTime(),
-      row.lastSeen.getTime(),
-    ]);
-  }
-  return byIssue;
+  return sums;
 }
 
 /**
@@ -127,11 +115,31 @@ export function foldPending(rows: PendingRow[]): RollupDelta {
   return sums.delta();
 }
 
+/** A sum per rollup key, times in epoch ms. */
+interface Sum<T> {
+  row: T;
+  count: number;
+}
+
+interface HourKey {
+  id: number;
+  hour: number;
+  environment: string;
+}
+
+interface TagValueSeen {
+  issueId: number;
+  key: string;
+  value: string;
+  first: number;
+  last: number;
+}
+
 /** Running sums per rollup key; a tag key's total is the sum of its values' counts. */
 class RollupSums {
-  private readonly issueHours = new Map<string, HourCount>();
-  private readonly projectHours = new Map<string, HourCount>();
-  private readonly tagValues = new Map<string, TagValueCount>();
+  private readonly issueHours = new Map<string, Sum<HourKey>>();
+  private readonly projectHours = new Map<string, Sum<HourKey>>();
+  private readonly tagValues = new Map<string, Sum<TagValueSeen>>();
   private readonly tagKeys = new Map<string, TagKeyCount>();
 
   addHour(issueId: number, projectId: number, hour: number, environment: string, count: number): void {
@@ -142,19 +150,11 @@ class RollupSums {
   addTag(issueId: number, key: string, value: string, count: number, first: number, last: number): void {
     const valueKey = `${issueId}\0${key}\0${value}`;
     const current = this.tagValues.get(valueKey);
-    if (!current) {
-      this.tagValues.set(valueKey, {
-        issueId,
-        key,
-        value,
-        count,
-        firstSeen: new Date(first),
-        lastSeen: new Date(last),
-      });
-    } else {
+    if (!current) this.tagValues.set(valueKey, { row: { issueId, key, value, first, last }, count });
+    else {
       current.count += count;
-      if (first < current.firstSeen.getTime()) current.firstSeen = new Date(first);
-      if (last > current.lastSeen.getTime()) current.lastSeen = new Date(last);
+      if (first < current.row.first) current.row.first = first;
+      if (last > current.row.last) current.row.last = last;
     }
     const keyKey = `${issueId}\0${key}`;
     const keyCount = this.tagKeys.get(keyKey);
@@ -162,20 +162,53 @@ class RollupSums {
     else keyCount.total += count;
   }
 
+  /** The sums as rollup rows, in lock order. */
   delta(): RollupDelta {
+    const hours = (sums: Map<string, Sum<HourKey>>): HourCount[] =>
+      [...sums.values()]
+        .map(({ row, count }) => ({
+          id: row.id,
+          hour: new Date(row.hour),
+          environment: row.environment,
+          count,
+        }))
+        .sort(compareHours);
     return {
-      issueHours: [...this.issueHours.values()].sort(compareHours),
-      projectHours: [...this.projectHours.values()].sort(compareHours),
-      tagValues: [...this.tagValues.values()].sort(
-        (a, b) => a.issueId - b.issueId || compareText(a.key, b.key) || compareText(a.value, b.value),
-      ),
+      issueHours: hours(this.issueHours),
+      projectHours: hours(this.projectHours),
+      tagValues: [...this.tagValues.values()]
+        .map(({ row, count }) => ({
+          issueId: row.issueId,
+          key: row.key,
+          value: row.value,
+          count,
+          firstSeen: new Date(row.first),
+          lastSeen: new Date(row.last),
+        }))
+        .sort((a, b) => a.issueId - b.issueId || compareText(a.key, b.key) || compareText(a.value, b.value)),
       tagKeys: [...this.tagKeys.values()].sort((a, b) => a.issueId - b.issueId || compareText(a.key, b.key)),
     };
+  }
+
+  /** The issues' sums as recorded deltas: unsorted, since the fold that reads them sorts. */
+  pending(): Map<number, PendingIssueDelta> {
+    const byIssue = new Map<number, PendingIssueDelta>();
+    const of = (issueId: number) => {
+      let entry = byIssue.get(issueId);
+      if (!entry) byIssue.set(issueId, (entry = { v: PENDING_DELTA_VERSION, hours: [], tags: [] }));
+      return entry;
+    };
+    for (const { row, count } of this.issueHours.values())
+      of(row.id).hours.push([row.hour, row.environment, count]);
+    for (const { row, count } of this.tagValues.values()) {
+      of(row.issueId).tags.push([row.key, row.value, count, row.first, row.last]);
+    }
+    return byIssue;
   }
 }
 
 function countHour(
-  into: Map<string, HourCount>,
+  into: Map<string, Sum<HourKey>>,
   id: number,
   hour: number,
   environment: string,
@@ -184,7 +217,7 @@ function countHour(
   const key = `${id}\0${hour}\0${environment}`;
   const current = into.get(key);
   if (current) current.count += count;
-  else into.set(key, { id, hour: new Date(hour), environment, count });
+  else into.set(key, { row: { id, hour, environment }, count });
 }
 
 function compareHours(a: HourCount, b: HourCount): number {

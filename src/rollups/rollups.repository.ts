@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { RowDeletion } from '../events/event-partitions';
-import { foldPending, pendingDeltas, readPendingDelta, RollupDelta } from './rollup-delta';
+import { CountedEvent, foldPending, pendingDeltas, readPendingDelta, RollupDelta } from './rollup-delta';
 
 /**
  * Adds a batch's counts to the rollups, inside the transaction that stored the batch's events, so a
@@ -84,8 +84,8 @@ export class RollupsRepository {
    * one row per issue, where adding them at once would update a row per tag value, tag key and
    * hour of every issue of the batch.
    */
-  async record(manager: EntityManager, delta: RollupDelta): Promise<void> {
-    const byIssue = pendingDeltas(delta);
+  async record(manager: EntityManager, events: CountedEvent[]): Promise<void> {
+    const byIssue = pendingDeltas(events);
     if (byIssue.size === 0) return;
     const issueIds = [...byIssue.keys()].sort((a, b) => a - b);
     // One JSON document: no array-literal escaping of every delta by node-pg.

@@ -45,34 +45,37 @@ export async function checkCounts(
   removed: Map<number, number>,
 ): Promise<CountCheck[]> {
   const removedIds = [...removed.keys()];
-  const removedCounts = removedIds.map((id) => removed.get(id)!);
+  const removedCounts = [...removed.values()];
   const checks: CountCheck[] = [];
+  /** Runs `sql` and checks its rows: those for which `bad` holds are mismatches. */
+  const compare = async <T extends object>(
+    name: string,
+    sql: string,
+    params: unknown[],
+    bad: (row: T) => boolean,
+  ): Promise<void> => {
+    checks.push(check(name, await query<T>(url, sql, params), bad));
+  };
 
-  const issues = await query<{ id: number; event_count: number; events: number; removed: number }>(
-    url,
+  await compare<{ id: number; event_count: number; events: number; removed: number }>(
+    'issues.event_count = events + removed by retention',
     `WITH counted AS (SELECT issue_id, count(*)::int AS n FROM events GROUP BY 1),
           removed AS (SELECT * FROM unnest($1::int[], $2::int[]) AS r(issue_id, n))
      SELECT i.id, i.event_count, coalesce(c.n, 0) AS events, coalesce(r.n, 0) AS removed
        FROM issues i LEFT JOIN counted c ON c.issue_id = i.id LEFT JOIN removed r ON r.issue_id = i.id`,
     [removedIds, removedCounts],
-  );
-  checks.push(
-    check(
-      'issues.event_count = events + removed by retention',
-      issues,
-      (row) => row.event_count !== row.events + row.removed,
-    ),
+    (row) => row.event_count !== row.events + row.removed,
   );
 
   // Each issue's hours from a day inside its project's retention on.
-  const issueHours = await query<{
+  await compare<{
     issue_id: number;
     hour: Date;
     environment: string;
     rolled: number | null;
     counted: number | null;
   }>(
-    url,
+    'issue_hourly = events per issue, hour and environment',
     `WITH since AS (
        SELECT i.id AS issue_id, now() - make_interval(days => coalesce(p.retention_days, $1) - 1) AS since
          FROM issues i JOIN projects p ON p.id = i.project_id
@@ -88,23 +91,17 @@ export async function checkCounts(
      SELECT issue_id, hour, environment, r.count AS rolled, c.count AS counted
        FROM rolled r FULL JOIN counted c USING (issue_id, hour, environment)`,
     [defaultRetentionDays],
-  );
-  checks.push(
-    check(
-      'issue_hourly = events per issue, hour and environment',
-      issueHours,
-      (row) => (row.rolled ?? 0) !== (row.counted ?? 0),
-    ),
+    (row) => (row.rolled ?? 0) !== (row.counted ?? 0),
   );
 
-  const projectHours = await query<{
+  await compare<{
     project_id: number;
     hour: Date;
     environment: string;
     rolled: number | null;
     summed: number | null;
   }>(
-    url,
+    "project_hourly = sum of its issues' issue_hourly",
     `WITH since AS (
        SELECT id AS project_id, now() - make_interval(days => coalesce(retention_days, $1) - 1) AS since FROM projects
      ), summed AS (
@@ -116,16 +113,10 @@ export async function checkCounts(
        JOIN since w USING (project_id)
       WHERE hour >= w.since`,
     [defaultRetentionDays],
-  );
-  checks.push(
-    check(
-      "project_hourly = sum of its issues' issue_hourly",
-      projectHours,
-      (row) => (row.rolled ?? 0) !== (row.summed ?? 0),
-    ),
+    (row) => (row.rolled ?? 0) !== (row.summed ?? 0),
   );
 
-  const tagKeys = await query<{
+  await compare<{
     issue_id: number;
     key: string;
     total: number | null;
@@ -133,48 +124,38 @@ export async function checkCounts(
     values_total: number | null;
     values: number | null;
   }>(
-    url,
+    'issue_tag_keys total and distinct = their values',
     `WITH v AS (SELECT issue_id, key, sum(count)::int AS total, count(*)::int AS n FROM issue_tag_values GROUP BY 1, 2)
      SELECT issue_id, key, k.total, k.distinct_values, v.total AS values_total, v.n AS values
        FROM issue_tag_keys k FULL JOIN v USING (issue_id, key)`,
-  );
-  checks.push(
-    check(
-      'issue_tag_keys total and distinct = their values',
-      tagKeys,
-      (row) => row.total !== row.values_total || row.distinct_values !== row.values,
-    ),
+    [],
+    (row) => row.total !== row.values_total || row.distinct_values !== row.values,
   );
 
-  const perIssue = await query<{
+  await compare<{
     id: number;
     event_count: number;
     user_count: number;
     users: number | null;
     levels: number | null;
   }>(
-    url,
+    'user_count = distinct users; level total = event_count',
     `SELECT i.id, i.event_count, i.user_count, u.distinct_values AS users, l.total AS levels
        FROM issues i
        LEFT JOIN issue_tag_keys u ON u.issue_id = i.id AND u.key = 'user'
        LEFT JOIN issue_tag_keys l ON l.issue_id = i.id AND l.key = 'level'`,
-  );
-  checks.push(
-    check(
-      'user_count = distinct users; level total = event_count',
-      perIssue,
-      (row) => row.user_count !== (row.users ?? 0) || row.event_count !== (row.levels ?? 0),
-    ),
+    [],
+    (row) => row.user_count !== (row.users ?? 0) || row.event_count !== (row.levels ?? 0),
   );
 
-  const values = await query<{
+  await compare<{
     issue_id: number;
     key: string;
     value: string;
     rolled: number | null;
     counted: number | null;
   }>(
-    url,
+    'level/environment/release values = events (issues retention never touched)',
     `WITH counted AS (
        SELECT issue_id, 'level' AS key, level AS value, count(*)::int AS count FROM events GROUP BY 1, 3
        UNION ALL
@@ -188,13 +169,7 @@ export async function checkCounts(
        FROM rolled r FULL JOIN counted c USING (issue_id, key, value)
       WHERE issue_id <> ALL($1::int[])`,
     [removedIds],
-  );
-  checks.push(
-    check(
-      'level/environment/release values = events (issues retention never touched)',
-      values,
-      (row) => row.rolled !== row.counted,
-    ),
+    (row) => row.rolled !== row.counted,
   );
   return checks;
 }

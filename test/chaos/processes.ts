@@ -1,18 +1,17 @@
 /**
- * The processes the chaos suite runs and breaks: a PostgreSQL cluster and a Redis server of its own
- * (temporary folders, free loopback ports, never the shared 5432/6379), and the service's `api` and
- * `worker` roles as separate `node dist/main.js` processes. Everything started here is registered
- * with `Cleanup`, which stops it at the end, on failure and on SIGINT/SIGTERM.
+ * The processes the chaos suite runs and breaks, besides its PostgreSQL cluster (`Postgres`, in
+ * test/helpers/postgres-servers.ts): a Redis server of its own (a temporary folder, a free loopback
+ * port, never the shared 6379), and the service's `api` and `worker` roles as separate
+ * `node dist/main.js` processes. The suite registers everything it starts with `Cleanup`
+ * (test/helpers/cleanup.ts), which stops it at the end, on failure and on SIGINT/SIGTERM.
  */
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { configurationVariables } from '../helpers/config-variables';
 
 const execFileAsync = promisify(execFile);
-
-export { Cleanup } from '../helpers/cleanup';
-export { Postgres } from '../helpers/postgres-servers';
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -100,37 +99,15 @@ export class RedisServer {
 
 export type AppRole = 'api' | 'worker';
 
-/** Variables of the service (src/config/environment.ts) that must not leak in from the caller's shell. */
-const SERVICE_VARIABLES = [
-  'DATABASE_URL',
-  'REDIS_URL',
-  'PORT',
-  'HOST',
-  'PUBLIC_URL',
-  'APP_ROLE',
-  'CREATE_SUPERUSER',
-  'MAX_EVENTS_PER_MINUTE',
-  'MAX_EVENTS_PER_HOUR',
-  'RUST_LOG',
-  'LOG_LEVEL',
-  'SMTP_URL',
-  'SMTP_FROM',
-  'ALERTS_ALLOW_PRIVATE_NETWORKS',
-  'REDIS_PREFIX',
-  'REDIS_CLUSTER',
-  'DIGEST_CONCURRENCY',
-  'EVENT_RETENTION_DAYS',
-  'RETENTION_SCHEDULE',
-  'SERVE_DASHBOARD',
-  'COOKIE_SECURE',
-  'SESSION_TTL_HOURS',
-  'ALERTS_RETRY_BASE_DELAY_MS',
-];
-
+/**
+ * The caller's environment without the service's configuration variables (every one it reads:
+ * none may leak in from the caller's shell), then `settings`.
+ */
 export function serviceEnvironment(settings: Record<string, string>): Record<string, string> {
+  const serviceVariables = new Set(configurationVariables());
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (value !== undefined && !SERVICE_VARIABLES.includes(key)) env[key] = value;
+    if (value !== undefined && !serviceVariables.has(key)) env[key] = value;
   }
   return { ...env, ...settings };
 }

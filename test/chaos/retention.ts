@@ -16,14 +16,13 @@
  * them. Nothing counts those rows, and nothing is left to count once retention has removed them with
  * their issue.
  */
-import { Queue } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import { fixtureEventOfGroup } from '../../bench/support';
 import { QueueName } from '../../src/common/queues';
 import { DIGEST_JOB_OPTIONS, DigestJob, digestJobId, DigestJobName } from '../../src/digest/digest-job';
-import { queuePrefix } from '../../src/jobs/queue-layout';
+import { openQueue, QueueSettings } from '../../src/jobs/queue-layout';
+import { eventually } from '../helpers/queues';
 import { partitionOf, query, utcDay } from './db';
-import { sleep } from './processes';
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
@@ -87,8 +86,8 @@ function seedGroups(liveGroups: number): SeedGroup[] {
 
 export async function seedAgedDays(options: {
   databaseUrl: string;
-  redisPort: number;
-  prefix: string;
+  /** The service's queue settings: the events are seeded through its digest queue. */
+  queues: QueueSettings;
   liveProjectId: number;
   liveGroups: number;
   defaultRetentionDays: number;
@@ -115,7 +114,8 @@ export async function seedAgedDays(options: {
   // per issue and hour, and the shared issues more than the live load's one user.
   const jobs: { name: string; data: DigestJob; opts: typeof DIGEST_JOB_OPTIONS & { jobId: string } }[] = [];
   const seeded = new Map<string, { group: SeedGroup; day: Day }>();
-  for (const group of seedGroups(options.liveGroups)) {
+  const groups = seedGroups(options.liveGroups);
+  for (const group of groups) {
     const projectId = group.project === 'live' ? liveProjectId : keeperProjectId;
     for (const day of group.days) {
       for (let i = 0; i < group.perDay; i++) {
@@ -137,9 +137,9 @@ export async function seedAgedDays(options: {
       }
     }
   }
-  const digest = new Queue(QueueName.Digest, {
-    connection: { host: '127.0.0.1', port: options.redisPort, maxRetriesPerRequest: null },
-    prefix: queuePrefix({ REDIS_PREFIX: options.prefix, REDIS_CLUSTER: false }, QueueName.Digest),
+  const digest = openQueue(options.queues, QueueName.Digest, {
+    offlineQueue: true,
+    maxRetriesPerRequest: null,
   });
   try {
     await digest.addBulk(jobs);
@@ -147,16 +147,15 @@ export async function seedAgedDays(options: {
     await digest.close();
   }
   const ids = [...seeded.keys()];
-  for (let waited = 0; ; waited += 250) {
+  await eventually(async () => {
     const [{ n }] = await query<{ n: number }>(
       url,
       'SELECT count(*)::int AS n FROM events WHERE id = ANY($1::uuid[])',
       [ids],
     );
-    if (n === ids.length) break;
-    if (waited > 60_000) throw new Error(`seeding: ${n} of ${ids.length} aged events stored within 60 s`);
-    await sleep(250);
-  }
+    if (n !== ids.length) throw new Error(`seeding: ${n} of ${ids.length} aged events stored`);
+    return true;
+  }, 60_000);
 
   const rows = await query<{ id: string; project_id: number; issue_id: number; part: string }>(
     url,
@@ -189,7 +188,7 @@ export async function seedAgedDays(options: {
     throw new Error('seeding: two seeded groups share an issue');
   }
   const issuesOf = (filter: (group: SeedGroup) => boolean) =>
-    seedGroups(options.liveGroups)
+    groups
       .filter(filter)
       .map((group) => issueOfGroup.get(`${group.project}/${group.family}/${group.group}`)!);
   const sharedIssues = issuesOf((group) => group.family === 'Chaos');

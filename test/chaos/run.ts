@@ -53,15 +53,18 @@ import { join } from 'node:path';
 import { Job, Queue } from 'bullmq';
 import Redis from 'ioredis';
 import { Client } from 'pg';
-import { EXCEPTION_FIXTURE, freePort } from '../../bench/support';
+import { EXCEPTION_FIXTURE, freePort, pendingRollups } from '../../bench/support';
 import { QueueName } from '../../src/common/queues';
-import { queueKey, queuePrefix } from '../../src/jobs/queue-layout';
+import { digestJobId } from '../../src/digest/digest-job';
+import { openQueue, queueKey, QueueSettings } from '../../src/jobs/queue-layout';
 import { MaintenanceJobName } from '../../src/retention/maintenance.processor';
 import type { RetentionReport } from '../../src/retention/retention.service';
+import { Cleanup } from '../helpers/cleanup';
+import { Postgres } from '../helpers/postgres-servers';
 import { checkCounts } from './counts';
 import { partitionOf, query } from './db';
 import { ACK, formatOutcomes, LoadGenerator } from './load';
-import { AppProcess, Cleanup, Postgres, RedisServer, serviceEnvironment, sleep, tail } from './processes';
+import { AppProcess, RedisServer, serviceEnvironment, sleep, tail } from './processes';
 import { AgedData, checkRetention, retentionProgress, seedAgedDays } from './retention';
 
 const ROOT = join(__dirname, '../..');
@@ -134,9 +137,8 @@ interface Backlog {
   total: number;
 }
 
-async function backlog(redis: Redis): Promise<Backlog> {
-  const key = (kind: string) =>
-    queueKey({ REDIS_PREFIX: PREFIX, REDIS_CLUSTER: false }, QueueName.Digest, kind);
+async function backlog(redis: Redis, queues: QueueSettings): Promise<Backlog> {
+  const key = (kind: string) => queueKey(queues, QueueName.Digest, kind);
   const results = await redis
     .multi()
     .llen(key('wait'))
@@ -212,13 +214,15 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
   log(`Redis: start on 127.0.0.1:${redisPort} (AOF everysec)`);
   cleanup.add('stop Redis', () => redisServer.shutdown());
   await redisServer.start();
+  /** The service's queue settings: where the suite looks at, and adds to, the service's queues. */
+  const queues: QueueSettings = { REDIS_URL: redisServer.url, REDIS_CLUSTER: false, REDIS_PREFIX: PREFIX };
 
   const databaseUrl = pg.url(DATABASE);
   const env = serviceEnvironment({
     NODE_ENV: 'production',
     DATABASE_URL: databaseUrl,
-    REDIS_URL: redisServer.url,
-    REDIS_PREFIX: PREFIX,
+    REDIS_URL: queues.REDIS_URL,
+    REDIS_PREFIX: queues.REDIS_PREFIX,
     PUBLIC_URL: `http://127.0.0.1:${apiPort}`,
     MAX_EVENTS_PER_MINUTE: '0',
     MAX_EVENTS_PER_HOUR: '0',
@@ -301,8 +305,7 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
     log('seeding aged days for the retention fault …');
     aged = await seedAgedDays({
       databaseUrl,
-      redisPort,
-      prefix: PREFIX,
+      queues,
       liveProjectId: projectId,
       liveGroups: GROUPS,
       defaultRetentionDays: DEFAULT_RETENTION_DAYS,
@@ -341,11 +344,11 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
     const until = Date.now() + PG_OUTAGE_S * 1000;
     while (Date.now() < until) {
       await sleep(Math.min(30_000, until - Date.now()));
-      const b = await backlog(redis).catch(() => undefined);
+      const b = await backlog(redis, queues).catch(() => undefined);
       if (Date.now() < until && b) log(`   outage continues; backlog: ${describeBacklog(b)}`);
     }
     await pg.start();
-    const b = await backlog(redis).catch(() => undefined);
+    const b = await backlog(redis, queues).catch(() => undefined);
     note(phase, `PostgreSQL started again; backlog: ${b ? describeBacklog(b) : 'unknown'}`);
     await sleep(5_000);
   }
@@ -357,7 +360,7 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
     const pausedAt = Date.now();
     await load.burst(BURST, 16);
     await sleep(Math.max(0, 3_000 - (Date.now() - pausedAt)));
-    const before = await backlog(redis);
+    const before = await backlog(redis, queues);
     const storedBefore = await countStored();
     note(
       phase,
@@ -376,7 +379,7 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
             projectId,
           ])
         ).rows;
-        const active = await redis.llen(`${PREFIX}:digest:active`);
+        const active = await redis.llen(queueKey(queues, QueueName.Digest, 'active'));
         // Well into the backlog (the worker at full concurrency), with jobs still in flight.
         if (n - storedBefore >= killAfterRows && active > 0) {
           evidence = `${n - storedBefore} rows committed since resume, ${active} jobs active`;
@@ -388,7 +391,7 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
       await monitor.end().catch(() => undefined);
     }
     await worker.kill();
-    const after = await backlog(redis);
+    const after = await backlog(redis, queues);
     note(
       phase,
       `worker SIGKILLed ${Date.now() - pausedAt} ms after the pause: ${evidence || 'NO evidence of a batch in progress'}; backlog: ${describeBacklog(after)}`,
@@ -402,13 +405,13 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
   if (selected('redis')) {
     const phase = begin('redis', `3. Redis restart (down ${REDIS_DOWN_S} s)`);
     await sleep(5_000);
-    const before = await backlog(redis);
+    const before = await backlog(redis, queues);
     await redisServer.shutdown();
     note(phase, `Redis shut down (SHUTDOWN, AOF flushed); backlog before: ${describeBacklog(before)}`);
     await sleep(REDIS_DOWN_S * 1000);
     await redisServer.start();
     await sleep(500);
-    const after = await backlog(redis).catch(() => undefined);
+    const after = await backlog(redis, queues).catch(() => undefined);
     note(phase, `Redis started again from its AOF; backlog: ${after ? describeBacklog(after) : 'unknown'}`);
     await sleep(10_000);
   }
@@ -418,9 +421,9 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
   // worker kill may catch it running then (its second stall would fail it). The digest jobs the
   // kill left locked come back meanwhile, during the api fault. The job is looked at again at the end.
   let killedRun: { job: Job; killedAt: number; phase: Phase; logOffset: number } | undefined;
-  const maintenance = new Queue(QueueName.Maintenance, {
-    connection: { host: '127.0.0.1', port: redisPort, maxRetriesPerRequest: null },
-    prefix: queuePrefix({ REDIS_PREFIX: PREFIX, REDIS_CLUSTER: false }, QueueName.Maintenance),
+  const maintenance = openQueue(queues, QueueName.Maintenance, {
+    offlineQueue: true,
+    maxRetriesPerRequest: null,
   });
   cleanup.add('close maintenance queue handle', () => maintenance.close());
   if (aged) {
@@ -528,7 +531,7 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
   let last: Backlog | undefined;
   let lastLog = 0;
   for (let quiet = 0; Date.now() < drainDeadline;) {
-    last = await backlog(redis).catch(() => last);
+    last = await backlog(redis, queues).catch(() => last);
     quiet = last && last.total === 0 ? quiet + 1 : 0;
     if (quiet >= 3) {
       drained = true;
@@ -577,13 +580,20 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
   }
 
   // Recorded rollup shares are folded right after a batch, and what a killed worker left within 10 s.
+  // Rows set aside as unfoldable are not waited for, but they are counts the rollups lack: what is
+  // checked is every row left, waiting or set aside.
   let pending = -1;
-  for (const pendingDeadline = Date.now() + 30_000; ; await sleep(250)) {
-    [{ n: pending }] = await query<{ n: number }>(
-      databaseUrl,
-      'SELECT count(*)::int AS n FROM rollup_pending',
-    );
-    if (pending === 0 || Date.now() > pendingDeadline) break;
+  const folds = new Client({ connectionString: databaseUrl });
+  await folds.connect();
+  try {
+    for (const pendingDeadline = Date.now() + 30_000; ; await sleep(250)) {
+      if ((await pendingRollups(folds)) === 0 || Date.now() > pendingDeadline) break;
+    }
+    [{ n: pending }] = (
+      await folds.query<{ n: number }>('SELECT count(*)::int AS n FROM rollup_pending')
+    ).rows;
+  } finally {
+    await folds.end().catch(() => undefined);
   }
   if (pending !== 0) log(`rollup_pending NOT folded within 30 s: ${pending} rows`);
 
@@ -616,11 +626,9 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
     [projectId, [...removed.keys()], [...removed.values()]],
   );
   const countChecks = await checkCounts(databaseUrl, DEFAULT_RETENTION_DAYS, removed);
-  const final = await backlog(redis);
-  const maintenanceFailed = await redis.zcard(
-    queueKey({ REDIS_PREFIX: PREFIX, REDIS_CLUSTER: false }, QueueName.Maintenance, 'failed'),
-  );
-  const failedReasons = await failedJobReasons(redis);
+  const final = await backlog(redis, queues);
+  const maintenanceFailed = await maintenance.getFailedCount();
+  const failedReasons = await failedJobReasons(redis, queues);
   const sentIds = new Set(load.records.map((record) => record.id));
   const phantoms = [...stored].filter((id) => !sentIds.has(id)).length;
 
@@ -639,7 +647,7 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
       duplicated,
       storedWithoutAck: records.filter((record) => record.outcome !== ACK && stored.has(record.id)).length,
       statuses: formatOutcomes(load.outcomes(phase.name)),
-      lostBreakdown: lostIds.length > 0 ? await explainLost(redis, projectId, lostIds) : '',
+      lostBreakdown: lostIds.length > 0 ? await explainLost(redis, queues, projectId, lostIds) : '',
       notes: phase.notes,
       failures: phase.failures,
       passed: acked.length > 0 && lostIds.length === 0 && duplicated === 0 && phase.failures.length === 0,
@@ -708,7 +716,8 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
   console.log(
     `consistency: ${consistency.passed ? 'PASS' : 'FAIL'} — ${totals.events} events stored, SUM(issues.event_count) ${totals.counted} ` +
       `(${totals.removed} of them removed by retention) over ${totals.issues} issues, ${duplicates.size} duplicated ids, ` +
-      `${final.failed} jobs in ${PREFIX}:digest:failed, ${maintenanceFailed} in ${PREFIX}:maintenance:failed, ` +
+      `${final.failed} jobs in ${queueKey(queues, QueueName.Digest, 'failed')}, ` +
+      `${maintenanceFailed} in ${queueKey(queues, QueueName.Maintenance, 'failed')}, ` +
       `backlog ${drained ? 'drained' : `NOT drained (${describeBacklog(final)})`}, rollup_pending ${pending}, ` +
       `${phantoms} stored ids never sent`,
   );
@@ -807,13 +816,18 @@ function countAll(load: LoadGenerator): Map<string, number> {
 }
 
 /** Where the lost ids' jobs are now: in the failed set (with reasons), still queued, or gone from Redis. */
-async function explainLost(redis: Redis, projectId: number, ids: string[]): Promise<string> {
-  const base = `${PREFIX}:digest`;
+async function explainLost(
+  redis: Redis,
+  queues: QueueSettings,
+  projectId: number,
+  ids: string[],
+): Promise<string> {
+  const digestKey = (kind: string) => queueKey(queues, QueueName.Digest, kind);
   const pipeline = redis.pipeline();
   for (const id of ids) {
-    const jobId = `${projectId}_${id}`;
-    pipeline.zscore(`${base}:failed`, jobId);
-    pipeline.hmget(`${base}:${jobId}`, 'failedReason', 'atm');
+    const jobId = digestJobId(projectId, id);
+    pipeline.zscore(digestKey('failed'), jobId);
+    pipeline.hmget(digestKey(jobId), 'failedReason', 'atm');
   }
   const results = (await pipeline.exec()) ?? [];
   let inFailed = 0;
@@ -840,12 +854,12 @@ async function explainLost(redis: Redis, projectId: number, ids: string[]): Prom
 }
 
 /** The distinct failure reasons in the failed set (first 5,000 entries), with counts. */
-async function failedJobReasons(redis: Redis): Promise<string[]> {
-  const base = `${PREFIX}:digest`;
-  const jobIds = await redis.zrange(`${base}:failed`, 0, 4_999);
+async function failedJobReasons(redis: Redis, queues: QueueSettings): Promise<string[]> {
+  const digestKey = (kind: string) => queueKey(queues, QueueName.Digest, kind);
+  const jobIds = await redis.zrange(digestKey('failed'), 0, 4_999);
   if (jobIds.length === 0) return [];
   const pipeline = redis.pipeline();
-  for (const jobId of jobIds) pipeline.hget(`${base}:${jobId}`, 'failedReason');
+  for (const jobId of jobIds) pipeline.hget(digestKey(jobId), 'failedReason');
   const counts = new Map<string, number>();
   for (const [, reason] of (await pipeline.exec()) ?? []) {
     const key = String(reason ?? '?');

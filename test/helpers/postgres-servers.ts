@@ -40,6 +40,11 @@ function postgresUser(): { uid: number; gid: number } {
   return postgresIds;
 }
 
+/** The URL of `database` on a server of this file listening on loopback `port` (user `postgres`). */
+function loopbackUrl(port: number, database: string): string {
+  return `postgres://postgres@127.0.0.1:${port}/${database}`;
+}
+
 /** A throwaway PostgreSQL cluster: trust auth, loopback only, its socket in the temporary folder. */
 export class Postgres {
   readonly dataDir: string;
@@ -56,7 +61,7 @@ export class Postgres {
   }
 
   url(database: string): string {
-    return `postgres://postgres@127.0.0.1:${this.port}/${database}`;
+    return loopbackUrl(this.port, database);
   }
 
   async init(): Promise<void> {
@@ -137,7 +142,7 @@ export class PgBouncer {
   }
 
   url(database: string): string {
-    return `postgres://postgres@127.0.0.1:${this.port}/${database}`;
+    return loopbackUrl(this.port, database);
   }
 
   async start(): Promise<void> {

@@ -55,3 +55,31 @@ export async function eventually<T>(
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/** An event as GET /api/events/:id serves it: its payload, with the row's columns. */
+export type ServedEvent = Record<string, unknown> & { id: string; issue_id: number; project_id: number };
+
+/** Polls GET /api/events/:id until the event is stored (200), and returns it; fails after `timeoutMs`. */
+export function storedEvent(
+  app: Pick<TestApp, 'api'>,
+  eventId: string,
+  timeoutMs?: number,
+): Promise<ServedEvent> {
+  return eventually(async () => {
+    const response = await app.api().get(`/api/events/${eventId}`);
+    return response.status === 200 && (response.body as ServedEvent);
+  }, timeoutMs);
+}
+
+/** Waits until /health/ready of every app given reports an empty digest backlog, all in one round. */
+export async function backlogDrained(
+  app: Pick<TestApp, 'http'>,
+  ...others: Pick<TestApp, 'http'>[]
+): Promise<void> {
+  await eventually(async () => {
+    for (const each of [app, ...others]) {
+      if ((await each.http().get('/health/ready').expect(200)).body.digest_backlog !== 0) return false;
+    }
+    return true;
+  });
+}
