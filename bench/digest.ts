@@ -5,13 +5,14 @@
  *
  *   1. a bench database of its own (`error_tracker_bench_digest`, dropped and migrated like
  *      production) with one project;
- *   2. BENCH_EVENTS (default 50,000) digest jobs on a fresh Redis prefix, in BENCH_GROUPS (default
- *      200) groups: the @sentry/node 10 exception fixture with the exception type and the crashing
- *      function varied per group and a distinct event id per job, queued exactly as the ingest
- *      producer queues them (same job name, options and job id), with `addBulk` in chunks of 1,000;
+ *   2. BENCH_EVENTS (default 50,000) events on a fresh Redis prefix, in BENCH_GROUPS (default 200)
+ *      groups: the @sentry/node 10 exception fixture with the exception type and the crashing
+ *      function varied per group and a distinct event id per event, queued exactly as the ingest
+ *      producer queues them under load (digestJobs: BENCH_EVENTS_PER_JOB, default 10, per job; same
+ *      job names and options), with `addBulk` in chunks of 1,000 events;
  *   3. the worker is started (DIGEST_CONCURRENCY from its config, or BENCH_DIGEST_CONCURRENCY) and
  *      the queue's job counts are polled until nothing is waiting, active or delayed;
- *   4. the result is verified: one event row per job, one issue per group, every issue counting
+ *   4. the result is verified: one event row per event, one issue per group, every issue counting
  *      events/groups events, no failed job;
  *   5. the reference, once the worker has stopped: PostgreSQL storing the same events by itself.
  *      Each job's payload is normalised and grouped by the digest's own code and serialised ahead of
@@ -52,7 +53,7 @@ import {
   stop,
 } from './support';
 import { QueueName } from '../src/common/queues';
-import { DIGEST_JOB_OPTIONS, DigestJob, DigestJobName, digestJobId } from '../src/digest/digest-job';
+import { digestJobs, QueuedEvent } from '../src/digest/digest-job';
 import { normaliseEvent, parseEventPayload } from '../src/digest/event-normaliser';
 import { groupEvent } from '../src/digest/grouping';
 import { storedPayload } from '../src/events/event-payload';
@@ -64,6 +65,14 @@ const EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);
 const GROUPS = Number(process.env.BENCH_GROUPS ?? 200);
 const CONCURRENCY = process.env.BENCH_DIGEST_CONCURRENCY;
 const CHUNK = 1_000;
+/**
+ * Events per queue job, as ingest shares jobs among concurrent requests (DigestProducer): under
+ * bench:ingest's saturating load every job it wrote held 10 events, the most a job holds; what an
+ * installation's ingest writes is `error_tracker_digest_jobs_enqueued_total` beside
+ * `error_tracker_ingest_events_accepted_total` in /metrics. BENCH_EVENTS_PER_JOB=1 measures a
+ * backlog queued at a low rate, one event per job.
+ */
+const EVENTS_PER_JOB = Number(process.env.BENCH_EVENTS_PER_JOB ?? 10);
 const RUN_ID = randomUUID().slice(0, 8);
 /** Rows per transaction of the reference: the digest's largest batch at its default concurrency. */
 const REFERENCE_BATCH = 100;
@@ -85,7 +94,7 @@ function payloadOf(group: number, eventId: string, timestamp: number): string {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The payload column the digest writes for this job: normalised, grouped, serialised by its own code. */
-function storedPayloadText(job: DigestJob): string {
+function storedPayloadText(job: QueuedEvent): string {
   const event = normaliseEvent(parseEventPayload(job.payload), {
     eventId: job.eventId,
     receivedAt: job.receivedAt,
@@ -118,7 +127,7 @@ interface ReferenceResult {
 async function referenceInsert(
   monitor: Client,
   databaseUrl: string,
-  jobs: DigestJob[],
+  jobs: QueuedEvent[],
   groupOf: number[],
 ): Promise<ReferenceResult> {
   const batches: [string, string, string][] = [];
@@ -196,18 +205,19 @@ async function main(): Promise<void> {
   const queue = openQueue({ REDIS_URL, REDIS_CLUSTER: false, REDIS_PREFIX: prefix }, QueueName.Digest, {
     offlineQueue: true,
   });
-  const sdk = (JSON.parse(readFileSync(FIXTURE, 'utf8').split('\n')[0]) as { sdk?: DigestJob['sdk'] }).sdk;
+  const sdk = (JSON.parse(readFileSync(FIXTURE, 'utf8').split('\n')[0]) as { sdk?: QueuedEvent['sdk'] }).sdk;
   console.log(`queueing ${EVENTS} digest jobs in ${GROUPS} groups (prefix ${prefix}) …`);
   const fillStarted = performance.now();
   const baseTime = Date.now() - EVENTS; // one millisecond apart, all in the past
-  const queuedJobs: DigestJob[] = [];
+  const queuedJobs: QueuedEvent[] = [];
   const groupOfJob: number[] = [];
+  let jobCount = 0;
   for (let start = 0; start < EVENTS; start += CHUNK) {
-    const jobs = [];
+    const events: QueuedEvent[] = [];
     for (let index = start; index < Math.min(EVENTS, start + CHUNK); index++) {
       const eventId = randomUUID();
       const receivedAt = baseTime + index;
-      const data: DigestJob = {
+      const data: QueuedEvent = {
         projectId,
         eventId,
         receivedAt,
@@ -216,18 +226,19 @@ async function main(): Promise<void> {
       };
       queuedJobs.push(data);
       groupOfJob.push(index % GROUPS);
-      jobs.push({
-        name: DigestJobName.Event,
-        data,
-        opts: { ...DIGEST_JOB_OPTIONS, jobId: digestJobId(projectId, eventId) },
-      });
+      events.push(data);
     }
+    // As the ingest producer shares jobs among the events of concurrent requests.
+    const jobs = [];
+    for (let first = 0; first < events.length; first += EVENTS_PER_JOB)
+      jobs.push(...digestJobs(events.slice(first, first + EVENTS_PER_JOB)));
+    jobCount += jobs.length;
     await queue.addBulk(jobs);
   }
   const fillS = (performance.now() - fillStarted) / 1000;
   const queued = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'failed');
-  if (queued.waiting !== EVENTS)
-    throw new Error(`expected ${EVENTS} waiting jobs, found ${JSON.stringify(queued)}`);
+  if (queued.waiting !== jobCount)
+    throw new Error(`expected ${jobCount} waiting jobs, found ${JSON.stringify(queued)}`);
   const redisMemory = /used_memory:(\d+)/.exec(await redis.info('memory'))?.[1];
 
   // 3. One worker process.
@@ -292,7 +303,7 @@ async function main(): Promise<void> {
       const remaining = counts.waiting + counts.active + counts.delayed + counts.prioritized + counts.paused;
       failed = counts.failed;
       const now = performance.now();
-      if (firstTakenAt === undefined && remaining + counts.failed < EVENTS) {
+      if (firstTakenAt === undefined && remaining + counts.failed < jobCount) {
         firstTakenAt = now;
         cpuAtStart = {
           worker: processCpuMs(worker.pid!),
@@ -386,11 +397,13 @@ async function main(): Promise<void> {
       digestConcurrency: CONCURRENCY ? Number(CONCURRENCY) : 'config default',
       fixture: 'exception-event.envelope',
       chunk: CHUNK,
+      eventsPerJob: EVENTS_PER_JOB,
       cpuProfile: profiling,
     },
     fill: {
       seconds: round(fillS),
-      jobsPerS: Math.round(EVENTS / fillS),
+      jobs: jobCount,
+      eventsPerS: Math.round(EVENTS / fillS),
       redisUsedMemoryMb: redisMemory ? Math.round(Number(redisMemory) / 2 ** 20) : null,
     },
     worker: { bootS: round(bootS), drainS: round(drainS), eventsPerS, peakRssMb: Math.round(peakRssMb) },
@@ -417,6 +430,7 @@ async function main(): Promise<void> {
   console.log(`| ${'digest, one worker process'.padEnd(40)} | ${'value'.padStart(16)} |`);
   console.log(`|${'-'.repeat(42)}|${'-'.repeat(18)}|`);
   console.log(line('events / groups', `${EVENTS} / ${GROUPS}`));
+  console.log(line('events per queue job', `${EVENTS_PER_JOB}`));
   console.log(line('DIGEST_CONCURRENCY', CONCURRENCY ?? 'default'));
   console.log(line('queue fill (addBulk × 1,000)', `${round(fillS)} s`));
   console.log(line('worker boot until first job taken', `${round(bootS)} s`));

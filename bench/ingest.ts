@@ -246,6 +246,27 @@ async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void> {
   }
 }
 
+/** The server's counters of accepted events and digest jobs written, from its /metrics. */
+async function queueCounters(serverUrl: string): Promise<{ events: number; jobs: number }> {
+  const text = await (await fetch(`${serverUrl}/metrics`)).text();
+  const counter = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1] ?? NaN);
+  return {
+    events: counter('error_tracker_ingest_events_accepted_total'),
+    jobs: counter('error_tracker_digest_jobs_enqueued_total'),
+  };
+}
+
+/** Events per digest job during a run: how concurrent requests shared jobs (see DigestProducer). */
+async function eventsPerJobDuring(
+  serverUrl: string,
+  run: () => Promise<LoadResult>,
+): Promise<[LoadResult, number]> {
+  const before = await queueCounters(serverUrl);
+  const result = await run();
+  const after = await queueCounters(serverUrl);
+  return [result, Math.round(((after.events - before.events) / (after.jobs - before.jobs)) * 100) / 100];
+}
+
 async function orchestrate(): Promise<void> {
   if (process.env.BENCH_SKIP_BUILD !== '1') {
     console.log('building (nest build) …');
@@ -322,25 +343,31 @@ async function orchestrate(): Promise<void> {
   let afterBurstResult: LoadResult;
   let peakRssMb: number;
   let queued: number;
+  let eventsPerJobClosed: number;
+  let eventsPerJobOpen: number;
   try {
     await waitForHttp(`${serverUrl}/health`);
     console.log(`server: closed loop, ${CONNECTIONS} connections, ${DURATION_S} s …`);
-    closedResult = await serverLoad({
-      mode: 'closed',
-      connections: CONNECTIONS,
-      durationS: DURATION_S,
-      warmupS: 2,
-    });
+    [closedResult, eventsPerJobClosed] = await eventsPerJobDuring(serverUrl, () =>
+      serverLoad({
+        mode: 'closed',
+        connections: CONNECTIONS,
+        durationS: DURATION_S,
+        warmupS: 2,
+      }),
+    );
     queued = await redis.llen(`${prefix}:digest:wait`);
     await deleteKeys(redis, `${prefix}:*`);
     console.log(`server: open loop, ${OPEN_RATE}/s, ${DURATION_S} s …`);
-    openResult = await serverLoad({
-      mode: 'open',
-      connections: 64,
-      rate: OPEN_RATE,
-      durationS: DURATION_S,
-      warmupS: 1,
-    });
+    [openResult, eventsPerJobOpen] = await eventsPerJobDuring(serverUrl, () =>
+      serverLoad({
+        mode: 'open',
+        connections: 64,
+        rate: OPEN_RATE,
+        durationS: DURATION_S,
+        warmupS: 1,
+      }),
+    );
     // 3. A saturating burst, then steady traffic at once, with the burst's jobs still queued (no
     // worker runs): the latency of the steady part shows what the burst leaves behind (garbage,
     // a full queue in Redis).
@@ -400,6 +427,7 @@ async function orchestrate(): Promise<void> {
       afterBurst: afterBurstResult,
       peakRssMb: Math.round(peakRssMb),
       jobsQueuedInClosedRun: queued,
+      eventsPerDigestJob: { closed: eventsPerJobClosed, open: eventsPerJobOpen },
     },
     ratioToBaseline: Math.round(ratio * 100) / 100,
     targets,
@@ -420,6 +448,9 @@ async function orchestrate(): Promise<void> {
   console.log('');
   console.log(
     `ratio server/baseline: ${results.ratioToBaseline}; peak RSS ${results.server.peakRssMb} MB; jobs queued (closed run incl. warm-up): ${queued}`,
+  );
+  console.log(
+    `events per digest job: ${eventsPerJobClosed} in the closed loop, ${eventsPerJobOpen} in the open loop`,
   );
   console.log(
     `targets: ${Object.entries(targets)

@@ -67,7 +67,7 @@ import {
 } from './support';
 import { QueueName } from '../src/common/queues';
 import { dataSourceOptions } from '../src/database/data-source-options';
-import { DIGEST_JOB_OPTIONS, DigestJob, DigestJobName, digestJobId } from '../src/digest/digest-job';
+import { DIGEST_JOB_OPTIONS, QueuedEvent, DigestJobName, digestJobId } from '../src/digest/digest-job';
 import { NormalisedEvent, normaliseEvent } from '../src/digest/event-normaliser';
 import { groupEvent, GroupingResult } from '../src/digest/grouping';
 import { withUserAgentContexts } from '../src/digest/user-agent';
@@ -327,8 +327,9 @@ function rawEvent(k: number, strings: RawStrings): FixtureEvent & Record<string,
   return event;
 }
 
-const SDK = (JSON.parse(readFileSync(EXCEPTION_FIXTURE, 'utf8').split('\n')[0]) as { sdk?: DigestJob['sdk'] })
-  .sdk;
+const SDK = (
+  JSON.parse(readFileSync(EXCEPTION_FIXTURE, 'utf8').split('\n')[0]) as { sdk?: QueuedEvent['sdk'] }
+).sdk;
 
 /** What the digest makes of an event: normalised and grouped by its own code. */
 function digested(fields: EventFields): { event: NormalisedEvent; group: GroupingResult; rawBytes: number } {
@@ -341,7 +342,7 @@ function digested(fields: EventFields): { event: NormalisedEvent; group: Groupin
   return { event, group: groupEvent(event), rawBytes: Buffer.byteLength(raw) };
 }
 
-function digestJob(projectIds: number[], fields: EventFields): DigestJob {
+function digestJob(projectIds: number[], fields: EventFields): QueuedEvent {
   return {
     projectId: projectIds[fields.k % PROJECTS],
     eventId: fields.id,

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { QueueName } from '../src/common/queues';
-import { DigestJob, digestJobId, DigestJobName } from '../src/digest/digest-job';
+import { QueuedEvent, digestJobId, DigestJobName } from '../src/digest/digest-job';
 import { MAX_EVENT_BYTES } from '../src/ingest/envelope-reader';
 import { startTestApp, TestApp } from './helpers/app';
 import { hostileEvent, toJsonText } from './helpers/hostile-events';
@@ -19,13 +19,13 @@ const EMOJI = '\ud83d\ude00';
 
 describe('hostile events, stored by the real digest', () => {
   let t: TestApp;
-  let queue: Queue<DigestJob>;
+  let queue: Queue<QueuedEvent>;
   let db: DataSource;
   let project: { id: number; client_key: string };
 
   beforeAll(async () => {
     t = await startTestApp();
-    queue = openQueue(t, QueueName.Digest) as Queue<DigestJob>;
+    queue = openQueue(t, QueueName.Digest) as Queue<QueuedEvent>;
     db = t.app.get(DataSource);
     project = (await t.api().post('/api/projects').send({ name: 'Hostile' }).expect(201)).body;
   });
@@ -45,7 +45,7 @@ describe('hostile events, stored by the real digest', () => {
   /** The failed jobs among `ids`, with why they failed and the start of their payload. */
   async function failures(ids: string[]): Promise<string[]> {
     const wanted = new Set(ids.map((id) => digestJobId(project.id, id)));
-    const failed: Job<DigestJob>[] = await queue.getFailed(0, -1);
+    const failed: Job<QueuedEvent>[] = await queue.getFailed(0, -1);
     return failed
       .filter((job) => job.id !== undefined && wanted.has(job.id))
       .map((job) => `${job.failedReason}: ${job.data.payload.slice(0, 300)}`);

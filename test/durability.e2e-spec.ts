@@ -3,14 +3,14 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { QueueName } from '../src/common/queues';
-import { DIGEST_JOB_OPTIONS, DigestJob, DigestJobName, digestJobId } from '../src/digest/digest-job';
+import { DIGEST_JOB_OPTIONS, QueuedEvent, DigestJobName, digestJobId } from '../src/digest/digest-job';
 import { redisOptions } from '../src/redis/redis.module';
 import { startTestApp, TestApp } from './helpers/app';
 import { eventually, openQueue } from './helpers/queues';
 import { proxiedTestDatabase } from './helpers/tcp-proxy';
 import { testDatabaseUrl, TEST_REDIS_URL } from './helpers/test-env';
 
-function digestJob(projectId: number, type: string, payload?: string): DigestJob {
+function digestJob(projectId: number, type: string, payload?: string): QueuedEvent {
   const eventId = randomUUID();
   return {
     projectId,

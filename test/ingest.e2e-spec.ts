@@ -6,7 +6,7 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { brotliCompressSync, createGzip, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { QueueName } from '../src/common/queues';
-import { DigestJob, digestJobId } from '../src/digest/digest-job';
+import { QueuedEvent, digestJobId } from '../src/digest/digest-job';
 import { redisOptions } from '../src/redis/redis.module';
 import { startTestApp, TestApp } from './helpers/app';
 
@@ -84,7 +84,7 @@ describe('ingest', () => {
 
   const jobCount = () => queue.getWaitingCount();
   const jobData = async (projectId: number, eventId: string) =>
-    (await queue.getJob(digestJobId(projectId, eventId)))?.data as DigestJob | undefined;
+    (await queue.getJob(digestJobId(projectId, eventId)))?.data as QueuedEvent | undefined;
 
   /** Runs `send`, expects the status and an `{error}` body, and that no job was added. */
   async function expectRejected(status: number, send: () => Promise<{ status: number; body: unknown }>) {

@@ -6,7 +6,7 @@ import { DataSource } from 'typeorm';
 import { QueueName } from '../src/common/queues';
 import { dataSourceOptions, MIGRATIONS } from '../src/database/data-source-options';
 import { prepareDatabase } from '../src/database/migrate';
-import { DigestJob, digestJobId, DigestJobName } from '../src/digest/digest-job';
+import { QueuedEvent, digestJobId, DigestJobName } from '../src/digest/digest-job';
 import { normaliseEvent, NormalisedEvent } from '../src/digest/event-normaliser';
 import { groupEvent } from '../src/digest/grouping';
 import { startTestApp, TestApp } from './helpers/app';
@@ -498,7 +498,7 @@ describe('partitioning an existing events table', () => {
     expect(resent).toHaveLength(2);
     const fresh = randomUUID();
     const tomorrow = randomUUID();
-    const jobs: DigestJob[] = [
+    const jobs: QueuedEvent[] = [
       ...resent.map((event) => ({
         projectId: event.projectId,
         eventId: event.id,

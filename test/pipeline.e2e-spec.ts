@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { runInThisContext } from 'node:vm';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { MAX_EVENTS_PER_JOB } from '../src/digest/digest-job';
 import { startTestApp, TestApp } from './helpers/app';
 import { backlogDrained, eventually, ServedEvent, storedEvent } from './helpers/queues';
 import { testDatabaseUrl, TEST_REDIS_URL } from './helpers/test-env';
@@ -701,11 +702,16 @@ describe('backlog: an api-only node queues, a worker started later digests every
     await sleep(200);
     expect((await api.api().get(`/api/projects/${project.id}/issues`).expect(200)).body.data).toEqual([]);
     const ready = await api.http().get('/health/ready').expect(200);
+    // The backlog counts jobs: concurrent requests share them, up to 10 events each.
+    const metrics = (await api.http().get('/metrics').expect(200)).text;
+    const jobs = Number(/^error_tracker_digest_jobs_enqueued_total (\d+)$/m.exec(metrics)?.[1]);
+    expect(jobs).toBeGreaterThanOrEqual(total / MAX_EVENTS_PER_JOB);
+    expect(jobs).toBeLessThanOrEqual(total);
     expect(ready.body).toMatchObject({
       status: 'ok',
       database: 'connected',
       redis: 'connected',
-      digest_backlog: total,
+      digest_backlog: jobs,
     });
 
     worker = await startTestApp({ APP_ROLE: 'worker', REDIS_PREFIX: prefix });

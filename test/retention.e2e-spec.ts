@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { QueueName } from '../src/common/queues';
-import { DigestJob, digestJobId, DigestJobName } from '../src/digest/digest-job';
+import { QueuedEvent, digestJobId, DigestJobName } from '../src/digest/digest-job';
 import { EventPartitions } from '../src/events/event-partitions';
 import { RetentionReport, RetentionService } from '../src/retention/retention.service';
 import { startTestApp, TestApp } from './helpers/app';
@@ -214,7 +214,7 @@ describe('retention', () => {
     options: { eventId?: string; receivedAt?: number; jobId?: string } = {},
   ): Promise<string> {
     const eventId = options.eventId ?? randomUUID();
-    const data: DigestJob = {
+    const data: QueuedEvent = {
       projectId,
       eventId,
       receivedAt: options.receivedAt ?? Date.now(),

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { QueueName } from '../src/common/queues';
 import type { NormalisedEvent } from '../src/digest/event-normaliser';
-import { DigestJob, digestJobId, DigestJobName } from '../src/digest/digest-job';
+import { QueuedEvent, digestJobId, DigestJobName } from '../src/digest/digest-job';
 import { redisOptions } from '../src/redis/redis.module';
 import { eventTags } from '../src/rollups/event-tags';
 import { startTestApp, TestApp } from './helpers/app';
@@ -85,7 +85,7 @@ interface Bucket {
 }
 
 function job(event: StreamEvent, jobId: string, receivedAt = event.receivedAt) {
-  const data: DigestJob = {
+  const data: QueuedEvent = {
     projectId: event.projectId,
     eventId: event.eventId,
     receivedAt,

@@ -1,9 +1,9 @@
-import type { JobsOptions } from 'bullmq';
+import type { Job, JobsOptions } from 'bullmq';
 
-/** What ingest hands to the digest: the event item exactly as the SDK sent it, plus envelope facts. */
-export interface DigestJob {
+/** What ingest hands to the digest for one event: the event item exactly as the SDK sent it, plus envelope facts. */
+export interface QueuedEvent {
   projectId: number;
-  /** Normalised (lowercase, dashed) UUID; also the BullMQ job id suffix, so a re-sent event is queued once. */
+  /** Normalised (lowercase, dashed) UUID. */
   eventId: string;
   /** Epoch milliseconds when ingest accepted the envelope. */
   receivedAt: number;
@@ -13,13 +13,68 @@ export interface DigestJob {
   sdk?: { name?: string; version?: string };
 }
 
-export enum DigestJobName {
-  Event = 'event',
+/** The data of an `events` job: the events ingest accepted together (see DigestProducer). */
+export interface QueuedEvents {
+  events: QueuedEvent[];
 }
+
+export type DigestJobData = QueuedEvent | QueuedEvents;
+
+export enum DigestJobName {
+  /** One event; its job id (digestJobId) makes a re-sent event queued once while the job exists. */
+  Event = 'event',
+  /** Several events accepted together, under one job id of BullMQ's choosing. */
+  Events = 'events',
+}
+
+/**
+ * At most this many events share a job. A job is the unit Redis stores, hands out and acknowledges:
+ * sharing it cuts the queue's bookkeeping per event (a few Redis calls per job) by as much; beyond
+ * about ten the saving is small, and every event of a job waits for the slowest of its batch.
+ */
+export const MAX_EVENTS_PER_JOB = 10;
 
 /** BullMQ refuses custom job ids containing ':' (its key separator), hence '_'. */
 export function digestJobId(projectId: number, eventId: string): string {
   return `${projectId}_${eventId}`;
+}
+
+/** The events of a digest job, whichever its kind (single-event jobs predate `events` jobs). */
+export function eventsOfJob(data: DigestJobData): QueuedEvent[] {
+  return 'events' in data ? data.events : [data];
+}
+
+/** What a job looks like on the queue: the name, data and options `Queue.addBulk` takes. */
+export function digestJob(events: QueuedEvent[]): {
+  name: DigestJobName;
+  data: DigestJobData;
+  opts: JobsOptions;
+} {
+  if (events.length === 1) {
+    const [event] = events;
+    return {
+      name: DigestJobName.Event,
+      data: event,
+      opts: { ...DIGEST_JOB_OPTIONS, jobId: digestJobId(event.projectId, event.eventId) },
+    };
+  }
+  return { name: DigestJobName.Events, data: { events }, opts: DIGEST_JOB_OPTIONS };
+}
+
+/** Splits events into the jobs that carry them, MAX_EVENTS_PER_JOB at most each, in order. */
+export function digestJobs(events: QueuedEvent[]): ReturnType<typeof digestJob>[] {
+  const jobs: ReturnType<typeof digestJob>[] = [];
+  for (let start = 0; start < events.length; start += MAX_EVENTS_PER_JOB)
+    jobs.push(digestJob(events.slice(start, start + MAX_EVENTS_PER_JOB)));
+  return jobs;
+}
+
+/** For logs and `jobs:failed`: which events a job is about, never their payloads. */
+export function describeDigestJob(job: Pick<Job<DigestJobData>, 'data'>): string {
+  const events = eventsOfJob(job.data);
+  if (events.length === 1) return `event ${events[0].eventId} of project ${events[0].projectId}`;
+  const projects = [...new Set(events.map((event) => event.projectId))].join(', ');
+  return `${events.length} events of project(s) ${projects}`;
 }
 
 /**

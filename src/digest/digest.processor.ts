@@ -1,6 +1,6 @@
-import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
+import { InjectQueue, OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { BeforeApplicationShutdown, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { Job, UnrecoverableError, Worker } from 'bullmq';
+import { Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import { AppConfig } from '../config/app-config';
 import { QueueName } from '../common/queues';
 import { classifyDatabaseError } from '../database/database-errors';
@@ -8,9 +8,17 @@ import { WorkerErrorLog } from '../jobs/worker-error-log';
 import { WorkerHeartbeat } from '../jobs/worker-heartbeat';
 import { RepeatedLog } from '../common/repeated-log';
 import { RollupFolder } from '../rollups/rollup-folder';
-import type { DigestJob } from './digest-job';
+import {
+  DigestJobData,
+  describeDigestJob,
+  digestJob,
+  eventsOfJob,
+  MAX_EVENTS_PER_JOB,
+  QueuedEvent,
+} from './digest-job';
 import { DigestService } from './digest.service';
 import { InvalidEventError } from './event-normaliser';
+import { JobConcurrency } from './job-concurrency';
 
 /** How long a stopping worker spends folding the rollups it recorded, at most. */
 const ROLLUPS_AT_EXIT_MS = 5_000;
@@ -35,14 +43,25 @@ export const DIGEST_WORKER_OPTIONS = {
   limiter: { max: 1_000_000, duration: 1_000 },
 };
 
+/** Why one event of a job was not stored. */
+interface EventFailure {
+  event: QueuedEvent;
+  error: unknown;
+  kind: 'invalid' | ReturnType<typeof classifyDatabaseError>;
+}
+
 /**
- * Thin BullMQ consumer. What a failure means decides what happens to the job:
+ * Thin BullMQ consumer. A job carries one event or several (DigestJobData); they are digested
+ * together. What a failure means decides what happens to the job:
  * - the database is unreachable: the job goes back to the waiting list without using up an attempt,
  *   and the whole queue pauses (BullMQ's manual rate limit on the queue's limiter key, which every
  *   worker consults) for a growing while, so an outage of any length only delays events;
  * - the payload can never be stored (invalid event, data PostgreSQL refuses): an UnrecoverableError,
  *   so the job stays in the failed set for inspection and `jobs:retry`, instead of being retried;
  * - anything else (a bug, say): thrown as it is, retried with backoff up to the job's attempts.
+ * In a job of several events, an event that fails for one of the last two reasons is split out into
+ * a job of its own (with its event's job id), which then meets the same rules alone; the job's other
+ * events are stored, and it completes.
  */
 @Processor(QueueName.Digest, DIGEST_WORKER_OPTIONS)
 export class DigestProcessor extends WorkerHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -52,18 +71,21 @@ export class DigestProcessor extends WorkerHost implements OnApplicationBootstra
   private readonly workerErrors = new WorkerErrorLog(this.logger, QueueName.Digest);
   private outagePauseMs = 0;
   private pausedUntil = 0;
+  private readonly jobsInFlight: JobConcurrency;
 
   constructor(
     private readonly digest: DigestService,
     private readonly config: AppConfig,
     private readonly heartbeat: WorkerHeartbeat,
     private readonly rollupFolder: RollupFolder,
+    @InjectQueue(QueueName.Digest) private readonly queue: Queue<DigestJobData>,
   ) {
     super();
+    this.jobsInFlight = new JobConcurrency(config.DIGEST_CONCURRENCY, MAX_EVENTS_PER_JOB);
   }
 
   onApplicationBootstrap(): void {
-    this.worker.concurrency = this.config.DIGEST_CONCURRENCY;
+    this.worker.concurrency = this.jobsInFlight.concurrency;
   }
 
   /**
@@ -89,40 +111,65 @@ export class DigestProcessor extends WorkerHost implements OnApplicationBootstra
 
   /** A job that lands in the failed set for good: operators read it with `jobs:failed`. */
   @OnWorkerEvent('failed')
-  onFailed(job: Job<DigestJob> | undefined, error: Error): void {
+  onFailed(job: Job<DigestJobData> | undefined, error: Error): void {
     if (!job) return;
     const final = error instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1);
     if (!final) return;
     this.failedLog.error(
       error.message.slice(0, 200),
-      `event ${job.data.eventId} of project ${job.data.projectId} moved to the failed set: ${error.message} ` +
-        '(npm run cli -- jobs:failed)',
+      `${describeDigestJob(job)} moved to the failed set: ${error.message} (npm run cli -- jobs:failed)`,
     );
   }
 
-  async process(job: Job<DigestJob>): Promise<void> {
+  async process(job: Job<DigestJobData>): Promise<void> {
     this.heartbeat.tookJob();
+    const events = eventsOfJob(job.data);
+    if (this.jobsInFlight.observe(events.length)) this.worker.concurrency = this.jobsInFlight.concurrency;
+    const failures = (await Promise.all(events.map((event) => this.digestEvent(event)))).filter(
+      (failure): failure is EventFailure => failure !== undefined,
+    );
+    const outage = failures.find((failure) => failure.kind === 'unavailable');
+    // The whole job goes back: its stored events are found stored when it comes again.
+    if (outage) return this.waitForDatabase(outage.error);
+    this.outagePauseMs = 0;
+    if (failures.length === 0) return;
+    if (events.length > 1) return this.splitOut(job, failures);
+    const [{ error, kind }] = failures;
+    if (kind === 'invalid') throw new UnrecoverableError((error as Error).message);
+    if (kind === 'data') throw new UnrecoverableError(`cannot be stored: ${(error as Error).message}`);
+    throw error; // a conflict still deadlocked after the in-transaction retries, or a bug: retried with backoff
+  }
+
+  /** Parses and stores one event; what went wrong, if anything. */
+  private async digestEvent(event: QueuedEvent): Promise<EventFailure | undefined> {
     let item;
     try {
-      item = this.digest.prepare(job.data);
+      item = this.digest.prepare(event);
     } catch (error) {
-      if (error instanceof InvalidEventError) throw new UnrecoverableError(error.message);
-      throw error;
+      if (error instanceof InvalidEventError) return { event, error, kind: 'invalid' };
+      return { event, error, kind: 'unknown' };
     }
     try {
       await this.digest.digest(item);
-      this.outagePauseMs = 0;
+      return undefined;
     } catch (error) {
-      switch (classifyDatabaseError(error)) {
-        case 'unavailable':
-          return this.waitForDatabase(error);
-        case 'data':
-          throw new UnrecoverableError(`cannot be stored: ${(error as Error).message}`);
-        case 'conflict': // still deadlocked after the in-transaction retries: retried with backoff
-        case 'unknown':
-          throw error;
-      }
+      return { event, error, kind: classifyDatabaseError(error) };
     }
+  }
+
+  /**
+   * The events of a shared job that failed go on as jobs of their own, so that one bad event is
+   * retried, or lands in the failed set, alone. Should Redis refuse them, the whole job is retried
+   * (its stored events are found stored then).
+   */
+  private async splitOut(job: Job<DigestJobData>, failures: EventFailure[]): Promise<void> {
+    await this.queue.addBulk(failures.map((failure) => digestJob([failure.event])));
+    const reason = failures[0].error instanceof Error ? failures[0].error.message : String(failures[0].error);
+    this.failedLog.warn(
+      reason.slice(0, 200),
+      `${failures.length} of the ${eventsOfJob(job.data).length} events of digest job ${job.id} failed ` +
+        `(${reason}); each goes on as a job of its own`,
+    );
   }
 
   /**

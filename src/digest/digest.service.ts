@@ -1,18 +1,22 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AlertTriggerProducer } from '../alerts/alert-trigger.producer';
-import { AppConfig } from '../config/app-config';
 import { Batcher } from '../common/batcher';
 import { classifyDatabaseError } from '../database/database-errors';
 import { RollupFolder } from '../rollups/rollup-folder';
-import type { DigestJob } from './digest-job';
+import type { QueuedEvent } from './digest-job';
 import { normaliseEvent, parseEventPayload } from './event-normaliser';
 import { groupEvent } from './grouping';
 import { DigestItem, IssueStoreService, StoreOutcome } from './issue-store.service';
 
 type ItemResult = { ok: true } | { ok: false; error: unknown };
 
-/** Batches of concurrent jobs share one transaction; a short wait keeps a lone event's latency low. */
+/** Events of concurrent jobs share one transaction; a short wait keeps a lone event's latency low. */
 const MAX_BATCH_WAIT_MS = 5;
+/**
+ * Events per transaction, at most. Larger batches save little more per event and hold their row
+ * locks longer, so concurrent batches wait for each other more.
+ */
+const MAX_BATCH_EVENTS = 100;
 const CONFLICT_RETRIES = 5;
 /** Deadlock, serialization failure, foreign key violation (see storeRetryingConflicts). */
 const RETRIED_AT_ONCE = new Set(['40P01', '40001', '23503']);
@@ -28,16 +32,15 @@ export class DigestService {
     private readonly store: IssueStoreService,
     private readonly triggers: AlertTriggerProducer,
     private readonly rollupFolder: RollupFolder,
-    config: AppConfig,
   ) {
     this.batcher = new Batcher((items) => this.storeIsolatingFailures(items), {
-      maxSize: Math.max(1, Math.ceil(config.DIGEST_CONCURRENCY / 2)),
+      maxSize: MAX_BATCH_EVENTS,
       maxWaitMs: MAX_BATCH_WAIT_MS,
     });
   }
 
   /** Parse, normalise and group: pure CPU work, done before the event joins a batch. Throws InvalidEventError. */
-  prepare(job: DigestJob): DigestItem {
+  prepare(job: QueuedEvent): DigestItem {
     const event = normaliseEvent(parseEventPayload(job.payload), {
       eventId: job.eventId,
       receivedAt: job.receivedAt,

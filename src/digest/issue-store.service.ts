@@ -13,11 +13,15 @@ import type { GroupingResult } from './grouping';
 
 /**
  * How far back a resent event id is looked for in earlier partitions (the partition an event is
- * written to dedupes by itself). The same (project, event id) is never digested by two workers at
- * once: its queue job id is unique while the job exists, and the job is removed only after its
- * transaction committed; so a resend is either still in the queue or sees the committed first copy.
+ * written to dedupes by itself). Two copies of an event in flight at once (a resend while the first
+ * is still queued, in another job) are stored once: each batch takes a transaction-scoped advisory
+ * lock per event before it looks for the event, so the second waits for the first to commit and
+ * then finds it.
  */
 export const DEDUPE_LOOKBACK_MS = 48 * 3_600_000;
+
+/** First key of the digest's per-event advisory locks (two-key form; the second is the event's hash). */
+const EVENT_LOCK_SPACE = 0x4556;
 
 /**
  * Serialises issue numbering per project. NO KEY UPDATE is enough for that, and unlike FOR UPDATE it
@@ -249,6 +253,13 @@ export class IssueStoreService {
     );
     const lookback = new Date(
       Math.min(...sorted.map((item) => item.receivedAt.getTime())) - DEDUPE_LOOKBACK_MS,
+    );
+    // A statement of its own, so that the insert's snapshot, taken after the locks are granted, sees
+    // a copy committed meanwhile. Sorted, so that two batches wait for each other, never deadlock.
+    await manager.query(
+      `SELECT pg_advisory_xact_lock($1::int, hashtext(e.id))
+         FROM unnest($2::text[]) AS e(id) ORDER BY hashtext(e.id)`,
+      [EVENT_LOCK_SPACE, sorted.map((item) => `${item.projectId}:${item.eventId}`)],
     );
     const payloads = sorted.map((item) => splitParts(storedPayload(item.event, item.group)));
     // The rows travel as one JSON document: JSON.stringify is native and escapes each payload once,

@@ -13,9 +13,10 @@ import { AppConfig } from '../config/app-config';
 import { openQueue } from '../jobs/queue-layout';
 import { Batcher } from '../common/batcher';
 import { RepeatedLog } from '../common/repeated-log';
-import { DIGEST_JOB_OPTIONS, DigestJob, DigestJobName, digestJobId } from '../digest/digest-job';
+import { digestJobs, QueuedEvent } from '../digest/digest-job';
+import { IngestMetrics } from './ingest.metrics';
 
-/** Jobs of concurrent requests are written together (one MULTI) up to this many at a time. */
+/** Events of concurrent requests are written together (one MULTI) up to this many at a time. */
 const MAX_BATCH = 256;
 /**
  * Redis that accepts the connection but does not answer must not hold requests for long: the
@@ -41,14 +42,16 @@ export const digestProducerQueueProvider: Provider = {
 };
 
 /**
- * Puts accepted events on the digest queue. Requests handled in the same event-loop turn are
- * coalesced into one `addBulk` (one Redis round trip instead of one per event); each request still
- * waits for the acknowledgement of the batch holding its own job before it is answered.
+ * Puts accepted events on the digest queue. Events of requests handled in the same event-loop turn
+ * are coalesced into one `addBulk` (one Redis round trip instead of one per event), and share jobs
+ * (digestJobs: up to MAX_EVENTS_PER_JOB each), so that under load the queue's bookkeeping is paid
+ * per few events rather than per event; a lone event keeps a job of its own. Each request still
+ * waits for the acknowledgement of the batch holding its events before it is answered.
  */
 @Injectable()
 export class DigestProducer implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('DigestProducer');
-  private readonly batcher = new Batcher<DigestJob, void>((jobs) => this.addBulk(jobs), {
+  private readonly batcher = new Batcher<QueuedEvent, void>((events) => this.addBulk(events), {
     maxSize: MAX_BATCH,
     maxWaitMs: 0,
   });
@@ -56,7 +59,10 @@ export class DigestProducer implements OnModuleInit, OnApplicationShutdown {
   /** Redis going away produces an error per command and per reconnect: one line in 10 s is enough. */
   private readonly redisLog = new RepeatedLog(this.logger, 10_000);
 
-  constructor(@Inject(DIGEST_PRODUCER_QUEUE) private readonly queue: Queue) {}
+  constructor(
+    @Inject(DIGEST_PRODUCER_QUEUE) private readonly queue: Queue,
+    private readonly metrics: IngestMetrics,
+  ) {}
 
   onModuleInit(): void {
     // The producer's connection does not queue commands while Redis is away (enableOfflineQueue
@@ -75,32 +81,25 @@ export class DigestProducer implements OnModuleInit, OnApplicationShutdown {
     await this.queue.close().catch(() => this.queue.disconnect());
   }
 
-  enqueue(job: DigestJob): Promise<void> {
+  enqueue(event: QueuedEvent): Promise<void> {
     if (!this.ready) return Promise.reject(unavailable());
-    return this.batcher.submit(job);
+    return this.batcher.submit(event);
   }
 
-  private async addBulk(jobs: DigestJob[]): Promise<void[]> {
+  private async addBulk(events: QueuedEvent[]): Promise<void[]> {
+    const jobs = digestJobs(events);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error('timed out')), ENQUEUE_TIMEOUT_MS);
     });
     try {
-      await Promise.race([
-        this.queue.addBulk(
-          jobs.map((job) => ({
-            name: DigestJobName.Event,
-            data: job,
-            opts: { ...DIGEST_JOB_OPTIONS, jobId: digestJobId(job.projectId, job.eventId) },
-          })),
-        ),
-        timeout,
-      ]);
-      return jobs.map(() => undefined);
+      await Promise.race([this.queue.addBulk(jobs), timeout]);
+      this.metrics.digestJobsEnqueued += jobs.length;
+      return events.map(() => undefined);
     } catch (error) {
       this.redisLog.warn(
         'enqueue',
-        `could not enqueue ${jobs.length} digest job(s): ${(error as Error).message}`,
+        `could not enqueue ${events.length} event(s) for the digest: ${(error as Error).message}`,
       );
       throw unavailable();
     } finally {

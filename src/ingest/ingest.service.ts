@@ -10,7 +10,7 @@ import {
 import type { IncomingMessage } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { AppConfig } from '../config/app-config';
-import type { DigestJob } from '../digest/digest-job';
+import type { QueuedEvent } from '../digest/digest-job';
 import { bodyRejection, parseContentEncoding, readBody } from './body-reader';
 import { RepeatedLog } from '../common/repeated-log';
 import { DatabaseUnavailableError } from '../database/database-unavailable.error';
@@ -230,9 +230,9 @@ export class IngestService {
     projectId: number,
     eventId: string,
     payload: string,
-    sdk: DigestJob['sdk'],
+    sdk: QueuedEvent['sdk'],
   ): Promise<void> {
-    const job: DigestJob = { projectId, eventId, receivedAt: Date.now(), payload };
+    const job: QueuedEvent = { projectId, eventId, receivedAt: Date.now(), payload };
     if (sdk) job.sdk = sdk;
     await this.producer.enqueue(job);
     this.metrics.acceptedEnvelopes++;
@@ -280,10 +280,10 @@ function resolveEventId(headerId: unknown, facts: EventPayloadFacts | undefined)
   return id;
 }
 
-function sdkOf(value: unknown): DigestJob['sdk'] {
+function sdkOf(value: unknown): QueuedEvent['sdk'] {
   if (value === null || typeof value !== 'object') return undefined;
   const { name, version } = value as { name?: unknown; version?: unknown };
-  const sdk: NonNullable<DigestJob['sdk']> = {};
+  const sdk: NonNullable<QueuedEvent['sdk']> = {};
   if (typeof name === 'string') sdk.name = name;
   if (typeof version === 'string') sdk.version = version;
   return sdk.name || sdk.version ? sdk : undefined;

@@ -60,6 +60,12 @@ export class MetricsController {
         [['', this.metrics.acceptedEvents]],
       ),
       ...metric(
+        'error_tracker_digest_jobs_enqueued_total',
+        'counter',
+        'Digest jobs written by this instance (concurrent requests share jobs, up to 10 events each).',
+        [['', this.metrics.digestJobsEnqueued]],
+      ),
+      ...metric(
         'error_tracker_ingest_envelopes_rejected_total',
         'counter',
         'Ingest requests rejected by this instance, by HTTP status.',
@@ -74,7 +80,7 @@ export class MetricsController {
         ...metric(
           'error_tracker_digest_backlog',
           'gauge',
-          'Digest jobs waiting, active or delayed (shared by all instances).',
+          'Digest jobs (of one or more events) waiting, active or delayed (shared by all instances).',
           [['', queues.digestBacklog]],
         ),
         ...metric(

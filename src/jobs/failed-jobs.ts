@@ -9,7 +9,7 @@ export interface FailedJobView {
   failed_at: string | null;
   attempts: number;
   reason: string;
-  /** What the job is about (project and event of a digest job), never its payload. */
+  /** What the job is about (project and event, or events, of a digest job), never its payload. */
   subject: Record<string, unknown>;
 }
 
@@ -102,6 +102,11 @@ function view(queue: QueueName, job: Job): FailedJobView {
   for (const key of ['projectId', 'eventId', 'historyId', 'issueId', 'alertType']) {
     if (data[key] !== undefined) subject[key] = data[key];
   }
+  if (Array.isArray(data.events))
+    subject.events = (data.events as Record<string, unknown>[]).map(({ projectId, eventId }) => ({
+      projectId,
+      eventId,
+    }));
   return {
     queue,
     id: String(job.id),

@@ -19,7 +19,7 @@
 import { randomUUID } from 'node:crypto';
 import { fixtureEventOfGroup } from '../../bench/support';
 import { QueueName } from '../../src/common/queues';
-import { DIGEST_JOB_OPTIONS, DigestJob, digestJobId, DigestJobName } from '../../src/digest/digest-job';
+import { DIGEST_JOB_OPTIONS, QueuedEvent, digestJobId, DigestJobName } from '../../src/digest/digest-job';
 import { openQueue, QueueSettings } from '../../src/jobs/queue-layout';
 import { eventually } from '../helpers/queues';
 import { partitionOf, query, utcDay } from './db';
@@ -112,7 +112,7 @@ export async function seedAgedDays(options: {
 
   // Environments (one of three without any) and users vary, so the rollups have more than one row
   // per issue and hour, and the shared issues more than the live load's one user.
-  const jobs: { name: string; data: DigestJob; opts: typeof DIGEST_JOB_OPTIONS & { jobId: string } }[] = [];
+  const jobs: { name: string; data: QueuedEvent; opts: typeof DIGEST_JOB_OPTIONS & { jobId: string } }[] = [];
   const seeded = new Map<string, { group: SeedGroup; day: Day }>();
   const groups = seedGroups(options.liveGroups);
   for (const group of groups) {

@@ -55,7 +55,7 @@ import Redis from 'ioredis';
 import { Client } from 'pg';
 import { EXCEPTION_FIXTURE, freePort, pendingRollups } from '../../bench/support';
 import { QueueName } from '../../src/common/queues';
-import { digestJobId } from '../../src/digest/digest-job';
+import { DigestJobData, eventsOfJob } from '../../src/digest/digest-job';
 import { openQueue, queueKey, QueueSettings } from '../../src/jobs/queue-layout';
 import { MaintenanceJobName } from '../../src/retention/maintenance.processor';
 import type { RetentionReport } from '../../src/retention/retention.service';
@@ -647,7 +647,7 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
       duplicated,
       storedWithoutAck: records.filter((record) => record.outcome !== ACK && stored.has(record.id)).length,
       statuses: formatOutcomes(load.outcomes(phase.name)),
-      lostBreakdown: lostIds.length > 0 ? await explainLost(redis, queues, projectId, lostIds) : '',
+      lostBreakdown: lostIds.length > 0 ? await explainLost(queues, lostIds) : '',
       notes: phase.notes,
       failures: phase.failures,
       passed: acked.length > 0 && lostIds.length === 0 && duplicated === 0 && phase.failures.length === 0,
@@ -815,42 +815,40 @@ function countAll(load: LoadGenerator): Map<string, number> {
   return counts;
 }
 
-/** Where the lost ids' jobs are now: in the failed set (with reasons), still queued, or gone from Redis. */
-async function explainLost(
-  redis: Redis,
-  queues: QueueSettings,
-  projectId: number,
-  ids: string[],
-): Promise<string> {
-  const digestKey = (kind: string) => queueKey(queues, QueueName.Digest, kind);
-  const pipeline = redis.pipeline();
-  for (const id of ids) {
-    const jobId = digestJobId(projectId, id);
-    pipeline.zscore(digestKey('failed'), jobId);
-    pipeline.hmget(digestKey(jobId), 'failedReason', 'atm');
+/**
+ * Where the lost ids are now: in a job of the failed set (with its reason), in a job still queued,
+ * or in no job Redis holds. Jobs are read whole, since an event may share its job with others.
+ */
+async function explainLost(queues: QueueSettings, ids: string[]): Promise<string> {
+  const queue = openQueue(queues, QueueName.Digest, { offlineQueue: true });
+  try {
+    const lost = new Set(ids);
+    const place = new Map<string, string>();
+    const reasons = new Map<string, number>();
+    for (const state of ['failed', 'waiting', 'active', 'delayed', 'prioritized', 'paused'] as const) {
+      const jobs: Job<DigestJobData>[] = await queue.getJobs([state], 0, 49_999);
+      for (const job of jobs) {
+        for (const event of eventsOfJob(job.data ?? { events: [] })) {
+          if (!lost.has(event.eventId) || place.has(event.eventId)) continue;
+          place.set(event.eventId, state);
+          if (state === 'failed') {
+            const key = `${job.failedReason ?? '?'} (attempts ${job.attemptsMade})`;
+            reasons.set(key, (reasons.get(key) ?? 0) + 1);
+          }
+        }
+      }
+    }
+    const inFailed = [...place.values()].filter((state) => state === 'failed').length;
+    const parts = [
+      `${inFailed} in the failed set`,
+      `${place.size - inFailed} in jobs still queued`,
+      `${ids.length - place.size} in no job Redis holds`,
+    ];
+    if (reasons.size > 0) parts.push(`reasons: ${formatOutcomes(reasons)}`);
+    return parts.join(', ');
+  } finally {
+    await queue.close();
   }
-  const results = (await pipeline.exec()) ?? [];
-  let inFailed = 0;
-  let present = 0;
-  let gone = 0;
-  const reasons = new Map<string, number>();
-  for (let index = 0; index < ids.length; index++) {
-    const score = results[index * 2]?.[1] as string | null;
-    const [reason, attempts] = (results[index * 2 + 1]?.[1] as (string | null)[]) ?? [];
-    if (score !== null && score !== undefined) {
-      inFailed++;
-      const key = `${reason ?? '?'} (attempts ${attempts ?? '?'})`;
-      reasons.set(key, (reasons.get(key) ?? 0) + 1);
-    } else if (reason !== null || attempts !== null) present++;
-    else gone++;
-  }
-  const parts = [
-    `${inFailed} in the failed set`,
-    `${present} jobs still in Redis`,
-    `${gone} jobs gone from Redis`,
-  ];
-  if (reasons.size > 0) parts.push(`reasons: ${formatOutcomes(reasons)}`);
-  return parts.join(', ');
 }
 
 /** The distinct failure reasons in the failed set (first 5,000 entries), with counts. */

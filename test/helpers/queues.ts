@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import { QueueName } from '../../src/common/queues';
-import { digestJobId, DigestJob, DigestJobName } from '../../src/digest/digest-job';
+import { digestJobId, QueuedEvent, DigestJobName } from '../../src/digest/digest-job';
 import { openQueue as openInstallationQueue } from '../../src/jobs/queue-layout';
 import type { TestApp } from './app';
 
@@ -17,7 +17,7 @@ export async function enqueueEvent(
   event: Record<string, unknown>,
   eventId = randomUUID(),
 ): Promise<string> {
-  const data: DigestJob = {
+  const data: QueuedEvent = {
     projectId,
     eventId,
     receivedAt: Date.now(),
