@@ -119,7 +119,7 @@ export class Environment {
   @Matches(/^[A-Za-z0-9_:.-]+$/, { message: 'REDIS_PREFIX may contain letters, digits and _:.-' })
   REDIS_PREFIX = 'et';
 
-  /** How many digest jobs one worker process handles at once; they are written to PostgreSQL in batches. */
+  /** About how many events one worker process digests at once (in as many jobs as that takes; see JobConcurrency). */
   @Transform(toInt)
   @IsInt()
   @Min(1)
