@@ -61,7 +61,9 @@ describe('issues and events', () => {
   ): Promise<ErrorEvent> {
     const { user = { id: '42', email: 'jane@example.com', ip_address: '10.0.0.1' }, ...columns } = values;
     // The rows are written directly, not through the digest: their day's partition may not exist yet.
-    await events.query('SELECT events_ensure_partition($1::date)', [values.timestamp.toISOString().slice(0, 10)]);
+    await events.query('SELECT events_ensure_partition($1::date)', [
+      values.timestamp.toISOString().slice(0, 10),
+    ]);
     return events.save(
       events.create({
         projectId: issue.projectId,
@@ -127,9 +129,16 @@ describe('issues and events', () => {
         .sort((a, b) => b.lastSeen.getTime() - a.lastSeen.getTime() || b.id - a.id)
         .map((issue) => issue.id);
 
-    it('wraps issues in {data, next_cursor}, sorted by last_seen, newest first', async () => {
+    it('wraps issues in {data, next_cursor, total}, sorted by last_seen, newest first', async () => {
       const response = await t.api().get(`/api/projects/${project.id}/issues`).expect(200);
-      expect(Object.keys(response.body).sort()).toEqual(['data', 'next_cursor']);
+      expect(Object.keys(response.body).sort()).toEqual([
+        'data',
+        'next_cursor',
+        'total',
+        'total_is_estimate',
+      ]);
+      expect(response.body.total).toBe(response.body.data.length);
+      expect(response.body.total_is_estimate).toBe(false);
       expect(response.body.next_cursor).toBeNull();
       expect(response.body.data.map((issue: { id: number }) => issue.id)).toEqual(sorted());
       const newest = created.find((issue) => issue.id === sorted()[0])!;
@@ -177,7 +186,7 @@ describe('issues and events', () => {
       await t
         .api()
         .get(`/api/projects/${project.id}/issues?sort=asc`)
-        .expect(400, { error: 'property sort should not exist' });
+        .expect(400, { error: 'sort must be one of last_seen, first_seen, events, users' });
     });
 
     it('pages with limit and cursor without duplicates or gaps, ties included', async () => {

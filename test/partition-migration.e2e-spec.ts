@@ -133,6 +133,7 @@ describe('partitioning an existing events table', () => {
               ? `username:${user.username}`
               : null;
       if (userTag) tags.set('user', userTag);
+      if (user?.email) tags.set('user.email', user.email);
       const request = raw.request as { url?: string } | undefined;
       if (request?.url) tags.set('url', request.url.split(/[?#]/)[0]);
       const browser = (raw.contexts as { browser?: { name: string; version?: string } } | undefined)?.browser;

@@ -169,6 +169,7 @@ function buildStream(
     ]);
     if (user) payload.user = user;
     if (userTag) tags.set('user', userTag);
+    if (typeof user?.email === 'string') tags.set('user.email', user.email);
 
     const serverName = pick(['web-1', 'web-2', null]);
     if (serverName) {
@@ -534,7 +535,16 @@ describe('rollups', () => {
 
   it('counts issue_tag_values and issue_tag_keys as the stored events’ tags, and as sent', async () => {
     // 1. The simple keys, recomputed in SQL from the stored columns and payloads.
-    const simpleKeys = new Set(['environment', 'release', 'level', 'user', 'feature', 'order_id', 'attempt']);
+    const simpleKeys = new Set([
+      'environment',
+      'release',
+      'level',
+      'user',
+      'user.email',
+      'feature',
+      'order_id',
+      'attempt',
+    ]);
     const fromSql: TagValueRow[] = await db.query(
       `WITH tags AS (
          SELECT issue_id, 'environment' AS key, environment AS value FROM events
@@ -552,6 +562,9 @@ describe('rollups', () => {
                   WHEN nullif(payload->'user'->>'username', '') IS NOT NULL THEN 'username:' || (payload->'user'->>'username')
                 END AS value) u
           WHERE issue_id = ANY($1) AND u.value IS NOT NULL
+         UNION ALL
+         SELECT issue_id, 'user.email', payload->'user'->>'email' FROM events
+          WHERE issue_id = ANY($1) AND nullif(payload->'user'->>'email', '') IS NOT NULL
          UNION ALL
          SELECT e.issue_id, kv.key, kv.value FROM events e, jsonb_each_text(e.payload->'tags') kv
           WHERE e.issue_id = ANY($1) AND kv.key IN ('feature', 'order_id', 'attempt')

@@ -7,6 +7,7 @@ import { IssuePositionXid1795300000002 } from './migrations/1795300000002-IssueP
 import { PartitionedEventsAndRollups1795400000000 } from './migrations/1795400000000-PartitionedEventsAndRollups';
 import { HotTagCounts1795500000000 } from './migrations/1795500000000-HotTagCounts';
 import { PendingRollups1795500000001 } from './migrations/1795500000001-PendingRollups';
+import { IssueSearch1795600000000 } from './migrations/1795600000000-IssueSearch';
 
 /** Migrations are listed explicitly so that ts (tests, CLI) and compiled js resolve the same set. */
 export const MIGRATIONS = [
@@ -17,6 +18,7 @@ export const MIGRATIONS = [
   PartitionedEventsAndRollups1795400000000,
   HotTagCounts1795500000000,
   PendingRollups1795500000001,
+  IssueSearch1795600000000,
 ];
 
 /** No query of the service runs this long; one that does waits on a server that is gone. */

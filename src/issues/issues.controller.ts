@@ -1,11 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { IdPipe } from '../common/id.pipes';
-import { Page } from '../common/pagination';
 import { ProjectsService } from '../projects/projects.service';
 import { ListIssuesQuery } from './dto/list-issues.query';
 import { UpdateIssueDto } from './dto/update-issue.dto';
-import { IssuesService, IssueView } from './issues.service';
+import { IssuePage, IssuesService, IssueView } from './issues.service';
 
 @ApiTags('issues')
 @ApiBearerAuth()
@@ -16,14 +15,14 @@ export class IssuesController {
     private readonly projects: ProjectsService,
   ) {}
 
-  /** Sorted by last_seen, newest first; paginated with `limit` and `cursor` (see README). */
+  /** Searched with `query`, sorted by `sort` (last_seen by default); paginated with `limit` and `cursor` (see README). */
   @Get('projects/:projectId/issues')
   async list(
     @Param('projectId', new IdPipe('project_id')) projectId: number,
     @Query() query: ListIssuesQuery,
-  ): Promise<Page<IssueView>> {
-    await this.projects.findOrFail(projectId);
-    return this.issues.listForProject(projectId, query);
+  ): Promise<IssuePage> {
+    const project = await this.projects.findOrFail(projectId);
+    return this.issues.listForProject(project, query);
   }
 
   @Get('issues/:id')

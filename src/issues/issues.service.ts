@@ -3,12 +3,15 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository, SelectQueryBuilder } from 'typeorm';
 import type { AlertTrigger } from '../alerts/alert-trigger';
 import { AlertTriggerProducer } from '../alerts/alert-trigger.producer';
-import { NotFoundError } from '../common/domain-errors';
-import { DEFAULT_PAGE_SIZE, Page, SortKey, toPage } from '../common/pagination';
+import { InvalidInputError, NotFoundError } from '../common/domain-errors';
+import { DEFAULT_PAGE_SIZE, Page, toPage } from '../common/pagination';
 import type { RowDeletion } from '../events/event-partitions';
 import { Project } from '../projects/project.entity';
 import { RollupsRepository } from '../rollups/rollups.repository';
-import { compareKeys, decodeIssueCursor, encodeIssueCursor, IssueCursor } from './issue-cursor';
+import { BUILT_IN_TAGS } from '../rollups/event-tags';
+import { compareKeys, decodeIssueCursor, encodeIssueCursor, IssueCursor, IssueKey } from './issue-cursor';
+import { IssueFilter, parseIssueQuery } from './search/issue-query';
+import { applyIssueFilters, IssueSort, SORT_COLUMNS } from './search/issue-search';
 import { Issue, IssueState } from './issue.entity';
 
 export interface IssueView {
@@ -29,6 +32,29 @@ export interface IssueView {
   regression_count: number;
 }
 
+/** What an issue list is asked for (GET /api/projects/{id}/issues). */
+export interface IssueListOptions {
+  state?: IssueState;
+  query?: string;
+  sort?: IssueSort;
+  limit?: number;
+  cursor?: string;
+}
+
+export interface IssuePage extends Page<IssueView> {
+  total: number;
+  total_is_estimate: boolean;
+}
+
+/** Issues counted exactly for a list's `total`; beyond, PostgreSQL's estimate is given. */
+export const TOTAL_COUNTED = 10_000;
+
+interface IssueSearch {
+  projectId: number;
+  filters: IssueFilter[];
+  shortIdNumber: (text: string) => number | undefined;
+}
+
 export interface StateChange {
   issue: IssueView;
   previousState: IssueState;
@@ -47,88 +73,140 @@ export class IssuesService {
   ) {}
 
   /**
-   * One page of a project's issues, last_seen desc. An issue that receives an event (or changes
+   * One page of a project's issues matching a search, in the order of `sort` (descending, then by id
+   * descending), with the number of issues that match. An issue that receives an event (or changes
    * state) while a client pages can move above the cursor; such issues are returned again on the
-   * next page (see IssueCursor), so every issue is listed at least once. Both reads and the snapshot
+   * next page (see IssueCursor), so every issue is listed at least once. The reads and the snapshot
    * the next cursor carries come from one REPEATABLE READ transaction, i.e. one consistent view.
    */
-  async listForProject(
-    projectId: number,
-    options: { state?: IssueState; limit?: number; cursor?: string },
-  ): Promise<Page<IssueView>> {
+  async listForProject(project: Pick<Project, 'id' | 'slug'>, options: IssueListOptions): Promise<IssuePage> {
     const limit = options.limit ?? DEFAULT_PAGE_SIZE;
-    const cursor = decodeIssueCursor(options.cursor);
+    const sort = options.sort ?? 'last_seen';
+    const cursor = decodeIssueCursor(options.cursor, sort);
+    const filters = parseIssueQuery(options.query ?? '');
+    if (options.state) filters.unshift({ kind: 'state', states: [options.state], negated: false });
     return this.issues.manager.transaction('REPEATABLE READ', async (manager) => {
+      await this.checkTagKeys(manager, project.id, filters);
+      const search: IssueSearch = {
+        projectId: project.id,
+        filters,
+        shortIdNumber: shortIdReader(project.slug),
+      };
       const [{ snapshot }] = await manager.query<Array<{ snapshot: string }>>(
         'SELECT pg_current_snapshot()::text AS snapshot',
       );
-      const moved = cursor?.snapshot
-        ? await this.movedAbove(manager, projectId, options.state, cursor, limit)
-        : [];
-      const below = this.listQuery(manager, projectId, options.state);
+      const moved = cursor?.snapshot ? await this.movedAbove(manager, search, cursor, limit) : [];
+      const below = this.listQuery(manager, search);
       if (cursor) {
-        below.andWhere('(issue.last_seen, issue.id) < (CAST(:at AS timestamptz), CAST(:id AS int))', {
-          at: cursor.key.at.toISOString(),
-          id: cursor.key.id,
-        });
+        const { column, type } = SORT_COLUMNS[sort];
+        below.andWhere(
+          `(${column}, issue.id) < (CAST(:value AS ${type}), CAST(:id AS int))`,
+          keyParameters(cursor.key),
+        );
       }
       // Moved rows sort above the cursor and the others below it: together they are in list order.
-      const rows = [...moved, ...(await this.fetchRows(below, limit))];
-      return toPage(
+      const rows = [...moved, ...(await this.fetchRows(below, sort, limit))];
+      const page = toPage(
         rows,
         limit,
-        (last) => encodeIssueCursor(nextCursor(cursor, keyOf(last.issue), snapshot)),
+        (last) => encodeIssueCursor(nextCursor(cursor, sort, keyOf(last.issue, sort), snapshot)),
         (row) => toIssueView(row.issue, row.slug),
       );
+      return { ...page, ...(await this.total(manager, this.listQuery(manager, search))) };
     });
+  }
+
+  /**
+   * How many issues match: counted exactly up to TOTAL_COUNTED, beyond which PostgreSQL's estimate
+   * of the same query is given (never less than what was counted), flagged `total_is_estimate`.
+   */
+  private async total(
+    manager: EntityManager,
+    query: SelectQueryBuilder<Issue>,
+  ): Promise<{ total: number; total_is_estimate: boolean }> {
+    const [sql, parameters] = query
+      .select('1')
+      .limit(TOTAL_COUNTED + 1)
+      .getQueryAndParameters();
+    const [{ count }] = await manager.query(
+      `SELECT count(*)::int AS count FROM (${sql}) matching`,
+      parameters,
+    );
+    if (count <= TOTAL_COUNTED) return { total: count, total_is_estimate: false };
+    const [unlimited, unlimitedParameters] = query.limit(undefined).getQueryAndParameters();
+    const [{ 'QUERY PLAN': plan }] = await manager.query(
+      `EXPLAIN (FORMAT JSON) ${unlimited}`,
+      unlimitedParameters,
+    );
+    const estimate = Math.round(Number(plan?.[0]?.Plan?.['Plan Rows'] ?? 0));
+    return { total: Math.max(count, estimate), total_is_estimate: true };
+  }
+
+  /** A tag the query names must be one the project's events have (or a built-in one): a typo is a 400. */
+  private async checkTagKeys(
+    manager: EntityManager,
+    projectId: number,
+    filters: IssueFilter[],
+  ): Promise<void> {
+    for (const filter of filters) {
+      if (filter.kind !== 'tag' || (BUILT_IN_TAGS as readonly string[]).includes(filter.key)) continue;
+      const known: unknown[] = await manager.query(
+        `SELECT 1 FROM issue_tag_values tv JOIN issues i ON i.id = tv.issue_id
+          WHERE tv.key = $1 AND i.project_id = $2 LIMIT 1`,
+        [filter.key, projectId],
+      );
+      if (known.length === 0)
+        throw new InvalidInputError(
+          `query: unknown key ${JSON.stringify(filter.key)}: no event of this project has that tag ` +
+            '(quote free text that contains a colon)',
+        );
+    }
   }
 
   /** Rows above the cursor that moved there after the previous page was read (see IssueCursor). */
   private movedAbove(
     manager: EntityManager,
-    projectId: number,
-    state: IssueState | undefined,
+    search: IssueSearch,
     cursor: IssueCursor,
     limit: number,
   ): Promise<IssueRow[]> {
+    const { column, type, movedBy } = SORT_COLUMNS[cursor.sort];
     // Transactions older than a snapshot's xmin are visible to it: the index narrows the search to
     // the issues changed since, and pg_visible_in_snapshot settles the rest.
-    const query = this.listQuery(manager, projectId, state)
-      .andWhere('issue.position_xid >= pg_snapshot_xmin(CAST(:snapshot AS pg_snapshot))')
-      .andWhere('NOT pg_visible_in_snapshot(issue.position_xid, CAST(:snapshot AS pg_snapshot))')
-      .andWhere('(issue.last_seen, issue.id) > (CAST(:at AS timestamptz), CAST(:id AS int))', {
+    const query = this.listQuery(manager, search)
+      .andWhere(`${movedBy} >= pg_snapshot_xmin(CAST(:snapshot AS pg_snapshot))`)
+      .andWhere(`NOT pg_visible_in_snapshot(${movedBy}, CAST(:snapshot AS pg_snapshot))`)
+      .andWhere(`(${column}, issue.id) > (CAST(:value AS ${type}), CAST(:id AS int))`, {
         snapshot: cursor.snapshot,
-        at: cursor.key.at.toISOString(),
-        id: cursor.key.id,
+        ...keyParameters(cursor.key),
       });
     if (cursor.catchUp) {
+      const catchUp = keyParameters(cursor.catchUp.key);
       query.andWhere(
-        '((issue.last_seen, issue.id) < (CAST(:catchUpAt AS timestamptz), CAST(:catchUpId AS int))' +
-          ' OR NOT pg_visible_in_snapshot(issue.position_xid, CAST(:catchUpSnapshot AS pg_snapshot)))',
-        {
-          catchUpAt: cursor.catchUp.key.at.toISOString(),
-          catchUpId: cursor.catchUp.key.id,
-          catchUpSnapshot: cursor.catchUp.snapshot,
-        },
+        `((${column}, issue.id) < (CAST(:catchUpValue AS ${type}), CAST(:catchUpId AS int))` +
+          ` OR NOT pg_visible_in_snapshot(${movedBy}, CAST(:catchUpSnapshot AS pg_snapshot)))`,
+        { catchUpValue: catchUp.value, catchUpId: catchUp.id, catchUpSnapshot: cursor.catchUp.snapshot },
       );
     }
-    return this.fetchRows(query, limit);
+    return this.fetchRows(query, cursor.sort, limit);
   }
 
-  private listQuery(
-    manager: EntityManager,
-    projectId: number,
-    state: IssueState | undefined,
-  ): SelectQueryBuilder<Issue> {
-    const query = this.withSlug(manager).where('issue.project_id = :projectId', { projectId });
-    if (state) query.andWhere('issue.state = :state', { state });
+  private listQuery(manager: EntityManager, search: IssueSearch): SelectQueryBuilder<Issue> {
+    const query = this.withSlug(manager).where('issue.project_id = :projectId', {
+      projectId: search.projectId,
+    });
+    applyIssueFilters(query, search.filters, search.shortIdNumber);
     return query;
   }
 
-  /** Newest first, one row more than a page to learn whether another page exists. */
-  private async fetchRows(query: SelectQueryBuilder<Issue>, limit: number): Promise<IssueRow[]> {
+  /** In list order, one row more than a page to learn whether another page exists. */
+  private async fetchRows(
+    query: SelectQueryBuilder<Issue>,
+    sort: IssueSort,
+    limit: number,
+  ): Promise<IssueRow[]> {
     const { entities, raw } = await query
-      .orderBy('issue.last_seen', 'DESC')
+      .orderBy(SORT_COLUMNS[sort].column, 'DESC')
       .addOrderBy('issue.id', 'DESC')
       .limit(limit + 1)
       .getRawAndEntities<{ slug: string }>();
@@ -249,8 +327,29 @@ interface IssueRow {
 
 export type ProjectSummary = Pick<Project, 'id' | 'name' | 'slug'>;
 
-function keyOf(issue: Issue): SortKey<number> {
-  return { at: issue.lastSeen, id: issue.id };
+function keyOf(issue: Issue, sort: IssueSort): IssueKey {
+  const value = {
+    last_seen: issue.lastSeen,
+    first_seen: issue.firstSeen,
+    events: issue.eventCount,
+    users: issue.userCount,
+  }[sort];
+  return { value, id: issue.id };
+}
+
+function keyParameters(key: IssueKey): { value: string | number; id: number } {
+  return { value: key.value instanceof Date ? key.value.toISOString() : key.value, id: key.id };
+}
+
+/** The number of `SLUG-12` when that is a short id of the project (any case), else undefined. */
+function shortIdReader(slug: string): (text: string) => number | undefined {
+  const prefix = `${slug.toUpperCase()}-`;
+  return (text) => {
+    const upper = text.toUpperCase();
+    if (!upper.startsWith(prefix)) return undefined;
+    const number = upper.slice(prefix.length);
+    return /^[1-9]\d{0,9}$/.test(number) && Number(number) <= 2_147_483_647 ? Number(number) : undefined;
+  };
 }
 
 /**
@@ -261,11 +360,12 @@ function keyOf(issue: Issue): SortKey<number> {
  */
 function nextCursor(
   previous: IssueCursor | undefined,
-  last: SortKey<number>,
+  sort: IssueSort,
+  last: IssueKey,
   snapshot: string,
 ): IssueCursor & { snapshot: string } {
-  if (!previous?.snapshot || compareKeys(last, previous.key) < 0) return { key: last, snapshot };
-  return { key: previous.key, snapshot: previous.snapshot, catchUp: { key: last, snapshot } };
+  if (!previous?.snapshot || compareKeys(last, previous.key) < 0) return { sort, key: last, snapshot };
+  return { sort, key: previous.key, snapshot: previous.snapshot, catchUp: { key: last, snapshot } };
 }
 
 export function toIssueView(issue: Issue, slug: string): IssueView {

@@ -11,6 +11,7 @@ export const BUILT_IN_TAGS = [
   'release',
   'level',
   'user',
+  'user.email',
   'server_name',
   'url',
   'transaction',
@@ -55,6 +56,8 @@ export function eventTags(event: NormalisedEvent): Map<string, string> {
   put('release', event.release);
   put('level', event.level);
   put('user', userTagValue(event.user));
+  // Searchable by itself (user.email:…) although the user tag names the id when there is one.
+  put('user.email', event.user?.email);
   put('server_name', event.server_name);
   put('url', requestUrl(event.request));
   put('transaction', event.transaction);

@@ -1,11 +1,27 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional } from 'class-validator';
+import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination';
 import { ISSUE_STATES, IssueState } from '../issue.entity';
+import { MAX_QUERY_LENGTH } from '../search/issue-query';
+import { ISSUE_SORTS, IssueSort } from '../search/issue-search';
 
 export class ListIssuesQuery extends PageQueryDto {
   @ApiPropertyOptional({ enum: ISSUE_STATES })
   @IsOptional()
   @IsIn(ISSUE_STATES, { message: `state must be one of ${ISSUE_STATES.join(', ')}` })
   state?: IssueState;
+
+  @ApiPropertyOptional({
+    description:
+      'Search, e.g. `is:unresolved level:error environment:production !release:1.0 times_seen:>100 TypeError` (see README)',
+  })
+  @IsOptional()
+  @IsString({ message: 'query must be a string' })
+  @MaxLength(MAX_QUERY_LENGTH, { message: `query must be at most ${MAX_QUERY_LENGTH} characters` })
+  query?: string;
+
+  @ApiPropertyOptional({ enum: ISSUE_SORTS, default: 'last_seen' })
+  @IsOptional()
+  @IsIn(ISSUE_SORTS, { message: `sort must be one of ${ISSUE_SORTS.join(', ')}` })
+  sort?: IssueSort;
 }

@@ -1,0 +1,105 @@
+import { Brackets, SelectQueryBuilder, WhereExpressionBuilder } from 'typeorm';
+import type { Issue } from '../issue.entity';
+import type { IssueFilter } from './issue-query';
+
+export const ISSUE_SORTS = ['last_seen', 'first_seen', 'events', 'users'] as const;
+export type IssueSort = (typeof ISSUE_SORTS)[number];
+
+/**
+ * The column each sort orders by (descending, then by id descending), how its values are typed, and
+ * the column stamped with the transaction that last moved an issue in that order (see IssueCursor).
+ */
+export const SORT_COLUMNS: Record<
+  IssueSort,
+  { column: string; type: 'timestamptz' | 'int'; movedBy: string }
+> = {
+  last_seen: { column: 'issue.last_seen', type: 'timestamptz', movedBy: 'issue.position_xid' },
+  first_seen: { column: 'issue.first_seen', type: 'timestamptz', movedBy: 'issue.first_seen_position_xid' },
+  events: { column: 'issue.event_count', type: 'int', movedBy: 'issue.events_position_xid' },
+  users: { column: 'issue.user_count', type: 'int', movedBy: 'issue.users_position_xid' },
+};
+
+/** The text free-text terms match: the expression the trigram index of the IssueSearch migration indexes. */
+const SEARCHED_TEXT = "(issue.type || ' ' || issue.message || ' ' || issue.culprit)";
+
+const COUNT_COLUMNS = { times_seen: 'issue.event_count', users: 'issue.user_count' } as const;
+const TIME_COLUMNS = { first_seen: 'issue.first_seen', last_seen: 'issue.last_seen' } as const;
+
+/** `%`, `_` and `\` match themselves in a search term. */
+function likePattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, '\\$&')}%`;
+}
+
+/**
+ * Adds the filters of a parsed query to an issue list query (alias `issue`). Every filter is served
+ * by an index of the issues or of the tag rollups (see the IssueSearch migration); parameters are
+ * named per filter, so that any number of them can be combined.
+ *
+ * `shortIdNumber` resolves a free-text term that is a short id of the project (`SLUG-12`) to its
+ * number: such a term matches that issue as well as the text.
+ */
+export function applyIssueFilters(
+  query: SelectQueryBuilder<Issue>,
+  filters: IssueFilter[],
+  shortIdNumber: (text: string) => number | undefined,
+): void {
+  filters.forEach((filter, index) => {
+    const p = (name: string) => `f${index}_${name}`;
+    switch (filter.kind) {
+      case 'state':
+        query.andWhere(`issue.state ${filter.negated ? 'NOT ' : ''}IN (:...${p('states')})`, {
+          [p('states')]: filter.states,
+        });
+        return;
+      case 'level':
+        query.andWhere(`issue.level ${filter.negated ? 'NOT ' : ''}IN (:...${p('levels')})`, {
+          [p('levels')]: filter.levels,
+        });
+        return;
+      case 'tag':
+        query.andWhere(
+          `${filter.negated ? 'NOT ' : ''}EXISTS (SELECT 1 FROM issue_tag_values tv
+             WHERE tv.issue_id = issue.id AND tv.key = :${p('key')} AND tv.value IN (:...${p('values')}))`,
+          { [p('key')]: filter.key, [p('values')]: filter.values },
+        );
+        return;
+      case 'time': {
+        const column = TIME_COLUMNS[filter.field];
+        if (filter.until) {
+          query.andWhere(`${column} >= :${p('at')} AND ${column} < :${p('until')}`, {
+            [p('at')]: filter.at.toISOString(),
+            [p('until')]: filter.until.toISOString(),
+          });
+        } else {
+          query.andWhere(`${column} ${filter.comparison} :${p('at')}`, {
+            [p('at')]: filter.at.toISOString(),
+          });
+        }
+        return;
+      }
+      case 'count':
+        query.andWhere(`${COUNT_COLUMNS[filter.field]} ${filter.comparison} :${p('value')}`, {
+          [p('value')]: filter.value,
+        });
+        return;
+      case 'text': {
+        const number = filter.negated ? undefined : shortIdNumber(filter.text);
+        query.andWhere(
+          new Brackets((where: WhereExpressionBuilder) => {
+            where.where(`${filter.negated ? 'NOT ' : ''}${SEARCHED_TEXT} ILIKE :${p('text')}`, {
+              [p('text')]: likePattern(filter.text),
+            });
+            if (number !== undefined)
+              where.orWhere(`issue.number = :${p('number')}`, { [p('number')]: number });
+          }),
+        );
+        return;
+      }
+    }
+  });
+}
+
+/** The tag keys a query's filters name, which must exist among the project's tags. */
+export function tagKeysOf(filters: IssueFilter[]): string[] {
+  return [...new Set(filters.flatMap((filter) => (filter.kind === 'tag' ? [filter.key] : [])))];
+}
