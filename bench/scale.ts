@@ -14,7 +14,8 @@
  *      BENCH_SAMPLES (default 200) requests of each read after 20 of warm-up: the busiest issue's
  *      project's issue list (first page, and page BENCH_DEEP_PAGE reached by following
  *      next_cursor), that issue's events (first and deep page), events by id, the issue's 14-day
- *      stats and its tags;
+ *      stats and its tags, and a search of that project's issues (free text in about a tenth of
+ *      the messages, a tag filter, a state, sorted by events: p95 under 100 ms);
  *   3. SEED: the issues, events and rollups are emptied and BENCH_SEED_EVENTS (default 2,000,000)
  *      events are written in BENCH_SEED_ISSUES (default 50,000) issues, one of them hot
  *      (BENCH_HOT_EVENTS, default 500,000), arriving evenly over the last 30 days. Issues appear over
@@ -94,7 +95,7 @@ const RUN_ID = randomUUID().slice(0, 8);
 const DAY_MS = 86_400_000;
 
 /** Targets from the product's requirements. */
-const TARGETS = { digestRatio: 0.8, readP95Ms: 50, dropDayS: 1, bytesPerEventOfRaw: 0.5 };
+const TARGETS = { digestRatio: 0.8, readP95Ms: 50, searchP95Ms: 100, dropDayS: 1, bytesPerEventOfRaw: 0.5 };
 
 // ---------------------------------------------------------------------------------------------
 // The events: what varies from one to the next, computed the same way here and in SQL (seedEventsSql).
@@ -560,6 +561,7 @@ function eventTagsSql(e: string): string {
         ('level', ${e}.level),
         ('user', coalesce('id:' || (p."user" ->> 'id'), 'email:' || (p."user" ->> 'email'),
                           'ip:' || (p."user" ->> 'ip_address'), 'username:' || (p."user" ->> 'username'))),
+        ('user.email', p."user" ->> 'email'),
         ('server_name', p.server_name),
         ('url', regexp_replace(p.request ->> 'url', '[?#].*$', '')),
         ('transaction', p."transaction"),
@@ -1284,6 +1286,7 @@ const READS = [
   'event by id',
   'issue stats, 14 days',
   'issue tags',
+  'issue search: text, tag, sort',
 ] as const;
 type ReadName = (typeof READS)[number];
 
@@ -1368,6 +1371,9 @@ async function readsPhase(
       'event by id': (index: number) => `/api/events/${eventIds[index % eventIds.length]}`,
       'issue stats, 14 days': () => `/api/issues/${issueId}/stats?period=14d`,
       'issue tags': () => `/api/issues/${issueId}/tags`,
+      // Free text in about a tenth of the messages, a tag filter, a sort other than the default.
+      'issue search: text, tag, sort': () =>
+        `${issues}?sort=events&query=${encodeURIComponent('"failure in group 1" region:eu is:unresolved')}`,
     } as Record<ReadName, ((index: number) => string) | null>;
 
     const loadBefore = load();
@@ -1750,12 +1756,13 @@ function evaluate(input: {
   for (const name of READS) {
     const cell = (stats: ReadStats | null) => (stats ? `${stats.p50Ms} / ${stats.p95Ms}` : 'n/a (1 page)');
     const p95s = [empty.reads.reads[name], filled.reads.reads[name]].filter((stats) => stats !== null);
+    const target = name.startsWith('issue search') ? TARGETS.searchP95Ms : TARGETS.readP95Ms;
     table.push([
       `${name}, p50 / p95 (ms)`,
       cell(empty.reads.reads[name]),
       cell(filled.reads.reads[name]),
-      `p95 < ${TARGETS.readP95Ms}`,
-      verdict(filled.reads.reads[name] !== null && p95s.every((stats) => stats.p95Ms < TARGETS.readP95Ms)),
+      `p95 < ${target}`,
+      verdict(filled.reads.reads[name] !== null && p95s.every((stats) => stats.p95Ms < target)),
     ]);
   }
   table.push([

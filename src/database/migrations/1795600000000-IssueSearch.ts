@@ -5,13 +5,18 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * - one index per sort other than `last_seen`, in list order, so that a page is an index range;
  * - the tag rollups by (key, value), so that `environment:production` finds its issues without
  *   probing every issue of the project;
- * - a trigram index on the text free-text search matches, where the server has `pg_trgm` (a
- *   contrib extension in every PostgreSQL package, trusted since PostgreSQL 13, so a database owner
- *   may create it); without it the search works, by scanning the project's issues.
+ * - `issue_search_text`, the text free-text search matches (type, message, culprit: they never
+ *   change once the issue exists), written by a trigger when an issue is created, with a trigram index where
+ *   the server has `pg_trgm` (a contrib extension in every PostgreSQL package, trusted since
+ *   PostgreSQL 13, so a database owner may create it); without it the search works, by scanning
+ *   the project's texts. A table of its own because the digest rewrites an issue's row with every
+ *   batch, and each rewrite would add every trigram of the text to the index again;
  * - for each new sort, the transaction that last changed an issue's place in it (its sort column or
  *   its state), as `position_xid` is for `last_seen` (see IssuePositionXid): one stamp per sort,
  *   so that an event that only raises a count does not make the `last_seen` list return the issue
- *   again, nor an event with a new `last_seen` the `events` list.
+ *   again, nor an event with a new `last_seen` the `events` list. Not indexed: every index of
+ *   `issues` costs the digest an entry per issue and batch, and the rows above a cursor are found
+ *   through the sort's own index.
  */
 export class IssueSearch1795600000000 implements MigrationInterface {
   name = 'IssueSearch1795600000000';
@@ -25,11 +30,28 @@ export class IssueSearch1795600000000 implements MigrationInterface {
         RAISE NOTICE 'pg_trgm is not available (%): free-text search scans the issues', SQLERRM;
       END
       $$;
+      CREATE TABLE issue_search_text (
+        issue_id int PRIMARY KEY REFERENCES issues(id) ON DELETE CASCADE,
+        project_id int NOT NULL,
+        text text NOT NULL
+      );
+      INSERT INTO issue_search_text (issue_id, project_id, text)
+        SELECT id, project_id, type || ' ' || message || ' ' || culprit FROM issues;
+      CREATE INDEX issue_search_text_project_idx ON issue_search_text (project_id);
+      -- Every writer of issues (the digest, the CLI, tools) gets it right without knowing of it.
+      CREATE FUNCTION issues_record_search_text() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        INSERT INTO issue_search_text (issue_id, project_id, text)
+          VALUES (NEW.id, NEW.project_id, NEW.type || ' ' || NEW.message || ' ' || NEW.culprit);
+        RETURN NULL;
+      END
+      $$;
+      CREATE TRIGGER issues_search_text_created AFTER INSERT ON issues
+        FOR EACH ROW EXECUTE FUNCTION issues_record_search_text();
       DO $$
       BEGIN
         IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm') THEN
-          EXECUTE 'CREATE INDEX IF NOT EXISTS issues_search_text_idx ON issues
-                   USING gin ((type || '' '' || message || '' '' || culprit) gin_trgm_ops)';
+          EXECUTE 'CREATE INDEX issue_search_text_trgm_idx ON issue_search_text USING gin (text gin_trgm_ops)';
         END IF;
       END
       $$;
@@ -45,9 +67,6 @@ export class IssueSearch1795600000000 implements MigrationInterface {
       ALTER TABLE issues ALTER COLUMN first_seen_position_xid SET DEFAULT pg_current_xact_id();
       ALTER TABLE issues ALTER COLUMN events_position_xid SET DEFAULT pg_current_xact_id();
       ALTER TABLE issues ALTER COLUMN users_position_xid SET DEFAULT pg_current_xact_id();
-      CREATE INDEX IF NOT EXISTS issues_project_first_seen_position_idx ON issues (project_id, first_seen_position_xid);
-      CREATE INDEX IF NOT EXISTS issues_project_events_position_idx ON issues (project_id, events_position_xid);
-      CREATE INDEX IF NOT EXISTS issues_project_users_position_idx ON issues (project_id, users_position_xid);
 
       CREATE OR REPLACE FUNCTION issues_stamp_sort_positions() RETURNS trigger LANGUAGE plpgsql AS $$
       DECLARE
@@ -83,7 +102,9 @@ export class IssueSearch1795600000000 implements MigrationInterface {
       DROP INDEX IF EXISTS issues_project_user_count_idx;
       DROP INDEX IF EXISTS issues_project_event_count_idx;
       DROP INDEX IF EXISTS issues_project_first_seen_idx;
-      DROP INDEX IF EXISTS issues_search_text_idx;
+      DROP TRIGGER IF EXISTS issues_search_text_created ON issues;
+      DROP FUNCTION IF EXISTS issues_record_search_text();
+      DROP TABLE IF EXISTS issue_search_text;
       -- Gone with this version, unless something else has come to use it.
       DO $$
       BEGIN

@@ -19,9 +19,6 @@ export const SORT_COLUMNS: Record<
   users: { column: 'issue.user_count', type: 'int', movedBy: 'issue.users_position_xid' },
 };
 
-/** The text free-text terms match: the expression the trigram index of the IssueSearch migration indexes. */
-const SEARCHED_TEXT = "(issue.type || ' ' || issue.message || ' ' || issue.culprit)";
-
 const COUNT_COLUMNS = { times_seen: 'issue.event_count', users: 'issue.user_count' } as const;
 const TIME_COLUMNS = { first_seen: 'issue.first_seen', last_seen: 'issue.last_seen' } as const;
 
@@ -86,9 +83,12 @@ export function applyIssueFilters(
         const number = filter.negated ? undefined : shortIdNumber(filter.text);
         query.andWhere(
           new Brackets((where: WhereExpressionBuilder) => {
-            where.where(`${filter.negated ? 'NOT ' : ''}${SEARCHED_TEXT} ILIKE :${p('text')}`, {
-              [p('text')]: likePattern(filter.text),
-            });
+            // issue_search_text holds the type, message and culprit, under a trigram index.
+            where.where(
+              `${filter.negated ? 'NOT ' : ''}EXISTS (SELECT 1 FROM issue_search_text st
+                 WHERE st.issue_id = issue.id AND st.text ILIKE :${p('text')})`,
+              { [p('text')]: likePattern(filter.text) },
+            );
             if (number !== undefined)
               where.orWhere(`issue.number = :${p('number')}`, { [p('number')]: number });
           }),
