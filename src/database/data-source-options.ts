@@ -8,6 +8,7 @@ import { PartitionedEventsAndRollups1795400000000 } from './migrations/179540000
 import { HotTagCounts1795500000000 } from './migrations/1795500000000-HotTagCounts';
 import { PendingRollups1795500000001 } from './migrations/1795500000001-PendingRollups';
 import { IssueSearch1795600000000 } from './migrations/1795600000000-IssueSearch';
+import { ReleasesAndTriage1795600000001 } from './migrations/1795600000001-ReleasesAndTriage';
 
 /** Migrations are listed explicitly so that ts (tests, CLI) and compiled js resolve the same set. */
 export const MIGRATIONS = [
@@ -19,6 +20,7 @@ export const MIGRATIONS = [
   HotTagCounts1795500000000,
   PendingRollups1795500000001,
   IssueSearch1795600000000,
+  ReleasesAndTriage1795600000001,
 ];
 
 /** No query of the service runs this long; one that does waits on a server that is gone. */

@@ -3,6 +3,8 @@ import { AlertTriggersModule } from '../alerts/alert-triggers.module';
 import { QueueName } from '../common/queues';
 import { registerQueue } from '../jobs/queue-layout';
 import { EventsDataModule } from '../events/events-data.module';
+import { IssueActivityDataModule } from '../issues/issue-activity-data.module';
+import { ReleasesDataModule } from '../releases/releases-data.module';
 import { RollupFolder } from '../rollups/rollup-folder';
 import { RollupsDataModule } from '../rollups/rollups-data.module';
 import { WorkerHeartbeat } from '../jobs/worker-heartbeat';
@@ -12,7 +14,14 @@ import { IssueStoreService } from './issue-store.service';
 
 /** The consuming side of the digest queue (worker role). */
 @Module({
-  imports: [registerQueue(QueueName.Digest), AlertTriggersModule, EventsDataModule, RollupsDataModule],
+  imports: [
+    registerQueue(QueueName.Digest),
+    AlertTriggersModule,
+    EventsDataModule,
+    RollupsDataModule,
+    ReleasesDataModule,
+    IssueActivityDataModule,
+  ],
   providers: [DigestProcessor, DigestService, IssueStoreService, RollupFolder, WorkerHeartbeat],
   exports: [DigestService, RollupFolder],
 })

@@ -7,7 +7,11 @@ import { AlertTriggerProducer, RecordedTriggers } from '../alerts/alert-trigger.
 import { EventPartitions, partDay } from '../events/event-partitions';
 import { splitParts } from '../events/event-parts';
 import { storedPayload } from '../events/event-payload';
+import { IssueActivityRepository } from '../issues/issue-activity.repository';
+import { ReleasesRepository } from '../releases/releases.repository';
 import { RollupsRepository } from '../rollups/rollups.repository';
+import type { KnownRelease } from '../releases/release-order';
+import { IssueBeforeBatch, IssueBatch, lifecycleChange, LifecycleChange } from './issue-lifecycle';
 import type { NormalisedEvent } from './event-normaliser';
 import type { GroupingResult } from './grouping';
 
@@ -46,7 +50,13 @@ export interface StoreOutcome {
   duplicates: number;
   /** Events whose project no longer exists. */
   orphaned: number;
-  newIssues: { id: number; projectId: number; number: number; firstSeen: Date }[];
+  newIssues: {
+    id: number;
+    projectId: number;
+    number: number;
+    firstSeen: Date;
+    firstRelease: string | null;
+  }[];
   /** Lifecycle triggers, recorded in the outbox within the same transaction; published after it. */
   triggers: RecordedTriggers;
 }
@@ -57,6 +67,9 @@ interface GroupInBatch {
   group: GroupingResult;
   firstSeen: Date;
   lastSeen: Date;
+  /** The releases of its earliest and latest events in the batch. */
+  firstRelease: string | null;
+  lastRelease: string | null;
   level: string;
   issueId?: number;
 }
@@ -101,6 +114,8 @@ export class IssueStoreService {
     private readonly alertTriggers: AlertTriggerProducer,
     private readonly partitions: EventPartitions,
     private readonly rollups: RollupsRepository,
+    private readonly releases: ReleasesRepository,
+    private readonly activity: IssueActivityRepository,
   ) {}
 
   async storeBatch(items: DigestItem[]): Promise<StoreOutcome> {
@@ -138,6 +153,15 @@ export class IssueStoreService {
     const storable = items.filter((item) => groups.get(groupId(item))?.issueId !== undefined);
     const inserted = await this.insertEvents(manager, storable, groups, writtenParts);
     const triggers = await this.updateIssues(manager, storable, inserted, groups);
+    // After the issues, as the fold takes its locks (issues, then releases).
+    await this.releases.countNewIssues(
+      manager,
+      newIssues.flatMap((issue) =>
+        issue.firstRelease === null
+          ? []
+          : [{ projectId: issue.projectId, version: issue.firstRelease, at: issue.firstSeen }],
+      ),
+    );
     await this.rollups.record(
       manager,
       storable
@@ -213,12 +237,13 @@ export class IssueStoreService {
 
     const created: { id: number; project_id: number; number: number }[] = await manager.query(
       `INSERT INTO issues (project_id, grouping_key, number, type, message, culprit, level, state,
-                           event_count, first_seen, last_seen)
+                           event_count, first_seen, last_seen, first_release, last_release)
        SELECT g.project_id, g.grouping_key, g.number, g.type, g.message, g.culprit, g.level, 'open', 0,
-              g.first_seen, g.last_seen
+              g.first_seen, g.last_seen, g.first_release, g.last_release
          FROM unnest($1::int[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[],
-                     $8::timestamptz[], $9::timestamptz[])
-           AS g(project_id, grouping_key, number, type, message, culprit, level, first_seen, last_seen)
+                     $8::timestamptz[], $9::timestamptz[], $10::text[], $11::text[])
+           AS g(project_id, grouping_key, number, type, message, culprit, level, first_seen, last_seen,
+                first_release, last_release)
        RETURNING id, project_id, number`,
       [
         missing.map((group) => group.projectId),
@@ -230,13 +255,21 @@ export class IssueStoreService {
         missing.map((group) => group.level),
         missing.map((group) => group.firstSeen),
         missing.map((group) => group.lastSeen),
+        missing.map((group) => group.firstRelease),
+        missing.map((group) => group.lastRelease),
       ],
     );
     const byNumber = new Map(missing.map((group) => [`${group.projectId}:${numbers.get(group)}`, group]));
     return created.map((row) => {
       const group = byNumber.get(`${row.project_id}:${row.number}`) as GroupInBatch;
       group.issueId = row.id;
-      return { id: row.id, projectId: row.project_id, number: row.number, firstSeen: group.firstSeen };
+      return {
+        id: row.id,
+        projectId: row.project_id,
+        number: row.number,
+        firstSeen: group.firstSeen,
+        firstRelease: group.firstRelease,
+      };
     });
   }
 
@@ -372,55 +405,134 @@ export class IssueStoreService {
     inserted: Set<string>,
     groups: Map<string, GroupInBatch>,
   ): Promise<AlertTrigger[]> {
-    const perIssue = new Map<number, { count: number; first: Date; last: Date }>();
+    const perIssue = new Map<number, IssueBatch & { first: Date; last: Date; lastRelease: string | null }>();
     for (const item of items) {
       if (!inserted.has(`${item.projectId}:${item.eventId}`)) continue;
       const issueId = groups.get(groupId(item))?.issueId as number;
       const at = new Date(item.event.timestamp);
+      const release = item.event.release ?? null;
       const current = perIssue.get(issueId);
-      if (!current) perIssue.set(issueId, { count: 1, first: at, last: at });
-      else {
-        current.count += 1;
-        if (at < current.first) current.first = at;
-        if (at > current.last) current.last = at;
+      if (!current) {
+        perIssue.set(issueId, {
+          added: 1,
+          first: at,
+          last: at,
+          lastRelease: release,
+          releases: new Set(release === null ? [] : [release]),
+        });
+        continue;
+      }
+      current.added += 1;
+      if (release !== null) current.releases.add(release);
+      if (at < current.first) current.first = at;
+      if (at >= current.last) {
+        current.last = at;
+        current.lastRelease = release ?? current.lastRelease;
       }
     }
     if (perIssue.size === 0) return [];
     const ids = [...perIssue.keys()].sort((a, b) => a - b);
     // Lock in id order, in a statement of its own, so concurrent batches queue up instead of deadlocking.
     // NO KEY UPDATE does not conflict with the KEY SHARE locks that inserting events takes on issues.
-    const previous: { id: number; state: string }[] = await manager.query(
-      'SELECT id, state FROM issues WHERE id = ANY($1::int[]) ORDER BY id FOR NO KEY UPDATE',
+    const previous: (IssueBeforeBatch & { id: number; projectId: number })[] = await manager.query(
+      `SELECT id, project_id AS "projectId", state, event_count AS "eventCount", resolved_in AS "resolvedIn",
+              resolved_above AS "resolvedAbove", mute_until AS "muteUntil", mute_until_count AS "muteUntilCount",
+              muted_event_count AS "mutedEventCount"
+         FROM issues WHERE id = ANY($1::int[]) ORDER BY id FOR NO KEY UPDATE`,
       [ids],
     );
-    const previousState = new Map(previous.map((row) => [row.id, row.state]));
+    const changes = await this.lifecycleChanges(manager, previous, perIssue);
     const rows = await updateReturning<{ id: number; project_id: number; regressed_at: Date | null }>(
       manager,
       `UPDATE issues i
           SET event_count = i.event_count + b.added,
               first_seen = LEAST(i.first_seen, b.first_ts),
               last_seen = GREATEST(i.last_seen, b.last_ts),
-              state = CASE WHEN i.state = 'resolved' THEN 'open' ELSE i.state END,
-              last_regressed_at = CASE WHEN i.state = 'resolved' THEN now() ELSE i.last_regressed_at END,
-              regression_count = i.regression_count + CASE WHEN i.state = 'resolved' THEN 1 ELSE 0 END
-         FROM unnest($1::int[], $2::int[], $3::timestamptz[], $4::timestamptz[]) AS b(id, added, first_ts, last_ts)
+              last_release = CASE WHEN b.last_ts >= i.last_seen THEN coalesce(b.last_release, i.last_release)
+                                  ELSE i.last_release END,
+              state = CASE WHEN b.change IS NOT NULL THEN 'open' ELSE i.state END,
+              last_regressed_at = CASE WHEN b.change = 'regressed' THEN now() ELSE i.last_regressed_at END,
+              regression_count = i.regression_count + CASE WHEN b.change = 'regressed' THEN 1 ELSE 0 END,
+              resolved_in = CASE WHEN b.change IS NOT NULL THEN NULL ELSE i.resolved_in END,
+              resolved_above = CASE WHEN b.change IS NOT NULL THEN NULL ELSE i.resolved_above END,
+              muted_at = CASE WHEN b.change IS NOT NULL THEN NULL ELSE i.muted_at END,
+              mute_until = CASE WHEN b.change IS NOT NULL THEN NULL ELSE i.mute_until END,
+              mute_until_count = CASE WHEN b.change IS NOT NULL THEN NULL ELSE i.mute_until_count END,
+              mute_until_users = CASE WHEN b.change IS NOT NULL THEN NULL ELSE i.mute_until_users END
+         FROM unnest($1::int[], $2::int[], $3::timestamptz[], $4::timestamptz[], $5::text[], $6::text[])
+           AS b(id, added, first_ts, last_ts, last_release, change)
         WHERE i.id = b.id
        RETURNING i.id, i.project_id, i.last_regressed_at AS regressed_at`,
       [
         ids,
-        ids.map((id) => perIssue.get(id)?.count),
+        ids.map((id) => perIssue.get(id)?.added),
         ids.map((id) => perIssue.get(id)?.first),
         ids.map((id) => perIssue.get(id)?.last),
+        ids.map((id) => perIssue.get(id)?.lastRelease ?? null),
+        ids.map((id) => changes.get(id) ?? null),
       ],
     );
-    return rows
-      .filter((row) => previousState.get(row.id) === 'resolved')
-      .map((row): AlertTrigger => ({
-        alertType: 'regression',
-        projectId: row.project_id,
-        issueId: row.id,
-        occurredAt: new Date(row.regressed_at ?? Date.now()).toISOString(),
-      }));
+    await this.activity.record(
+      manager,
+      [...changes].map(([issueId, change]) => ({
+        issueId,
+        kind: change,
+        data:
+          change === 'regressed'
+            ? { releases: [...(perIssue.get(issueId)?.releases ?? [])] }
+            : { by: 'snooze' },
+      })),
+    );
+    return rows.flatMap((row): AlertTrigger[] => {
+      const change = changes.get(row.id);
+      if (!change) return [];
+      return [
+        {
+          alertType: change === 'regressed' ? 'regression' : 'unmute',
+          projectId: row.project_id,
+          issueId: row.id,
+          occurredAt: new Date(
+            change === 'regressed' ? (row.regressed_at ?? Date.now()) : Date.now(),
+          ).toISOString(),
+        },
+      ];
+    });
+  }
+
+  /**
+   * Which issues the batch reopens (see lifecycleChange). Release ordering reads the releases
+   * involved only when an issue was resolved in a release, which is rare.
+   */
+  private async lifecycleChanges(
+    manager: EntityManager,
+    previous: (IssueBeforeBatch & { id: number; projectId: number })[],
+    perIssue: Map<number, IssueBatch>,
+  ): Promise<Map<number, NonNullable<LifecycleChange>>> {
+    const known = new Map<string, KnownRelease>();
+    const byRelease = previous.filter((issue) => issue.state === 'resolved' && issue.resolvedIn !== null);
+    for (const projectId of new Set(byRelease.map((issue) => issue.projectId))) {
+      const versions = new Set<string>();
+      for (const issue of byRelease.filter((candidate) => candidate.projectId === projectId)) {
+        if (issue.resolvedAbove !== null) versions.add(issue.resolvedAbove);
+        for (const version of perIssue.get(issue.id)?.releases ?? []) versions.add(version);
+      }
+      for (const release of await this.releases.known(manager, projectId, [...versions]))
+        known.set(`${projectId}\n${release.version}`, release);
+    }
+    const now = new Date();
+    const changes = new Map<number, NonNullable<LifecycleChange>>();
+    for (const issue of previous) {
+      const batch = perIssue.get(issue.id);
+      if (!batch) continue;
+      const change = lifecycleChange(
+        issue,
+        batch,
+        now,
+        (version) => known.get(`${issue.projectId}\n${version}`) ?? { version },
+      );
+      if (change) changes.set(issue.id, change);
+    }
+    return changes;
   }
 }
 
@@ -461,11 +573,19 @@ function collectGroups(items: DigestItem[]): Map<string, GroupInBatch> {
         group: item.group,
         firstSeen: at,
         lastSeen: at,
+        firstRelease: item.event.release ?? null,
+        lastRelease: item.event.release ?? null,
         level: item.event.level,
       });
     } else {
-      if (at < existing.firstSeen) existing.firstSeen = at;
-      if (at > existing.lastSeen) existing.lastSeen = at;
+      if (at < existing.firstSeen) {
+        existing.firstSeen = at;
+        existing.firstRelease = item.event.release ?? null;
+      }
+      if (at > existing.lastSeen) {
+        existing.lastSeen = at;
+        existing.lastRelease = item.event.release ?? null;
+      }
     }
   }
   return groups;

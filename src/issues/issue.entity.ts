@@ -61,4 +61,35 @@ export class Issue {
   /** Distinct users among the issue's events (the `user` tag's distinct values). */
   @Column({ name: 'user_count', type: 'int', default: 0 })
   userCount: number;
+
+  /** The release of its first event, and of its latest. */
+  @Column({ name: 'first_release', type: 'text', nullable: true })
+  firstRelease: string | null;
+
+  @Column({ name: 'last_release', type: 'text', nullable: true })
+  lastRelease: string | null;
+
+  /** `next_release` or a version, when resolved in a release (see IssueResolution). */
+  @Column({ name: 'resolved_in', type: 'text', nullable: true })
+  resolvedIn: string | null;
+
+  /** Events of releases newer than this one reopen it; null with `next_release`: any release does. */
+  @Column({ name: 'resolved_above', type: 'text', nullable: true })
+  resolvedAbove: string | null;
+
+  @Column({ name: 'mute_until', type: 'timestamptz', nullable: true })
+  muteUntil: Date | null;
+
+  @Column({ name: 'mute_until_count', type: 'int', nullable: true })
+  muteUntilCount: number | null;
+
+  @Column({ name: 'mute_until_users', type: 'int', nullable: true })
+  muteUntilUsers: number | null;
+
+  /** Its event and user counts when it was muted, from which the snooze's counts start. */
+  @Column({ name: 'muted_event_count', type: 'int', nullable: true })
+  mutedEventCount: number | null;
+
+  @Column({ name: 'muted_user_count', type: 'int', nullable: true })
+  mutedUserCount: number | null;
 }

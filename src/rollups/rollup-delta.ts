@@ -1,4 +1,5 @@
 import type { NormalisedEvent } from '../digest/event-normaliser';
+import type { ReleaseEvents } from '../releases/releases.repository';
 import { eventTags } from './event-tags';
 
 /** One newly stored event, as the rollups count it. */
@@ -36,6 +37,8 @@ export interface RollupDelta {
   projectHours: HourCount[];
   tagValues: TagValueCount[];
   tagKeys: TagKeyCount[];
+  /** The events of each release (the `release` tag), by project: what the fold adds to `releases`. */
+  releases: ReleaseEvents[];
 }
 
 const HOUR_MS = 3_600_000;
@@ -141,8 +144,10 @@ class RollupSums {
   private readonly projectHours = new Map<string, Sum<HourKey>>();
   private readonly tagValues = new Map<string, Sum<TagValueSeen>>();
   private readonly tagKeys = new Map<string, TagKeyCount>();
+  private readonly projectOf = new Map<number, number>();
 
   addHour(issueId: number, projectId: number, hour: number, environment: string, count: number): void {
+    this.projectOf.set(issueId, projectId);
     countHour(this.issueHours, issueId, hour, environment, count);
     countHour(this.projectHours, projectId, hour, environment, count);
   }
@@ -187,7 +192,31 @@ class RollupSums {
         }))
         .sort((a, b) => a.issueId - b.issueId || compareText(a.key, b.key) || compareText(a.value, b.value)),
       tagKeys: [...this.tagKeys.values()].sort((a, b) => a.issueId - b.issueId || compareText(a.key, b.key)),
+      releases: this.releases(),
     };
+  }
+
+  /** The release tag's values summed over the issues of each project (an issue's project is known from its hours). */
+  private releases(): ReleaseEvents[] {
+    const sums = new Map<
+      string,
+      { projectId: number; version: string; count: number; first: number; last: number }
+    >();
+    for (const { row, count } of this.tagValues.values()) {
+      const projectId = this.projectOf.get(row.issueId);
+      if (row.key !== 'release' || projectId === undefined) continue;
+      const key = `${projectId}\0${row.value}`;
+      const sum = sums.get(key);
+      if (!sum) sums.set(key, { projectId, version: row.value, count, first: row.first, last: row.last });
+      else {
+        sum.count += count;
+        sum.first = Math.min(sum.first, row.first);
+        sum.last = Math.max(sum.last, row.last);
+      }
+    }
+    return [...sums.values()]
+      .map((sum) => ({ ...sum, first: new Date(sum.first), last: new Date(sum.last) }))
+      .sort((a, b) => a.projectId - b.projectId || compareText(a.version, b.version));
   }
 
   /** The issues' sums as recorded deltas: unsorted, since the fold that reads them sorts. */

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { RowDeletion } from '../events/event-partitions';
+import { ReleasesRepository } from '../releases/releases.repository';
 import { CountedEvent, foldPending, pendingDeltas, readPendingDelta, RollupDelta } from './rollup-delta';
 
 /**
@@ -77,7 +78,10 @@ export interface TagValueKey {
 /** The rollup tables: what the digest adds to them, what the API reads, what retention removes. */
 @Injectable()
 export class RollupsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly releases: ReleasesRepository,
+  ) {}
 
   /**
    * Records a batch's counts, in the transaction that stores its events, for a later fold to add:
@@ -135,16 +139,16 @@ export class RollupsRepository {
         [issues.map((row) => row.id), limit],
       );
       if (taken.length === 0) return 0;
-      await this.add(
-        manager,
-        foldPending(
-          taken.map((row) => ({
-            issueId: row.issue_id,
-            projectId: projectOf.get(row.issue_id) as number,
-            delta: readPendingDelta(row.delta),
-          })),
-        ),
+      const delta = foldPending(
+        taken.map((row) => ({
+          issueId: row.issue_id,
+          projectId: projectOf.get(row.issue_id) as number,
+          delta: readPendingDelta(row.delta),
+        })),
       );
+      await this.add(manager, delta);
+      // After the issues' rollups, as the digest writes releases after its issues.
+      await this.releases.addEvents(manager, delta.releases);
       return taken.length;
     });
   }

@@ -2,6 +2,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 import type { NormalisedEvent } from '../../digest/event-normaliser';
 import { joinParts, partRefs } from '../../events/event-parts';
 import { rollupDelta } from '../../rollups/rollup-delta';
+import { ReleasesRepository } from '../../releases/releases.repository';
 import { RollupsRepository } from '../../rollups/rollups.repository';
 
 /**
@@ -222,7 +223,11 @@ export class PartitionedEventsAndRollups1795400000000 implements MigrationInterf
  * extraction, so that charts, tags and user counts are right from the first minute.
  */
 async function backfillRollups(queryRunner: QueryRunner): Promise<void> {
-  const rollups = new RollupsRepository(queryRunner.connection);
+  // Only `add` is used here; the releases table comes later (ReleasesAndTriage).
+  const rollups = new RollupsRepository(
+    queryRunner.connection,
+    new ReleasesRepository(queryRunner.connection),
+  );
   let after: { project_id: number; id: string } | undefined;
   for (;;) {
     const rows: Array<{
