@@ -18,6 +18,7 @@ import { IssuesModule } from './issues/issues.module';
 import { ProjectsModule } from './projects/projects.module';
 import { BULL_CONNECTION, RedisModule } from './redis/redis.module';
 import { RetentionModule } from './retention/retention.module';
+import { ReleasesModule } from './releases/releases.module';
 import { RollupsModule } from './rollups/rollups.module';
 import { RulesModule } from './rules/rules.module';
 import { TokensModule } from './tokens/tokens.module';
@@ -31,6 +32,7 @@ const API_MODULES: Type[] = [
   IssuesModule,
   EventsModule,
   RollupsModule,
+  ReleasesModule,
   ChannelsModule,
   RulesModule,
   AlertsApiModule,

@@ -158,6 +158,12 @@ describe('issues and events', () => {
         resolved_at: null,
         last_regressed_at: null,
         regression_count: 0,
+        first_release: null,
+        last_release: null,
+        resolved_in: null,
+        mute_until: null,
+        mute_until_count: null,
+        mute_until_users: null,
       });
     });
 

@@ -12,7 +12,11 @@ describe('scheduled work with several worker processes', () => {
     const first = await startTestApp({ APP_ROLE: 'worker', RETENTION_SCHEDULE: '17 * * * *' });
     apps.push(
       first,
-      await startTestApp({ APP_ROLE: 'worker', RETENTION_SCHEDULE: '17 * * * *', REDIS_PREFIX: first.config.REDIS_PREFIX }),
+      await startTestApp({
+        APP_ROLE: 'worker',
+        RETENTION_SCHEDULE: '17 * * * *',
+        REDIS_PREFIX: first.config.REDIS_PREFIX,
+      }),
     );
   });
   afterAll(async () => {
@@ -25,12 +29,15 @@ describe('scheduled work with several worker processes', () => {
     try {
       const schedules = await eventually(async () => {
         const found = [...(await alerts.getJobSchedulers()), ...(await maintenance.getJobSchedulers())];
-        return found.length >= 2 && found;
+        return found.length >= 3 && found;
       }, 10_000);
-      expect(schedules.map((schedule) => [schedule.name, schedule.every ?? schedule.pattern]).sort()).toEqual([
-        [MaintenanceJobName.Retention, '17 * * * *'],
-        [AlertJobName.SweepOutbox, 15_000],
-      ]);
+      expect(schedules.map((schedule) => [schedule.name, schedule.every ?? schedule.pattern]).sort()).toEqual(
+        [
+          [MaintenanceJobName.EndSnoozes, 60_000],
+          [MaintenanceJobName.Retention, '17 * * * *'],
+          [AlertJobName.SweepOutbox, 15_000],
+        ],
+      );
     } finally {
       await alerts.close();
       await maintenance.close();
@@ -54,9 +61,10 @@ describe('scheduled work with several worker processes', () => {
       [project.id, issue.id],
     );
     await eventually(async () => {
-      const [{ n }] = await db.query('SELECT count(*)::int AS n FROM alert_trigger_outbox WHERE issue_id = $1', [
-        issue.id,
-      ]);
+      const [{ n }] = await db.query(
+        'SELECT count(*)::int AS n FROM alert_trigger_outbox WHERE issue_id = $1',
+        [issue.id],
+      );
       return n === 0;
     }, 25_000);
   }, 30_000);

@@ -1,7 +1,11 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AlertTriggersModule } from '../alerts/alert-triggers.module';
+import { ReleasesDataModule } from '../releases/releases-data.module';
 import { RollupsDataModule } from '../rollups/rollups-data.module';
+import { IssueActivityDataModule } from './issue-activity-data.module';
+import { IssueActivityService } from './issue-activity.service';
+import { IssueTriageService } from './issue-triage.service';
 import { Issue } from './issue.entity';
 import { IssuesService } from './issues.service';
 
@@ -10,8 +14,14 @@ import { IssuesService } from './issues.service';
  * guard, so a module that brings controllers along would publish them unauthenticated there.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([Issue]), AlertTriggersModule, RollupsDataModule],
-  providers: [IssuesService],
-  exports: [IssuesService],
+  imports: [
+    TypeOrmModule.forFeature([Issue]),
+    AlertTriggersModule,
+    RollupsDataModule,
+    ReleasesDataModule,
+    IssueActivityDataModule,
+  ],
+  providers: [IssuesService, IssueTriageService, IssueActivityService],
+  exports: [IssuesService, IssueTriageService, IssueActivityService],
 })
 export class IssuesDataModule {}

@@ -3,7 +3,10 @@ import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { IdPipe } from '../common/id.pipes';
 import { ProjectsService } from '../projects/projects.service';
 import { ListIssuesQuery } from './dto/list-issues.query';
-import { UpdateIssueDto } from './dto/update-issue.dto';
+import { BulkUpdateIssuesDto, issueChangeOf, UpdateIssueDto } from './dto/update-issue.dto';
+import { ActivityQuery, ActivityView, IssueActivityService } from './issue-activity.service';
+import { IssueTriageService } from './issue-triage.service';
+import { Page } from '../common/pagination';
 import { IssuePage, IssuesService, IssueView } from './issues.service';
 
 @ApiTags('issues')
@@ -12,6 +15,8 @@ import { IssuePage, IssuesService, IssueView } from './issues.service';
 export class IssuesController {
   constructor(
     private readonly issues: IssuesService,
+    private readonly triage: IssueTriageService,
+    private readonly activityLog: IssueActivityService,
     private readonly projects: ProjectsService,
   ) {}
 
@@ -30,9 +35,30 @@ export class IssuesController {
     return this.issues.get(id);
   }
 
+  /** A state, and with `resolved` or `muted` how long it holds (see README, Triage). */
   @Patch('issues/:id')
-  async update(@Param('id', IdPipe) id: number, @Body() body: UpdateIssueDto): Promise<IssueView> {
-    return (await this.issues.setState(id, body.state)).issue;
+  update(@Param('id', IdPipe) id: number, @Body() body: UpdateIssueDto): Promise<IssueView> {
+    return this.triage.update(id, issueChangeOf(body));
+  }
+
+  /** The same change for many issues of a project, by ids or by a search, in one transaction. */
+  @Patch('projects/:projectId/issues')
+  async updateMany(
+    @Param('projectId', new IdPipe('project_id')) projectId: number,
+    @Body() body: BulkUpdateIssuesDto,
+  ): Promise<{ updated: number }> {
+    const project = await this.projects.findOrFail(projectId);
+    return this.triage.updateMany(project, { ids: body.ids, query: body.query }, issueChangeOf(body));
+  }
+
+  /** What happened to the issue, oldest first. */
+  @Get('issues/:id/activity')
+  async activity(
+    @Param('id', IdPipe) id: number,
+    @Query() query: ActivityQuery,
+  ): Promise<Page<ActivityView>> {
+    await this.issues.get(id);
+    return this.activityLog.page(id, query);
   }
 
   @Delete('issues/:id')

@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository, SelectQueryBuilder } from 'typeorm';
-import type { AlertTrigger } from '../alerts/alert-trigger';
-import { AlertTriggerProducer } from '../alerts/alert-trigger.producer';
 import { InvalidInputError, NotFoundError } from '../common/domain-errors';
 import { DEFAULT_PAGE_SIZE, Page, toPage } from '../common/pagination';
 import type { RowDeletion } from '../events/event-partitions';
@@ -30,6 +28,14 @@ export interface IssueView {
   resolved_at: string | null;
   last_regressed_at: string | null;
   regression_count: number;
+  first_release: string | null;
+  last_release: string | null;
+  /** When resolved in a release: `next_release` or the version. */
+  resolved_in: string | null;
+  /** When muted until something: a time, a number of events or of users after muting. */
+  mute_until: string | null;
+  mute_until_count: number | null;
+  mute_until_users: number | null;
 }
 
 /** What an issue list is asked for (GET /api/projects/{id}/issues). */
@@ -55,11 +61,6 @@ interface IssueSearch {
   shortIdNumber: (text: string) => number | undefined;
 }
 
-export interface StateChange {
-  issue: IssueView;
-  previousState: IssueState;
-}
-
 export function shortId(slug: string, number: number): string {
   return `${slug.toUpperCase()}-${number}`;
 }
@@ -68,7 +69,6 @@ export function shortId(slug: string, number: number): string {
 export class IssuesService {
   constructor(
     @InjectRepository(Issue) private readonly issues: Repository<Issue>,
-    private readonly alertTriggers: AlertTriggerProducer,
     private readonly rollups: RollupsRepository,
   ) {}
 
@@ -140,6 +140,24 @@ export class IssuesService {
     );
     const estimate = Math.round(Number(plan?.[0]?.Plan?.['Plan Rows'] ?? 0));
     return { total: Math.max(count, estimate), total_is_estimate: true };
+  }
+
+  /** The ids of a project's issues that a search query matches, at most `limit` of them. */
+  async matchingIds(project: Pick<Project, 'id' | 'slug'>, query: string, limit: number): Promise<number[]> {
+    const filters = parseIssueQuery(query);
+    return this.issues.manager.transaction(async (manager) => {
+      await this.checkTagKeys(manager, project.id, filters);
+      const rows = await this.listQuery(manager, {
+        projectId: project.id,
+        filters,
+        shortIdNumber: shortIdReader(project.slug),
+      })
+        .select('issue.id', 'id')
+        .orderBy('issue.id')
+        .limit(limit)
+        .getRawMany<{ id: number }>();
+      return rows.map((row) => row.id);
+    });
   }
 
   /** A tag the query names must be one the project's events have (or a built-in one): a typo is a 400. */
@@ -219,48 +237,6 @@ export class IssuesService {
       .getRawAndEntities<{ slug: string }>();
     if (!entities[0]) throw new NotFoundError('issue not found');
     return toIssueView(entities[0], raw[0].slug);
-  }
-
-  /**
-   * Sets the state a user chose. The row is locked so that a concurrent digest (which may reopen a
-   * resolved issue) and this change are applied one after the other, and the previous state is exact.
-   * An `unmute` trigger is recorded in the same transaction and published after it.
-   */
-  async setState(id: number, state: IssueState): Promise<StateChange> {
-    const { previousState, triggers } = await this.issues.manager.transaction(async (manager) => {
-      const current = await manager
-        .createQueryBuilder(Issue, 'issue')
-        .setLock('pessimistic_write')
-        .where('issue.id = :id', { id })
-        .getOne();
-      if (!current) throw new NotFoundError('issue not found');
-      if (current.state !== state) {
-        const now = new Date();
-        await manager.update(
-          Issue,
-          { id },
-          {
-            state,
-            resolvedAt: state === 'resolved' ? now : current.resolvedAt,
-            mutedAt: state === 'muted' ? now : null,
-          },
-        );
-      }
-      // Taking an issue out of `muted` is what `unmute` rules react to.
-      const unmuted = current.state === 'muted' && state !== 'muted';
-      const unmute: AlertTrigger = {
-        alertType: 'unmute',
-        projectId: current.projectId,
-        issueId: id,
-        occurredAt: new Date().toISOString(),
-      };
-      return {
-        previousState: current.state,
-        triggers: await this.alertTriggers.record(manager, unmuted ? [unmute] : []),
-      };
-    });
-    await this.alertTriggers.publish(triggers);
-    return { issue: await this.get(id), previousState };
   }
 
   /** Its events and rollups go with it (foreign keys); its project's hourly counts drop by its own. */
@@ -385,5 +361,11 @@ export function toIssueView(issue: Issue, slug: string): IssueView {
     resolved_at: issue.resolvedAt?.toISOString() ?? null,
     last_regressed_at: issue.lastRegressedAt?.toISOString() ?? null,
     regression_count: issue.regressionCount,
+    first_release: issue.firstRelease,
+    last_release: issue.lastRelease,
+    resolved_in: issue.resolvedIn,
+    mute_until: issue.muteUntil?.toISOString() ?? null,
+    mute_until_count: issue.muteUntilCount,
+    mute_until_users: issue.muteUntilUsers,
   };
 }

@@ -5,22 +5,31 @@ import { QueueName } from '../common/queues';
 import { AppConfig } from '../config/app-config';
 import { KeptJobScheduler } from '../jobs/kept-job-scheduler';
 import { WorkerErrorLog } from '../jobs/worker-error-log';
+import { IssueTriageService } from '../issues/issue-triage.service';
 import { RetentionService } from './retention.service';
 
 export enum MaintenanceJobName {
   Retention = 'retention',
+  EndSnoozes = 'end-snoozes',
 }
 
+/** Snoozes until a time end within this much of it (or of enough users affected). */
+const END_SNOOZES_EVERY_MS = 60_000;
 
 /**
- * Scheduled housekeeping: retention runs once an hour for the whole installation, however many
- * workers there are (see KeptJobScheduler). Jobs are not retried: the next hour's run carries on
- * where a failed one stopped.
+ * Scheduled housekeeping, once per interval for the whole installation however many workers there
+ * are (see KeptJobScheduler): retention once an hour, and every minute the end of the snoozes that
+ * no event ends (a time passed, enough users affected). Jobs are not retried: the next run carries
+ * on where a failed one stopped.
  */
 @Processor(QueueName.Maintenance, { concurrency: 1 })
-export class MaintenanceProcessor extends WorkerHost implements OnApplicationBootstrap, OnApplicationShutdown {
+export class MaintenanceProcessor
+  extends WorkerHost
+  implements OnApplicationBootstrap, OnApplicationShutdown
+{
   private readonly logger = new Logger(MaintenanceProcessor.name);
   private readonly schedule: KeptJobScheduler | undefined;
+  private readonly snoozes: KeptJobScheduler;
   private readonly workerErrors = new WorkerErrorLog(this.logger, QueueName.Maintenance);
 
   /**
@@ -31,9 +40,18 @@ export class MaintenanceProcessor extends WorkerHost implements OnApplicationBoo
   constructor(
     @InjectQueue(QueueName.Maintenance) private readonly queue: Queue,
     private readonly retention: RetentionService,
+    private readonly triage: IssueTriageService,
     config: AppConfig,
   ) {
     super();
+    // The schedulers use this handle from the first second: a connection that drops (Redis away,
+    // the app stopping) must be reported, not thrown as an unhandled 'error' event.
+    queue.on('error', (error: Error) => this.workerErrors.report(error));
+    this.snoozes = new KeptJobScheduler(
+      queue,
+      { name: MaintenanceJobName.EndSnoozes, repeat: { every: END_SNOOZES_EVERY_MS } },
+      this.logger,
+    );
     if (config.RETENTION_SCHEDULE !== 'off') {
       this.schedule = new KeptJobScheduler(
         queue,
@@ -44,6 +62,7 @@ export class MaintenanceProcessor extends WorkerHost implements OnApplicationBoo
   }
 
   onApplicationBootstrap(): void {
+    this.snoozes.start();
     if (this.schedule) {
       this.schedule.start();
       return;
@@ -59,6 +78,7 @@ export class MaintenanceProcessor extends WorkerHost implements OnApplicationBoo
 
   onApplicationShutdown(): void {
     this.schedule?.stop();
+    this.snoozes.stop();
   }
 
   @OnWorkerEvent('error')
@@ -70,6 +90,11 @@ export class MaintenanceProcessor extends WorkerHost implements OnApplicationBoo
     switch (job.name as MaintenanceJobName) {
       case MaintenanceJobName.Retention:
         return this.retention.run();
+      case MaintenanceJobName.EndSnoozes: {
+        const ended = await this.triage.endSnoozes();
+        if (ended > 0) this.logger.log(`${ended} snoozed issue(s) opened again`);
+        return ended;
+      }
       default:
         this.logger.warn(`unknown maintenance job ${job.name}`);
         return undefined;

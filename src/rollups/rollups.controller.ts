@@ -6,7 +6,7 @@ import { IssuesService } from '../issues/issues.service';
 import { ProjectsService } from '../projects/projects.service';
 import { StatsQuery } from './dto/stats.query';
 import { TagKeyPipe } from './tag-key.pipe';
-import { TagKeySummary, TagValueRow } from './rollups.repository';
+import { EnvironmentRow, TagKeySummary, TagValueRow } from './rollups.repository';
 import { StatsService, StatsView } from './stats.service';
 import { TagsService } from './tags.service';
 
@@ -33,6 +33,13 @@ export class RollupsController {
   async projectStats(@Param('id', IdPipe) id: number, @Query() query: StatsQuery): Promise<StatsView> {
     await this.projects.findOrFail(id);
     return this.stats.stats('project', id, query);
+  }
+
+  /** The environments the project's events were sent from (within the retention), the busiest first. */
+  @Get('projects/:id/environments')
+  async environments(@Param('id', IdPipe) id: number): Promise<{ data: EnvironmentRow[] }> {
+    await this.projects.findOrFail(id);
+    return { data: await this.stats.environments(id) };
   }
 
   /** Each tag key of the issue's events: events with it, distinct values, the 10 most frequent. */

@@ -53,6 +53,14 @@ export interface BucketCount {
   count: number;
 }
 
+/** An environment as the project's hourly counts know it (times to the hour). */
+export interface EnvironmentRow {
+  name: string;
+  event_count: number;
+  first_seen: string;
+  last_seen: string;
+}
+
 export interface TagKeySummary {
   key: string;
   total: number;
@@ -151,6 +159,24 @@ export class RollupsRepository {
       await this.releases.addEvents(manager, delta.releases);
       return taken.length;
     });
+  }
+
+  /** A project's environments from its hourly counts: events, first and last hour with events. */
+  async environments(projectId: number): Promise<EnvironmentRow[]> {
+    const rows: { name: string; event_count: number; first_seen: Date; last_seen: Date }[] =
+      await this.dataSource.query(
+        `SELECT environment AS name, sum(count)::float8 AS event_count, min(hour) AS first_seen,
+                max(hour) + interval '1 hour' AS last_seen
+           FROM project_hourly WHERE project_id = $1 AND environment <> ''
+          GROUP BY environment ORDER BY sum(count) DESC, environment`,
+        [projectId],
+      );
+    return rows.map((row) => ({
+      name: row.name,
+      event_count: Number(row.event_count),
+      first_seen: row.first_seen.toISOString(),
+      last_seen: row.last_seen.toISOString(),
+    }));
   }
 
   /** Issues with recorded counts waiting, oldest first: where a fold that failed looks for the culprit. */

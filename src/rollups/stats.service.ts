@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { RollupsRepository } from './rollups.repository';
+import { EnvironmentRow, RollupsRepository } from './rollups.repository';
 import { fillBuckets, StatsPeriod, statsWindow } from './stats-period';
 
 export interface StatsView {
@@ -22,5 +22,9 @@ export class StatsService {
     const window = statsWindow(options.period ?? '24h', now);
     const counts = await this.rollups.counts(scope, id, window, options.environment);
     return { period: window.period, interval: window.interval, buckets: fillBuckets(window, counts) };
+  }
+
+  environments(projectId: number): Promise<EnvironmentRow[]> {
+    return this.rollups.environments(projectId);
   }
 }

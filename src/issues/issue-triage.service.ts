@@ -1,0 +1,251 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager, ObjectLiteral } from 'typeorm';
+import type { AlertTrigger } from '../alerts/alert-trigger';
+import { AlertTriggerProducer } from '../alerts/alert-trigger.producer';
+import { InvalidInputError, NotFoundError } from '../common/domain-errors';
+import type { Project } from '../projects/project.entity';
+import { compareReleases } from '../releases/release-order';
+import { ReleasesRepository } from '../releases/releases.repository';
+import { ActivityEntry, IssueActivityRepository } from './issue-activity.repository';
+import { Issue, IssueState } from './issue.entity';
+import { IssuesService, IssueView } from './issues.service';
+
+/** What a user asks of an issue's state (PATCH /api/issues/{id}, and in bulk). */
+export interface IssueChange {
+  state: IssueState;
+  /** With `resolved`: `next_release`, or the version the fix ships in. */
+  resolvedIn?: string;
+  /** With `muted`: until a time, until this many more events, until this many more users. */
+  muteUntil?: Date;
+  muteUntilCount?: number;
+  muteUntilUsers?: number;
+}
+
+export const NEXT_RELEASE = 'next_release';
+
+/** Issues one bulk change may touch: far above a screenful, bounded so one request stays one short transaction. */
+export const MAX_BULK_ISSUES = 10_000;
+
+/** The columns a change sets, besides those the state implies. */
+interface ChangeColumns {
+  state: IssueState;
+  resolvedIn: string | null;
+  resolvedAbove: string | null;
+  muteUntil: Date | null;
+  muteUntilCount: number | null;
+  muteUntilUsers: number | null;
+}
+
+/**
+ * Changes of issues' states that users make (one issue, or many in one transaction), and the end of
+ * snoozes that no event triggers (a time passed, enough users affected), each with what it implies:
+ * the activity entry, and the `unmute` alert when an issue leaves `muted`.
+ */
+@Injectable()
+export class IssueTriageService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly issues: IssuesService,
+    private readonly releases: ReleasesRepository,
+    private readonly activity: IssueActivityRepository,
+    private readonly alertTriggers: AlertTriggerProducer,
+  ) {}
+
+  /** Sets one issue's state; returns it as it is now. */
+  async update(id: number, change: IssueChange, now = new Date()): Promise<IssueView> {
+    checkChange(change, now);
+    const recorded = await this.dataSource.transaction(async (manager) => {
+      const [issue] = await this.lock(manager, 'issue.id = :id', { id });
+      if (!issue) throw new NotFoundError('issue not found');
+      return this.apply(manager, [issue], change, now);
+    });
+    await this.alertTriggers.publish(recorded);
+    return this.issues.get(id);
+  }
+
+  /**
+   * Sets the state of a project's issues, chosen by id or by a search query, in one transaction.
+   * Ids of other projects' issues, or unknown ones, are a 400: nothing is changed then.
+   */
+  async updateMany(
+    project: Pick<Project, 'id' | 'slug'>,
+    selection: { ids?: number[]; query?: string },
+    change: IssueChange,
+    now = new Date(),
+  ): Promise<{ updated: number }> {
+    checkChange(change, now);
+    if ((selection.ids === undefined) === (selection.query === undefined))
+      throw new InvalidInputError('give either ids or query');
+    const ids =
+      selection.ids ??
+      (await this.issues.matchingIds(project, selection.query as string, MAX_BULK_ISSUES + 1));
+    if (ids.length > MAX_BULK_ISSUES)
+      throw new InvalidInputError(`the query matches more than ${MAX_BULK_ISSUES} issues: narrow it`);
+    const { updated, recorded } = await this.dataSource.transaction(async (manager) => {
+      const locked = await this.lock(manager, 'issue.id IN (:...ids) AND issue.project_id = :projectId', {
+        ids: ids.length > 0 ? ids : [0],
+        projectId: project.id,
+      });
+      if (selection.ids && locked.length !== new Set(ids).size)
+        throw new InvalidInputError('ids must be issues of this project');
+      return { updated: locked.length, recorded: await this.apply(manager, locked, change, now) };
+    });
+    await this.alertTriggers.publish(recorded);
+    return { updated };
+  }
+
+  /**
+   * Opens the muted issues whose snooze ended without an event to notice it: `mute_until` passed,
+   * or `mute_until_users` more users affected (user counts come with the rollup fold, not with the
+   * events). Run every minute by the maintenance worker; returns how many issues it opened.
+   */
+  async endSnoozes(now = new Date()): Promise<number> {
+    const { ended, recorded } = await this.dataSource.transaction(async (manager) => {
+      const due = await this.lock(
+        manager,
+        `issue.state = 'muted' AND (issue.mute_until IS NOT NULL OR issue.mute_until_users IS NOT NULL)
+         AND (issue.mute_until <= :now
+              OR issue.user_count - coalesce(issue.muted_user_count, 0) >= issue.mute_until_users)`,
+        { now },
+      );
+      if (due.length === 0) return { ended: 0, recorded: undefined };
+      return {
+        ended: due.length,
+        recorded: await this.apply(manager, due, { state: 'open' }, now, { by: 'snooze' }),
+      };
+    });
+    if (recorded) await this.alertTriggers.publish(recorded);
+    return ended;
+  }
+
+  /** The issues matching `where`, locked in id order (as the digest locks them). */
+  private lock(manager: EntityManager, where: string, parameters: ObjectLiteral): Promise<Issue[]> {
+    return manager
+      .createQueryBuilder(Issue, 'issue')
+      .where(where, parameters)
+      .orderBy('issue.id')
+      .setLock('pessimistic_write')
+      .getMany();
+  }
+
+  private async apply(
+    manager: EntityManager,
+    issues: Issue[],
+    change: IssueChange,
+    now: Date,
+    why: Record<string, unknown> = {},
+  ) {
+    const columns = await this.columnsOf(manager, issues, change);
+    const changed = issues.filter((issue) => differs(issue, columns));
+    if (changed.length > 0) {
+      await manager.query(
+        `UPDATE issues SET
+           state = $2,
+           resolved_at = CASE WHEN $2 = 'resolved' AND state <> 'resolved' THEN $3 ELSE resolved_at END,
+           muted_at = CASE WHEN $2 = 'muted' THEN coalesce(CASE WHEN state = 'muted' THEN muted_at END, $3) END,
+           resolved_in = $4, resolved_above = $5,
+           mute_until = $6, mute_until_count = $7, mute_until_users = $8,
+           muted_event_count = CASE WHEN $2 = 'muted' THEN event_count END,
+           muted_user_count = CASE WHEN $2 = 'muted' THEN user_count END
+         WHERE id = ANY($1::int[])`,
+        [
+          changed.map((issue) => issue.id),
+          columns.state,
+          now,
+          columns.resolvedIn,
+          columns.resolvedAbove,
+          columns.muteUntil,
+          columns.muteUntilCount,
+          columns.muteUntilUsers,
+        ],
+      );
+    }
+    const entries: ActivityEntry[] = changed.map((issue) => ({
+      issueId: issue.id,
+      kind: activityKind(issue.state, columns.state),
+      data: { ...why, ...activityData(columns) },
+    }));
+    await this.activity.record(manager, entries);
+    // Taking an issue out of `muted` is what `unmute` rules react to.
+    const triggers: AlertTrigger[] = changed
+      .filter((issue) => issue.state === 'muted' && columns.state !== 'muted')
+      .map((issue) => ({
+        alertType: 'unmute',
+        projectId: issue.projectId,
+        issueId: issue.id,
+        occurredAt: now.toISOString(),
+      }));
+    return this.alertTriggers.record(manager, triggers);
+  }
+
+  /** `next_release` resolves above the newest release the project has seen; no release yet: any release reopens. */
+  private async columnsOf(
+    manager: EntityManager,
+    issues: Issue[],
+    change: IssueChange,
+  ): Promise<ChangeColumns> {
+    let resolvedAbove: string | null = null;
+    if (change.state === 'resolved' && change.resolvedIn !== undefined) {
+      resolvedAbove = change.resolvedIn;
+      if (change.resolvedIn === NEXT_RELEASE) {
+        const projectIds = [...new Set(issues.map((issue) => issue.projectId))];
+        // A bulk change is of one project; a single issue's is too.
+        const known = projectIds.length === 1 ? await this.releases.all(manager, projectIds[0]) : [];
+        resolvedAbove =
+          known.reduce<(typeof known)[number] | null>(
+            (newest, release) => (newest === null || compareReleases(release, newest) > 0 ? release : newest),
+            null,
+          )?.version ?? null;
+      }
+    }
+    return {
+      state: change.state,
+      resolvedIn: change.state === 'resolved' ? (change.resolvedIn ?? null) : null,
+      resolvedAbove,
+      muteUntil: change.state === 'muted' ? (change.muteUntil ?? null) : null,
+      muteUntilCount: change.state === 'muted' ? (change.muteUntilCount ?? null) : null,
+      muteUntilUsers: change.state === 'muted' ? (change.muteUntilUsers ?? null) : null,
+    };
+  }
+}
+
+/** The rules the API documents, whoever calls: conditions only with the state they belong to. */
+function checkChange(change: IssueChange, now: Date): void {
+  if (change.resolvedIn !== undefined && change.state !== 'resolved')
+    throw new InvalidInputError('resolved_in goes with state "resolved"');
+  const muting = [change.muteUntil, change.muteUntilCount, change.muteUntilUsers].some(
+    (value) => value !== undefined,
+  );
+  if (muting && change.state !== 'muted')
+    throw new InvalidInputError('mute_until, mute_until_count and mute_until_users go with state "muted"');
+  if (change.muteUntil !== undefined && change.muteUntil.getTime() <= now.getTime())
+    throw new InvalidInputError('mute_until must be in the future');
+}
+
+function differs(issue: Issue, columns: ChangeColumns): boolean {
+  return (
+    issue.state !== columns.state ||
+    issue.resolvedIn !== columns.resolvedIn ||
+    issue.resolvedAbove !== columns.resolvedAbove ||
+    (issue.muteUntil?.getTime() ?? null) !== (columns.muteUntil?.getTime() ?? null) ||
+    issue.muteUntilCount !== columns.muteUntilCount ||
+    issue.muteUntilUsers !== columns.muteUntilUsers
+  );
+}
+
+function activityKind(from: IssueState, to: IssueState): ActivityEntry['kind'] {
+  if (to === 'resolved') return 'resolved';
+  if (to === 'muted') return 'muted';
+  return from === 'muted' ? 'unmuted' : 'reopened';
+}
+
+function activityData(columns: ChangeColumns): Record<string, unknown> {
+  const data: Record<string, unknown> = {};
+  if (columns.resolvedIn !== null) data.resolved_in = columns.resolvedIn;
+  if (columns.resolvedAbove !== null) data.resolved_above = columns.resolvedAbove;
+  if (columns.muteUntil !== null) data.mute_until = columns.muteUntil.toISOString();
+  if (columns.muteUntilCount !== null) data.mute_until_count = columns.muteUntilCount;
+  if (columns.muteUntilUsers !== null) data.mute_until_users = columns.muteUntilUsers;
+  return data;
+}

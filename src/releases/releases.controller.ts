@@ -1,0 +1,36 @@
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { IdPipe } from '../common/id.pipes';
+import { Page, PageQueryDto } from '../common/pagination';
+import { ProjectsService } from '../projects/projects.service';
+import { ReleasesService, ReleaseView } from './releases.service';
+
+@ApiTags('releases')
+@ApiBearerAuth()
+@Controller('api/projects/:projectId/releases')
+export class ReleasesController {
+  constructor(
+    private readonly releases: ReleasesService,
+    private readonly projects: ProjectsService,
+  ) {}
+
+  /** The project's releases, the most recently seen first, with their events and the issues they opened. */
+  @Get()
+  async list(
+    @Param('projectId', new IdPipe('project_id')) projectId: number,
+    @Query() query: PageQueryDto,
+  ): Promise<Page<ReleaseView>> {
+    await this.projects.findOrFail(projectId);
+    return this.releases.list(projectId, query);
+  }
+
+  /** One release, by its version (URL-encoded: `shop%401.2.0`). */
+  @Get(':version')
+  async get(
+    @Param('projectId', new IdPipe('project_id')) projectId: number,
+    @Param('version') version: string,
+  ): Promise<ReleaseView> {
+    await this.projects.findOrFail(projectId);
+    return this.releases.get(projectId, version);
+  }
+}
