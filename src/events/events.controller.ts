@@ -1,7 +1,8 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { EventIdPipe, IdPipe } from '../common/id.pipes';
-import { Page, PageQueryDto } from '../common/pagination';
+import { Page } from '../common/pagination';
+import { ListEventsQuery } from './dto/list-events.query';
 import { IssuesService } from '../issues/issues.service';
 import { EventListItem, EventsService, FullEventView } from './events.service';
 
@@ -14,13 +15,28 @@ export class EventsController {
     private readonly issues: IssuesService,
   ) {}
 
+  /** Newest first; `query` narrows them (environment, release, level, user, tags; see README). */
   @Get('issues/:issueId/events')
   async list(
     @Param('issueId', new IdPipe('issue_id')) issueId: number,
-    @Query() query: PageQueryDto,
+    @Query() query: ListEventsQuery,
   ): Promise<Page<EventListItem>> {
     await this.issues.get(issueId);
     return this.events.listForIssue(issueId, query);
+  }
+
+  /** The issue's newest event, in full. */
+  @Get('issues/:issueId/events/latest')
+  async latest(@Param('issueId', new IdPipe('issue_id')) issueId: number): Promise<FullEventView> {
+    await this.issues.get(issueId);
+    return this.events.edge(issueId, 'latest');
+  }
+
+  /** The issue's oldest event still kept, in full. */
+  @Get('issues/:issueId/events/oldest')
+  async oldest(@Param('issueId', new IdPipe('issue_id')) issueId: number): Promise<FullEventView> {
+    await this.issues.get(issueId);
+    return this.events.edge(issueId, 'oldest');
   }
 
   @Get('events/:id')

@@ -7,6 +7,7 @@ import { ErrorEvent, EventUser } from './event.entity';
 import { partDay, utcDay } from './event-partitions';
 import { joinParts, partRefs } from './event-parts';
 import { fullEvent } from './event-payload';
+import { applyEventSearch } from './event-search';
 
 export interface EventListItem {
   id: string;
@@ -19,7 +20,17 @@ export interface EventListItem {
   user: { id: string | null; email: string | null } | null;
 }
 
-export type FullEventView = EventListItem & { project_id: number } & Record<string, unknown>;
+/**
+ * An event in full: its payload, with the list item's columns, the user as the SDK sent it (every
+ * field), and its neighbours in its issue (by timestamp, then id): `previous_event_id` the one
+ * before (older), `next_event_id` the one after (newer), null at either end.
+ */
+export type FullEventView = Omit<EventListItem, 'user'> & {
+  project_id: number;
+  user: (Record<string, unknown> & { id: string | null; email: string | null }) | null;
+  previous_event_id: string | null;
+  next_event_id: string | null;
+} & Record<string, unknown>;
 
 @Injectable()
 export class EventsService {
@@ -28,7 +39,7 @@ export class EventsService {
   /** Newest first; paginated by (timestamp, id). */
   async listForIssue(
     issueId: number,
-    options: { limit?: number; cursor?: string },
+    options: { limit?: number; cursor?: string; query?: string },
   ): Promise<Page<EventListItem>> {
     const limit = options.limit ?? DEFAULT_PAGE_SIZE;
     const cursor = decodeKeyCursor(options.cursor, 'uuid');
@@ -47,6 +58,7 @@ export class EventsService {
       // Only the user is read out of the payload, which PostgreSQL decompresses server-side.
       .addSelect(`event.payload -> 'user'`, 'user')
       .where('event.issue_id = :issueId', { issueId });
+    if (options.query) applyEventSearch(query, options.query);
     if (cursor) {
       query.andWhere('(event.timestamp, event.id) < (CAST(:at AS timestamptz), CAST(:id AS uuid))', {
         at: cursor.at.toISOString(),
@@ -68,20 +80,51 @@ export class EventsService {
   }
 
   /** Looked up by id alone: each day's partition has an index that leads with the event id. */
-  async get(id: string): Promise<FullEventView> {
+  async get(id: string, issueId?: number): Promise<FullEventView> {
     // No ORDER BY in SQL: sorting by arrival would let the planner walk the partitions in order
     // (scanning them) instead of probing each one's id index. Two projects may hold the same id:
     // the first stored wins, as before.
-    const [event] = (await this.events.find({ where: { id } })).sort(
-      (a, b) => a.receivedAt.getTime() - b.receivedAt.getTime(),
-    );
+    const [event] = (
+      await this.events.find({ where: issueId === undefined ? { id } : { id, issueId } })
+    ).sort((a, b) => a.receivedAt.getTime() - b.receivedAt.getTime());
     if (!event) throw new NotFoundError('event not found');
     const payload = fullEvent(await this.withParts(event), event);
+    const [previous, next] = await Promise.all([
+      this.neighbour(event, 'older'),
+      this.neighbour(event, 'newer'),
+    ]);
+    const sentUser = (payload.user as Record<string, unknown> | null | undefined) ?? null;
+    const item = toListItem(event, sentUser as EventUser | null);
     return {
       ...payload,
-      ...toListItem(event, (payload.user as EventUser) ?? null),
+      ...item,
+      user: sentUser && item.user ? { ...sentUser, ...item.user } : null,
       project_id: event.projectId,
+      previous_event_id: previous,
+      next_event_id: next,
     };
+  }
+
+  /** The issue's newest or oldest event in full; 404 when it has none left. */
+  async edge(issueId: number, which: 'latest' | 'oldest'): Promise<FullEventView> {
+    const direction = which === 'latest' ? 'DESC' : 'ASC';
+    const rows: { id: string }[] = await this.events.query(
+      `SELECT id FROM events WHERE issue_id = $1 ORDER BY timestamp ${direction}, id ${direction} LIMIT 1`,
+      [issueId],
+    );
+    if (rows.length === 0) throw new NotFoundError('the issue has no events');
+    return this.get(rows[0].id, issueId);
+  }
+
+  /** The id of the event just older or newer than `event` in its issue, in the list's order. */
+  private async neighbour(event: ErrorEvent, side: 'older' | 'newer'): Promise<string | null> {
+    const [comparison, direction] = side === 'older' ? ['<', 'DESC'] : ['>', 'ASC'];
+    const rows: { id: string }[] = await this.events.query(
+      `SELECT id FROM events WHERE issue_id = $1 AND (timestamp, id) ${comparison} ($2::timestamptz, $3::uuid)
+        ORDER BY timestamp ${direction}, id ${direction} LIMIT 1`,
+      [event.issueId, event.timestamp, event.id],
+    );
+    return rows[0]?.id ?? null;
   }
 
   /**

@@ -190,7 +190,15 @@ function readQuoted(query: string, index: number, tokenStart: number): [string, 
 
 /** Parses a query into the filters it stands for; throws QuerySyntaxError naming the bad term. */
 export function parseIssueQuery(query: string, now: Date = new Date()): IssueFilter[] {
-  return tokenize(query).map((token) => toFilter(token, now));
+  return parseQueryTerms(query, now).map((term) => term.filter);
+}
+
+/** Each term of a query as typed, with its filter: for callers that accept only some kinds. */
+export function parseQueryTerms(
+  query: string,
+  now: Date = new Date(),
+): { raw: string; filter: IssueFilter }[] {
+  return tokenize(query).map((token) => ({ raw: token.raw, filter: toFilter(token, now) }));
 }
 
 function toFilter(token: Token, now: Date): IssueFilter {
