@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
-import { DomainError } from './domain-errors';
+import { DomainError, MovedError } from './domain-errors';
 import { isDatabaseUnavailable } from '../database/database-errors';
 import { DatabaseUnavailableError } from '../database/database-unavailable.error';
 import { RepeatedLog } from './repeated-log';
@@ -43,7 +43,8 @@ export class ApiErrorFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
     if (response.headersSent) return;
-    const { status, body } = describeError(exception, this.logger);
+    const { status, body, headers } = describeError(exception, this.logger);
+    for (const [name, value] of Object.entries(headers ?? {})) response.setHeader(name, value);
     response.status(status).json(body);
   }
 }
@@ -57,12 +58,20 @@ const stackLog = new RepeatedLog(filterLogger, 60_000);
 export function describeError(
   exception: unknown,
   logger: Logger,
-): { status: number; body: { error: string } } {
+): { status: number; body: { error: string } & Record<string, unknown>; headers?: Record<string, string> } {
+  if (exception instanceof MovedError) {
+    return {
+      status: HttpStatus.PERMANENT_REDIRECT,
+      body: { error: exception.message, ...exception.details },
+      headers: { Location: exception.location },
+    };
+  }
   if (exception instanceof DomainError) {
     const status = {
       not_found: HttpStatus.NOT_FOUND,
       conflict: HttpStatus.CONFLICT,
       invalid_input: HttpStatus.BAD_REQUEST,
+      moved: HttpStatus.PERMANENT_REDIRECT,
     }[exception.kind];
     return { status, body: { error: exception.message } };
   }

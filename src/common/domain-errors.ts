@@ -4,7 +4,7 @@
  * into an HTTP status, so services stay free of HTTP and the same rule applies on every route.
  * The message is written for the client and is sent as `{ "error": message }`.
  */
-export type DomainErrorKind = 'not_found' | 'conflict' | 'invalid_input';
+export type DomainErrorKind = 'not_found' | 'conflict' | 'invalid_input' | 'moved';
 
 export abstract class DomainError extends Error {
   abstract readonly kind: DomainErrorKind;
@@ -28,4 +28,20 @@ export class ConflictError extends DomainError {
 /** The request itself is wrong (a value, a cursor, a reference to something that does not exist). */
 export class InvalidInputError extends DomainError {
   readonly kind = 'invalid_input';
+}
+
+/**
+ * The thing asked for lives elsewhere now (an issue merged into another): the answer points there,
+ * with `Location` and the new id in the body, for every method (308 keeps the method).
+ */
+export class MovedError extends DomainError {
+  readonly kind = 'moved';
+
+  constructor(
+    message: string,
+    readonly location: string,
+    readonly details: Record<string, number | string>,
+  ) {
+    super(message);
+  }
 }

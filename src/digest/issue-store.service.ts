@@ -193,7 +193,7 @@ export class IssueStoreService {
   private async attachExistingIssues(manager: EntityManager, groups: GroupInBatch[]): Promise<void> {
     if (groups.length === 0) return;
     const rows: { id: number; project_id: number; grouping_key: string }[] = await manager.query(
-      `SELECT i.id, i.project_id, i.grouping_key
+      `SELECT coalesce(i.merged_into_id, i.id) AS id, i.project_id, i.grouping_key
          FROM issues i
          JOIN unnest($1::int[], $2::text[]) AS g(project_id, grouping_key)
            ON i.project_id = g.project_id AND i.grouping_key = g.grouping_key`,
@@ -434,13 +434,17 @@ export class IssueStoreService {
     const ids = [...perIssue.keys()].sort((a, b) => a - b);
     // Lock in id order, in a statement of its own, so concurrent batches queue up instead of deadlocking.
     // NO KEY UPDATE does not conflict with the KEY SHARE locks that inserting events takes on issues.
-    const previous: (IssueBeforeBatch & { id: number; projectId: number })[] = await manager.query(
-      `SELECT id, project_id AS "projectId", state, event_count AS "eventCount", resolved_in AS "resolvedIn",
+    const previous: (IssueBeforeBatch & { id: number; projectId: number; mergedIntoId: number | null })[] =
+      await manager.query(
+        `SELECT id, project_id AS "projectId", state, event_count AS "eventCount", resolved_in AS "resolvedIn",
               resolved_above AS "resolvedAbove", mute_until AS "muteUntil", mute_until_count AS "muteUntilCount",
-              muted_event_count AS "mutedEventCount"
+              muted_event_count AS "mutedEventCount", merged_into_id AS "mergedIntoId"
          FROM issues WHERE id = ANY($1::int[]) ORDER BY id FOR NO KEY UPDATE`,
-      [ids],
-    );
+        [ids],
+      );
+    // Merged while this batch stored its events (a merge locks the issues it merges, so it is seen
+    // here): the batch starts again, and finds the survivor.
+    if (previous.some((issue) => issue.mergedIntoId !== null)) throw new IssueMergedMeanwhileError();
     const changes = await this.lifecycleChanges(manager, previous, perIssue);
     const rows = await updateReturning<{ id: number; project_id: number; regressed_at: Date | null }>(
       manager,
@@ -589,6 +593,18 @@ function collectGroups(items: DigestItem[]): Map<string, GroupInBatch> {
     }
   }
   return groups;
+}
+
+/**
+ * A batch met an issue that a merge had just made a pointer. Carries PostgreSQL's code for a
+ * serialization failure, so that the digest retries the batch at once (storeRetryingConflicts).
+ */
+export class IssueMergedMeanwhileError extends Error {
+  readonly code = '40001';
+
+  constructor() {
+    super('an issue of the batch was merged into another meanwhile');
+  }
 }
 
 /** PostgreSQL's answer to a row whose partition does not exist. */

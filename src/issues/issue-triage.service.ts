@@ -55,6 +55,7 @@ export class IssueTriageService {
   /** Sets one issue's state; returns it as it is now. */
   async update(id: number, change: IssueChange, now = new Date()): Promise<IssueView> {
     checkChange(change, now);
+    await this.issues.get(id); // 404, or a pointer to the issue it was merged into
     const recorded = await this.dataSource.transaction(async (manager) => {
       const [issue] = await this.lock(manager, 'issue.id = :id', { id });
       if (!issue) throw new NotFoundError('issue not found');
@@ -83,10 +84,14 @@ export class IssueTriageService {
     if (ids.length > MAX_BULK_ISSUES)
       throw new InvalidInputError(`the query matches more than ${MAX_BULK_ISSUES} issues: narrow it`);
     const { updated, recorded } = await this.dataSource.transaction(async (manager) => {
-      const locked = await this.lock(manager, 'issue.id IN (:...ids) AND issue.project_id = :projectId', {
-        ids: ids.length > 0 ? ids : [0],
-        projectId: project.id,
-      });
+      const locked = await this.lock(
+        manager,
+        'issue.id IN (:...ids) AND issue.project_id = :projectId AND issue.merged_into_id IS NULL',
+        {
+          ids: ids.length > 0 ? ids : [0],
+          projectId: project.id,
+        },
+      );
       if (selection.ids && locked.length !== new Set(ids).size)
         throw new InvalidInputError('ids must be issues of this project');
       return { updated: locked.length, recorded: await this.apply(manager, locked, change, now) };
@@ -104,7 +109,7 @@ export class IssueTriageService {
     const { ended, recorded } = await this.dataSource.transaction(async (manager) => {
       const due = await this.lock(
         manager,
-        `issue.state = 'muted' AND (issue.mute_until IS NOT NULL OR issue.mute_until_users IS NOT NULL)
+        `issue.state = 'muted' AND issue.merged_into_id IS NULL AND (issue.mute_until IS NOT NULL OR issue.mute_until_users IS NOT NULL)
          AND (issue.mute_until <= :now
               OR issue.user_count - coalesce(issue.muted_user_count, 0) >= issue.mute_until_users)`,
         { now },

@@ -92,4 +92,8 @@ export class Issue {
 
   @Column({ name: 'muted_user_count', type: 'int', nullable: true })
   mutedUserCount: number | null;
+
+  /** Set when merged into another issue: this row only points there. */
+  @Column({ name: 'merged_into_id', type: 'int', nullable: true })
+  mergedIntoId: number | null;
 }

@@ -5,6 +5,7 @@ import { ReleasesDataModule } from '../releases/releases-data.module';
 import { RollupsDataModule } from '../rollups/rollups-data.module';
 import { IssueActivityDataModule } from './issue-activity-data.module';
 import { IssueActivityService } from './issue-activity.service';
+import { IssueMergeService } from './issue-merge.service';
 import { IssueTriageService } from './issue-triage.service';
 import { Issue } from './issue.entity';
 import { IssuesService } from './issues.service';
@@ -21,7 +22,7 @@ import { IssuesService } from './issues.service';
     ReleasesDataModule,
     IssueActivityDataModule,
   ],
-  providers: [IssuesService, IssueTriageService, IssueActivityService],
-  exports: [IssuesService, IssueTriageService, IssueActivityService],
+  providers: [IssuesService, IssueTriageService, IssueActivityService, IssueMergeService],
+  exports: [IssuesService, IssueTriageService, IssueActivityService, IssueMergeService],
 })
 export class IssuesDataModule {}

@@ -1,11 +1,13 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { IdPipe } from '../common/id.pipes';
 import { ProjectsService } from '../projects/projects.service';
 import { ListIssuesQuery } from './dto/list-issues.query';
 import { BulkUpdateIssuesDto, issueChangeOf, UpdateIssueDto } from './dto/update-issue.dto';
 import { ActivityQuery, ActivityView, IssueActivityService } from './issue-activity.service';
+import { IssueMergeService } from './issue-merge.service';
 import { IssueTriageService } from './issue-triage.service';
+import { MergeIssuesDto } from './dto/merge-issues.dto';
 import { Page } from '../common/pagination';
 import { IssuePage, IssuesService, IssueView } from './issues.service';
 
@@ -17,6 +19,7 @@ export class IssuesController {
     private readonly issues: IssuesService,
     private readonly triage: IssueTriageService,
     private readonly activityLog: IssueActivityService,
+    private readonly merges: IssueMergeService,
     private readonly projects: ProjectsService,
   ) {}
 
@@ -49,6 +52,13 @@ export class IssuesController {
   ): Promise<{ updated: number }> {
     const project = await this.projects.findOrFail(projectId);
     return this.triage.updateMany(project, { ids: body.ids, query: body.query }, issueChangeOf(body));
+  }
+
+  /** Folds the issues `ids` (of the same project) into this one; see IssueMergeService. */
+  @Post('issues/:id/merge')
+  @HttpCode(200)
+  merge(@Param('id', IdPipe) id: number, @Body() body: MergeIssuesDto): Promise<IssueView> {
+    return this.merges.merge(id, body.ids);
   }
 
   /** What happened to the issue, oldest first. */

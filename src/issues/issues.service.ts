@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository, SelectQueryBuilder } from 'typeorm';
-import { InvalidInputError, NotFoundError } from '../common/domain-errors';
+import { InvalidInputError, MovedError, NotFoundError } from '../common/domain-errors';
 import { DEFAULT_PAGE_SIZE, Page, toPage } from '../common/pagination';
 import type { RowDeletion } from '../events/event-partitions';
 import { Project } from '../projects/project.entity';
@@ -210,9 +210,9 @@ export class IssuesService {
   }
 
   private listQuery(manager: EntityManager, search: IssueSearch): SelectQueryBuilder<Issue> {
-    const query = this.withSlug(manager).where('issue.project_id = :projectId', {
-      projectId: search.projectId,
-    });
+    const query = this.withSlug(manager)
+      .where('issue.project_id = :projectId', { projectId: search.projectId })
+      .andWhere('issue.merged_into_id IS NULL');
     applyIssueFilters(query, search.filters, search.shortIdNumber);
     return query;
   }
@@ -231,11 +231,18 @@ export class IssuesService {
     return entities.map((issue, index) => ({ issue, slug: raw[index].slug }));
   }
 
+  /** The issue; one merged into another answers with a pointer to it (MovedError, a 308). */
   async get(id: number): Promise<IssueView> {
     const { entities, raw } = await this.withSlug()
       .where('issue.id = :id', { id })
       .getRawAndEntities<{ slug: string }>();
     if (!entities[0]) throw new NotFoundError('issue not found');
+    const into = entities[0].mergedIntoId;
+    if (into !== null) {
+      throw new MovedError(`issue ${id} was merged into issue ${into}`, `/api/issues/${into}`, {
+        merged_into_id: into,
+      });
+    }
     return toIssueView(entities[0], raw[0].slug);
   }
 
@@ -259,6 +266,7 @@ export class IssuesService {
       `DELETE FROM issues WHERE id = ANY(ARRAY(
          SELECT i.id FROM issues i
           WHERE i.last_seen < $1
+            AND i.merged_into_id IS NULL
             AND ($2::int[] IS NULL OR i.project_id = ANY($2))
             AND ($3::int[] IS NULL OR i.project_id <> ALL($3))
             AND NOT EXISTS (SELECT 1 FROM events e WHERE e.issue_id = i.id)

@@ -288,6 +288,54 @@ export class RollupsRepository {
   }
 
   /**
+   * A merge: the `from` issues' rollups are added to issue `to`'s and removed, its tag keys and
+   * user count recomputed from the merged values, and counts still waiting to be folded are
+   * re-addressed to it. The project's counts do not change. The caller holds the issues' row
+   * locks, as a fold would take them before these rows.
+   */
+  async mergeIssues(manager: EntityManager, from: number[], to: number): Promise<void> {
+    await manager.query(
+      `INSERT INTO issue_hourly AS r (issue_id, hour, environment, count)
+       SELECT $2, hour, environment, sum(count) FROM issue_hourly WHERE issue_id = ANY($1::int[])
+        GROUP BY hour, environment ORDER BY hour, environment
+       ON CONFLICT (issue_id, hour, environment) DO UPDATE SET count = r.count + EXCLUDED.count`,
+      [from, to],
+    );
+    await manager.query('DELETE FROM issue_hourly WHERE issue_id = ANY($1::int[])', [from]);
+    await manager.query(
+      `INSERT INTO issue_tag_values AS r (issue_id, key, value, count, first_seen, last_seen)
+       SELECT $2, key, value, sum(count), min(first_seen), max(last_seen)
+         FROM issue_tag_values WHERE issue_id = ANY($1::int[])
+        GROUP BY key, value ORDER BY key, value
+       ON CONFLICT (issue_id, key, value) DO UPDATE
+          SET count = r.count + EXCLUDED.count,
+              first_seen = LEAST(r.first_seen, EXCLUDED.first_seen),
+              last_seen = GREATEST(r.last_seen, EXCLUDED.last_seen)`,
+      [from, to],
+    );
+    await manager.query('DELETE FROM issue_tag_values WHERE issue_id = ANY($1::int[])', [from]);
+    await manager.query('DELETE FROM issue_tag_keys WHERE issue_id = ANY($1::int[]) OR issue_id = $2', [
+      from,
+      to,
+    ]);
+    await manager.query(
+      `INSERT INTO issue_tag_keys (issue_id, key, total, distinct_values)
+       SELECT $1, key, sum(count), count(*) FROM issue_tag_values WHERE issue_id = $1 GROUP BY key ORDER BY key`,
+      [to],
+    );
+    await manager.query(
+      `UPDATE issues SET user_count = coalesce(
+         (SELECT distinct_values FROM issue_tag_keys WHERE issue_id = $1 AND key = 'user'), 0)
+        WHERE id = $1`,
+      [to],
+    );
+    await manager.query('UPDATE rollup_pending SET issue_id = $2 WHERE issue_id = ANY($1::int[])', [
+      from,
+      to,
+    ]);
+  }
+
+  /**
    * Takes an issue's events out of its project's hourly counts, before the issue is deleted (its own
    * rollups go with it), so the project's counts stay those of the events it still has. The caller
    * holds the issue's row lock, which the digest takes before the project's rows, too.

@@ -9,6 +9,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * - how an issue was resolved (`resolved_in`: `next_release` or a version, and `resolved_above`, the
  *   release above which an event reopens it) and how long it is muted (`mute_until`,
  *   `mute_until_count`, `mute_until_users`, with the counts when it was muted);
+ * - `issues.merged_into_id`: an issue merged into another;
  * - `issue_activity`: each change of an issue's state, with its time.
  */
 export class ReleasesAndTriage1795600000001 implements MigrationInterface {
@@ -57,6 +58,11 @@ export class ReleasesAndTriage1795600000001 implements MigrationInterface {
          WHERE tv.key = 'release'
          GROUP BY i.project_id, tv.value;
 
+      -- A merged issue stays as a pointer to the issue it was merged into: its id answers with the
+      -- survivor's, and later events of its group land there.
+      ALTER TABLE issues ADD COLUMN merged_into_id int REFERENCES issues(id) ON DELETE CASCADE;
+      CREATE INDEX issues_merged_into_idx ON issues (merged_into_id) WHERE merged_into_id IS NOT NULL;
+
       CREATE TABLE issue_activity (
         id bigserial PRIMARY KEY,
         issue_id int NOT NULL REFERENCES issues(id) ON DELETE CASCADE,
@@ -72,6 +78,9 @@ export class ReleasesAndTriage1795600000001 implements MigrationInterface {
   public async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`
       DROP TABLE IF EXISTS issue_activity;
+      -- Merged issues go (their events were moved to the survivors).
+      DELETE FROM issues WHERE merged_into_id IS NOT NULL;
+      ALTER TABLE issues DROP COLUMN IF EXISTS merged_into_id;
       DROP INDEX IF EXISTS issues_snoozed_idx;
       ALTER TABLE issues
         DROP COLUMN IF EXISTS first_release,
