@@ -112,7 +112,8 @@ describe('merging issues', () => {
       error: `issue ${second} was merged into issue ${survivor}`,
       merged_into_id: survivor,
     });
-    await t.api().get(`/api/issues/${third}/events`).expect(308);
+    const events308 = await t.api().get(`/api/issues/${third}/events?limit=2`).expect(308);
+    expect(events308.headers.location).toBe(`/api/issues/${survivor}/events?limit=2`);
 
     const listed = (await t.api().get(`/api/projects/${project.id}/issues`).expect(200)).body;
     expect(listed.data.map((issue: { id: number }) => issue.id)).toEqual([survivor]);

@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { DomainError, MovedError } from './domain-errors';
 import { isDatabaseUnavailable } from '../database/database-errors';
 import { DatabaseUnavailableError } from '../database/database-unavailable.error';
@@ -45,6 +45,11 @@ export class ApiErrorFilter implements ExceptionFilter {
     if (response.headersSent) return;
     const { status, body, headers } = describeError(exception, this.logger);
     for (const [name, value] of Object.entries(headers ?? {})) response.setHeader(name, value);
+    if (exception instanceof MovedError)
+      response.setHeader(
+        'Location',
+        exception.locationFor(host.switchToHttp().getRequest<Request>().originalUrl),
+      );
     response.status(status).json(body);
   }
 }
@@ -63,7 +68,7 @@ export function describeError(
     return {
       status: HttpStatus.PERMANENT_REDIRECT,
       body: { error: exception.message, ...exception.details },
-      headers: { Location: exception.location },
+      headers: { Location: exception.to },
     };
   }
   if (exception instanceof DomainError) {

@@ -37,11 +37,24 @@ export class InvalidInputError extends DomainError {
 export class MovedError extends DomainError {
   readonly kind = 'moved';
 
+  /**
+   * `from` and `to` are path prefixes (`/api/issues/12` → `/api/issues/7`): a request for anything
+   * under `from` (its events, stats, …) is sent to the same thing under `to`.
+   */
   constructor(
     message: string,
-    readonly location: string,
+    readonly from: string,
+    readonly to: string,
     readonly details: Record<string, number | string>,
   ) {
     super(message);
+  }
+
+  /** Where the request for `path` now goes. */
+  locationFor(path: string | undefined): string {
+    const rest = path?.startsWith(this.from) ? path.slice(this.from.length) : undefined;
+    if (rest !== undefined && (rest === '' || rest.startsWith('/') || rest.startsWith('?')))
+      return this.to + rest;
+    return this.to;
   }
 }

@@ -61,6 +61,19 @@ export function digestJob(events: QueuedEvent[]): {
   return { name: DigestJobName.Events, data: { events }, opts: DIGEST_JOB_OPTIONS };
 }
 
+/**
+ * The job of one event split out of shared job `parentId` after it failed there. Its own id, not
+ * the event's: a job kept in the failed set under the event's id (an earlier copy that failed)
+ * would make BullMQ ignore it.
+ */
+export function splitOutJob(event: QueuedEvent, parentId: string): ReturnType<typeof digestJob> {
+  const job = digestJob([event]);
+  return {
+    ...job,
+    opts: { ...job.opts, jobId: `${digestJobId(event.projectId, event.eventId)}_of_${parentId}` },
+  };
+}
+
 /** Splits events into the jobs that carry them, MAX_EVENTS_PER_JOB at most each, in order. */
 export function digestJobs(events: QueuedEvent[]): ReturnType<typeof digestJob>[] {
   const jobs: ReturnType<typeof digestJob>[] = [];

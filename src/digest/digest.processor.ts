@@ -11,10 +11,10 @@ import { RollupFolder } from '../rollups/rollup-folder';
 import {
   DigestJobData,
   describeDigestJob,
-  digestJob,
   eventsOfJob,
   MAX_EVENTS_PER_JOB,
   QueuedEvent,
+  splitOutJob,
 } from './digest-job';
 import { DigestService } from './digest.service';
 import { InvalidEventError } from './event-normaliser';
@@ -60,7 +60,7 @@ interface EventFailure {
  *   so the job stays in the failed set for inspection and `jobs:retry`, instead of being retried;
  * - anything else (a bug, say): thrown as it is, retried with backoff up to the job's attempts.
  * In a job of several events, an event that fails for one of the last two reasons is split out into
- * a job of its own (with its event's job id), which then meets the same rules alone; the job's other
+ * a job of its own (splitOutJob), which then meets the same rules alone; the job's other
  * events are stored, and it completes.
  */
 @Processor(QueueName.Digest, DIGEST_WORKER_OPTIONS)
@@ -163,7 +163,7 @@ export class DigestProcessor extends WorkerHost implements OnApplicationBootstra
    * (its stored events are found stored then).
    */
   private async splitOut(job: Job<DigestJobData>, failures: EventFailure[]): Promise<void> {
-    await this.queue.addBulk(failures.map((failure) => digestJob([failure.event])));
+    await this.queue.addBulk(failures.map((failure) => splitOutJob(failure.event, String(job.id))));
     const reason = failures[0].error instanceof Error ? failures[0].error.message : String(failures[0].error);
     this.failedLog.warn(
       reason.slice(0, 200),

@@ -17,7 +17,9 @@ export function userAgentOf(request: Record<string, unknown> | null): string | n
     const name = Object.keys(headers).find((key) => key.toLowerCase() === 'user-agent');
     value = name === undefined ? undefined : (headers as Record<string, unknown>)[name];
   }
-  return typeof value === 'string' && value.length > 0 && value.length <= MAX_USER_AGENT_LENGTH ? value : null;
+  return typeof value === 'string' && value.length > 0 && value.length <= MAX_USER_AGENT_LENGTH
+    ? value
+    : null;
 }
 
 /**
@@ -34,7 +36,11 @@ export function withUserAgentContexts(
   const { browser, os } = new UAParser(userAgent).getResult();
   const derived: Record<string, unknown> = { ...contexts };
   if (contexts.browser === undefined && browser.name) {
-    derived.browser = { type: 'browser', name: browser.name, ...(browser.version ? { version: browser.version } : {}) };
+    derived.browser = {
+      type: 'browser',
+      name: browser.name,
+      ...(browser.version ? { version: browser.version } : {}),
+    };
   }
   if (contexts.os === undefined && os.name) {
     derived.os = { type: 'os', name: os.name, ...(os.version ? { version: os.version } : {}) };

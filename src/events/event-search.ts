@@ -42,7 +42,9 @@ export function applyEventSearch(query: SelectQueryBuilder<ErrorEvent>, text: st
       const pairs = filter.values.map((value) =>
         filter.key === 'user.email'
           ? ['email', value]
-          : [USER_FIELDS[value.slice(0, value.indexOf(':'))] ?? 'id', value.slice(value.indexOf(':') + 1)],
+          : !value.includes(':')
+            ? ['id', value]
+            : [USER_FIELDS[value.slice(0, value.indexOf(':'))] ?? 'id', value.slice(value.indexOf(':') + 1)],
       );
       const clauses = pairs.map(
         (_, n) => `event.payload -> 'user' ->> :${p(`field${n}`)} = :${p(`value${n}`)}`,

@@ -47,14 +47,4 @@ export class IssueActivityRepository {
       [issueId, after ?? null, limit],
     );
   }
-
-  /** Retention: entries older than `before`, in batches; returns how many went. */
-  async deleteOlderThan(before: Date, limit: number): Promise<number> {
-    const [, deleted] = (await this.dataSource.query(
-      `DELETE FROM issue_activity WHERE id = ANY(ARRAY(
-         SELECT id FROM issue_activity WHERE created_at < $1 ORDER BY id LIMIT $2))`,
-      [before, limit],
-    )) as [unknown, number];
-    return deleted;
-  }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { InvalidInputError, NotFoundError } from '../common/domain-errors';
+import { ConflictError, InvalidInputError, NotFoundError } from '../common/domain-errors';
 import { moveEventsToIssue } from '../events/event-moves';
 import { RollupsRepository } from '../rollups/rollups.repository';
 import { IssueActivityRepository } from './issue-activity.repository';
@@ -32,13 +32,17 @@ export class IssueMergeService {
     if (from.length > MAX_MERGED)
       throw new InvalidInputError(`at most ${MAX_MERGED} issues can be merged at once`);
     await this.dataSource.transaction(async (manager) => {
-      // Every issue involved, locked in id order (as the digest and the fold lock them).
+      // Every issue involved, locked in id order (as the digest and the fold lock them). NO KEY UPDATE:
+      // it does not wait for the key-share locks that storing events takes on their issues.
       const locked: { id: number; project_id: number; merged_into_id: number | null }[] = await manager.query(
-        'SELECT id, project_id, merged_into_id FROM issues WHERE id = ANY($1::int[]) ORDER BY id FOR UPDATE',
+        'SELECT id, project_id, merged_into_id FROM issues WHERE id = ANY($1::int[]) ORDER BY id FOR NO KEY UPDATE',
         [[...from, targetId]],
       );
       const target = locked.find((row) => row.id === targetId);
       if (!target) throw new NotFoundError('issue not found');
+      // Merged itself since it was looked up: pointers must stay one hop long.
+      if (target.merged_into_id !== null)
+        throw new ConflictError(`issue ${targetId} was merged into issue ${target.merged_into_id} meanwhile`);
       const mergeable = locked.filter(
         (row) => row.id !== targetId && row.project_id === target.project_id && row.merged_into_id === null,
       );

@@ -57,7 +57,9 @@ export class IssueTriageService {
     checkChange(change, now);
     await this.issues.get(id); // 404, or a pointer to the issue it was merged into
     const recorded = await this.dataSource.transaction(async (manager) => {
-      const [issue] = await this.lock(manager, 'issue.id = :id', { id });
+      const [issue] = await this.lock(manager, 'issue.id = :id AND issue.merged_into_id IS NULL', { id });
+      // Deleted or merged since it was looked up: the same answer as if it had been so before.
+      if (!issue) await this.issues.get(id);
       if (!issue) throw new NotFoundError('issue not found');
       return this.apply(manager, [issue], change, now);
     });
@@ -124,13 +126,17 @@ export class IssueTriageService {
     return ended;
   }
 
-  /** The issues matching `where`, locked in id order (as the digest locks them). */
+  /**
+   * The issues matching `where`, locked in id order (as the digest locks them), FOR NO KEY UPDATE:
+   * that does not conflict with the key-share locks that storing events takes on their issues (in
+   * event order), so a change of many issues neither waits for every batch nor deadlocks with one.
+   */
   private lock(manager: EntityManager, where: string, parameters: ObjectLiteral): Promise<Issue[]> {
     return manager
       .createQueryBuilder(Issue, 'issue')
       .where(where, parameters)
       .orderBy('issue.id')
-      .setLock('pessimistic_write')
+      .setLock('for_no_key_update')
       .getMany();
   }
 

@@ -239,9 +239,14 @@ export class IssuesService {
     if (!entities[0]) throw new NotFoundError('issue not found');
     const into = entities[0].mergedIntoId;
     if (into !== null) {
-      throw new MovedError(`issue ${id} was merged into issue ${into}`, `/api/issues/${into}`, {
-        merged_into_id: into,
-      });
+      throw new MovedError(
+        `issue ${id} was merged into issue ${into}`,
+        `/api/issues/${id}`,
+        `/api/issues/${into}`,
+        {
+          merged_into_id: into,
+        },
+      );
     }
     return toIssueView(entities[0], raw[0].slug);
   }

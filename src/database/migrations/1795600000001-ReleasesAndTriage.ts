@@ -10,7 +10,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   release above which an event reopens it) and how long it is muted (`mute_until`,
  *   `mute_until_count`, `mute_until_users`, with the counts when it was muted);
  * - `issues.merged_into_id`: an issue merged into another;
- * - `issue_activity`: each change of an issue's state, with its time.
+ * - `issue_activity`: each change of an issue's state, with its time; it goes with its issue (its
+ *   rows grow only with changes of state, and retention deletes the issues whose events expired).
  */
 export class ReleasesAndTriage1795600000001 implements MigrationInterface {
   name = 'ReleasesAndTriage1795600000001';
@@ -71,7 +72,6 @@ export class ReleasesAndTriage1795600000001 implements MigrationInterface {
         created_at timestamptz NOT NULL DEFAULT now()
       );
       CREATE INDEX issue_activity_issue_idx ON issue_activity (issue_id, id);
-      CREATE INDEX issue_activity_created_idx ON issue_activity (created_at);
     `);
   }
 

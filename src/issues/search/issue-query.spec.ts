@@ -113,6 +113,11 @@ describe('issue search language', () => {
     expect(errorOf('!times_seen:>3')).toMatch(/cannot be negated/);
     expect(errorOf('tag:"a"b')).toBe('query: "tag:\\"a\\"b": put a space between terms');
     expect(errorOf('half"quoted')).toBe('query: "half\\"quoted": quotes go around a whole value');
+    expect(errorOf('first_seen:-999999w')).toBe(
+      'query: "first_seen:-999999w": that time is out of range (years 1 to 9999)',
+    );
+    expect(errorOf('last_seen:<0000-01-01')).toMatch(/out of range/);
+    expect(errorOf('first_seen:>-999999w')).toMatch(/out of range/);
   });
 
   it('bounds the query: length, terms and values per list', () => {

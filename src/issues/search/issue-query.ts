@@ -272,6 +272,23 @@ function timeFilter(
   now: Date,
   age: boolean,
 ): IssueFilter {
+  const filter = timeFilterUnchecked(raw, field, text, now, age);
+  // PostgreSQL's timestamps, and toISOString's plain form, span the years 1 to 9999.
+  const years = [filter, ...('until' in filter && filter.until ? [{ at: filter.until }] : [])].map((f) =>
+    'at' in f ? f.at.getUTCFullYear() : 1,
+  );
+  if (years.some((year) => !(year >= 1 && year <= 9999)))
+    throw new QuerySyntaxError(raw, 'that time is out of range (years 1 to 9999)');
+  return filter;
+}
+
+function timeFilterUnchecked(
+  raw: string,
+  field: 'first_seen' | 'last_seen',
+  text: string,
+  now: Date,
+  age: boolean,
+): IssueFilter {
   const relative = /^([-+])(\d{1,6})([smhdw])$/.exec(text);
   if (relative) {
     const at = new Date(now.getTime() - Number(relative[2]) * UNITS_MS[relative[3]]);
