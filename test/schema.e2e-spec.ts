@@ -9,8 +9,8 @@ interface UncoveredForeignKey {
 }
 
 /**
- * Foreign keys of the public schema with no valid, non-partial index whose leading columns are
- * exactly the referencing columns (in any order). Without one, deleting a referenced row
+ * Foreign keys of the public schema with no valid index (whole, or partial on the key being set)
+ * whose leading columns are exactly the referencing columns (in any order). Without one, deleting a referenced row
  * (ON DELETE CASCADE / SET NULL, or the check of NO ACTION) scans the whole referencing table.
  */
 const UNCOVERED_FOREIGN_KEYS = `
@@ -28,7 +28,12 @@ const UNCOVERED_FOREIGN_KEYS = `
        SELECT 1 FROM pg_index i
         WHERE i.indrelid = c.conrelid
           AND i.indisvalid
-          AND i.indpred IS NULL
+          -- Whole, or partial on "col IS NOT NULL" for a one-column key: rows whose key is null
+          -- are never looked up when the referenced row goes.
+          AND (i.indpred IS NULL
+               OR (cardinality(c.conkey) = 1
+                   AND pg_get_expr(i.indpred, i.indrelid) = format('(%I IS NOT NULL)',
+                     (SELECT attname FROM pg_attribute WHERE attrelid = c.conrelid AND attnum = c.conkey[1]))))
           AND (i.indkey::int2[])[0:cardinality(c.conkey) - 1] @> c.conkey
           AND (i.indkey::int2[])[0:cardinality(c.conkey) - 1] <@ c.conkey)
    ORDER BY 2, 1`;

@@ -51,7 +51,13 @@ describe('rollupDelta', () => {
   });
 
   it('is empty for an empty batch', () => {
-    expect(rollupDelta([])).toEqual({ issueHours: [], projectHours: [], tagValues: [], tagKeys: [] });
+    expect(rollupDelta([])).toEqual({
+      issueHours: [],
+      projectHours: [],
+      tagValues: [],
+      tagKeys: [],
+      releases: [],
+    });
   });
 
   it('folds recorded per-issue deltas of any split into batches into the delta of all events at once', () => {
