@@ -328,4 +328,39 @@ describe('issue search, sorts and totals', () => {
     expect(Math.abs(all.total - count)).toBeLessThan(count * 0.2);
     expect(all.data).toHaveLength(5);
   });
+  it('scopes a list to an environment: its issues, each counted with its events there, sortable by them', async () => {
+    // CheckoutError: 5 events in production, then 3 in staging.
+    for (let n = 0; n < 3; n++)
+      await send('CheckoutError', { environment: 'staging', user: { id: `s${n}` } });
+    await settle();
+    const scoped = async (environment: string, extra = '') => {
+      const url = `/api/projects/${project.id}/issues?environment=${environment}${extra}`;
+      return (await t.api().get(url).expect(200)).body as Listed;
+    };
+    const staging = await scoped('staging', '&sort=events');
+    const byId = new Map([...ids].map(([name, id]) => [id, name]));
+    expect(staging.data.map((issue) => [byId.get(issue.id), issue.event_count])).toEqual([
+      ['CheckoutError', 3],
+      ['SearchInfo', 1],
+      ['CartWarning', 1],
+    ]);
+    expect(staging.total).toBe(3);
+    const production = await scoped('production', '&sort=events&limit=1');
+    expect(production.data.map((issue) => [byId.get(issue.id), issue.event_count])).toEqual([
+      ['CheckoutError', 5],
+    ]);
+    const next = await scoped('production', `&sort=events&limit=5&cursor=${production.next_cursor}`);
+    expect(next.data.map((issue) => [byId.get(issue.id), issue.event_count])).toEqual([
+      ['LoginFatal', 2],
+      ['Quota_100%_Error', 1],
+    ]);
+    // With a search too; the unscoped list keeps the totals.
+    expect((await scoped('production', `&query=${encodeURIComponent('level:fatal')}`)).data).toHaveLength(1);
+    const all = await list('CheckoutError');
+    expect(all.data[0].event_count).toBe(8);
+    expect((await scoped('nowhere')).data).toEqual([]);
+    await t.api().get(`/api/projects/${project.id}/issues?environment=`).expect(400, {
+      error: 'environment must be 1 to 200 characters',
+    });
+  });
 });

@@ -41,6 +41,7 @@ export interface IssueView {
 /** What an issue list is asked for (GET /api/projects/{id}/issues). */
 export interface IssueListOptions {
   state?: IssueState;
+  environment?: string;
   query?: string;
   sort?: IssueSort;
   limit?: number;
@@ -59,6 +60,8 @@ interface IssueSearch {
   projectId: number;
   filters: IssueFilter[];
   shortIdNumber: (text: string) => number | undefined;
+  /** Lists scoped to an environment: its issues, with their counts in it (see listQuery). */
+  environment?: string;
 }
 
 export function shortId(slug: string, number: number): string {
@@ -91,6 +94,7 @@ export class IssuesService {
         projectId: project.id,
         filters,
         shortIdNumber: shortIdReader(project.slug),
+        environment: options.environment,
       };
       const [{ snapshot }] = await manager.query<Array<{ snapshot: string }>>(
         'SELECT pg_current_snapshot()::text AS snapshot',
@@ -98,19 +102,20 @@ export class IssuesService {
       const moved = cursor?.snapshot ? await this.movedAbove(manager, search, cursor, limit) : [];
       const below = this.listQuery(manager, search);
       if (cursor) {
-        const { column, type } = SORT_COLUMNS[sort];
+        const { type } = SORT_COLUMNS[sort];
+        const column = orderColumn(sort, search);
         below.andWhere(
           `(${column}, issue.id) < (CAST(:value AS ${type}), CAST(:id AS int))`,
           keyParameters(cursor.key),
         );
       }
       // Moved rows sort above the cursor and the others below it: together they are in list order.
-      const rows = [...moved, ...(await this.fetchRows(below, sort, limit))];
+      const rows = [...moved, ...(await this.fetchRows(below, sort, search, limit))];
       const page = toPage(
         rows,
         limit,
-        (last) => encodeIssueCursor(nextCursor(cursor, sort, keyOf(last.issue, sort), snapshot)),
-        (row) => toIssueView(row.issue, row.slug),
+        (last) => encodeIssueCursor(nextCursor(cursor, sort, keyOf(last, sort), snapshot)),
+        (row) => scopedView(toIssueView(row.issue, row.slug), row.scopedCount),
       );
       return { ...page, ...(await this.total(manager, this.listQuery(manager, search))) };
     });
@@ -188,7 +193,8 @@ export class IssuesService {
     cursor: IssueCursor,
     limit: number,
   ): Promise<IssueRow[]> {
-    const { column, type, movedBy } = SORT_COLUMNS[cursor.sort];
+    const { type, movedBy } = SORT_COLUMNS[cursor.sort];
+    const column = orderColumn(cursor.sort, search);
     // Transactions older than a snapshot's xmin are visible to it: the index narrows the search to
     // the issues changed since, and pg_visible_in_snapshot settles the rest.
     const query = this.listQuery(manager, search)
@@ -206,7 +212,7 @@ export class IssuesService {
         { catchUpValue: catchUp.value, catchUpId: catchUp.id, catchUpSnapshot: cursor.catchUp.snapshot },
       );
     }
-    return this.fetchRows(query, cursor.sort, limit);
+    return this.fetchRows(query, cursor.sort, search, limit);
   }
 
   private listQuery(manager: EntityManager, search: IssueSearch): SelectQueryBuilder<Issue> {
@@ -214,6 +220,17 @@ export class IssuesService {
       .where('issue.project_id = :projectId', { projectId: search.projectId })
       .andWhere('issue.merged_into_id IS NULL');
     applyIssueFilters(query, search.filters, search.shortIdNumber);
+    if (search.environment !== undefined) {
+      // The environment's issues, with how many of their events came from it (the tag rollups).
+      query
+        .innerJoin(
+          'issue_tag_values',
+          'scope',
+          "scope.issue_id = issue.id AND scope.key = 'environment' AND scope.value = :scopeEnvironment",
+          { scopeEnvironment: search.environment },
+        )
+        .addSelect('scope.count', 'scope_count');
+    }
     return query;
   }
 
@@ -221,14 +238,19 @@ export class IssuesService {
   private async fetchRows(
     query: SelectQueryBuilder<Issue>,
     sort: IssueSort,
+    search: IssueSearch,
     limit: number,
   ): Promise<IssueRow[]> {
     const { entities, raw } = await query
-      .orderBy(SORT_COLUMNS[sort].column, 'DESC')
+      .orderBy(orderColumn(sort, search), 'DESC')
       .addOrderBy('issue.id', 'DESC')
       .limit(limit + 1)
-      .getRawAndEntities<{ slug: string }>();
-    return entities.map((issue, index) => ({ issue, slug: raw[index].slug }));
+      .getRawAndEntities<{ slug: string; scope_count?: number }>();
+    return entities.map((issue, index) => ({
+      issue,
+      slug: raw[index].slug,
+      scopedCount: raw[index].scope_count === undefined ? undefined : Number(raw[index].scope_count),
+    }));
   }
 
   /** The issue; one merged into another answers with a pointer to it (MovedError, a 308). */
@@ -312,11 +334,25 @@ export class IssuesService {
 interface IssueRow {
   issue: Issue;
   slug: string;
+  /** Its events in the environment the list is scoped to. */
+  scopedCount?: number;
+}
+
+/** What a sort orders by; `events` in a list scoped to an environment: the events in it. */
+function orderColumn(sort: IssueSort, search: IssueSearch): string {
+  return sort === 'events' && search.environment !== undefined ? 'scope.count' : SORT_COLUMNS[sort].column;
+}
+
+/** In a list scoped to an environment, `event_count` is the issue's events there. */
+function scopedView(view: IssueView, scopedCount: number | undefined): IssueView {
+  return scopedCount === undefined ? view : { ...view, event_count: scopedCount };
 }
 
 export type ProjectSummary = Pick<Project, 'id' | 'name' | 'slug'>;
 
-function keyOf(issue: Issue, sort: IssueSort): IssueKey {
+function keyOf(row: IssueRow, sort: IssueSort): IssueKey {
+  const { issue } = row;
+  if (sort === 'events' && row.scopedCount !== undefined) return { value: row.scopedCount, id: issue.id };
   const value = {
     last_seen: issue.lastSeen,
     first_seen: issue.firstSeen,

@@ -1,5 +1,5 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsIn, IsOptional, IsString, Length, MaxLength } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination';
 import { ISSUE_STATES, IssueState } from '../issue.entity';
 import { MAX_QUERY_LENGTH } from '../search/issue-query';
@@ -19,6 +19,14 @@ export class ListIssuesQuery extends PageQueryDto {
   @IsString({ message: 'query must be a string' })
   @MaxLength(MAX_QUERY_LENGTH, { message: `query must be at most ${MAX_QUERY_LENGTH} characters` })
   query?: string;
+
+  @ApiPropertyOptional({
+    description: 'only the issues with events in this environment, each with its count of them there',
+  })
+  @IsOptional()
+  @IsString({ message: 'environment must be a string' })
+  @Length(1, 200, { message: 'environment must be 1 to 200 characters' })
+  environment?: string;
 
   @ApiPropertyOptional({ enum: ISSUE_SORTS, default: 'last_seen' })
   @IsOptional()
