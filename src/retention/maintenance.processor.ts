@@ -4,6 +4,7 @@ import { Job, Queue } from 'bullmq';
 import { QueueName } from '../common/queues';
 import { AppConfig } from '../config/app-config';
 import { KeptJobScheduler } from '../jobs/kept-job-scheduler';
+import { RepeatedLog } from '../common/repeated-log';
 import { WorkerErrorLog } from '../jobs/worker-error-log';
 import { IssueTriageService } from '../issues/issue-triage.service';
 import { RetentionService } from './retention.service';
@@ -30,6 +31,7 @@ export class MaintenanceProcessor
   private readonly logger = new Logger(MaintenanceProcessor.name);
   private readonly schedule: KeptJobScheduler | undefined;
   private readonly snoozes: KeptJobScheduler;
+  private readonly snoozeFailures = new RepeatedLog(this.logger, 60_000);
   private readonly workerErrors = new WorkerErrorLog(this.logger, QueueName.Maintenance);
 
   /**
@@ -49,7 +51,11 @@ export class MaintenanceProcessor
     queue.on('error', (error: Error) => this.workerErrors.report(error));
     this.snoozes = new KeptJobScheduler(
       queue,
-      { name: MaintenanceJobName.EndSnoozes, repeat: { every: END_SNOOZES_EVERY_MS } },
+      {
+        name: MaintenanceJobName.EndSnoozes,
+        repeat: { every: END_SNOOZES_EVERY_MS },
+        opts: { removeOnComplete: true, removeOnFail: true },
+      },
       this.logger,
     );
     if (config.RETENTION_SCHEDULE !== 'off') {
@@ -86,15 +92,31 @@ export class MaintenanceProcessor
     this.workerErrors.report(error);
   }
 
+  /**
+   * A run that fails (the database away, say) is only logged, at most once a minute: the next
+   * minute's run does the same work, and an outage must not fill the failed set with one job a
+   * minute.
+   */
+  private async endSnoozes(): Promise<number> {
+    try {
+      const ended = await this.triage.endSnoozes();
+      if (ended > 0) this.logger.log(`${ended} snoozed issue(s) opened again`);
+      return ended;
+    } catch (error) {
+      this.snoozeFailures.warn(
+        'end-snoozes',
+        `ending snoozes failed, retried in a minute: ${(error as Error).message}`,
+      );
+      return 0;
+    }
+  }
+
   async process(job: Job): Promise<unknown> {
     switch (job.name as MaintenanceJobName) {
       case MaintenanceJobName.Retention:
         return this.retention.run();
-      case MaintenanceJobName.EndSnoozes: {
-        const ended = await this.triage.endSnoozes();
-        if (ended > 0) this.logger.log(`${ended} snoozed issue(s) opened again`);
-        return ended;
-      }
+      case MaintenanceJobName.EndSnoozes:
+        return this.endSnoozes();
       default:
         this.logger.warn(`unknown maintenance job ${job.name}`);
         return undefined;
