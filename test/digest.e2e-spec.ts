@@ -238,7 +238,11 @@ describe('parallel workers on one backlog', () => {
       startTestApp({ APP_ROLE: 'worker', REDIS_PREFIX: prefix, DIGEST_CONCURRENCY: '50' }),
     ]);
     try {
-      await eventually(async () => (await queue.count()) === 0, 60_000);
+      // Nothing waiting and nothing active: count() alone leaves out the jobs still being stored.
+      await eventually(async () => {
+        const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'paused');
+        return Object.values(counts).every((count) => count === 0);
+      }, 60_000);
       const dataSource = api.app.get(DataSource);
       const [{ events }] = await dataSource.query(
         'SELECT count(*)::int AS events FROM events WHERE project_id = $1',
