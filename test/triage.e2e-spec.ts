@@ -6,23 +6,13 @@ import { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { QueueName } from '../src/common/queues';
 import { IssueTriageService } from '../src/issues/issue-triage.service';
+import type { IssueView } from '../src/issues/issues.service';
 import { startTestApp, TestApp } from './helpers/app';
 import { enqueueEvent, eventually, openQueue } from './helpers/queues';
 import { settleRollups } from './helpers/rollups';
 
-interface IssueBody {
-  id: number;
-  state: string;
-  event_count: number;
-  user_count: number;
-  regression_count: number;
-  first_release: string | null;
-  last_release: string | null;
-  resolved_in: string | null;
-  mute_until: string | null;
-  mute_until_count: number | null;
-  mute_until_users: number | null;
-}
+/** An issue as the API serves it. */
+type IssueBody = IssueView;
 
 describe('triage: releases, resolution in a release, snoozes, bulk changes, activity', () => {
   let t: TestApp;

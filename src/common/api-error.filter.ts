@@ -43,13 +43,11 @@ export class ApiErrorFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
     if (response.headersSent) return;
-    const { status, body, headers } = describeError(exception, this.logger);
-    for (const [name, value] of Object.entries(headers ?? {})) response.setHeader(name, value);
-    if (exception instanceof MovedError)
-      response.setHeader(
-        'Location',
-        exception.locationFor(host.switchToHttp().getRequest<Request>().originalUrl),
-      );
+    const { status, body } = describeError(exception, this.logger);
+    if (exception instanceof MovedError) {
+      const path = host.switchToHttp().getRequest<Request>().originalUrl;
+      response.setHeader('Location', exception.locationFor(path));
+    }
     response.status(status).json(body);
   }
 }
@@ -63,22 +61,17 @@ const stackLog = new RepeatedLog(filterLogger, 60_000);
 export function describeError(
   exception: unknown,
   logger: Logger,
-): { status: number; body: { error: string } & Record<string, unknown>; headers?: Record<string, string> } {
-  if (exception instanceof MovedError) {
-    return {
-      status: HttpStatus.PERMANENT_REDIRECT,
-      body: { error: exception.message, ...exception.details },
-      headers: { Location: exception.to },
-    };
-  }
+): { status: number; body: { error: string } & Record<string, unknown> } {
   if (exception instanceof DomainError) {
     const status = {
       not_found: HttpStatus.NOT_FOUND,
       conflict: HttpStatus.CONFLICT,
       invalid_input: HttpStatus.BAD_REQUEST,
+      // Where to: `Location`, which the filter sets from the request's path (MovedError.locationFor).
       moved: HttpStatus.PERMANENT_REDIRECT,
     }[exception.kind];
-    return { status, body: { error: exception.message } };
+    const details = exception instanceof MovedError ? exception.details : {};
+    return { status, body: { error: exception.message, ...details } };
   }
   if (exception instanceof HttpException) {
     return { status: exception.getStatus(), body: bodyOf(exception.getResponse(), exception.message) };

@@ -40,11 +40,7 @@ export function applyEventSearch(query: SelectQueryBuilder<ErrorEvent>, text: st
     }
     if (filter.key === 'user' || filter.key === 'user.email') {
       const pairs = filter.values.map((value) =>
-        filter.key === 'user.email'
-          ? ['email', value]
-          : !value.includes(':')
-            ? ['id', value]
-            : [USER_FIELDS[value.slice(0, value.indexOf(':'))] ?? 'id', value.slice(value.indexOf(':') + 1)],
+        filter.key === 'user.email' ? ['email', value] : userField(value),
       );
       const clauses = pairs.map(
         (_, n) => `event.payload -> 'user' ->> :${p(`field${n}`)} = :${p(`value${n}`)}`,
@@ -66,4 +62,11 @@ export function applyEventSearch(query: SelectQueryBuilder<ErrorEvent>, text: st
       },
     );
   });
+}
+
+/** A `user` tag value (`id:42`, `email:a@b.c`, …; a bare value is an id) as the payload field it names. */
+function userField(value: string): [string, string] {
+  const colon = value.indexOf(':');
+  if (colon === -1) return ['id', value];
+  return [USER_FIELDS[value.slice(0, colon)] ?? 'id', value.slice(colon + 1)];
 }

@@ -85,12 +85,13 @@ export class IssueTriageService {
       (await this.issues.matchingIds(project, selection.query as string, MAX_BULK_ISSUES + 1));
     if (ids.length > MAX_BULK_ISSUES)
       throw new InvalidInputError(`the query matches more than ${MAX_BULK_ISSUES} issues: narrow it`);
+    if (ids.length === 0) return { updated: 0 };
     const { updated, recorded } = await this.dataSource.transaction(async (manager) => {
       const locked = await this.lock(
         manager,
         'issue.id IN (:...ids) AND issue.project_id = :projectId AND issue.merged_into_id IS NULL',
         {
-          ids: ids.length > 0 ? ids : [0],
+          ids,
           projectId: project.id,
         },
       );
@@ -202,7 +203,7 @@ export class IssueTriageService {
       if (change.resolvedIn === NEXT_RELEASE) {
         const projectIds = [...new Set(issues.map((issue) => issue.projectId))];
         // A bulk change is of one project; a single issue's is too.
-        const known = projectIds.length === 1 ? await this.releases.all(manager, projectIds[0]) : [];
+        const known = projectIds.length === 1 ? await this.releases.known(manager, projectIds[0]) : [];
         resolvedAbove =
           known.reduce<(typeof known)[number] | null>(
             (newest, release) => (newest === null || compareReleases(release, newest) > 0 ? release : newest),

@@ -57,9 +57,8 @@ export interface IssuePage extends Page<IssueView> {
 export const TOTAL_COUNTED = 10_000;
 
 interface IssueSearch {
-  projectId: number;
+  project: Pick<Project, 'id' | 'slug'>;
   filters: IssueFilter[];
-  shortIdNumber: (text: string) => number | undefined;
   /** Lists scoped to an environment: its issues, with their counts in it (see listQuery). */
   environment?: string;
 }
@@ -90,12 +89,7 @@ export class IssuesService {
     if (options.state) filters.unshift({ kind: 'state', states: [options.state], negated: false });
     return this.issues.manager.transaction('REPEATABLE READ', async (manager) => {
       await this.checkTagKeys(manager, project.id, filters);
-      const search: IssueSearch = {
-        projectId: project.id,
-        filters,
-        shortIdNumber: shortIdReader(project.slug),
-        environment: options.environment,
-      };
+      const search: IssueSearch = { project, filters, environment: options.environment };
       const [{ snapshot }] = await manager.query<Array<{ snapshot: string }>>(
         'SELECT pg_current_snapshot()::text AS snapshot',
       );
@@ -152,11 +146,7 @@ export class IssuesService {
     const filters = parseIssueQuery(query);
     return this.issues.manager.transaction(async (manager) => {
       await this.checkTagKeys(manager, project.id, filters);
-      const rows = await this.listQuery(manager, {
-        projectId: project.id,
-        filters,
-        shortIdNumber: shortIdReader(project.slug),
-      })
+      const rows = await this.listQuery(manager, { project, filters })
         .select('issue.id', 'id')
         .orderBy('issue.id')
         .limit(limit)
@@ -217,9 +207,9 @@ export class IssuesService {
 
   private listQuery(manager: EntityManager, search: IssueSearch): SelectQueryBuilder<Issue> {
     const query = this.withSlug(manager)
-      .where('issue.project_id = :projectId', { projectId: search.projectId })
+      .where('issue.project_id = :projectId', { projectId: search.project.id })
       .andWhere('issue.merged_into_id IS NULL');
-    applyIssueFilters(query, search.filters, search.shortIdNumber);
+    applyIssueFilters(query, search.filters, shortIdReader(search.project.slug));
     if (search.environment !== undefined) {
       // The environment's issues, with how many of their events came from it (the tag rollups).
       query

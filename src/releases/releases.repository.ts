@@ -39,54 +39,43 @@ export interface NewIssueRelease {
 export class ReleasesRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** In the digest's transaction, after its issues: rows in (project, version) order, as the fold writes them. */
+  /** In the digest's transaction, after its issues: one issue more for the release of each. */
   async countNewIssues(manager: EntityManager, issues: NewIssueRelease[]): Promise<void> {
     const sums = new Map<string, ReleaseEvents>();
-    for (const issue of issues) {
-      const key = `${issue.projectId}\n${issue.version}`;
+    for (const { projectId, version, at } of issues) {
+      const key = `${projectId}\n${version}`;
       const sum = sums.get(key);
-      if (!sum)
-        sums.set(key, {
-          projectId: issue.projectId,
-          version: issue.version,
-          count: 1,
-          first: issue.at,
-          last: issue.at,
-        });
+      if (!sum) sums.set(key, { projectId, version, count: 1, first: at, last: at });
       else {
         sum.count++;
-        if (issue.at < sum.first) sum.first = issue.at;
-        if (issue.at > sum.last) sum.last = issue.at;
+        if (at < sum.first) sum.first = at;
+        if (at > sum.last) sum.last = at;
       }
     }
-    if (sums.size === 0) return;
-    const rows = sortedReleases([...sums.values()]);
-    await manager.query(
-      `INSERT INTO releases AS r (project_id, version, first_event, last_event, new_issues)
-       SELECT * FROM unnest($1::int[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::int[])
-       ON CONFLICT (project_id, version) DO UPDATE
-          SET new_issues = r.new_issues + EXCLUDED.new_issues,
-              first_event = LEAST(r.first_event, EXCLUDED.first_event),
-              last_event = GREATEST(r.last_event, EXCLUDED.last_event)`,
-      [
-        rows.map((row) => row.projectId),
-        rows.map((row) => row.version),
-        rows.map((row) => row.first),
-        rows.map((row) => row.last),
-        rows.map((row) => row.count),
-      ],
-    );
+    await this.add(manager, 'new_issues', [...sums.values()]);
   }
 
   /** In the fold's transaction: the events of each release. */
-  async addEvents(manager: EntityManager, releases: ReleaseEvents[]): Promise<void> {
+  addEvents(manager: EntityManager, releases: ReleaseEvents[]): Promise<void> {
+    return this.add(manager, 'event_count', releases);
+  }
+
+  /**
+   * Adds counts to one of a release's counters, widening its first and last event. Rows in
+   * (project, version) order: the digest and the fold take these row locks in the same order.
+   */
+  private async add(
+    manager: EntityManager,
+    counter: 'new_issues' | 'event_count',
+    releases: ReleaseEvents[],
+  ): Promise<void> {
     if (releases.length === 0) return;
     const rows = sortedReleases(releases);
     await manager.query(
-      `INSERT INTO releases AS r (project_id, version, first_event, last_event, event_count)
-       SELECT * FROM unnest($1::int[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::bigint[])
+      `INSERT INTO releases AS r (project_id, version, first_event, last_event, ${counter})
+       SELECT * FROM unnest($1::int[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::int[])
        ON CONFLICT (project_id, version) DO UPDATE
-          SET event_count = r.event_count + EXCLUDED.event_count,
+          SET ${counter} = r.${counter} + EXCLUDED.${counter},
               first_event = LEAST(r.first_event, EXCLUDED.first_event),
               last_event = GREATEST(r.last_event, EXCLUDED.last_event)`,
       [
@@ -99,21 +88,15 @@ export class ReleasesRepository {
     );
   }
 
-  /** The releases of a project as release ordering needs them (versions it does not know are left out). */
-  async known(manager: EntityManager, projectId: number, versions: string[]): Promise<KnownRelease[]> {
-    if (versions.length === 0) return [];
+  /**
+   * A project's releases as release ordering needs them: those named (versions it does not know
+   * are left out), or all of them.
+   */
+  async known(manager: EntityManager, projectId: number, versions?: string[]): Promise<KnownRelease[]> {
+    if (versions?.length === 0) return [];
     const rows: { version: string; first_event: Date | null }[] = await manager.query(
-      'SELECT version, first_event FROM releases WHERE project_id = $1 AND version = ANY($2::text[])',
-      [projectId, versions],
-    );
-    return rows.map((row) => ({ version: row.version, firstEvent: row.first_event ?? undefined }));
-  }
-
-  /** Every release of a project with its first event, for finding the newest one. */
-  async all(manager: EntityManager, projectId: number): Promise<KnownRelease[]> {
-    const rows: { version: string; first_event: Date | null }[] = await manager.query(
-      'SELECT version, first_event FROM releases WHERE project_id = $1',
-      [projectId],
+      'SELECT version, first_event FROM releases WHERE project_id = $1 AND ($2::text[] IS NULL OR version = ANY($2))',
+      [projectId, versions ?? null],
     );
     return rows.map((row) => ({ version: row.version, firstEvent: row.first_event ?? undefined }));
   }

@@ -240,7 +240,7 @@ function toFilter(token: Token, now: Date): IssueFilter {
     if (negated) throw new QuerySyntaxError(raw, `${key}: cannot be negated; compare the other way`);
     if (token.list) throw new QuerySyntaxError(raw, `${key}: takes one value`);
     if (key in COUNT_KEYS) return countFilter(raw, COUNT_KEYS[key], token.value);
-    return timeFilter(raw, TIME_KEYS[key], token.value, now, key === 'age');
+    return withinYears(raw, timeFilter(raw, TIME_KEYS[key], token.value, now, key === 'age'));
   }
   if (key in USER_TAG_PREFIXES) {
     const prefix = USER_TAG_PREFIXES[key];
@@ -266,23 +266,6 @@ function countFilter(raw: string, field: 'times_seen' | 'users', text: string): 
  * timestamp, after >, >=, < or <=.
  */
 function timeFilter(
-  raw: string,
-  field: 'first_seen' | 'last_seen',
-  text: string,
-  now: Date,
-  age: boolean,
-): IssueFilter {
-  const filter = timeFilterUnchecked(raw, field, text, now, age);
-  // PostgreSQL's timestamps, and toISOString's plain form, span the years 1 to 9999.
-  const years = [filter, ...('until' in filter && filter.until ? [{ at: filter.until }] : [])].map((f) =>
-    'at' in f ? f.at.getUTCFullYear() : 1,
-  );
-  if (years.some((year) => !(year >= 1 && year <= 9999)))
-    throw new QuerySyntaxError(raw, 'that time is out of range (years 1 to 9999)');
-  return filter;
-}
-
-function timeFilterUnchecked(
   raw: string,
   field: 'first_seen' | 'last_seen',
   text: string,
@@ -317,6 +300,17 @@ function timeFilterUnchecked(
     return { kind: 'time', field, comparison: '=', at, until: new Date(at.getTime() + UNITS_MS.d) };
   }
   return { kind: 'time', field, comparison: comparison as Comparison, at };
+}
+
+/** PostgreSQL's timestamps, and toISOString's plain form, span the years 1 to 9999. */
+function withinYears(raw: string, filter: IssueFilter): IssueFilter {
+  if (filter.kind !== 'time') return filter;
+  for (const time of [filter.at, filter.until]) {
+    const year = time?.getUTCFullYear() ?? 1;
+    if (!(year >= 1 && year <= 9999))
+      throw new QuerySyntaxError(raw, 'that time is out of range (years 1 to 9999)');
+  }
+  return filter;
 }
 
 /** `2026-02-30` parses (as March 2nd); only a day that exists is accepted. */
