@@ -363,4 +363,94 @@ describe('issue search, sorts and totals', () => {
       error: 'environment must be 1 to 200 characters',
     });
   });
+
+  it('jumps to a page with offset, from where cursors page on; offset with a cursor is a 400', async () => {
+    const everything = (await list('', '&limit=100')).data.map((issue) => issue.id);
+    expect(everything.length).toBe(5);
+    const third = await list('', '&limit=2&offset=2');
+    expect(third.data.map((issue) => issue.id)).toEqual(everything.slice(2, 4));
+    expect(third.total).toBe(5);
+    const after = await list('', `&limit=2&cursor=${third.next_cursor}`);
+    expect(after.data.map((issue) => issue.id)).toEqual(everything.slice(4));
+    expect((await list('', '&offset=5')).data).toEqual([]);
+    const base = `/api/projects/${project.id}/issues`;
+    await t
+      .api()
+      .get(`${base}?offset=${TOTAL_COUNTED + 1}`)
+      .expect(400, {
+        error: `offset must be at most ${TOTAL_COUNTED}`,
+      });
+    await t.api().get(`${base}?offset=-1`).expect(400, { error: 'offset must be 0 or more' });
+    await t
+      .api()
+      .get(`${base}?offset=2&cursor=${third.next_cursor}`)
+      .expect(400, { error: 'offset cannot be combined with cursor' });
+  });
+
+  it('adds hourly counts over the last 24 hours to each listed issue with stats=24h, scoped too', async () => {
+    const withStats = await list('', '&stats=24h');
+    const byName = new Map(
+      [...ids].map(([name, id]) => [name, withStats.data.find((issue) => issue.id === id)]),
+    );
+    const stats = (name: string) => (byName.get(name) as ListedIssue & { stats_24h: number[] }).stats_24h;
+    expect(stats('CheckoutError')).toHaveLength(24);
+    // All eight of its events were sent this hour (or the previous one when the test crossed an hour).
+    expect(
+      stats('CheckoutError')
+        .slice(-2)
+        .reduce((a, b) => a + b, 0),
+    ).toBe(8);
+    expect(
+      stats('CheckoutError')
+        .slice(0, -2)
+        .every((count) => count === 0),
+    ).toBe(true);
+    // Its events are days old.
+    expect(stats('LoginFatal')).toEqual(new Array(24).fill(0));
+    const staging = (
+      await t
+        .api()
+        .get(`/api/projects/${project.id}/issues?environment=staging&stats=24h&query=CheckoutError`)
+        .expect(200)
+    ).body as { data: Array<ListedIssue & { stats_24h: number[] }> };
+    expect(staging.data[0].stats_24h.reduce((a, b) => a + b, 0)).toBe(3);
+    expect((await list('')).data[0]).not.toHaveProperty('stats_24h');
+    await t
+      .api()
+      .get(`/api/projects/${project.id}/issues?stats=14d`)
+      .expect(400, { error: 'stats must be one of 24h' });
+  });
+
+  it("suggests the project's tag keys with their most frequent values, and a key's values by prefix", async () => {
+    const tags = (await t.api().get(`/api/projects/${project.id}/tags`).expect(200)).body as {
+      data: Array<{ key: string; total: number; top: Array<{ value: string; count: number }> }>;
+    };
+    const region = tags.data.find((tag) => tag.key === 'region');
+    expect(region).toEqual({
+      key: 'region',
+      total: 7,
+      top: [
+        { value: 'eu west', count: 6 },
+        { value: 'us', count: 1 },
+      ],
+    });
+    const environment = tags.data.find((tag) => tag.key === 'environment');
+    expect(environment?.top[0]).toEqual({ value: 'production', count: 8 });
+    const values = (prefix: string) =>
+      t
+        .api()
+        .get(`/api/projects/${project.id}/tags/region?query=${encodeURIComponent(prefix)}`)
+        .expect(200)
+        .then((response) => (response.body as { data: unknown[] }).data);
+    expect(await values('EU')).toEqual([{ value: 'eu west', count: 6 }]);
+    expect(await values('')).toHaveLength(2);
+    // Wildcards are literal.
+    expect(await values('%')).toEqual([]);
+    expect(await values('_s')).toEqual([]);
+    expect((await t.api().get(`/api/projects/${project.id}/tags/nokey`).expect(200)).body).toEqual({
+      data: [],
+    });
+    await t.api().get(`/api/projects/${project.id}/tags/bad%20key`).expect(400);
+    await t.api().get('/api/projects/999999/tags').expect(404);
+  });
 });

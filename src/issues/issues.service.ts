@@ -7,6 +7,7 @@ import type { RowDeletion } from '../events/event-partitions';
 import { Project } from '../projects/project.entity';
 import { RollupsRepository } from '../rollups/rollups.repository';
 import { BUILT_IN_TAGS } from '../rollups/event-tags';
+import { fillBuckets, statsWindow } from '../rollups/stats-period';
 import { compareKeys, decodeIssueCursor, encodeIssueCursor, IssueCursor, IssueKey } from './issue-cursor';
 import { IssueFilter, parseIssueQuery } from './search/issue-query';
 import { applyIssueFilters, IssueSort, SORT_COLUMNS } from './search/issue-search';
@@ -36,6 +37,8 @@ export interface IssueView {
   mute_until: string | null;
   mute_until_count: number | null;
   mute_until_users: number | null;
+  /** With `stats=24h` in a list: events per hour over the last 24 hours, oldest first. */
+  stats_24h?: number[];
 }
 
 /** What an issue list is asked for (GET /api/projects/{id}/issues). */
@@ -46,7 +49,13 @@ export interface IssueListOptions {
   sort?: IssueSort;
   limit?: number;
   cursor?: string;
+  /** Rows of the list to skip: a jump to a page, where a cursor only goes to the next one. */
+  offset?: number;
+  stats?: IssueListStats;
 }
+
+export const ISSUE_LIST_STATS = ['24h'] as const;
+export type IssueListStats = (typeof ISSUE_LIST_STATS)[number];
 
 export interface IssuePage extends Page<IssueView> {
   total: number;
@@ -55,6 +64,8 @@ export interface IssuePage extends Page<IssueView> {
 
 /** Issues counted exactly for a list's `total`; beyond, PostgreSQL's estimate is given. */
 export const TOTAL_COUNTED = 10_000;
+/** A page jump goes at most as far as `total` is exact; further down, cursors page on. */
+export const MAX_LIST_OFFSET = TOTAL_COUNTED;
 
 interface IssueSearch {
   project: Pick<Project, 'id' | 'slug'>;
@@ -85,6 +96,7 @@ export class IssuesService {
     const limit = options.limit ?? DEFAULT_PAGE_SIZE;
     const sort = options.sort ?? 'last_seen';
     const cursor = decodeIssueCursor(options.cursor, sort);
+    if (cursor && options.offset) throw new InvalidInputError('offset cannot be combined with cursor');
     const filters = parseIssueQuery(options.query ?? '');
     if (options.state) filters.unshift({ kind: 'state', states: [options.state], negated: false });
     return this.issues.manager.transaction('REPEATABLE READ', async (manager) => {
@@ -95,6 +107,7 @@ export class IssuesService {
       );
       const moved = cursor?.snapshot ? await this.movedAbove(manager, search, cursor, limit) : [];
       const below = this.listQuery(manager, search);
+      if (options.offset) below.offset(options.offset);
       if (cursor) {
         const { type } = SORT_COLUMNS[sort];
         const column = orderColumn(sort, search);
@@ -111,8 +124,23 @@ export class IssuesService {
         (last) => encodeIssueCursor(nextCursor(cursor, sort, keyOf(last, sort), snapshot)),
         (row) => scopedView(toIssueView(row.issue, row.slug), row.scopedCount),
       );
+      if (options.stats) await this.addHourlyStats(page.data, options.environment);
       return { ...page, ...(await this.total(manager, this.listQuery(manager, search))) };
     });
+  }
+
+  /** The sparkline of each listed issue, from the hourly rollups (of the list's environment if scoped). */
+  private async addHourlyStats(issues: IssueView[], environment: string | undefined): Promise<void> {
+    if (issues.length === 0) return;
+    const window = statsWindow('24h', new Date());
+    const counts = await this.rollups.countsOfIssues(
+      issues.map((issue) => issue.id),
+      window,
+      environment,
+    );
+    for (const issue of issues) {
+      issue.stats_24h = fillBuckets(window, counts.get(issue.id) ?? []).map((bucket) => bucket.count);
+    }
   }
 
   /**

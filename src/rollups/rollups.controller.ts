@@ -5,8 +5,9 @@ import { Page, PageQueryDto } from '../common/pagination';
 import { IssuesService } from '../issues/issues.service';
 import { ProjectsService } from '../projects/projects.service';
 import { StatsQuery } from './dto/stats.query';
+import { TagValuesQuery } from './dto/tag-values.query';
 import { TagKeyPipe } from './tag-key.pipe';
-import { EnvironmentRow, TagKeySummary, TagValueRow } from './rollups.repository';
+import { EnvironmentRow, ProjectTagSummary, TagKeySummary, TagValueRow } from './rollups.repository';
 import { StatsService, StatsView } from './stats.service';
 import { TagsService } from './tags.service';
 
@@ -40,6 +41,24 @@ export class RollupsController {
   async environments(@Param('id', IdPipe) id: number): Promise<{ data: EnvironmentRow[] }> {
     await this.projects.findOrFail(id);
     return { data: await this.stats.environments(id) };
+  }
+
+  /** The tag keys of the project's recent issues with their most frequent values: for search suggestions. */
+  @Get('projects/:id/tags')
+  async projectTags(@Param('id', IdPipe) id: number): Promise<{ data: ProjectTagSummary[] }> {
+    await this.projects.findOrFail(id);
+    return { data: await this.tags.projectSummaries(id) };
+  }
+
+  /** The most frequent values of a tag of the project's recent issues, those starting with `query` if given. */
+  @Get('projects/:id/tags/:key')
+  async projectTagValues(
+    @Param('id', IdPipe) id: number,
+    @Param('key', TagKeyPipe) key: string,
+    @Query() query: TagValuesQuery,
+  ): Promise<{ data: TagValueRow[] }> {
+    await this.projects.findOrFail(id);
+    return { data: await this.tags.projectValues(id, key, query.query) };
   }
 
   /** Each tag key of the issue's events: events with it, distinct values, the 10 most frequent. */

@@ -4,6 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { RowDeletion } from '../events/event-partitions';
 import { ReleasesRepository } from '../releases/releases.repository';
 import { CountedEvent, foldPending, pendingDeltas, readPendingDelta, RollupDelta } from './rollup-delta';
+import { escapeLike } from '../common/like-pattern';
 
 /**
  * Adds a batch's counts to the rollups, inside the transaction that stored the batch's events, so a
@@ -66,6 +67,13 @@ export interface TagKeySummary {
   total: number;
   distinct: number;
   top: { value: string; count: number }[];
+}
+
+/** A tag key over a sample of a project's issues (see projectTagSummaries). */
+export interface ProjectTagSummary {
+  key: string;
+  total: number;
+  top: TagValueRow[];
 }
 
 export interface TagValueRow {
@@ -242,6 +250,28 @@ export class RollupsRepository {
     return rows.map((row) => ({ start: new Date(row.start), count: row.count }));
   }
 
+  /** Hourly event counts of several issues over a window, by issue (of one environment or all). */
+  async countsOfIssues(
+    issueIds: number[],
+    window: { from: Date; to: Date },
+    environment: string | undefined,
+  ): Promise<Map<number, BucketCount[]>> {
+    const rows = await this.dataSource.query<Array<{ issue_id: number; hour: Date; count: number }>>(
+      `SELECT issue_id, hour, sum(count)::int AS count
+         FROM issue_hourly
+        WHERE issue_id = ANY($1::int[]) AND hour >= $2 AND hour < $3 AND ($4::text IS NULL OR environment = $4)
+        GROUP BY issue_id, hour`,
+      [issueIds, window.from, window.to, environment ?? null],
+    );
+    const byIssue = new Map<number, BucketCount[]>();
+    for (const row of rows) {
+      const list = byIssue.get(row.issue_id) ?? [];
+      list.push({ start: new Date(row.hour), count: row.count });
+      byIssue.set(row.issue_id, list);
+    }
+    return byIssue;
+  }
+
   /** Every tag key of an issue with its totals and its `top` most frequent values. */
   async tagSummaries(issueId: number, top: number): Promise<TagKeySummary[]> {
     const rows = await this.dataSource.query<
@@ -259,6 +289,65 @@ export class RollupsRepository {
       [issueId, top],
     );
     return rows;
+  }
+
+  /**
+   * The tag keys of a project's `sample.issues` most recently seen issues, with their events and
+   * most frequent values among those issues' `sample.valuesPerIssue` most frequent values of each
+   * key: what search suggestions need, read through the rollups' indexes however big the project.
+   */
+  projectTagSummaries(
+    projectId: number,
+    sample: { issues: number; valuesPerIssue: number },
+    top: number,
+  ): Promise<ProjectTagSummary[]> {
+    return this.dataSource.query<ProjectTagSummary[]>(
+      `WITH recent AS (
+         SELECT id FROM issues WHERE project_id = $1 AND merged_into_id IS NULL
+          ORDER BY last_seen DESC, id DESC LIMIT $2
+       ), sampled AS (
+         SELECT k.key, v.value, v.count
+           FROM recent r
+           JOIN issue_tag_keys k ON k.issue_id = r.id
+           CROSS JOIN LATERAL (SELECT value, count FROM issue_tag_values
+                                WHERE issue_id = k.issue_id AND key = k.key
+                                ORDER BY count_bucket DESC, count DESC, value LIMIT $3) v
+       ), per_value AS (
+         SELECT key, value, sum(count)::int AS count FROM sampled GROUP BY key, value
+       ), ranked AS (
+         SELECT key, value, count, row_number() OVER (PARTITION BY key ORDER BY count DESC, value) AS rank
+           FROM per_value
+       )
+       SELECT key, sum(count)::int AS total,
+              json_agg(json_build_object('value', value, 'count', count) ORDER BY count DESC, value)
+                FILTER (WHERE rank <= $4) AS top
+         FROM ranked GROUP BY key ORDER BY sum(count) DESC, key`,
+      [projectId, sample.issues, sample.valuesPerIssue, top],
+    );
+  }
+
+  /** Like projectTagSummaries for one key, its values that start with `prefix` (any case). */
+  projectTagValues(
+    projectId: number,
+    key: string,
+    prefix: string | undefined,
+    sample: { issues: number; valuesPerIssue: number },
+    limit: number,
+  ): Promise<TagValueRow[]> {
+    const pattern = prefix ? `${escapeLike(prefix)}%` : null;
+    return this.dataSource.query<TagValueRow[]>(
+      `WITH recent AS (
+         SELECT id FROM issues WHERE project_id = $1 AND merged_into_id IS NULL
+          ORDER BY last_seen DESC, id DESC LIMIT $3
+       )
+       SELECT v.value, sum(v.count)::int AS count
+         FROM recent r
+         CROSS JOIN LATERAL (SELECT value, count FROM issue_tag_values
+                              WHERE issue_id = r.id AND key = $2 AND ($4::text IS NULL OR value ILIKE $4)
+                              ORDER BY count_bucket DESC, count DESC, value LIMIT $5) v
+        GROUP BY v.value ORDER BY sum(v.count) DESC, v.value LIMIT $6`,
+      [projectId, key, sample.issues, pattern, sample.valuesPerIssue, limit],
+    );
   }
 
   /** One page of a tag's values, most frequent first; `after` is the last row of the previous page. */

@@ -1,10 +1,24 @@
 import { Injectable } from '@nestjs/common';
 import { NotFoundError } from '../common/domain-errors';
 import { cursorFields, DEFAULT_PAGE_SIZE, encodeCursor, invalidCursor, Page, toPage } from '../common/pagination';
-import { RollupsRepository, TagKeySummary, TagValueKey, TagValueRow } from './rollups.repository';
+import {
+  ProjectTagSummary,
+  RollupsRepository,
+  TagKeySummary,
+  TagValueKey,
+  TagValueRow,
+} from './rollups.repository';
 
 /** How many of each key's values the tag summary lists. */
 export const TOP_VALUES = 10;
+
+/**
+ * A project's tags are suggested from its most recently seen issues and, of each of their keys,
+ * their most frequent values: bounded work however many issues and values the project has.
+ */
+export const SUGGESTION_SAMPLE = { issues: 500, valuesPerIssue: 20 } as const;
+/** How many values a search box suggests for a key. */
+export const SUGGESTED_VALUES = 20;
 
 /** Tag distributions of an issue, from its tag rollups. */
 @Injectable()
@@ -13,6 +27,16 @@ export class TagsService {
 
   summaries(issueId: number): Promise<TagKeySummary[]> {
     return this.rollups.tagSummaries(issueId, TOP_VALUES);
+  }
+
+  /** The project's tag keys with their most frequent values, for search suggestions (see SUGGESTION_SAMPLE). */
+  projectSummaries(projectId: number): Promise<ProjectTagSummary[]> {
+    return this.rollups.projectTagSummaries(projectId, SUGGESTION_SAMPLE, TOP_VALUES);
+  }
+
+  /** The most frequent values of one of the project's tag keys, those starting with `prefix` if given. */
+  projectValues(projectId: number, key: string, prefix: string | undefined): Promise<TagValueRow[]> {
+    return this.rollups.projectTagValues(projectId, key, prefix, SUGGESTION_SAMPLE, SUGGESTED_VALUES);
   }
 
   /** All values of one key, most frequent first (ties by value), paginated. */

@@ -1,9 +1,11 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, Length, Max, MaxLength, Min } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination';
 import { ISSUE_STATES, IssueState } from '../issue.entity';
 import { MAX_QUERY_LENGTH } from '../search/issue-query';
 import { ISSUE_SORTS, IssueSort } from '../search/issue-search';
+import { ISSUE_LIST_STATS, IssueListStats, MAX_LIST_OFFSET } from '../issues.service';
 
 export class ListIssuesQuery extends PageQueryDto {
   @ApiPropertyOptional({ enum: ISSUE_STATES })
@@ -32,4 +34,25 @@ export class ListIssuesQuery extends PageQueryDto {
   @IsOptional()
   @IsIn(ISSUE_SORTS, { message: `sort must be one of ${ISSUE_SORTS.join(', ')}` })
   sort?: IssueSort;
+
+  @ApiPropertyOptional({
+    minimum: 0,
+    maximum: MAX_LIST_OFFSET,
+    description: 'start this many issues down the list (a page jump); not with `cursor`',
+  })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'offset must be an integer' })
+  @Min(0, { message: 'offset must be 0 or more' })
+  @Max(MAX_LIST_OFFSET, { message: `offset must be at most ${MAX_LIST_OFFSET}` })
+  offset?: number;
+
+  @ApiPropertyOptional({
+    enum: ISSUE_LIST_STATS,
+    description:
+      '`24h` adds `stats_24h` to each issue: its events per hour over the last 24 hours, oldest first',
+  })
+  @IsOptional()
+  @IsIn(ISSUE_LIST_STATS, { message: `stats must be one of ${ISSUE_LIST_STATS.join(', ')}` })
+  stats?: IssueListStats;
 }

@@ -1,6 +1,7 @@
 import { Brackets, SelectQueryBuilder, WhereExpressionBuilder } from 'typeorm';
 import type { Issue } from '../issue.entity';
 import type { IssueFilter } from './issue-query';
+import { escapeLike } from '../../common/like-pattern';
 
 export const ISSUE_SORTS = ['last_seen', 'first_seen', 'events', 'users'] as const;
 export type IssueSort = (typeof ISSUE_SORTS)[number];
@@ -22,9 +23,8 @@ export const SORT_COLUMNS: Record<
 const COUNT_COLUMNS = { times_seen: 'issue.event_count', users: 'issue.user_count' } as const;
 const TIME_COLUMNS = { first_seen: 'issue.first_seen', last_seen: 'issue.last_seen' } as const;
 
-/** `%`, `_` and `\` match themselves in a search term. */
 function likePattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, '\\$&')}%`;
+  return `%${escapeLike(text)}%`;
 }
 
 /**
