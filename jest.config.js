@@ -1,4 +1,4 @@
-// Unit tests sit beside the code (src, *.spec.ts); e2e tests boot the real app (test, *.e2e-spec.ts).
+// Unit tests sit beside the code (src and dashboard/src, *.spec.ts); e2e tests boot the real app (test, *.e2e-spec.ts).
 const transform = { '^.+\\.ts$': ['ts-jest', {}] };
 
 module.exports = {
@@ -7,7 +7,7 @@ module.exports = {
     {
       displayName: 'unit',
       rootDir: '.',
-      testMatch: ['<rootDir>/src/**/*.spec.ts'],
+      testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/dashboard/src/**/*.spec.ts'],
       transform,
       testEnvironment: 'node',
     },

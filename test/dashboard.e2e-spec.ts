@@ -431,13 +431,16 @@ describe('dashboard (browser)', () => {
     expect(await row.locator('time').last().getAttribute('title')).toContain(main.lastSeen.toISOString());
     await row.getByText('9 days ago').waitFor();
     expect(await row.locator('.col-num').textContent()).toBe('24');
-    expect(await page.locator('tbody tr').count()).toBe(4);
+    // The default view is the unresolved issues: the muted and the resolved one are left out.
+    expect(await page.locator('tbody tr').count()).toBe(2);
+    await page.getByText('2 issues', { exact: true }).waitFor();
     await shot('issues-list');
 
     await page.getByRole('button', { name: 'Muted', exact: true }).click();
-    await page.waitForURL(/state=muted/);
+    await page.waitForURL(/query=is%3Amuted/);
     await eventually(async () => (await page.locator('tbody tr').count()) === 1);
     await page.getByRole('row').filter({ hasText: 'PaymentDeclined' }).waitFor();
+    await page.getByRole('row').filter({ hasText: 'PaymentDeclined' }).locator('.badge-muted').waitFor();
     await page.getByRole('button', { name: 'All', exact: true }).click();
     await eventually(async () => (await page.locator('tbody tr').count()) === 4);
   });
@@ -447,6 +450,7 @@ describe('dashboard (browser)', () => {
     await page.getByRole('checkbox', { name: /^Select .*-2$/ }).check();
     await page.getByRole('checkbox', { name: /^Select .*-4$/ }).check();
     await page.getByRole('region', { name: 'Bulk actions' }).getByRole('button', { name: 'Mute' }).click();
+    await page.getByRole('menuitem', { name: 'Mute forever' }).click();
     await page.getByText('2 issues marked muted.').waitFor();
     const states = async () => {
       const list = (await t.api().get(`/api/projects/${projectId}/issues`).expect(200)).body.data as {
@@ -459,7 +463,10 @@ describe('dashboard (browser)', () => {
     await page.getByRole('checkbox', { name: 'Select all issues on this page' }).check();
     expect(await rows.locator('input[type=checkbox]:checked').count()).toBe(4);
     await page.getByRole('checkbox', { name: /^Select .*-1$/ }).uncheck();
-    await page.getByRole('region', { name: 'Bulk actions' }).getByRole('button', { name: 'Reopen' }).click();
+    await page
+      .getByRole('region', { name: 'Bulk actions' })
+      .getByRole('button', { name: 'Reopen', exact: true })
+      .click();
     await page.getByText('3 issues marked open.').waitFor();
     expect(await states()).toEqual({ '1': 'open', '2': 'open', '3': 'open', '4': 'open' });
   });
@@ -566,8 +573,8 @@ describe('dashboard (browser)', () => {
   });
 
   it('resolves the issue from its page', async () => {
-    await page.getByRole('button', { name: 'Resolve' }).click();
-    await page.getByRole('button', { name: 'Reopen' }).waitFor();
+    await page.getByRole('button', { name: 'Resolve', exact: true }).click();
+    await page.getByRole('button', { name: 'Reopen', exact: true }).waitFor();
     await page.locator('.issue-header .badge-resolved').waitFor();
     expect((await t.api().get(`/api/issues/${mainIssueId}`).expect(200)).body.state).toBe('resolved');
   });

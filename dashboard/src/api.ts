@@ -43,11 +43,63 @@ export interface Issue {
   user_count?: number;
   first_seen: string;
   last_seen: string;
+  last_regressed_at?: string | null;
+  regression_count?: number;
+  first_release?: string | null;
+  last_release?: string | null;
+  /** When resolved in a release: `next_release` or the version. */
+  resolved_in?: string | null;
+  mute_until?: string | null;
+  mute_until_count?: number | null;
+  mute_until_users?: number | null;
+  /** With `stats=24h`: events per hour over the last 24 hours, oldest first. */
+  stats_24h?: number[];
 }
 
 export interface Page<T> {
   data: T[];
   next_cursor: string | null;
+}
+
+/** An issue list: a page, with how many issues match (exact up to 10,000, then estimated). */
+export interface IssueList extends Page<Issue> {
+  total: number;
+  total_is_estimate: boolean;
+}
+
+/** A state change as PATCH /api/issues/{id} and the bulk PATCH take it. */
+export interface IssueChange {
+  state: IssueState;
+  resolved_in?: string;
+  mute_until?: string;
+  mute_until_count?: number;
+  mute_until_users?: number;
+}
+
+export interface Release {
+  version: string;
+  first_event: string;
+  last_event: string;
+  event_count: number;
+  new_issues: number;
+}
+
+export interface Environment {
+  name: string;
+  event_count: number;
+}
+
+export interface ProjectTag {
+  key: string;
+  total: number;
+  top: { value: string; count: number }[];
+}
+
+export interface Activity {
+  id: number;
+  kind: string;
+  data?: Record<string, unknown> | null;
+  created_at: string;
 }
 
 export type StatsPeriod = '24h' | '14d' | '90d';

@@ -8,6 +8,8 @@ export interface Async<T> {
   error: string | null;
   loading: boolean;
   reload: () => void;
+  /** Asks again without showing loading: for background refreshes of what is on screen. */
+  refresh: () => void;
   setData: (data: T) => void;
 }
 
@@ -18,10 +20,14 @@ export function useAsync<T>(load: () => Promise<T>, deps: unknown[]): Async<T> {
   const [loading, setLoading] = useState(true);
   const [tick, setTick] = useState(0);
   const generation = useRef(0);
+  const quiet = useRef(false);
   useEffect(() => {
     const mine = ++generation.current;
-    setLoading(true);
-    setError(null);
+    if (!quiet.current) {
+      setLoading(true);
+      setError(null);
+    }
+    quiet.current = false;
     load().then(
       (value) => {
         if (mine !== generation.current) return;
@@ -36,7 +42,11 @@ export function useAsync<T>(load: () => Promise<T>, deps: unknown[]): Async<T> {
     );
   }, [...deps, tick]);
   const reload = useCallback(() => setTick((n) => n + 1), []);
-  return { data, error, loading, reload, setData };
+  const refresh = useCallback(() => {
+    quiet.current = true;
+    setTick((n) => n + 1);
+  }, []);
+  return { data, error, loading, reload, refresh, setData };
 }
 
 export function Loading({ label = 'Loading…' }: { label?: string }) {
@@ -167,5 +177,67 @@ export function EnabledAndActions(props: {
         </button>
       </div>
     </>
+  );
+}
+
+/** A trend line of counts, oldest first; the label says what it shows for screen readers. */
+export function Sparkline({ counts, label, width = 96, height = 24 }: { counts: number[]; label: string; width?: number; height?: number }) {
+  const max = Math.max(1, ...counts);
+  const step = counts.length > 1 ? width / (counts.length - 1) : width;
+  const points = counts.map((count, index) => `${(index * step).toFixed(1)},${(height - 2 - (count / max) * (height - 4)).toFixed(1)}`);
+  return (
+    <svg class="sparkline" role="img" aria-label={label} width={width} height={height} viewBox={`0 0 ${width} ${height}`}>
+      <title>{label}</title>
+      <polyline points={points.join(' ')} fill="none" stroke="currentColor" stroke-width="1.5" stroke-linejoin="round" />
+    </svg>
+  );
+}
+
+export interface MenuItem {
+  label: string;
+  onSelect: () => void;
+}
+
+/** A button that opens a list of choices; closes on a choice, Escape or a click elsewhere. */
+export function Menu({ label, items, disabled, class: className }: { label: ComponentChildren; items: MenuItem[]; disabled?: boolean; class?: string }) {
+  const [open, setOpen] = useState(false);
+  const root = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!open) return;
+    const close = (event: Event) => {
+      if (event instanceof KeyboardEvent ? event.key === 'Escape' : !root.current?.contains(event.target as Node)) setOpen(false);
+    };
+    document.addEventListener('mousedown', close);
+    document.addEventListener('keydown', close);
+    root.current?.querySelector<HTMLButtonElement>('[role="menuitem"]')?.focus();
+    return () => {
+      document.removeEventListener('mousedown', close);
+      document.removeEventListener('keydown', close);
+    };
+  }, [open]);
+  return (
+    <div class="menu" ref={root}>
+      <button type="button" class={`btn btn-small ${className ?? ''}`} aria-haspopup="menu" aria-expanded={open} disabled={disabled} onClick={() => setOpen(!open)}>
+        {label} <span aria-hidden="true">▾</span>
+      </button>
+      {open && (
+        <div class="menu-list" role="menu">
+          {items.map((item) => (
+            <button
+              key={item.label}
+              type="button"
+              role="menuitem"
+              class="menu-item"
+              onClick={() => {
+                setOpen(false);
+                item.onSelect();
+              }}
+            >
+              {item.label}
+            </button>
+          ))}
+        </div>
+      )}
+    </div>
   );
 }

@@ -1,5 +1,5 @@
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, errorMessage, Me, setUnauthorizedHandler } from './api';
 import { ErrorMessage, Loading } from './components';
 import { IssuePage } from './pages/IssuePage';
@@ -16,11 +16,41 @@ function NotFound() {
   return (
     <div class="card">
       <h1>Page not found</h1>
-      <p>
+      <p>There is nothing at this address. If you followed a link while the server was restarting, try again.</p>
+      <p class="inline-actions">
+        <button type="button" class="btn btn-small" onClick={() => window.location.reload()}>
+          Retry
+        </button>
         <a href="/">Back to projects</a>
       </p>
     </div>
   );
+}
+
+/**
+ * After a navigation, focus goes to the new page's heading (so screen readers announce it and the
+ * keyboard starts there), once the page has rendered it: most pages show a spinner first.
+ */
+function focusHeadingOnceShown(): () => void {
+  const main = document.getElementById('main');
+  if (!main) return () => undefined;
+  const focus = (): boolean => {
+    const heading = main.querySelector<HTMLElement>('h1');
+    if (!heading) return false;
+    if (!heading.hasAttribute('tabindex')) heading.setAttribute('tabindex', '-1');
+    heading.focus({ preventScroll: true });
+    return true;
+  };
+  if (focus()) return () => undefined;
+  const observer = new MutationObserver(() => {
+    if (focus()) observer.disconnect();
+  });
+  observer.observe(main, { childList: true, subtree: true });
+  const timer = window.setTimeout(() => observer.disconnect(), 10_000);
+  return () => {
+    observer.disconnect();
+    window.clearTimeout(timer);
+  };
 }
 
 function Redirect({ to }: { to: string }) {
@@ -75,6 +105,15 @@ function App() {
   }, []);
 
   const path = location.path;
+  // Not on the first page load: there the browser's own focus handling applies.
+  const navigated = useRef(false);
+  useEffect(() => {
+    if (!navigated.current) {
+      navigated.current = true;
+      return;
+    }
+    return focusHeadingOnceShown();
+  }, [path]);
   const onLogin = path === '/login';
 
   useEffect(() => {

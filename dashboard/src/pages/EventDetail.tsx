@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { Badge, KeyValue, RelTime } from '../components';
+import { api, errorMessage } from '../api';
+import { Badge, CopyButton, KeyValue, RelTime } from '../components';
 import { clockTime, display, exactTime, isRecord } from '../util';
 
 /** The full event is whatever the digest stored: every field is optional and read defensively. */
@@ -75,11 +76,18 @@ export function EventDetail({ event }: { event: Json }) {
   return (
     <div class="event-detail">
       <dl class="event-facts">
-        <Fact label="Event ID">
-          <span class="mono">{str(event.id) ?? '—'}</span>
+        <Fact label="Event ID" wide>
+          <span class="mono event-id">{str(event.id) ?? '—'}</span>
+          {str(event.id) && <CopyButton text={str(event.id) as string} label="Copy ID" class="btn-tiny" />}
         </Fact>
-        <Fact label="Time">
-          <span title={exactTime(event.timestamp)}>{exactTime(event.timestamp) ? <RelTime value={event.timestamp} /> : '—'}</span>
+        <Fact label="Time" wide>
+          {exactTime(event.timestamp) ? (
+            <>
+              <span class="exact-time">{exactTime(event.timestamp)}</span> <span class="muted small">(<RelTime value={event.timestamp} />)</span>
+            </>
+          ) : (
+            '—'
+          )}
         </Fact>
         <Fact label="Level">{str(event.level) ? <Badge kind={`level-${str(event.level)}`}>{str(event.level)}</Badge> : '—'}</Fact>
         <Fact label="Environment">{str(event.environment) ?? '—'}</Fact>
@@ -188,13 +196,76 @@ export function EventDetail({ event }: { event: Json }) {
           <p class="mono small">{event.fingerprint.map(display).join(' · ')}</p>
         </Section>
       )}
+      <RawJson event={event} />
     </div>
   );
 }
 
-function Fact({ label, children }: { label: string; children: ComponentChildren }) {
+/** The event as the API returns it, folded away until asked for, with a copy button. */
+function RawJson({ event }: { event: Json }) {
+  const [open, setOpen] = useState(false);
+  const text = JSON.stringify(event, null, 2);
   return (
-    <div class="fact">
+    <section class="event-section" aria-labelledby="ev-raw">
+      <div class="section-head">
+        <h3 id="ev-raw">Raw JSON</h3>
+        <div class="inline-actions">
+          <button type="button" class="btn btn-tiny" aria-expanded={open} aria-controls="ev-raw-json" onClick={() => setOpen(!open)}>
+            {open ? 'Hide JSON' : 'Show JSON'}
+          </button>
+          <CopyButton text={text} label="Copy JSON" class="btn-tiny" />
+        </div>
+      </div>
+      {open && (
+        <pre id="ev-raw-json" class="raw-json">
+          {text}
+        </pre>
+      )}
+    </section>
+  );
+}
+
+/** Oldest, older, newer and latest event of the issue; the neighbours come with the shown event. */
+export function EventNavigation({ issueId, event, onShow }: { issueId: number; event: Json; onShow: (id: string) => void }) {
+  const [error, setError] = useState<string | null>(null);
+  const previous = str(event.previous_event_id);
+  const next = str(event.next_event_id);
+  const end = (which: 'oldest' | 'latest') => {
+    setError(null);
+    api.get<Json>(`/api/issues/${issueId}/events/${which}`).then(
+      (found) => {
+        const id = str(found.id);
+        if (id) onShow(id);
+      },
+      (failure: unknown) => setError(errorMessage(failure)),
+    );
+  };
+  return (
+    <nav class="event-nav" aria-label="Other events of this issue">
+      <button type="button" class="btn btn-tiny" disabled={!previous} onClick={() => end('oldest')}>
+        « Oldest
+      </button>
+      <button type="button" class="btn btn-tiny" disabled={!previous} onClick={() => previous && onShow(previous)}>
+        ‹ Older
+      </button>
+      <button type="button" class="btn btn-tiny" disabled={!next} onClick={() => next && onShow(next)}>
+        Newer ›
+      </button>
+      <button type="button" class="btn btn-tiny" disabled={!next} onClick={() => end('latest')}>
+        Latest »
+      </button>
+      {error && (
+        <span class="text-danger small" role="alert">
+          {error}
+        </span>
+      )}
+    </nav>
+  );
+}
+
+function Fact({ label, children, wide }: { label: string; children: ComponentChildren; wide?: boolean }) {
+  return (
+    <div class={wide ? 'fact fact-wide' : 'fact'}>
       <dt>{label}</dt>
       <dd>{children}</dd>
     </div>

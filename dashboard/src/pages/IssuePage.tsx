@@ -1,11 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, errorMessage, EventItem, Issue, IssueState, Page, Project, qs } from '../api';
+import { Activity, api, errorMessage, EventItem, Issue, Page, Project, qs } from '../api';
 import { Badge, Empty, ErrorMessage, Loading, RelTime, useAsync, useTitle } from '../components';
 import { navigate, useLocation } from '../router';
+import { exactTime, plural } from '../util';
 import { EventChart } from './EventChart';
-import { EventDetail } from './EventDetail';
+import { EventDetail, EventNavigation } from './EventDetail';
 import { IssueTags } from './IssueTags';
-import { StateBadge, STATE_ACTIONS } from './IssuesPage';
+import { LevelMarker, rememberedListUrl, StateBadge } from './IssuesPage';
+import { stateCondition, TriageActions, TriageChoice } from './TriageActions';
 
 const EVENTS_PAGE = 100;
 
@@ -22,8 +24,15 @@ export function IssuePage({ issueId }: { issueId: number }) {
   const [nextCursor, setNextCursor] = useState<string | null>(null);
   const [eventsLoading, setEventsLoading] = useState(true);
   const [eventsError, setEventsError] = useState<string | null>(null);
-  const [busy, setBusy] = useState<IssueState | null>(null);
+  const [busy, setBusy] = useState<string | null>(null);
   const [actionError, setActionError] = useState<string | null>(null);
+  const [activityReload, setActivityReload] = useState(0);
+
+  // A merged issue's address answers with the issue it went into: show that one under its own address.
+  const mergedInto = issue.data && issue.data.id !== issueId ? issue.data.id : null;
+  useEffect(() => {
+    if (mergedInto !== null) navigate(`/issues/${mergedInto}${qs({ merged_from: issueId })}`, { replace: true });
+  }, [mergedInto]);
 
   const loadEvents = async (cursor: string | null) => {
     setEventsLoading(true);
@@ -50,12 +59,15 @@ export function IssuePage({ issueId }: { issueId: number }) {
     () => (selectedId ? api.get<Record<string, unknown>>(`/api/events/${selectedId}`) : Promise.resolve(undefined)),
     [selectedId],
   );
+  // Choosing an event replaces the address rather than adding to the history: Back leaves the issue.
+  const showEvent = (id: string) => navigate(`/issues/${issueId}${qs({ event: id })}`, { replace: true });
 
-  const changeState = async (state: IssueState) => {
-    setBusy(state);
+  const changeState = async (choice: TriageChoice) => {
+    setBusy(choice.label);
     setActionError(null);
     try {
-      issue.setData(await api.patch<Issue>(`/api/issues/${issueId}`, { state }));
+      issue.setData(await api.patch<Issue>(`/api/issues/${issueId}`, choice.change()));
+      setActivityReload((n) => n + 1);
     } catch (failure) {
       setActionError(errorMessage(failure));
     } finally {
@@ -64,25 +76,39 @@ export function IssuePage({ issueId }: { issueId: number }) {
   };
 
   if (issue.error) return <ErrorMessage error={issue.error} onRetry={issue.reload} />;
-  if (!issue.data) return <Loading label="Loading issue…" />;
+  if (!issue.data || mergedInto !== null) return <Loading label="Loading issue…" />;
   const current = issue.data;
+  const condition = stateCondition(current);
+  const mergedFrom = location.query.get('merged_from');
 
   return (
     <>
       <nav aria-label="Breadcrumb" class="crumbs">
-        <a href="/">Projects</a> <span aria-hidden="true">/</span>{' '}
-        <a href={`/projects/${current.project_id}/issues`}>{project.data?.name ?? `Project ${current.project_id}`}</a>{' '}
-        <span aria-hidden="true">/</span> <span>{current.short_id}</span>
+        <a href={rememberedListUrl(current.project_id)} class="back-link">
+          ← Back to issues
+        </a>
+        <span class="crumb-path">
+          <a href="/">Projects</a> <span aria-hidden="true">/</span>{' '}
+          <a href={`/projects/${current.project_id}/issues`}>{project.data?.name ?? `Project ${current.project_id}`}</a>{' '}
+          <span aria-hidden="true">/</span> <span>{current.short_id}</span>
+        </span>
       </nav>
+      {mergedFrom && (
+        <div class="alert alert-info" role="status">
+          Issue {mergedFrom} was merged into this one.
+        </div>
+      )}
 
       <header class="card issue-header">
         <div class="issue-header-main">
           <div class="issue-meta-line">
+            <LevelMarker level={current.level} />
             <span class="short-id">{current.short_id}</span>
             <StateBadge state={current.state} />
             {current.level && <Badge kind={`level-${current.level}`}>{current.level}</Badge>}
+            {condition && <span class="muted small state-condition">{condition}</span>}
           </div>
-          <h1 class="issue-heading">
+          <h1 class="issue-heading" tabIndex={-1}>
             <span class="issue-type">{current.type || 'Message'}</span>
             {current.message && <span class="issue-message">{current.message}</span>}
           </h1>
@@ -102,29 +128,30 @@ export function IssuePage({ issueId }: { issueId: number }) {
               <dt>First seen</dt>
               <dd>
                 <RelTime value={current.first_seen} />
+                {current.first_release && <span class="release-line mono">in {current.first_release}</span>}
               </dd>
             </div>
             <div>
               <dt>Last seen</dt>
               <dd>
                 <RelTime value={current.last_seen} />
+                {current.last_release && <span class="release-line mono">in {current.last_release}</span>}
+              </dd>
+            </div>
+            <div>
+              <dt>Regressions</dt>
+              <dd>
+                {(current.regression_count ?? 0).toLocaleString()}
+                {current.last_regressed_at && (
+                  <span class="release-line">
+                    last <RelTime value={current.last_regressed_at} />
+                  </span>
+                )}
               </dd>
             </div>
           </dl>
         </div>
-        <div class="issue-actions" role="group" aria-label="Issue state">
-          {STATE_ACTIONS.filter((action) => action.state !== current.state).map((action) => (
-            <button
-              key={action.state}
-              type="button"
-              class={action.state === 'resolved' ? 'btn btn-primary' : 'btn'}
-              disabled={busy !== null}
-              onClick={() => void changeState(action.state)}
-            >
-              {busy === action.state ? action.busy : action.label}
-            </button>
-          ))}
-        </div>
+        <TriageActions states={[current.state]} busy={busy} onChoose={(choice) => void changeState(choice)} />
       </header>
       <ErrorMessage error={actionError} />
 
@@ -152,7 +179,7 @@ export function IssuePage({ issueId }: { issueId: number }) {
                     aria-current={active ? 'true' : undefined}
                     onClick={(clickEvent) => {
                       clickEvent.preventDefault();
-                      navigate(`/issues/${issueId}${qs({ event: event.id })}`, { replace: true });
+                      showEvent(event.id);
                     }}
                   >
                     <span class="event-item-time">
@@ -174,13 +201,62 @@ export function IssuePage({ issueId }: { issueId: number }) {
         </aside>
 
         <section class="card event-panel" aria-labelledby="event-title">
-          <h2 id="event-title">{selectedId ? 'Event' : 'Event details'}</h2>
+          <div class="section-head">
+            <h2 id="event-title">{selectedId ? 'Event' : 'Event details'}</h2>
+            {selected.data && <EventNavigation issueId={issueId} event={selected.data} onShow={showEvent} />}
+          </div>
           <ErrorMessage error={selected.error} onRetry={selected.reload} />
           {selectedId && selected.loading && <Loading label="Loading event…" />}
           {!selectedId && !eventsLoading && <p class="muted">Select an event to see its details.</p>}
           {selected.data && !selected.loading && <EventDetail event={selected.data} />}
         </section>
       </div>
+      <ActivityLog issueId={issueId} reloadKey={activityReload} />
     </>
+  );
+}
+
+const ACTIVITY_WORDS: Record<string, string> = {
+  resolved: 'Resolved',
+  reopened: 'Reopened',
+  muted: 'Muted',
+  unmuted: 'Unmuted',
+  regressed: 'Regressed',
+  merged: 'Merged',
+};
+
+function activityText(entry: Activity): string {
+  const data = entry.data ?? {};
+  const word = ACTIVITY_WORDS[entry.kind] ?? entry.kind;
+  const details: string[] = [];
+  if (typeof data.resolved_in === 'string') details.push(data.resolved_in === 'next_release' ? 'in the next release' : `in release ${data.resolved_in}`);
+  if (typeof data.mute_until === 'string') details.push(`until ${exactTime(data.mute_until)}`);
+  if (typeof data.mute_until_count === 'number') details.push(`until ${plural(data.mute_until_count, 'more event')}`);
+  if (typeof data.mute_until_users === 'number') details.push(`until ${plural(data.mute_until_users, 'more user')}`);
+  if (Array.isArray(data.releases) && data.releases.length) details.push(`by an event of ${data.releases.join(', ')}`);
+  if (Array.isArray(data.merged)) details.push(`with ${plural(data.merged.length, 'issue')} (${data.merged.map((id) => `#${id}`).join(', ')})`);
+  if (typeof data.into === 'number') details.push(`into #${data.into}`);
+  if (data.by === 'snooze') details.push('when its snooze ended');
+  return [word, ...details].join(' ');
+}
+
+/** What happened to the issue, oldest first. */
+function ActivityLog({ issueId, reloadKey }: { issueId: number; reloadKey: number }) {
+  const activity = useAsync(() => api.get<Page<Activity>>(`/api/issues/${issueId}/activity?limit=100`), [issueId, reloadKey]);
+  const entries = activity.data?.data ?? [];
+  return (
+    <section class="card" aria-labelledby="activity-title">
+      <h2 id="activity-title">Activity</h2>
+      <ErrorMessage error={activity.error} onRetry={activity.reload} />
+      {activity.data && entries.length === 0 && <p class="muted">No state changes yet.</p>}
+      <ol class="activity-list">
+        {entries.map((entry) => (
+          <li key={entry.id}>
+            <span>{activityText(entry)}</span> <RelTime value={entry.created_at} />
+          </li>
+        ))}
+      </ol>
+      {activity.data?.next_cursor && <p class="muted small">The first 100 changes are shown.</p>}
+    </section>
   );
 }

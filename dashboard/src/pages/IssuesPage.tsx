@@ -1,25 +1,37 @@
-import { useEffect, useState } from 'preact/hooks';
-import { api, errorMessage, Issue, IssueState, Page, qs } from '../api';
-import { Badge, Empty, ErrorMessage, Loading, RelTime, useAsync, useTitle } from '../components';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, Environment, errorMessage, Issue, IssueList, Page, qs, Release } from '../api';
+import { Badge, Empty, ErrorMessage, Loading, RelTime, Sparkline, useAsync, useTitle } from '../components';
 import { navigate, useLocation } from '../router';
+import { filterValue, setFilter } from '../search-query';
 import { plural } from '../util';
 import { DsnSetup } from './DsnSetup';
 import { EventChart } from './EventChart';
+import { IssueSearchBox } from './IssueSearchBox';
 import { ProjectHeader, useProject } from './ProjectHeader';
+import { TriageActions, TriageChoice } from './TriageActions';
 
 const PAGE_SIZE = 50;
-const FILTERS: { value: '' | IssueState; label: string }[] = [
-  { value: '', label: 'All' },
-  { value: 'open', label: 'Open' },
+/** What the list shows when the URL names no search. */
+export const DEFAULT_QUERY = 'is:unresolved';
+/** The API jumps to a page by offset up to here (its exact total's bound); further pages go by cursor. */
+const MAX_OFFSET = 10_000;
+const REFRESH_MS = 30_000;
+/** While a new project waits for its first event, the list asks this often. */
+const FIRST_EVENT_POLL_MS = 3_000;
+
+const SORTS = [
+  { value: 'last_seen', label: 'Last seen' },
+  { value: 'first_seen', label: 'First seen' },
+  { value: 'events', label: 'Events' },
+  { value: 'users', label: 'Users' },
+] as const;
+
+const STATE_VIEWS = [
+  { value: 'unresolved', label: 'Unresolved' },
   { value: 'resolved', label: 'Resolved' },
   { value: 'muted', label: 'Muted' },
-];
-
-export const STATE_ACTIONS: { state: IssueState; label: string; busy: string }[] = [
-  { state: 'resolved', label: 'Resolve', busy: 'Resolving…' },
-  { state: 'muted', label: 'Mute', busy: 'Muting…' },
-  { state: 'open', label: 'Reopen', busy: 'Reopening…' },
-];
+  { value: null, label: 'All' },
+] as const;
 
 export function issueTitle(issue: Pick<Issue, 'type' | 'message'>): string {
   if (issue.type && issue.message) return `${issue.type}: ${issue.message}`;
@@ -30,59 +42,205 @@ export function StateBadge({ state }: { state: string }) {
   return <Badge kind={state}>{state}</Badge>;
 }
 
+export function LevelMarker({ level }: { level?: string }) {
+  const name = level || 'error';
+  return (
+    <span class={`level-marker level-${name}`} title={`Level: ${name}`}>
+      <span class="sr-only">Level {name}</span>
+    </span>
+  );
+}
+
+/** Where the issue page's "Back to issues" returns: the list as it was last shown, per project. */
+const LIST_URL_KEY = 'issue-list-url';
+
+export function rememberedListUrl(projectId: number): string {
+  try {
+    const stored = window.sessionStorage.getItem(`${LIST_URL_KEY}:${projectId}`);
+    if (stored && stored.startsWith(`/projects/${projectId}/issues`)) return stored;
+  } catch {
+    // storage blocked: the default list
+  }
+  return `/projects/${projectId}/issues`;
+}
+
+function rememberListUrl(projectId: number, url: string): void {
+  try {
+    window.sessionStorage.setItem(`${LIST_URL_KEY}:${projectId}`, url);
+  } catch {
+    // storage blocked: Back goes to the default list
+  }
+}
+
+function readAutoRefresh(): boolean {
+  try {
+    return window.localStorage.getItem('issues-auto-refresh') !== 'off';
+  } catch {
+    return true;
+  }
+}
+
+interface ListParams {
+  query: string;
+  environment: string;
+  sort: string;
+  page: number;
+  /** Only for pages past MAX_OFFSET, which the API reaches by cursor. */
+  cursor: string;
+}
+
 export function IssuesPage({ projectId }: { projectId: number }) {
   const location = useLocation();
-  const stateFilter = (location.query.get('state') ?? '') as '' | IssueState;
-  const cursor = location.query.get('cursor') ?? '';
+  const params: ListParams = {
+    query: location.query.has('query') ? (location.query.get('query') ?? '') : DEFAULT_QUERY,
+    environment: location.query.get('environment') ?? '',
+    sort: location.query.get('sort') ?? 'last_seen',
+    page: Math.max(1, Math.floor(Number(location.query.get('page') ?? '1')) || 1),
+    cursor: location.query.get('cursor') ?? '',
+  };
+  const offset = (params.page - 1) * PAGE_SIZE;
+  const byCursor = params.cursor !== '' || offset > MAX_OFFSET;
   const project = useProject(projectId);
   useTitle(project.data ? `${project.data.name} issues` : 'Issues');
   const issues = useAsync(
-    () => api.get<Page<Issue>>(`/api/projects/${projectId}/issues${qs({ state: stateFilter, limit: PAGE_SIZE, cursor })}`),
-    [projectId, stateFilter, cursor],
+    () =>
+      api.get<IssueList>(
+        `/api/projects/${projectId}/issues${qs({
+          query: params.query,
+          environment: params.environment,
+          sort: params.sort === 'last_seen' ? '' : params.sort,
+          limit: PAGE_SIZE,
+          stats: '24h',
+          offset: byCursor || offset === 0 ? undefined : offset,
+          cursor: byCursor ? params.cursor : undefined,
+        })}`,
+      ),
+    [projectId, params.query, params.environment, params.sort, params.page, params.cursor],
   );
-  // Cursors of earlier pages, so "Previous" works without the API paging backwards.
-  const [history, setHistory] = useState<string[]>([]);
+  const environments = useAsync(() => api.get<{ data: Environment[] }>(`/api/projects/${projectId}/environments`), [projectId]);
+  const releases = useAsync(() => api.get<Page<Release>>(`/api/projects/${projectId}/releases?limit=100`), [projectId]);
+
   const [selected, setSelected] = useState<Set<number>>(new Set());
+  /** Every issue the search matches is selected, not only this page's: bulk actions go by query. */
+  const [allMatching, setAllMatching] = useState(false);
   const [busy, setBusy] = useState<string | null>(null);
+  const [confirmMerge, setConfirmMerge] = useState(false);
   const [actionError, setActionError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [chartReload, setChartReload] = useState(0);
+  const [autoRefresh, setAutoRefresh] = useState(readAutoRefresh);
+  const [jump, setJump] = useState('');
 
-  useEffect(() => setSelected(new Set()), [projectId, stateFilter, cursor]);
-  useEffect(() => setHistory([]), [projectId, stateFilter]);
-
-  const go = (params: { state?: string; cursor?: string }) =>
-    navigate(`/projects/${projectId}/issues${qs({ state: params.state ?? stateFilter, cursor: params.cursor })}`);
+  const listKey = `${projectId} ${params.query} ${params.environment} ${params.sort} ${params.page} ${params.cursor}`;
+  useEffect(() => {
+    setSelected(new Set());
+    setAllMatching(false);
+    setConfirmMerge(false);
+    setJump('');
+  }, [listKey]);
+  useEffect(() => rememberListUrl(projectId, location.path + window.location.search), [projectId, listKey]);
 
   const rows = issues.data?.data ?? [];
+  const noIssuesAtAll = params.query === DEFAULT_QUERY && !params.environment && params.page === 1 && issues.data?.total === 0;
+
+  // Background refresh: the list every half minute (while the tab is visible and nothing is being
+  // chosen), and every few seconds while a new project waits for its first event.
+  const idle = selected.size === 0 && busy === null;
+  const latest = useRef({ idle, noIssuesAtAll, autoRefresh });
+  latest.current = { idle, noIssuesAtAll, autoRefresh };
+  useEffect(() => {
+    const every = noIssuesAtAll ? FIRST_EVENT_POLL_MS : REFRESH_MS;
+    const timer = window.setInterval(() => {
+      const now = latest.current;
+      if (document.visibilityState !== 'visible' || !now.idle) return;
+      if (!now.noIssuesAtAll && !now.autoRefresh) return;
+      issues.refresh();
+      if (!now.noIssuesAtAll) setChartReload((n) => n + 1);
+    }, every);
+    return () => window.clearInterval(timer);
+  }, [noIssuesAtAll, listKey]);
+
+  const go = (change: Partial<ListParams>) => {
+    const next = { ...params, page: 1, cursor: '', ...change };
+    const search = new URLSearchParams();
+    // An empty query is kept in the URL: it means "all issues", where no query means the default view.
+    if (next.query !== DEFAULT_QUERY) search.set('query', next.query);
+    if (next.environment) search.set('environment', next.environment);
+    if (next.sort !== 'last_seen') search.set('sort', next.sort);
+    if (next.page > 1) search.set('page', String(next.page));
+    if (next.cursor) search.set('cursor', next.cursor);
+    const text = search.toString();
+    navigate(`/projects/${projectId}/issues${text ? `?${text}` : ''}`);
+  };
+
+  const total = issues.data?.total ?? 0;
+  const estimated = issues.data?.total_is_estimate ?? false;
+  const pageCount = Math.max(1, Math.ceil(total / PAGE_SIZE));
+  const lastJumpable = Math.min(pageCount, Math.floor(MAX_OFFSET / PAGE_SIZE) + 1);
   const allSelected = rows.length > 0 && rows.every((issue) => selected.has(issue.id));
+  const selectedIssues = rows.filter((issue) => selected.has(issue.id));
+  const selectedCount = allMatching ? total : selected.size;
 
   const toggle = (id: number) => {
     const next = new Set(selected);
     if (next.has(id)) next.delete(id);
     else next.add(id);
     setSelected(next);
+    setAllMatching(false);
+  };
+  const selectPage = (on: boolean) => {
+    setSelected(on ? new Set(rows.map((issue) => issue.id)) : new Set());
+    setAllMatching(false);
   };
 
-  const setState = async (ids: number[], state: IssueState, label: string) => {
-    setBusy(label);
+  const bulkQuery = () => (params.environment ? setFilter(params.query, 'environment', params.environment) : params.query);
+
+  const applyChoice = async (choice: TriageChoice) => {
+    setBusy(choice.label);
     setActionError(null);
     setNotice(null);
-    const results = await Promise.allSettled(ids.map((id) => api.patch<Issue>(`/api/issues/${id}`, { state })));
-    const failed = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected');
-    if (failed.length > 0) {
-      setActionError(`${failed.length} of ${ids.length} could not be updated: ${errorMessage(failed[0].reason)}`);
-    } else {
-      setNotice(`${plural(ids.length, 'issue')} marked ${state}.`);
+    const change = choice.change();
+    try {
+      const selection = allMatching ? { query: bulkQuery() } : { ids: [...selected] };
+      const { updated } = await api.patch<{ updated: number }>(`/api/projects/${projectId}/issues`, { ...selection, ...change });
+      setNotice(`${plural(updated, 'issue')} marked ${change.state}.`);
+      setSelected(new Set());
+      setAllMatching(false);
+    } catch (failure) {
+      setActionError(errorMessage(failure));
+    } finally {
+      setBusy(null);
+      issues.reload();
     }
-    setSelected(new Set());
-    setBusy(null);
-    issues.reload();
+  };
+
+  // The merged issues fold into the one with the most events (the oldest on a tie).
+  const survivor = [...selectedIssues].sort((a, b) => b.event_count - a.event_count || a.id - b.id)[0];
+  const merge = async () => {
+    if (!survivor) return;
+    setBusy('merge');
+    setActionError(null);
+    setNotice(null);
+    const others = selectedIssues.filter((issue) => issue.id !== survivor.id).map((issue) => issue.id);
+    try {
+      await api.post<Issue>(`/api/issues/${survivor.id}/merge`, { ids: others });
+      setNotice(`${plural(others.length, 'issue')} merged into ${survivor.short_id}.`);
+      setSelected(new Set());
+    } catch (failure) {
+      setActionError(errorMessage(failure));
+    } finally {
+      setBusy(null);
+      setConfirmMerge(false);
+      issues.reload();
+    }
   };
 
   if (project.error) return <ErrorMessage error={project.error} onRetry={project.reload} />;
   if (!project.data) return <Loading label="Loading project…" />;
-  const noIssuesAtAll = !stateFilter && !cursor && issues.data !== undefined && rows.length === 0;
+  const stateView = filterValue(params.query, 'is');
+  const release = filterValue(params.query, 'release') ?? '';
+  const releaseOptions = releases.data?.data.map((row) => row.version) ?? [];
+  const environmentOptions = environments.data?.data.map((row) => row.name) ?? [];
 
   return (
     <>
@@ -90,6 +248,11 @@ export function IssuesPage({ projectId }: { projectId: number }) {
       <details class="card setup-card" open={noIssuesAtAll}>
         <summary>DSN and SDK setup</summary>
         <DsnSetup project={project.data} />
+        {noIssuesAtAll && (
+          <p class="waiting" role="status">
+            <span class="spinner" aria-hidden="true" /> Waiting for the first event… this page updates on its own.
+          </p>
+        )}
       </details>
       {!noIssuesAtAll && (
         <section class="card" aria-label="Events of this project">
@@ -97,53 +260,154 @@ export function IssuesPage({ projectId }: { projectId: number }) {
         </section>
       )}
 
-      <div class="toolbar">
-        <div class="segmented" role="group" aria-label="Filter by state">
-          {FILTERS.map((filter) => (
-            <button
-              key={filter.value}
-              type="button"
-              class={stateFilter === filter.value ? 'seg active' : 'seg'}
-              aria-pressed={stateFilter === filter.value}
-              onClick={() => {
-                setHistory([]);
-                go({ state: filter.value, cursor: '' });
-              }}
+      <div class="filters card">
+        <IssueSearchBox projectId={projectId} value={params.query} onSearch={(query) => go({ query })} />
+        <div class="filter-row">
+          <div class="segmented" role="group" aria-label="Show issues">
+            {STATE_VIEWS.map((view) => {
+              const active = view.value === null ? stateView === null : stateView === view.value || (view.value === 'unresolved' && stateView === 'open');
+              return (
+                <button
+                  key={view.label}
+                  type="button"
+                  class={active ? 'seg active' : 'seg'}
+                  aria-pressed={active}
+                  onClick={() => go({ query: setFilter(params.query, 'is', view.value) })}
+                >
+                  {view.label}
+                </button>
+              );
+            })}
+          </div>
+          <label class="picker">
+            <span>Environment</span>
+            <select name="environment" value={params.environment} onChange={(event) => go({ environment: event.currentTarget.value })}>
+              <option value="">All environments</option>
+              {[...new Set([...environmentOptions, ...(params.environment ? [params.environment] : [])])].map((name) => (
+                <option key={name} value={name}>
+                  {name}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label class="picker">
+            <span>Release</span>
+            <select
+              name="release"
+              value={release}
+              onChange={(event) => go({ query: setFilter(params.query, 'release', event.currentTarget.value || null) })}
             >
-              {filter.label}
-            </button>
-          ))}
+              <option value="">All releases</option>
+              {[...new Set([...releaseOptions, ...(release ? [release] : [])])].map((version) => (
+                <option key={version} value={version}>
+                  {version}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label class="picker">
+            <span>Sort by</span>
+            <select name="sort" value={params.sort} onChange={(event) => go({ sort: event.currentTarget.value })}>
+              {SORTS.map((sort) => (
+                <option key={sort.value} value={sort.value}>
+                  {sort.label}
+                </option>
+              ))}
+            </select>
+          </label>
         </div>
-        <button
-          type="button"
-          class="btn btn-small"
-          onClick={() => {
-            issues.reload();
-            setChartReload((n) => n + 1);
-          }}
-          disabled={issues.loading}
-        >
-          Refresh
-        </button>
       </div>
+
+      <div class="toolbar">
+        <p class="list-total" aria-live="polite">
+          {issues.data ? (
+            <>
+              <strong>
+                {estimated ? 'About ' : ''}
+                {total.toLocaleString()}
+              </strong>{' '}
+              {total === 1 ? 'issue' : 'issues'}
+              {params.environment ? ` in ${params.environment}` : ''}
+            </>
+          ) : (
+            ' '
+          )}
+        </p>
+        <div class="toolbar-actions">
+          <label class="check small">
+            <input
+              type="checkbox"
+              name="auto-refresh"
+              checked={autoRefresh}
+              onChange={(event) => {
+                const on = event.currentTarget.checked;
+                setAutoRefresh(on);
+                try {
+                  window.localStorage.setItem('issues-auto-refresh', on ? 'on' : 'off');
+                } catch {
+                  // storage blocked: the choice lasts until the page is left
+                }
+              }}
+            />
+            Auto-refresh
+          </label>
+          <button
+            type="button"
+            class="btn btn-small"
+            onClick={() => {
+              issues.reload();
+              setChartReload((n) => n + 1);
+            }}
+            disabled={issues.loading}
+          >
+            Refresh
+          </button>
+        </div>
+      </div>
+
+      {rows.length > 0 && (
+        <label class="check list-select-all">
+          <input type="checkbox" checked={allSelected} onChange={() => selectPage(!allSelected)} />
+          Select all on this page
+        </label>
+      )}
 
       {selected.size > 0 && (
         <div class="bulk-bar" role="region" aria-label="Bulk actions">
-          <strong>{selected.size} selected</strong>
-          {STATE_ACTIONS.map((action) => (
-            <button
-              key={action.state}
-              type="button"
-              class="btn btn-small"
-              disabled={busy !== null}
-              onClick={() => void setState([...selected], action.state, action.label)}
-            >
-              {busy === action.label ? action.busy : action.label}
+          <strong>{allMatching ? `All ${estimated ? 'about ' : ''}${selectedCount.toLocaleString()} matching selected` : `${selected.size} selected`}</strong>
+          <TriageActions
+            states={allMatching ? ['open', 'resolved', 'muted'] : selectedIssues.map((issue) => issue.state)}
+            busy={busy}
+            onChoose={(choice) => void applyChoice(choice)}
+          />
+          {!allMatching && selectedIssues.length >= 2 && (
+            <button type="button" class="btn btn-small" disabled={busy !== null} onClick={() => setConfirmMerge(true)}>
+              Merge
             </button>
-          ))}
-          <button type="button" class="btn btn-small btn-link" onClick={() => setSelected(new Set())}>
+          )}
+          {allSelected && !allMatching && total > rows.length && (
+            <button type="button" class="btn btn-small btn-link" onClick={() => setAllMatching(true)}>
+              Select all {estimated ? 'about ' : ''}
+              {total.toLocaleString()} matching this search
+            </button>
+          )}
+          <button type="button" class="btn btn-small btn-link" onClick={() => selectPage(false)}>
             Clear selection
           </button>
+          {confirmMerge && survivor && (
+            <div class="merge-confirm" role="alertdialog" aria-label="Confirm merge">
+              <span>
+                Merge {plural(selectedIssues.length - 1, 'issue')} into <strong>{survivor.short_id}</strong> (the one with the most events)? Their events
+                and later ones of their groups go to it. This cannot be undone.
+              </span>
+              <button type="button" class="btn btn-small btn-danger" disabled={busy !== null} onClick={() => void merge()}>
+                {busy === 'merge' ? 'Merging…' : `Merge into ${survivor.short_id}`}
+              </button>
+              <button type="button" class="btn btn-small" onClick={() => setConfirmMerge(false)}>
+                Cancel
+              </button>
+            </div>
+          )}
         </div>
       )}
       <ErrorMessage error={actionError} />
@@ -155,15 +419,21 @@ export function IssuesPage({ projectId }: { projectId: number }) {
       <ErrorMessage error={issues.error} onRetry={issues.reload} />
       {issues.loading && !issues.data && <Loading label="Loading issues…" />}
 
-      {issues.data && rows.length === 0 && (
-        noIssuesAtAll ? (
+      {issues.data &&
+        rows.length === 0 &&
+        (noIssuesAtAll ? (
           <Empty title="No issues yet — send your first error with the DSN above.">
             Issues appear here a few seconds after your application reports its first error.
           </Empty>
         ) : (
-          <Empty title={stateFilter ? `No ${stateFilter} issues.` : 'No more issues.'} />
-        )
-      )}
+          <Empty title={params.page > 1 ? 'No more issues.' : 'No issues match this search.'}>
+            {params.query !== '' && (
+              <button type="button" class="btn btn-small" onClick={() => go({ query: '', environment: '' })}>
+                Show all issues
+              </button>
+            )}
+          </Empty>
+        ))}
 
       {rows.length > 0 && (
         <div class={issues.loading ? 'table-wrap is-loading' : 'table-wrap'}>
@@ -171,49 +441,53 @@ export function IssuesPage({ projectId }: { projectId: number }) {
             <thead>
               <tr>
                 <th class="col-check">
-                  <input
-                    type="checkbox"
-                    aria-label="Select all issues on this page"
-                    checked={allSelected}
-                    onChange={() => setSelected(allSelected ? new Set() : new Set(rows.map((issue) => issue.id)))}
-                  />
+                  <input type="checkbox" aria-label="Select all issues on this page" checked={allSelected} onChange={() => selectPage(!allSelected)} />
                 </th>
                 <th>Issue</th>
-                <th class="col-state">State</th>
+                <th class="col-trend">24 hours</th>
                 <th class="col-num">Events</th>
                 <th class="col-users" title="Distinct users affected">
                   Users
                 </th>
                 <th class="col-time">First seen</th>
                 <th class="col-time">Last seen</th>
-                <th class="col-actions">
-                  <span class="sr-only">Actions</span>
-                </th>
               </tr>
             </thead>
             <tbody>
               {rows.map((issue) => (
                 <tr key={issue.id} class={selected.has(issue.id) ? 'selected' : undefined}>
                   <td class="col-check">
-                    <input
-                      type="checkbox"
-                      aria-label={`Select ${issue.short_id}`}
-                      checked={selected.has(issue.id)}
-                      onChange={() => toggle(issue.id)}
-                    />
+                    <input type="checkbox" aria-label={`Select ${issue.short_id}`} checked={selected.has(issue.id)} onChange={() => toggle(issue.id)} />
                   </td>
                   <td class="col-issue">
-                    <a href={`/issues/${issue.id}`} class="issue-link">
-                      <span class="short-id">{issue.short_id}</span>
-                      <span class="issue-title">
-                        <strong>{issue.type || 'Message'}</strong>
-                        {issue.message ? `: ${issue.message}` : ''}
-                      </span>
-                    </a>
-                    {issue.culprit && <div class="culprit mono">{issue.culprit}</div>}
+                    <div class="issue-cell">
+                      <LevelMarker level={issue.level} />
+                      <div class="issue-main">
+                        <a href={`/issues/${issue.id}`} class="issue-link">
+                          <span class="short-id">{issue.short_id}</span>
+                          <span class="issue-title">
+                            <strong>{issue.type || 'Message'}</strong>
+                            {issue.message ? `: ${issue.message}` : ''}
+                          </span>
+                        </a>
+                        <div class="issue-sub">
+                          {issue.state !== 'open' && <StateBadge state={issue.state} />}
+                          {(issue.regression_count ?? 0) > 0 && issue.state === 'open' && <Badge kind="regressed">regressed</Badge>}
+                          {issue.culprit && <span class="culprit mono">{issue.culprit}</span>}
+                        </div>
+                      </div>
+                    </div>
                   </td>
-                  <td class="col-state" data-label="State">
-                    <StateBadge state={issue.state} />
+                  <td class="col-trend" data-label="24 hours">
+                    {issue.stats_24h && (
+                      <Sparkline
+                        counts={issue.stats_24h}
+                        label={`${plural(
+                          issue.stats_24h.reduce((sum, count) => sum + count, 0),
+                          'event',
+                        )} in the last 24 hours`}
+                      />
+                    )}
                   </td>
                   <td class="col-num" data-label="Events">
                     {issue.event_count.toLocaleString()}
@@ -227,20 +501,6 @@ export function IssuesPage({ projectId }: { projectId: number }) {
                   <td class="col-time" data-label="Last seen">
                     <RelTime value={issue.last_seen} />
                   </td>
-                  <td class="col-actions">
-                    {STATE_ACTIONS.filter((action) => action.state !== issue.state).map((action) => (
-                      <button
-                        key={action.state}
-                        type="button"
-                        class="btn btn-tiny"
-                        disabled={busy !== null}
-                        aria-label={`${action.label} ${issue.short_id}`}
-                        onClick={() => void setState([issue.id], action.state, `${action.label}-${issue.id}`)}
-                      >
-                        {action.label}
-                      </button>
-                    ))}
-                  </td>
                 </tr>
               ))}
             </tbody>
@@ -248,33 +508,65 @@ export function IssuesPage({ projectId }: { projectId: number }) {
         </div>
       )}
 
-      {(history.length > 0 || issues.data?.next_cursor) && (
+      {issues.data && (params.page > 1 || issues.data.next_cursor) && (
         <nav class="pager" aria-label="Pagination">
+          <button type="button" class="btn btn-small" disabled={params.page === 1} onClick={() => go({ page: 1 })}>
+            « First
+          </button>
           <button
             type="button"
             class="btn btn-small"
-            disabled={history.length === 0 && !cursor}
-            onClick={() => {
-              const previous = history.slice(0, -1);
-              const target = history[history.length - 1] ?? '';
-              setHistory(previous);
-              go({ cursor: target });
-            }}
+            disabled={params.page === 1}
+            onClick={() => ((params.page - 2) * PAGE_SIZE > MAX_OFFSET ? window.history.back() : go({ page: params.page - 1 }))}
           >
             ← Previous
           </button>
-          <span class="muted small">Page {history.length + 1}</span>
+          <form
+            class="page-jump"
+            onSubmit={(event) => {
+              event.preventDefault();
+              const target = Math.floor(Number(jump));
+              if (target >= 1) go({ page: Math.min(target, lastJumpable) });
+            }}
+          >
+            <label>
+              Page{' '}
+              <input
+                name="page"
+                type="number"
+                min={1}
+                max={lastJumpable}
+                inputMode="numeric"
+                value={jump || String(params.page)}
+                onInput={(event) => setJump(event.currentTarget.value)}
+                aria-label={`Page number, 1 to ${lastJumpable}`}
+              />
+            </label>
+            <span class="muted small">
+              of {estimated ? 'about ' : ''}
+              {pageCount.toLocaleString()}
+            </span>
+            <button type="submit" class="btn btn-small">
+              Go
+            </button>
+          </form>
           <button
             type="button"
             class="btn btn-small"
-            disabled={!issues.data?.next_cursor}
-            onClick={() => {
-              setHistory([...history, cursor]);
-              go({ cursor: issues.data?.next_cursor ?? '' });
-            }}
+            disabled={!issues.data.next_cursor}
+            onClick={() =>
+              params.page * PAGE_SIZE > MAX_OFFSET
+                ? go({ page: params.page + 1, cursor: issues.data?.next_cursor ?? '' })
+                : go({ page: params.page + 1 })
+            }
           >
             Next →
           </button>
+          {!estimated && (
+            <button type="button" class="btn btn-small" disabled={params.page >= lastJumpable} onClick={() => go({ page: lastJumpable })}>
+              Last »
+            </button>
+          )}
         </nav>
       )}
     </>

@@ -1,0 +1,88 @@
+/**
+ * The dashboard in a real headless Chromium: a build that is never stale, a browser, and pages that
+ * record what would otherwise go unnoticed (uncaught errors, Content-Security-Policy violations).
+ * Needs /usr/bin/chromium (.ci/run installs it) or CHROMIUM_PATH.
+ */
+import { execSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
+
+const ROOT = join(__dirname, '..', '..');
+export const SCREENSHOTS = join(ROOT, 'test-artifacts', 'screenshots');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/** Rebuilds dist/dashboard when it is missing or older than dashboard/ (about a second). */
+export function ensureDashboardBuilt(): void {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const index = join(ROOT, 'dist', 'dashboard', 'index.html');
+  if (existsSync(index) && statSync(index).mtimeMs >= newestMtime(join(ROOT, 'dashboard'))) return;
+  execSync('npm run build:dashboard', { cwd: ROOT, stdio: 'pipe' });
+}
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+}
+
+/** What went wrong in the pages of a context: checked empty after each test. */
+export interface PageProblems {
+  errors: string[];
+  cspViolations: string[];
+}
+
+/** A browser context whose pages report uncaught errors and CSP violations into `problems`. */
+export async function watchedContext(
+  browser: Browser,
+  options: { baseURL: string; viewport?: { width: number; height: number }; deviceScaleFactor?: number },
+  problems: PageProblems,
+): Promise<BrowserContext> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, ...options });
+  await context.addInitScript(() =>
+    document.addEventListener('securitypolicyviolation', (event) =>
+      console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI || 'inline'}`),
+    ),
+  );
+  context.on('console', (message) => {
+    if (message.text().startsWith('CSP violation:')) problems.cspViolations.push(message.text());
+  });
+  context.on('page', (page) => page.on('pageerror', (error) => problems.errors.push(error.message)));
+  return context;
+}
+
+/** Signs in through the login page and waits for the projects page. */
+export async function signIn(page: Page, email: string, password: string): Promise<void> {
+  await page.goto('/login');
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Projects' }).waitFor();
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/** The WCAG contrast ratio of two CSS colours given as `rgb(r, g, b)` (what getComputedStyle returns). */
+export function contrastRatio(foreground: string, background: string): number {
+  const luminance = (css: string) => {
+    const [r, g, b] = (css.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).map((part) => {
+      const channel = Number(part) / 255;
+      return channel <= 0.03928 ? channel / 12.92 : ((channel + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const [light, dark] = [luminance(foreground), luminance(background)].sort((a, b) => b - a);
+  return (light + 0.05) / (dark + 0.05);
+}
