@@ -15,7 +15,9 @@
  *      project's issue list (first page, and page BENCH_DEEP_PAGE reached by following
  *      next_cursor), that issue's events (first and deep page), events by id, the issue's 14-day
  *      stats and its tags, and a search of that project's issues (free text in about a tenth of
- *      the messages, a tag filter, a state, sorted by events: p95 under 100 ms);
+ *      the messages, a tag filter, a state, sorted by events: p95 under 100 ms), and what the
+ *      dashboard's issue list asks (a page of 50 unresolved issues with their 24-hour trends, the
+ *      same at page 100 by offset, and the project's tag suggestions);
  *   3. SEED: the issues, events and rollups are emptied and BENCH_SEED_EVENTS (default 2,000,000)
  *      events are written in BENCH_SEED_ISSUES (default 50,000) issues, one of them hot
  *      (BENCH_HOT_EVENTS, default 500,000), arriving evenly over the last 30 days. Issues appear over
@@ -1287,6 +1289,9 @@ const READS = [
   'issue stats, 14 days',
   'issue tags',
   'issue search: text, tag, sort',
+  'dashboard list: unresolved, 24h trends',
+  'dashboard list: jump to page 100',
+  'project tag suggestions',
 ] as const;
 type ReadName = (typeof READS)[number];
 
@@ -1374,6 +1379,10 @@ async function readsPhase(
       // Free text in about a tenth of the messages, a tag filter, a sort other than the default.
       'issue search: text, tag, sort': () =>
         `${issues}?sort=events&query=${encodeURIComponent('"failure in group 1" region:eu is:unresolved')}`,
+      // What the dashboard's issue list asks: a page of 50 with each issue's hourly trend.
+      'dashboard list: unresolved, 24h trends': () => `${issues}?limit=50&stats=24h&query=is%3Aunresolved`,
+      'dashboard list: jump to page 100': () => `${issues}?limit=50&stats=24h&query=is%3Aunresolved&offset=4950`,
+      'project tag suggestions': () => `/api/projects/${projectId}/tags`,
     } as Record<ReadName, ((index: number) => string) | null>;
 
     const loadBefore = load();
