@@ -91,8 +91,8 @@ export interface Environment {
 
 export interface ProjectTag {
   key: string;
+  /** Events with the tag among the project's recent issues. */
   total: number;
-  top: { value: string; count: number }[];
 }
 
 export interface Activity {

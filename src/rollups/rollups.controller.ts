@@ -7,7 +7,7 @@ import { ProjectsService } from '../projects/projects.service';
 import { StatsQuery } from './dto/stats.query';
 import { TagValuesQuery } from './dto/tag-values.query';
 import { TagKeyPipe } from './tag-key.pipe';
-import { EnvironmentRow, ProjectTagSummary, TagKeySummary, TagValueRow } from './rollups.repository';
+import { EnvironmentRow, ProjectTagKey, TagKeySummary, TagValueRow } from './rollups.repository';
 import { StatsService, StatsView } from './stats.service';
 import { TagsService } from './tags.service';
 
@@ -43,11 +43,11 @@ export class RollupsController {
     return { data: await this.stats.environments(id) };
   }
 
-  /** The tag keys of the project's recent issues with their most frequent values: for search suggestions. */
+  /** The tag keys of the project's recent issues with their events: for search suggestions. */
   @Get('projects/:id/tags')
-  async projectTags(@Param('id', IdPipe) id: number): Promise<{ data: ProjectTagSummary[] }> {
+  async projectTags(@Param('id', IdPipe) id: number): Promise<{ data: ProjectTagKey[] }> {
     await this.projects.findOrFail(id);
-    return { data: await this.tags.projectSummaries(id) };
+    return { data: await this.tags.projectKeys(id) };
   }
 
   /** The most frequent values of a tag of the project's recent issues, those starting with `query` if given. */

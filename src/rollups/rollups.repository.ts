@@ -69,11 +69,10 @@ export interface TagKeySummary {
   top: { value: string; count: number }[];
 }
 
-/** A tag key over a sample of a project's issues (see projectTagSummaries). */
-export interface ProjectTagSummary {
+/** A tag key over a project's recent issues (see projectTagKeys). */
+export interface ProjectTagKey {
   key: string;
   total: number;
-  top: TagValueRow[];
 }
 
 export interface TagValueRow {
@@ -292,41 +291,29 @@ export class RollupsRepository {
   }
 
   /**
-   * The tag keys of a project's `sample.issues` most recently seen issues, with their events and
-   * most frequent values among those issues' `sample.valuesPerIssue` most frequent values of each
-   * key: what search suggestions need, read through the rollups' indexes however big the project.
+   * The tag keys of a project's `recentIssues` most recently seen issues, with their events among
+   * them: what search suggestions need, read through the rollups' indexes however big the project
+   * (a lateral lookup per issue, where a join would scan every issue's keys).
    */
-  projectTagSummaries(
-    projectId: number,
-    sample: { issues: number; valuesPerIssue: number },
-    top: number,
-  ): Promise<ProjectTagSummary[]> {
-    return this.dataSource.query<ProjectTagSummary[]>(
+  projectTagKeys(projectId: number, recentIssues: number): Promise<ProjectTagKey[]> {
+    return this.dataSource.query<ProjectTagKey[]>(
       `WITH recent AS (
          SELECT id FROM issues WHERE project_id = $1 AND merged_into_id IS NULL
           ORDER BY last_seen DESC, id DESC LIMIT $2
-       ), sampled AS (
-         SELECT k.key, v.value, v.count
-           FROM recent r
-           JOIN issue_tag_keys k ON k.issue_id = r.id
-           CROSS JOIN LATERAL (SELECT value, count FROM issue_tag_values
-                                WHERE issue_id = k.issue_id AND key = k.key
-                                ORDER BY count_bucket DESC, count DESC, value LIMIT $3) v
-       ), per_value AS (
-         SELECT key, value, sum(count)::int AS count FROM sampled GROUP BY key, value
-       ), ranked AS (
-         SELECT key, value, count, row_number() OVER (PARTITION BY key ORDER BY count DESC, value) AS rank
-           FROM per_value
        )
-       SELECT key, sum(count)::int AS total,
-              json_agg(json_build_object('value', value, 'count', count) ORDER BY count DESC, value)
-                FILTER (WHERE rank <= $4) AS top
-         FROM ranked GROUP BY key ORDER BY sum(count) DESC, key`,
-      [projectId, sample.issues, sample.valuesPerIssue, top],
+       SELECT k.key, sum(k.total)::int AS total
+         FROM recent r
+         CROSS JOIN LATERAL (SELECT key, total FROM issue_tag_keys WHERE issue_id = r.id LIMIT 10000) k
+        GROUP BY k.key ORDER BY sum(k.total) DESC, k.key`,
+      [projectId, recentIssues],
     );
   }
 
-  /** Like projectTagSummaries for one key, its values that start with `prefix` (any case). */
+  /**
+   * A tag key's most frequent values among the `sample.valuesPerIssue` most frequent values (in
+   * the index's coarse order) of each of the project's `sample.issues` most recently seen issues,
+   * those starting with `prefix` (any case) if given: bounded work however many values there are.
+   */
   projectTagValues(
     projectId: number,
     key: string,
@@ -343,8 +330,9 @@ export class RollupsRepository {
        SELECT v.value, sum(v.count)::int AS count
          FROM recent r
          CROSS JOIN LATERAL (SELECT value, count FROM issue_tag_values
-                              WHERE issue_id = r.id AND key = $2 AND ($4::text IS NULL OR value ILIKE $4)
-                              ORDER BY count_bucket DESC, count DESC, value LIMIT $5) v
+                              WHERE issue_id = r.id AND key = $2
+                              ORDER BY count_bucket DESC, value LIMIT $5) v
+        WHERE $4::text IS NULL OR v.value ILIKE $4
         GROUP BY v.value ORDER BY sum(v.count) DESC, v.value LIMIT $6`,
       [projectId, key, sample.issues, pattern, sample.valuesPerIssue, limit],
     );

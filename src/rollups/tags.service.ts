@@ -1,8 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { NotFoundError } from '../common/domain-errors';
-import { cursorFields, DEFAULT_PAGE_SIZE, encodeCursor, invalidCursor, Page, toPage } from '../common/pagination';
 import {
-  ProjectTagSummary,
+  cursorFields,
+  DEFAULT_PAGE_SIZE,
+  encodeCursor,
+  invalidCursor,
+  Page,
+  toPage,
+} from '../common/pagination';
+import {
+  ProjectTagKey,
   RollupsRepository,
   TagKeySummary,
   TagValueKey,
@@ -16,7 +23,7 @@ export const TOP_VALUES = 10;
  * A project's tags are suggested from its most recently seen issues and, of each of their keys,
  * their most frequent values: bounded work however many issues and values the project has.
  */
-export const SUGGESTION_SAMPLE = { issues: 500, valuesPerIssue: 20 } as const;
+export const SUGGESTION_SAMPLE = { issues: 500, valuesPerIssue: 30 } as const;
 /** How many values a search box suggests for a key. */
 export const SUGGESTED_VALUES = 20;
 
@@ -29,9 +36,9 @@ export class TagsService {
     return this.rollups.tagSummaries(issueId, TOP_VALUES);
   }
 
-  /** The project's tag keys with their most frequent values, for search suggestions (see SUGGESTION_SAMPLE). */
-  projectSummaries(projectId: number): Promise<ProjectTagSummary[]> {
-    return this.rollups.projectTagSummaries(projectId, SUGGESTION_SAMPLE, TOP_VALUES);
+  /** The project's tag keys, for search suggestions (see SUGGESTION_SAMPLE). */
+  projectKeys(projectId: number): Promise<ProjectTagKey[]> {
+    return this.rollups.projectTagKeys(projectId, SUGGESTION_SAMPLE.issues);
   }
 
   /** The most frequent values of one of the project's tag keys, those starting with `prefix` if given. */

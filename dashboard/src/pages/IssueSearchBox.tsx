@@ -149,9 +149,7 @@ export function IssueSearchBox({ projectId, value, onSearch }: { projectId: numb
           ? (vocabulary?.environments ?? []).map((name) => ({ value: name }))
           : parts.key === 'release'
             ? (vocabulary?.releases ?? []).map((version) => ({ value: version }))
-            : (serverValues ?? vocabulary?.tags.find((tag) => tag.key === parts.key)?.top.map((row) => row.value) ?? []).map(
-                (name) => ({ value: name }),
-              ));
+            : (serverValues ?? []).map((name) => ({ value: name })));
       return candidates
         .filter((candidate) => startsWith(candidate.value, parts.value))
         .slice(0, MAX_SUGGESTIONS)
@@ -168,7 +166,7 @@ export function IssueSearchBox({ projectId, value, onSearch }: { projectId: numb
       ...KEYS.map((key) => ({ key: key.key, detail: key.detail })),
       ...(vocabulary?.tags ?? [])
         .filter((tag) => !KEYS.some((key) => key.key === tag.key) && tag.key !== 'user')
-        .map((tag) => ({ key: tag.key, detail: `tag: ${tag.top.map((row) => row.value).slice(0, 3).join(', ')}` })),
+        .map((tag) => ({ key: tag.key, detail: `tag, ${tag.total.toLocaleString()} events` })),
     ];
     return keys
       .filter((key) => startsWith(key.key, typed) && key.key !== typed)
