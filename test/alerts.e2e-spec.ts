@@ -305,19 +305,18 @@ describe('alert delivery', () => {
     expect(after.failureCount).toBe(0);
     expect(after.lastSuccessAt).toBeInstanceOf(Date);
 
-    // The rules engineer's history endpoint shows the same entry.
-    const listed = await t.api().get(`/api/projects/${project.id}/alert-history?limit=10`);
-    if (listed.status !== 404) {
-      expect(listed.status).toBe(200);
-      expect(listed.body).toEqual([
-        expect.objectContaining({
-          alert_type: 'new_issue',
-          channel_type: 'webhook',
-          channel_name: webhook.name,
-          status: 'sent',
-        }),
-      ]);
-    }
+    // The history endpoint shows the same entry, naming the issue by its short id.
+    const listed = await t.api().get(`/api/projects/${project.id}/alert-history?limit=10`).expect(200);
+    expect(listed.body).toEqual([
+      expect.objectContaining({
+        alert_type: 'new_issue',
+        channel_type: 'webhook',
+        channel_name: webhook.name,
+        status: 'sent',
+        issue_id: issue.id,
+        issue_short_id: `${project.slug.toUpperCase()}-${issue.number}`,
+      }),
+    ]);
   });
 
   it('delivers a Slack-compatible chat message for a regression', async () => {

@@ -509,6 +509,41 @@ describe('alert channels', () => {
       'config.headers.A must be a single-line string',
     ],
     [
+      { name: 'x', channel_type: 'webhook', config: { url: 'https://x.io', headers: { A: 'a\r\nB: c' } } },
+      'config.headers.A must be a single-line string',
+    ],
+    [
+      {
+        name: 'x',
+        channel_type: 'webhook',
+        config: { url: 'https://x.io', headers: { A: 'x'.repeat(4097) } },
+      },
+      'config.headers.A must be a single-line string',
+    ],
+    [
+      { name: 'x', channel_type: 'webhook', config: { url: 'https://x.io', headers: { 'X Team': 'ops' } } },
+      'config.headers: "X Team" is not a valid header name',
+    ],
+    [
+      {
+        name: 'x',
+        channel_type: 'webhook',
+        config: { url: 'https://x.io', headers: { 'Content-Length': '1' } },
+      },
+      'config.headers: Content-Length cannot be set',
+    ],
+    [
+      {
+        name: 'x',
+        channel_type: 'webhook',
+        config: {
+          url: 'https://x.io',
+          headers: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`X-H${i}`, 'v'])),
+        },
+      },
+      'config.headers may have at most 20 entries',
+    ],
+    [
       { name: 'x', channel_type: 'email', config: { to: [] } },
       'config.to must be a non-empty list of e-mail addresses',
     ],

@@ -16,6 +16,8 @@ describe('projects', () => {
       slug: 'web-shop',
       client_key: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/),
       dsn: expect.any(String),
+      previous_dsn: null,
+      previous_client_key_expires_at: null,
       retention_days: null,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
@@ -35,7 +37,9 @@ describe('projects', () => {
     const id = created.body.id as number;
 
     const list = await t.api().get('/api/projects').expect(200);
-    expect(list.body.data).toEqual(expect.arrayContaining([expect.objectContaining({ id, slug: 'lifecycle' })]));
+    expect(list.body.data).toEqual(
+      expect.arrayContaining([expect.objectContaining({ id, slug: 'lifecycle' })]),
+    );
 
     await t.api().get(`/api/projects/${id}`).expect(200, created.body);
 
@@ -48,10 +52,24 @@ describe('projects', () => {
   });
 
   it('rejects bad input with a message naming the field', async () => {
-    await t.api().post('/api/projects').send({}).expect(400).expect(({ body }) => expect(body.error).toMatch(/name/));
-    await t.api().post('/api/projects').send({ name: 42 }).expect(400).expect(({ body }) => expect(body.error).toMatch(/name must be a string/));
+    await t
+      .api()
+      .post('/api/projects')
+      .send({})
+      .expect(400)
+      .expect(({ body }) => expect(body.error).toMatch(/name/));
+    await t
+      .api()
+      .post('/api/projects')
+      .send({ name: 42 })
+      .expect(400)
+      .expect(({ body }) => expect(body.error).toMatch(/name must be a string/));
     await t.api().post('/api/projects').send({ name: '' }).expect(400);
-    await t.api().post('/api/projects').send({ name: 'x', slug: 'y' }).expect(400, { error: 'property slug should not exist' });
+    await t
+      .api()
+      .post('/api/projects')
+      .send({ name: 'x', slug: 'y' })
+      .expect(400, { error: 'property slug should not exist' });
     await t.api().patch('/api/projects/1').send({ name: 'x', client_key: 'y' }).expect(400);
     await t.api().get('/api/projects/abc').expect(400, { error: 'id must be a positive integer' });
     await t.api().get('/api/projects/1.5').expect(400);
@@ -59,6 +77,11 @@ describe('projects', () => {
     await t.api().get('/api/issues/0x10').expect(400, { error: 'id must be a positive integer' });
     await t.api().get('/api/projects/0').expect(400);
     await t.api().get('/api/projects/99999999').expect(404, { error: 'project not found' });
-    await t.api().post('/api/projects').set('Content-Type', 'application/json').send('{"name":').expect(400, { error: 'request body is not valid JSON' });
+    await t
+      .api()
+      .post('/api/projects')
+      .set('Content-Type', 'application/json')
+      .send('{"name":')
+      .expect(400, { error: 'request body is not valid JSON' });
   });
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource, Repository } from 'typeorm';
 import { ChannelsService } from '../src/channels/channels.service';
+import { Issue } from '../src/issues/issue.entity';
 import { AlertHistoryEntry } from '../src/rules/alert-history.entity';
 import { AlertRule } from '../src/rules/alert-rule.entity';
 import { startTestApp, TestApp } from './helpers/app';
@@ -326,6 +327,7 @@ describe('alert rules and history', () => {
         status: 'skipped',
         error: null,
         issue_id: null,
+        issue_short_id: null,
         rule_id: null,
         channel_id: null,
         created_at: '2030-01-01T10:00:00.000Z',
@@ -340,6 +342,7 @@ describe('alert rules and history', () => {
         status: 'failed',
         error: 'HTTP 500',
         issue_id: null,
+        issue_short_id: null,
         rule_id: null,
         channel_id: null,
         created_at: new Date(base + 519 * 60_000).toISOString(),
@@ -384,6 +387,60 @@ describe('alert rules and history', () => {
         .get('/api/projects/x/alert-history')
         .expect(400, { error: 'project_id must be a positive integer' });
       await t.http().get(url()).expect(401);
+    });
+
+    it("names each entry's issue by its short id, and by nothing once the issue is gone", async () => {
+      const db = t.app.get(DataSource);
+      const project = (await t.api().post('/api/projects').send({ name: 'Short Ids' }).expect(201)).body as {
+        id: number;
+        slug: string;
+      };
+      const [kept, deleted] = await db.getRepository(Issue).save(
+        [7, 12].map((number) =>
+          db.getRepository(Issue).create({
+            projectId: project.id,
+            groupingKey: randomUUID(),
+            number,
+            type: 'TypeError',
+            message: `issue ${number}`,
+            culprit: '',
+            level: 'error',
+            state: 'open',
+            eventCount: 1,
+            firstSeen: new Date(),
+            lastSeen: new Date(),
+          }),
+        ),
+      );
+      await history.save(
+        [kept, deleted, kept].map((issue, i) =>
+          history.create({
+            projectId: project.id,
+            issueId: issue.id,
+            alertType: 'new_issue',
+            channelType: 'webhook',
+            channelName: `hook ${i}`,
+            status: 'sent',
+            idempotencyKey: randomUUID(),
+            createdAt: new Date(base + i * 60_000),
+          }),
+        ),
+      );
+      await t.api().delete(`/api/issues/${deleted.id}`).expect(204);
+
+      const listed = (await t.api().get(`/api/projects/${project.id}/alert-history`).expect(200)).body as {
+        channel_name: string;
+        issue_id: number | null;
+        issue_short_id: string | null;
+      }[];
+      const prefix = project.slug.toUpperCase();
+      expect(
+        listed.map(({ channel_name, issue_id, issue_short_id }) => [channel_name, issue_id, issue_short_id]),
+      ).toEqual([
+        ['hook 2', kept.id, `${prefix}-7`],
+        ['hook 1', null, null],
+        ['hook 0', kept.id, `${prefix}-7`],
+      ]);
     });
 
     it('is empty for a project without alerts', async () => {

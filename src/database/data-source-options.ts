@@ -9,6 +9,7 @@ import { HotTagCounts1795500000000 } from './migrations/1795500000000-HotTagCoun
 import { PendingRollups1795500000001 } from './migrations/1795500000001-PendingRollups';
 import { IssueSearch1795600000000 } from './migrations/1795600000000-IssueSearch';
 import { ReleasesAndTriage1795600000001 } from './migrations/1795600000001-ReleasesAndTriage';
+import { ClientKeyRotation1795700000000 } from './migrations/1795700000000-ClientKeyRotation';
 
 /** Migrations are listed explicitly so that ts (tests, CLI) and compiled js resolve the same set. */
 export const MIGRATIONS = [
@@ -21,6 +22,7 @@ export const MIGRATIONS = [
   PendingRollups1795500000001,
   IssueSearch1795600000000,
   ReleasesAndTriage1795600000001,
+  ClientKeyRotation1795700000000,
 ];
 
 /** No query of the service runs this long; one that does waits on a server that is gone. */

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { JobsModule } from '../jobs/jobs.module';
+import { ProjectsModule } from '../projects/projects.module';
 import { DigestProducer, digestProducerQueueProvider } from './digest.producer';
 import { IngestHttpHandler } from './ingest-http.handler';
 import { IngestMetrics } from './ingest.metrics';
@@ -10,7 +11,8 @@ import { IngestRateLimiter } from './rate-limiter';
 
 /** Ingestion is served by IngestHttpHandler, mounted ahead of Express by src/http-app.ts. */
 @Module({
-  imports: [JobsModule],
+  // ProjectsModule: its key changes reach the client-key snapshot at once.
+  imports: [JobsModule, ProjectsModule],
   controllers: [MetricsController],
   providers: [
     ProjectKeys,

@@ -2,6 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { DataSource } from 'typeorm';
 import { RepeatedLog } from '../common/repeated-log';
 import { DatabaseUnavailableError } from '../database/database-unavailable.error';
+import { ProjectKeyChanges } from '../projects/project-key-changes';
 
 /** A request that waits for a reload gets its 503 after this when the database hangs. */
 const LOAD_DEADLINE_MS = 3_000;
@@ -15,6 +16,44 @@ export const PROJECT_KEYS_REFRESH_MS = 30_000;
  */
 export const PROJECT_KEYS_MISS_REFRESH_MS = 1_000;
 
+/** A project's keys as the snapshot holds them; the previous one only while a rotation's grace lasts. */
+export interface ProjectKeyEntry {
+  key: string;
+  previousKey: string | null;
+  /** Epoch milliseconds; compared when a request comes, so the old key stops on time between reloads. */
+  previousExpiresAt: number;
+}
+
+/**
+ * `valid`: the current key, or the previous one before its expiry. `expired`: the previous one after
+ * it, which no reload can make valid again (keys are never reused), so it needs none. `unknown`:
+ * anything else, which a reload may turn into a key (a project or rotation made elsewhere).
+ */
+export type KeyCheck = 'valid' | 'expired' | 'unknown';
+
+export function checkKey(entry: ProjectKeyEntry | undefined, key: string, now: number): KeyCheck {
+  if (entry === undefined) return 'unknown';
+  if (entry.key === key) return 'valid';
+  if (entry.previousKey !== key) return 'unknown';
+  return now < entry.previousExpiresAt ? 'valid' : 'expired';
+}
+
+interface ProjectKeyRow {
+  id: number;
+  client_key: string;
+  previous_client_key: string | null;
+  previous_client_key_expires_at: Date | null;
+}
+
+function entryOf(row: ProjectKeyRow): ProjectKeyEntry {
+  const expiresAt = row.previous_client_key_expires_at?.getTime() ?? 0;
+  return {
+    key: row.client_key,
+    previousKey: expiresAt > 0 ? row.previous_client_key : null,
+    previousExpiresAt: expiresAt,
+  };
+}
+
 /**
  * Answers "does project <id> have client key <key>?" from an in-process snapshot of every
  * project's key, reloaded in the background. Cheap and bounded whatever the traffic: a hit or a
@@ -25,15 +64,20 @@ export const PROJECT_KEYS_MISS_REFRESH_MS = 1_000;
 export class ProjectKeys implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('ProjectKeys');
   private readonly failureLog = new RepeatedLog(this.logger, 60_000);
-  private keys: Map<number, string> | undefined;
+  private keys: Map<number, ProjectKeyEntry> | undefined;
   private lastAttempt = 0;
   private loading: Promise<void> | undefined;
   private scheduled: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private unsubscribe: (() => void) | undefined;
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly keyChanges: ProjectKeyChanges,
+  ) {}
 
   onApplicationBootstrap(): void {
+    this.unsubscribe = this.keyChanges.subscribe(() => this.refresh().catch(() => undefined));
     void this.reload().catch(() => undefined);
     this.timer = setInterval(() => void this.reload().catch(() => undefined), PROJECT_KEYS_REFRESH_MS);
     this.timer.unref();
@@ -41,6 +85,7 @@ export class ProjectKeys implements OnApplicationBootstrap, OnApplicationShutdow
 
   onApplicationShutdown(): void {
     clearInterval(this.timer);
+    this.unsubscribe?.();
   }
 
   /**
@@ -50,11 +95,27 @@ export class ProjectKeys implements OnApplicationBootstrap, OnApplicationShutdow
    */
   isValid(projectId: number, key: string): boolean | Promise<boolean> {
     if (this.keys !== undefined) {
-      if (this.keys.get(projectId) === key) return true;
+      const entry = this.keys.get(projectId);
+      if (entry !== undefined && entry.key === key) return true;
+      const check = checkKey(entry, key, Date.now());
+      if (check !== 'unknown') return check === 'valid';
       // When the reload fails the key cannot be judged (a project created since?): 503, not 401.
-      return this.reloadSoon().then(() => this.keys?.get(projectId) === key);
+      return this.reloadSoon().then(() => this.checkLoaded(projectId, key));
     }
-    return this.reload().then(() => this.keys?.get(projectId) === key);
+    return this.reload().then(() => this.checkLoaded(projectId, key));
+  }
+
+  /**
+   * Reads the keys again after a change made in this process. A load already under way may have
+   * read them before the change, so it is waited for and not reused.
+   */
+  async refresh(): Promise<void> {
+    await this.loading?.catch(() => undefined);
+    await this.reload();
+  }
+
+  private checkLoaded(projectId: number, key: string): boolean {
+    return checkKey(this.keys?.get(projectId), key, Date.now()) === 'valid';
   }
 
   /**
@@ -84,10 +145,12 @@ export class ProjectKeys implements OnApplicationBootstrap, OnApplicationShutdow
         timer = setTimeout(() => reject(new Error('no answer within 3 s')), LOAD_DEADLINE_MS);
       });
       const rows = await Promise.race([
-        this.dataSource.query<{ id: number; client_key: string }[]>('SELECT id, client_key FROM projects'),
+        this.dataSource.query<ProjectKeyRow[]>(
+          'SELECT id, client_key, previous_client_key, previous_client_key_expires_at FROM projects',
+        ),
         deadline,
       ]).finally(() => clearTimeout(timer));
-      this.keys = new Map(rows.map((row) => [row.id, row.client_key]));
+      this.keys = new Map(rows.map((row) => [row.id, entryOf(row)]));
     } catch (error) {
       this.failureLog.warn(
         'reload failed',

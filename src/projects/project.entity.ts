@@ -14,6 +14,13 @@ export class Project {
   @Column({ name: 'client_key', type: 'uuid', unique: true })
   clientKey: string;
 
+  /** The key the last rotation replaced, accepted by ingest until `previousClientKeyExpiresAt`. */
+  @Column({ name: 'previous_client_key', type: 'uuid', nullable: true })
+  previousClientKey: string | null;
+
+  @Column({ name: 'previous_client_key_expires_at', type: 'timestamptz', nullable: true })
+  previousClientKeyExpiresAt: Date | null;
+
   /** Last issue number handed out; short ids are `<SLUG>-<number>`. */
   @Column({ name: 'next_issue_number', type: 'int', default: 0 })
   nextIssueNumber: number;

@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@ne
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { IdPipe } from '../common/id.pipes';
 import { ProjectNameDto } from './dto/project-name.dto';
+import { DEFAULT_GRACE_HOURS, RotateClientKeyDto } from './dto/rotate-client-key.dto';
 import { UpdateProjectDto } from './dto/update-project.dto';
 import { ProjectsService, ProjectView } from './projects.service';
 
@@ -30,6 +31,13 @@ export class ProjectsController {
   @Patch(':id')
   update(@Param('id', IdPipe) id: number, @Body() body: UpdateProjectDto): Promise<ProjectView> {
     return this.projects.update(id, { name: body.name, retentionDays: body.retention_days });
+  }
+
+  /** A new client key (and DSN); the replaced key keeps ingesting for `grace_hours` (default 24). */
+  @Post(':id/client-key/rotate')
+  @HttpCode(200)
+  rotateClientKey(@Param('id', IdPipe) id: number, @Body() body: RotateClientKeyDto): Promise<ProjectView> {
+    return this.projects.rotateClientKey(id, body.grace_hours ?? DEFAULT_GRACE_HOURS);
   }
 
   @Delete(':id')

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { ProjectKeyChanges } from './project-key-changes';
 import { Project } from './project.entity';
 import { ProjectsController } from './projects.controller';
 import { ProjectsService } from './projects.service';
@@ -7,7 +8,7 @@ import { ProjectsService } from './projects.service';
 @Module({
   imports: [TypeOrmModule.forFeature([Project])],
   controllers: [ProjectsController],
-  providers: [ProjectsService],
-  exports: [ProjectsService],
+  providers: [ProjectsService, ProjectKeyChanges],
+  exports: [ProjectsService, ProjectKeyChanges],
 })
 export class ProjectsModule {}

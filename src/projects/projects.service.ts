@@ -5,6 +5,7 @@ import { Like, QueryFailedError, Repository } from 'typeorm';
 import { ConflictError, InvalidInputError, NotFoundError } from '../common/domain-errors';
 import { AppConfig } from '../config/app-config';
 import { buildDsn } from './dsn';
+import { ProjectKeyChanges } from './project-key-changes';
 import { Project } from './project.entity';
 import { firstFreeSlug, slugify } from './slug';
 
@@ -14,6 +15,13 @@ export interface ProjectView {
   slug: string;
   client_key: string;
   dsn: string;
+  /**
+   * The DSN of the key the last rotation replaced, while ingest still accepts it, and until when;
+   * both null otherwise. The old key is no secret to whoever sees this: it is the DSN their clients
+   * were given.
+   */
+  previous_dsn: string | null;
+  previous_client_key_expires_at: string | null;
   /** Days its events are kept; null follows EVENT_RETENTION_DAYS. */
   retention_days: number | null;
   created_at: string;
@@ -26,6 +34,7 @@ export class ProjectsService {
   constructor(
     @InjectRepository(Project) private readonly projects: Repository<Project>,
     private readonly config: AppConfig,
+    private readonly keyChanges: ProjectKeyChanges,
   ) {}
 
   async list(): Promise<ProjectView[]> {
@@ -74,18 +83,44 @@ export class ProjectsService {
     return this.toView(await this.projects.save(project));
   }
 
+  /**
+   * Gives the project a new client key. The replaced one keeps ingesting for `graceHours` (0: it
+   * stops at once); a key replaced by an earlier rotation stops now, whatever its grace was. The
+   * row is locked so that two rotations at once cannot both keep the same key as the previous one.
+   */
+  async rotateClientKey(id: number, graceHours: number): Promise<ProjectView> {
+    const rotated = await this.projects.manager.transaction(async (manager) => {
+      const project = await manager.findOne(Project, { where: { id }, lock: { mode: 'pessimistic_write' } });
+      if (!project) throw new NotFoundError('project not found');
+      project.previousClientKey = graceHours > 0 ? project.clientKey : null;
+      project.previousClientKeyExpiresAt =
+        graceHours > 0 ? new Date(Date.now() + graceHours * 3_600_000) : null;
+      project.clientKey = randomUUID();
+      return manager.save(project);
+    });
+    await this.keyChanges.changed();
+    return this.toView(rotated);
+  }
+
   async remove(id: number): Promise<void> {
     const result = await this.projects.delete({ id });
     if (!result.affected) throw new NotFoundError('project not found');
   }
 
   toView(project: Project): ProjectView {
+    const expiresAt = project.previousClientKeyExpiresAt;
+    const previousKey =
+      project.previousClientKey && expiresAt && expiresAt.getTime() > Date.now()
+        ? project.previousClientKey
+        : null;
     return {
       id: project.id,
       name: project.name,
       slug: project.slug,
       client_key: project.clientKey,
       dsn: buildDsn(this.config.publicUrl, project.clientKey, project.id),
+      previous_dsn: previousKey ? buildDsn(this.config.publicUrl, previousKey, project.id) : null,
+      previous_client_key_expires_at: previousKey ? expiresAt!.toISOString() : null,
       retention_days: project.retentionDays,
       created_at: project.createdAt.toISOString(),
     };

@@ -4,6 +4,7 @@ import { Repository } from 'typeorm';
 import { NotificationChannel } from '../channels/channel.entity';
 import { ChannelsService } from '../channels/channels.service';
 import { InvalidInputError, NotFoundError } from '../common/domain-errors';
+import { shortId } from '../issues/issues.service';
 import { AlertHistoryEntry, AlertStatus } from './alert-history.entity';
 import { AlertRule, AlertType } from './alert-rule.entity';
 import { DEFAULT_HISTORY_LIMIT } from './dto/history-query.dto';
@@ -31,6 +32,8 @@ export interface AlertHistoryView {
   status: AlertStatus;
   error: string | null;
   issue_id: number | null;
+  /** `<SLUG>-<n>` of the issue, for people; null once the issue is deleted. */
+  issue_short_id: string | null;
   rule_id: number | null;
   channel_id: number | null;
   created_at: string;
@@ -103,14 +106,25 @@ export class RulesService {
     if (!result.affected) throw new NotFoundError('alert rule not found');
   }
 
-  /** Newest first. */
+  /** Newest first, each with its issue's short id, read in the same query. */
   async listHistory(projectId: number, limit = DEFAULT_HISTORY_LIMIT): Promise<AlertHistoryView[]> {
-    const entries = await this.history.find({
-      where: { projectId },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      take: limit,
-    });
-    return entries.map(toHistoryView);
+    const { entities, raw } = await this.history
+      .createQueryBuilder('h')
+      .leftJoin('issues', 'i', 'i.id = h.issue_id')
+      .leftJoin('projects', 'p', 'p.id = i.project_id')
+      .addSelect('i.number', 'issue_number')
+      .addSelect('p.slug', 'issue_slug')
+      .where('h.project_id = :projectId', { projectId })
+      .orderBy('h.created_at', 'DESC')
+      .addOrderBy('h.id', 'DESC')
+      .limit(limit)
+      .getRawAndEntities<{ h_id: number; issue_number: number | null; issue_slug: string | null }>();
+    const shortIds = new Map(
+      raw
+        .filter((row) => row.issue_number !== null && row.issue_slug !== null)
+        .map((row) => [Number(row.h_id), shortId(row.issue_slug!, Number(row.issue_number))]),
+    );
+    return entities.map((entry) => toHistoryView(entry, shortIds.get(entry.id) ?? null));
   }
 
   private async findOrFail(projectId: number, ruleId: number): Promise<AlertRule> {
@@ -147,7 +161,10 @@ export function toRuleView(rule: AlertRule): RuleView {
   };
 }
 
-export function toHistoryView(entry: AlertHistoryEntry): AlertHistoryView {
+export function toHistoryView(
+  entry: AlertHistoryEntry,
+  issueShortId: string | null = null,
+): AlertHistoryView {
   return {
     id: entry.id,
     alert_type: entry.alertType,
@@ -156,6 +173,7 @@ export function toHistoryView(entry: AlertHistoryEntry): AlertHistoryView {
     status: entry.status,
     error: entry.error,
     issue_id: entry.issueId,
+    issue_short_id: issueShortId,
     rule_id: entry.ruleId,
     channel_id: entry.channelId,
     created_at: entry.createdAt.toISOString(),

@@ -3,6 +3,39 @@ import { AlertType, api, Channel, errorMessage, HistoryEntry, qs, Rule } from '.
 import { Badge, EnabledAndActions, Empty, ErrorMessage, Loading, RelTime, useAsync, useTitle } from '../components';
 import { ProjectHeader, useProject } from './ProjectHeader';
 
+/** The filters a rule's `conditions` may hold (src/rules/rule-conditions.ts); none means every issue. */
+interface RuleConditions {
+  environments?: string[];
+  min_level?: Level;
+}
+
+const LEVELS = ['debug', 'info', 'warning', 'error', 'fatal'] as const;
+type Level = (typeof LEVELS)[number];
+
+/** A history entry names its issue by short id too (null once the issue is deleted). */
+type HistoryRow = HistoryEntry & { issue_short_id?: string | null };
+
+function conditionsOf(rule?: Rule): RuleConditions {
+  const raw = rule?.conditions ?? {};
+  const environments = Array.isArray(raw.environments) ? raw.environments.filter((env): env is string => typeof env === 'string') : [];
+  const level = typeof raw.min_level === 'string' && (LEVELS as readonly string[]).includes(raw.min_level) ? (raw.min_level as Level) : undefined;
+  return { ...(environments.length ? { environments } : {}), ...(level ? { min_level: level } : {}) };
+}
+
+function splitEnvironments(text: string): string[] {
+  return [...new Set(text.split(',').map((env) => env.trim()).filter(Boolean))];
+}
+
+function levelText(level: Level): string {
+  return level === 'fatal' ? 'fatal only' : `${level} or worse`;
+}
+
+/** `Environments: production, staging · Level: error or worse`; `any` where a filter is not set. */
+function describeConditions(conditions: RuleConditions): string {
+  const environments = conditions.environments?.length ? conditions.environments.join(', ') : 'any';
+  return `Environments: ${environments} · Level: ${conditions.min_level ? levelText(conditions.min_level) : 'any'}`;
+}
+
 const ALERT_LABELS: Record<AlertType, string> = {
   new_issue: 'New issue',
   regression: 'Regression (resolved issue seen again)',
@@ -15,27 +48,37 @@ interface RuleDraft {
   channel_ids: number[];
   cooldown_minutes: string;
   is_enabled: boolean;
+  /** Comma-separated, as typed. */
+  environments: string;
+  min_level: Level | '';
 }
 
 function RuleForm({
   projectId,
   rule,
   channels,
+  knownEnvironments,
   onDone,
   onCancel,
 }: {
   projectId: number;
   rule?: Rule;
   channels: Channel[];
+  knownEnvironments: string[];
   onDone: () => void;
   onCancel: () => void;
 }) {
-  const [draft, setDraft] = useState<RuleDraft>({
-    name: rule?.name ?? '',
-    alert_type: rule?.alert_type ?? 'new_issue',
-    channel_ids: rule?.channel_ids ?? [],
-    cooldown_minutes: String(rule?.cooldown_minutes ?? 0),
-    is_enabled: rule?.is_enabled ?? true,
+  const [draft, setDraft] = useState<RuleDraft>(() => {
+    const conditions = conditionsOf(rule);
+    return {
+      name: rule?.name ?? '',
+      alert_type: rule?.alert_type ?? 'new_issue',
+      channel_ids: rule?.channel_ids ?? [],
+      cooldown_minutes: String(rule?.cooldown_minutes ?? 0),
+      is_enabled: rule?.is_enabled ?? true,
+      environments: (conditions.environments ?? []).join(', '),
+      min_level: conditions.min_level ?? '',
+    };
   });
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -51,16 +94,21 @@ function RuleForm({
     }
     setBusy(true);
     setError(null);
+    const environments = splitEnvironments(draft.environments);
+    const conditions: RuleConditions = {
+      ...(environments.length ? { environments } : {}),
+      ...(draft.min_level ? { min_level: draft.min_level } : {}),
+    };
     const body = {
       name: draft.name.trim(),
-      alert_type: draft.alert_type,
       channel_ids: draft.channel_ids,
       cooldown_minutes: cooldown,
       is_enabled: draft.is_enabled,
+      conditions,
     };
     try {
       if (rule) await api.patch(`/api/projects/${projectId}/alert-rules/${rule.id}`, body);
-      else await api.post(`/api/projects/${projectId}/alert-rules`, { ...body, conditions: {} });
+      else await api.post(`/api/projects/${projectId}/alert-rules`, { ...body, alert_type: draft.alert_type });
       onDone();
     } catch (failure) {
       setError(errorMessage(failure));
@@ -78,13 +126,24 @@ function RuleForm({
       </label>
       <label class="field">
         <span>When</span>
-        <select name="rule-type" value={draft.alert_type} onChange={(e) => set({ alert_type: e.currentTarget.value as AlertType })}>
+        <select
+          name="rule-type"
+          value={draft.alert_type}
+          disabled={Boolean(rule)}
+          aria-describedby={rule ? `${prefix}-type-hint` : undefined}
+          onChange={(e) => set({ alert_type: e.currentTarget.value as AlertType })}
+        >
           {(Object.keys(ALERT_LABELS) as AlertType[]).map((type) => (
             <option key={type} value={type}>
               {ALERT_LABELS[type]}
             </option>
           ))}
         </select>
+        {rule && (
+          <small class="hint" id={`${prefix}-type-hint`}>
+            A rule keeps its kind; create another rule for other alerts.
+          </small>
+        )}
       </label>
       <fieldset class="field">
         <legend>Notify channels</legend>
@@ -113,6 +172,57 @@ function RuleForm({
             ))}
           </div>
         )}
+      </fieldset>
+      <fieldset class="field rule-conditions">
+        <legend>Only for</legend>
+        <div class="field">
+          <label for={`${prefix}-environments`}>Environments</label>
+          <input
+            name="rule-environments"
+            id={`${prefix}-environments`}
+            placeholder="every environment"
+            aria-describedby={`${prefix}-environments-hint`}
+            value={draft.environments}
+            onInput={(e) => set({ environments: e.currentTarget.value })}
+          />
+          <small class="hint" id={`${prefix}-environments-hint`}>
+            Comma-separated. The issue's latest event must come from one of them; empty means every environment.
+          </small>
+          {knownEnvironments.length > 0 && (
+            <div class="env-suggestions" role="group" aria-label="Environments seen in this project">
+              <span class="muted small">Seen in this project:</span>
+              {knownEnvironments.map((env) => {
+                const chosen = splitEnvironments(draft.environments).includes(env);
+                return (
+                  <button
+                    key={env}
+                    type="button"
+                    class={chosen ? 'chip chip-on' : 'chip'}
+                    aria-pressed={chosen}
+                    onClick={() => {
+                      const current = splitEnvironments(draft.environments);
+                      set({ environments: (chosen ? current.filter((name) => name !== env) : [...current, env]).join(', ') });
+                    }}
+                  >
+                    {env}
+                  </button>
+                );
+              })}
+            </div>
+          )}
+        </div>
+        <label class="field">
+          <span>Minimum level</span>
+          <select name="rule-min-level" value={draft.min_level} onChange={(e) => set({ min_level: e.currentTarget.value as Level | '' })}>
+            <option value="">Any level</option>
+            {LEVELS.map((level) => (
+              <option key={level} value={level}>
+                {levelText(level)}
+              </option>
+            ))}
+          </select>
+          <small class="hint">Compared with the issue's level: debug &lt; info &lt; warning &lt; error &lt; fatal.</small>
+        </label>
       </fieldset>
       <label class="field">
         <span>Cooldown (minutes)</span>
@@ -148,7 +258,16 @@ export function ProjectAlertsPage({ projectId }: { projectId: number }) {
   const rules = useAsync(() => api.get<Rule[]>(`/api/projects/${projectId}/alert-rules`), [projectId]);
   const channels = useAsync(() => api.get<Channel[]>('/api/alert-channels'), []);
   const [limit, setLimit] = useState(50);
-  const history = useAsync(() => api.get<HistoryEntry[]>(`/api/projects/${projectId}/alert-history${qs({ limit })}`), [projectId, limit]);
+  const history = useAsync(() => api.get<HistoryRow[]>(`/api/projects/${projectId}/alert-history${qs({ limit })}`), [projectId, limit]);
+  // Suggestions only: the rule form works without them.
+  const environments = useAsync(
+    () =>
+      api
+        .get<{ data: { name: string }[] }>(`/api/projects/${projectId}/environments`)
+        .then((page) => page.data.map((env) => env.name))
+        .catch(() => [] as string[]),
+    [projectId],
+  );
   const [editing, setEditing] = useState<number | 'new' | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState<number | null>(null);
@@ -160,6 +279,7 @@ export function ProjectAlertsPage({ projectId }: { projectId: number }) {
   const channelName = (id: number) => channelList.find((channel) => channel.id === id)?.name ?? `#${id}`;
   const ruleList = Array.isArray(rules.data) ? rules.data : [];
   const historyList = Array.isArray(history.data) ? history.data : [];
+  const knownEnvironments = Array.isArray(environments.data) ? environments.data : [];
 
   const done = () => {
     setEditing(null);
@@ -209,7 +329,9 @@ export function ProjectAlertsPage({ projectId }: { projectId: number }) {
           )}
         </div>
         <ErrorMessage error={channels.error ? `Channels could not be loaded: ${channels.error}` : null} />
-        {editing === 'new' && <RuleForm projectId={projectId} channels={channelList} onDone={done} onCancel={() => setEditing(null)} />}
+        {editing === 'new' && (
+          <RuleForm projectId={projectId} channels={channelList} knownEnvironments={knownEnvironments} onDone={done} onCancel={() => setEditing(null)} />
+        )}
         <ErrorMessage error={error} />
         <ErrorMessage error={rules.error} onRetry={rules.reload} />
         {rules.loading && !rules.data && <Loading label="Loading rules…" />}
@@ -220,7 +342,14 @@ export function ProjectAlertsPage({ projectId }: { projectId: number }) {
           {ruleList.map((rule) =>
             editing === rule.id ? (
               <li key={rule.id}>
-                <RuleForm projectId={projectId} rule={rule} channels={channelList} onDone={done} onCancel={() => setEditing(null)} />
+                <RuleForm
+                  projectId={projectId}
+                  rule={rule}
+                  channels={channelList}
+                  knownEnvironments={knownEnvironments}
+                  onDone={done}
+                  onCancel={() => setEditing(null)}
+                />
               </li>
             ) : (
               <li key={rule.id} class="card rule-card">
@@ -232,6 +361,7 @@ export function ProjectAlertsPage({ projectId }: { projectId: number }) {
                     <Badge kind="neutral">{rule.alert_type}</Badge> → {rule.channel_ids.length === 0 ? <span class="muted">no channels</span> : rule.channel_ids.map(channelName).join(', ')}
                     <span class="muted"> · cooldown {rule.cooldown_minutes} min</span>
                   </p>
+                  <p class="small muted rule-filter">{describeConditions(conditionsOf(rule))}</p>
                 </div>
                 <div class="channel-actions">
                   <label class="switch">
@@ -300,7 +430,17 @@ export function ProjectAlertsPage({ projectId }: { projectId: number }) {
                     <td data-label="Status">
                       <Badge kind={STATUS_KIND[entry.status] ?? 'neutral'}>{entry.status}</Badge>
                     </td>
-                    <td data-label="Issue">{entry.issue_id ? <a href={`/issues/${entry.issue_id}`}>#{entry.issue_id}</a> : <span class="muted">—</span>}</td>
+                    <td data-label="Issue">
+                      {entry.issue_id ? (
+                        <a href={`/issues/${entry.issue_id}`} class="mono">
+                          {entry.issue_short_id ?? `#${entry.issue_id}`}
+                        </a>
+                      ) : (
+                        <span class="muted" title="The issue was deleted">
+                          —
+                        </span>
+                      )}
+                    </td>
                     <td data-label="Sent">{entry.sent_at ? <RelTime value={entry.sent_at} /> : <span class="muted">—</span>}</td>
                     <td data-label="Error" class="error-text">
                       {entry.error ?? ''}

@@ -1,8 +1,16 @@
 import { useState } from 'preact/hooks';
 import { api, errorMessage, Project } from '../api';
-import { ErrorMessage, Loading, useTitle } from '../components';
-import { plural } from '../util';
+import { CopyButton, ErrorMessage, Loading, useTitle } from '../components';
+import { navigate } from '../router';
+import { plural, relativeTime, toDate } from '../util';
 import { ProjectHeader, useProject } from './ProjectHeader';
+
+/** The project as the API returns it, with what a key rotation adds. */
+type ProjectWithKeys = Project & {
+  /** DSN of the key the last rotation replaced, while ingest still accepts it. */
+  previous_dsn?: string | null;
+  previous_client_key_expires_at?: string | null;
+};
 
 const MIN_DAYS = 1;
 const MAX_DAYS = 3650;
@@ -166,6 +174,192 @@ function RetentionForm({ project, onSaved }: { project: Project; onSaved: (proje
   );
 }
 
+/** How long the replaced key keeps working; the API takes 0 to 720 hours. */
+const GRACE_CHOICES: { hours: number; label: string }[] = [
+  { hours: 0, label: 'No grace: the old DSN stops at once' },
+  { hours: 1, label: '1 hour' },
+  { hours: 24, label: '24 hours' },
+  { hours: 168, label: '7 days' },
+];
+
+function untilText(value: string): string {
+  const date = toDate(value);
+  if (!date) return value;
+  return `${date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })} (${relativeTime(value)})`;
+}
+
+function DsnRow({ id, label, dsn }: { id: string; label: string; dsn: string }) {
+  return (
+    <div class="dsn">
+      <label for={id} class="dsn-label">
+        {label}
+      </label>
+      <div class="dsn-row">
+        <input id={id} class="mono" readOnly value={dsn} onFocus={(event) => event.currentTarget.select()} />
+        <CopyButton text={dsn} label={`Copy ${label}`} />
+      </div>
+    </div>
+  );
+}
+
+function ClientKeyCard({ project, onSaved }: { project: ProjectWithKeys; onSaved: (project: Project) => void }) {
+  const [asking, setAsking] = useState(false);
+  const [grace, setGrace] = useState(24);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const previous = project.previous_dsn && project.previous_client_key_expires_at ? project.previous_dsn : null;
+
+  const rotate = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    setNotice(null);
+    try {
+      const updated = await api.post<ProjectWithKeys>(`/api/projects/${project.id}/client-key/rotate`, { grace_hours: grace });
+      onSaved(updated);
+      setAsking(false);
+      setNotice(
+        updated.previous_client_key_expires_at
+          ? `New DSN created. The old DSN keeps working until ${untilText(updated.previous_client_key_expires_at)}.`
+          : 'New DSN created. The old DSN no longer works.',
+      );
+    } catch (failure) {
+      setError(errorMessage(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section class="card" aria-labelledby="client-key-title">
+      <h2 id="client-key-title">Client key</h2>
+      <p class="muted small">SDKs send events with the key in this DSN. Rotate it when it has leaked, or to retire old clients.</p>
+      <DsnRow id={`settings-dsn-${project.id}`} label="DSN" dsn={project.dsn} />
+      {previous && (
+        <div class="previous-dsn">
+          <DsnRow id={`settings-previous-dsn-${project.id}`} label="Previous DSN" dsn={previous} />
+          <small class="hint">
+            Still accepted until <strong>{untilText(project.previous_client_key_expires_at!)}</strong>, so that clients can move to the new
+            DSN.
+          </small>
+        </div>
+      )}
+      {asking ? (
+        <form class="rotate-confirm" onSubmit={(event) => void rotate(event)} aria-label="Rotate the client key">
+          <fieldset class="field">
+            <legend>Keep the current DSN working for</legend>
+            {GRACE_CHOICES.map((choice) => (
+              <label class="check" key={choice.hours}>
+                <input type="radio" name="grace-hours" value={choice.hours} checked={grace === choice.hours} onChange={() => setGrace(choice.hours)} />
+                <span>{choice.label}</span>
+              </label>
+            ))}
+          </fieldset>
+          <p class="warning-text">
+            Every client must be given the new DSN.{' '}
+            {grace === 0 ? 'Events sent with the current DSN are refused from now on.' : `After ${plural(grace, 'hour')}, events sent with the current DSN are refused.`}
+            {previous ? ' The previous DSN above stops at once.' : ''}
+          </p>
+          <div class="form-actions">
+            <button type="submit" class="btn btn-danger" disabled={busy}>
+              {busy ? 'Rotating…' : 'Rotate key'}
+            </button>
+            <button type="button" class="btn" disabled={busy} onClick={() => setAsking(false)}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      ) : (
+        <div class="form-actions">
+          <button
+            type="button"
+            class="btn"
+            onClick={() => {
+              setNotice(null);
+              setError(null);
+              setAsking(true);
+            }}
+          >
+            Rotate key…
+          </button>
+        </div>
+      )}
+      <FormFeedback error={error} notice={notice} />
+    </section>
+  );
+}
+
+function DangerZone({ project }: { project: Project }) {
+  const [asking, setAsking] = useState(false);
+  const [typed, setTyped] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const confirmed = typed.trim() === project.name.trim();
+
+  const remove = async (event: Event) => {
+    event.preventDefault();
+    if (!confirmed) return;
+    setBusy(true);
+    setError(null);
+    try {
+      await api.del(`/api/projects/${project.id}`);
+      navigate('/');
+    } catch (failure) {
+      setError(errorMessage(failure));
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section class="card danger-zone" aria-labelledby="danger-zone-title">
+      <h2 id="danger-zone-title">Danger zone</h2>
+      <p class="small">
+        Deleting the project deletes its issues, events, alert rules and alert history, and its DSN stops working. This cannot be undone.
+      </p>
+      {asking ? (
+        <form onSubmit={(event) => void remove(event)} aria-label="Delete the project">
+          <label class="field">
+            <span>
+              Type <strong class="confirm-name">{project.name}</strong> to confirm
+            </span>
+            <input
+              name="confirm-project-name"
+              autoComplete="off"
+              spellcheck={false}
+              value={typed}
+              onInput={(event) => setTyped(event.currentTarget.value)}
+            />
+          </label>
+          <div class="form-actions">
+            <button type="submit" class="btn btn-danger-solid" disabled={busy || !confirmed}>
+              {busy ? 'Deleting…' : 'Delete this project'}
+            </button>
+            <button
+              type="button"
+              class="btn"
+              disabled={busy}
+              onClick={() => {
+                setAsking(false);
+                setTyped('');
+              }}
+            >
+              Cancel
+            </button>
+          </div>
+        </form>
+      ) : (
+        <div class="form-actions">
+          <button type="button" class="btn btn-danger" onClick={() => setAsking(true)}>
+            Delete project…
+          </button>
+        </div>
+      )}
+      <FormFeedback error={error} notice={null} />
+    </section>
+  );
+}
+
 export function ProjectSettingsPage({ projectId }: { projectId: number }) {
   const project = useProject(projectId);
   useTitle(project.data ? `${project.data.name} settings` : 'Project settings');
@@ -179,6 +373,8 @@ export function ProjectSettingsPage({ projectId }: { projectId: number }) {
       <div class="settings-stack">
         <NameForm key={`name-${projectId}`} project={project.data} onSaved={saved} />
         <RetentionForm key={`retention-${projectId}`} project={project.data} onSaved={saved} />
+        <ClientKeyCard key={`client-key-${projectId}`} project={project.data} onSaved={saved} />
+        <DangerZone key={`danger-${projectId}`} project={project.data} />
       </div>
     </>
   );

@@ -152,12 +152,37 @@ function channelTarget(channel: Channel): string {
   return String(config.webhook_url ?? '');
 }
 
+/** Extra request headers of a webhook; the API shows stored values masked (`abcd...****`). */
+interface HeaderRow {
+  /** Stable across edits, so that removing a row keeps the others' inputs. */
+  key: number;
+  name: string;
+  value: string;
+}
+
+/** What the API accepts (src/channels/channel-config.ts): 20 headers, RFC 9110 token names, single-line values. */
+const MAX_HEADERS = 20;
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
+
+let nextHeaderKey = 0;
+const headerRow = (name = '', value = ''): HeaderRow => ({ key: nextHeaderKey++, name, value });
+
+/** By name: the API keeps no order (PostgreSQL's jsonb sorts keys by length), and none matters in HTTP. */
+function storedHeaders(config: Record<string, unknown>): [string, string][] {
+  const headers = config.headers;
+  if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) return [];
+  return Object.entries(headers)
+    .filter((entry): entry is [string, string] => typeof entry[1] === 'string')
+    .sort(([a], [b]) => a.localeCompare(b, 'en', { sensitivity: 'base' }));
+}
+
 interface ChannelDraft {
   name: string;
   channel_type: ChannelType;
   is_enabled: boolean;
   url: string;
   secret: string;
+  headers: HeaderRow[];
   to: string;
   webhook_url: string;
 }
@@ -170,15 +195,43 @@ function draftOf(channel?: Channel): ChannelDraft {
     is_enabled: channel?.is_enabled ?? true,
     url: typeof config.url === 'string' ? config.url : '',
     secret: typeof config.secret === 'string' ? config.secret : '',
+    headers: storedHeaders(config).map(([name, value]) => headerRow(name, value)),
     to: Array.isArray(config.to) ? config.to.join(', ') : typeof config.to === 'string' ? config.to : '',
     webhook_url: typeof config.webhook_url === 'string' ? config.webhook_url : '',
   };
 }
 
-function configOf(draft: ChannelDraft): Record<string, unknown> {
+/** Rows left entirely empty are ignored; anything else wrong is named before the request is sent. */
+function headerProblem(rows: HeaderRow[]): string | null {
+  const filled = rows.filter((row) => row.name.trim() || row.value);
+  if (filled.length > MAX_HEADERS) return `At most ${MAX_HEADERS} headers.`;
+  const seen = new Set<string>();
+  for (const row of filled) {
+    const name = row.name.trim();
+    if (!name) return 'Every header needs a name.';
+    if (!HEADER_NAME.test(name)) return `"${name}" is not a valid header name (letters, digits and !#$%&'*+-.^_\`|~ only).`;
+    if (seen.has(name.toLowerCase())) return `The header ${name} is listed twice.`;
+    seen.add(name.toLowerCase());
+    if (/[\r\n]/.test(row.value)) return `The value of ${name} must be a single line.`;
+  }
+  return null;
+}
+
+/**
+ * `stored` is the channel's config as the API showed it. Secrets it showed masked go back as shown,
+ * which keeps them; a secret or the headers cleared in the form are removed with null.
+ */
+function configOf(draft: ChannelDraft, stored?: Record<string, unknown>): Record<string, unknown> {
   switch (draft.channel_type) {
-    case 'webhook':
-      return draft.secret ? { url: draft.url.trim(), secret: draft.secret } : { url: draft.url.trim() };
+    case 'webhook': {
+      const config: Record<string, unknown> = { url: draft.url.trim() };
+      if (draft.secret) config.secret = draft.secret;
+      else if (typeof stored?.secret === 'string') config.secret = null;
+      const rows = draft.headers.filter((row) => row.name.trim() || row.value);
+      if (rows.length) config.headers = Object.fromEntries(rows.map((row) => [row.name.trim(), row.value]));
+      else if (stored && storedHeaders(stored).length) config.headers = null;
+      return config;
+    }
     case 'email':
       return {
         to: draft.to
@@ -198,12 +251,25 @@ function ChannelForm({ channel, onDone, onCancel }: { channel?: Channel; onDone:
   const set = (patch: Partial<ChannelDraft>) => setDraft({ ...draft, ...patch });
   const prefix = channel ? `ch-${channel.id}` : 'ch-new';
 
+  const setHeaders = (headers: HeaderRow[]) => {
+    set({ headers });
+    // A complaint about the rows may no longer hold once they change.
+    if (error) setError(null);
+  };
+  const setHeader = (key: number, patch: Partial<HeaderRow>) =>
+    setHeaders(draft.headers.map((row) => (row.key === key ? { ...row, ...patch } : row)));
+
   const submit = async (event: Event) => {
     event.preventDefault();
+    const problem = draft.channel_type === 'webhook' ? headerProblem(draft.headers) : null;
+    if (problem) {
+      setError(problem);
+      return;
+    }
     setBusy(true);
     setError(null);
     try {
-      const body = { name: draft.name.trim(), is_enabled: draft.is_enabled, config: configOf(draft) };
+      const body = { name: draft.name.trim(), is_enabled: draft.is_enabled, config: configOf(draft, channel?.config) };
       if (channel) await api.patch(`/api/alert-channels/${channel.id}`, body);
       else await api.post('/api/alert-channels', { ...body, channel_type: draft.channel_type });
       onDone();
@@ -245,6 +311,59 @@ function ChannelForm({ channel, onDone, onCancel }: { channel?: Channel; onDone:
             <input name="webhook-secret" autoComplete="off" value={draft.secret} onInput={(e) => set({ secret: e.currentTarget.value })} />
             <small class="hint">When set, each request carries an HMAC signature of its body.</small>
           </label>
+          <fieldset class="field header-rows">
+            <legend>Extra headers (optional)</legend>
+            {draft.headers.length > 0 && (
+              <ul class="header-list">
+                {draft.headers.map((row, index) => (
+                  <li key={row.key} class="header-row">
+                    <input
+                      class="mono header-name"
+                      aria-label={`Header ${index + 1} name`}
+                      placeholder="Authorization"
+                      autoComplete="off"
+                      spellcheck={false}
+                      maxLength={100}
+                      value={row.name}
+                      onInput={(e) => setHeader(row.key, { name: e.currentTarget.value })}
+                    />
+                    <input
+                      class="mono header-value"
+                      aria-label={`Header ${index + 1} value`}
+                      placeholder="Bearer …"
+                      autoComplete="off"
+                      spellcheck={false}
+                      maxLength={4096}
+                      value={row.value}
+                      onInput={(e) => setHeader(row.key, { value: e.currentTarget.value })}
+                    />
+                    <button
+                      type="button"
+                      class="btn btn-small btn-danger"
+                      aria-label={`Remove header ${index + 1}${row.name ? ` (${row.name})` : ''}`}
+                      onClick={() => setHeaders(draft.headers.filter((other) => other.key !== row.key))}
+                    >
+                      Remove
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            )}
+            <div>
+              <button
+                type="button"
+                class="btn btn-small"
+                disabled={draft.headers.length >= MAX_HEADERS}
+                onClick={() => setHeaders([...draft.headers, headerRow()])}
+              >
+                Add header
+              </button>
+            </div>
+            <small class="hint">
+              Sent with every request, e.g. an <code>Authorization</code> header the receiver expects. Saved values are shown masked; leave
+              them as they are to keep them.
+            </small>
+          </fieldset>
         </>
       )}
       {draft.channel_type === 'email' && (
@@ -371,6 +490,12 @@ export function ChannelsPage() {
                   {!channel.is_enabled && <Badge kind="muted">disabled</Badge>}
                 </h3>
                 <p class="mono small channel-target">{channelTarget(channel) || <span class="muted">no target</span>}</p>
+                {channel.channel_type === 'webhook' && storedHeaders(channel.config ?? {}).length > 0 && (
+                  <p class="small channel-headers">
+                    <span class="muted">Headers: </span>
+                    <span class="mono">{storedHeaders(channel.config ?? {}).map(([name]) => name).join(', ')}</span>
+                  </p>
+                )}
                 <p class="muted small">
                   {channel.last_success_at ? (
                     <>
