@@ -5,48 +5,26 @@
  * history. What the UI saves is checked through the API, and what it sends at a webhook receiver.
  * Needs /usr/bin/chromium and the built dashboard (rebuilt when dashboard/ is newer).
  */
-import { execSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
+import { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, TestApp } from './helpers/app';
+import {
+  ensureDashboardBuilt,
+  launchBrowser,
+  PageProblems,
+  screenshot,
+  signIn,
+  watchedContext,
+} from './helpers/browser';
+import { eventually } from './helpers/queues';
 import { startWebhookReceiver, WebhookReceiver } from './helpers/webhook-receiver';
 
-const ROOT = join(__dirname, '..');
-const SCREENSHOTS = join(ROOT, 'test-artifacts', 'screenshots');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const EMAIL = 'settings-admin@example.com';
 const PASSWORD = 'settings-secret';
 const HOUR_MS = 3_600_000;
 
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
-function ensureDashboardBuilt(): void {
-  const index = join(ROOT, 'dist', 'dashboard', 'index.html');
-  if (existsSync(index) && statSync(index).mtimeMs >= newestMtime(join(ROOT, 'dashboard'))) return;
-  execSync('npm run build:dashboard', { cwd: ROOT, stdio: 'pipe' });
-}
-
-async function eventually<T>(
-  check: () => Promise<T | undefined | false | null>,
-  timeoutMs = 20_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const result = await check().catch(() => undefined);
-    if (result !== undefined && result !== null && result !== false) return result;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** How long the digest, the alert worker and the webhook receiver get to do their part. */
+const SETTLE_MS = 20_000;
 
 interface ProjectView {
   id: number;
@@ -86,23 +64,7 @@ describe('dashboard settings (browser)', () => {
   let project: ProjectView;
   let originalDsn: string;
   let channelId: number;
-  const pageErrors: string[] = [];
-  const cspViolations: string[] = [];
-
-  async function watchCsp(target: BrowserContext): Promise<void> {
-    await target.addInitScript(() =>
-      document.addEventListener('securitypolicyviolation', (event) =>
-        console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI || 'inline'}`),
-      ),
-    );
-    target.on('console', (message) => {
-      if (message.text().startsWith('CSP violation:')) cspViolations.push(message.text());
-    });
-  }
-
-  async function shot(name: string, target: Page = page): Promise<void> {
-    await target.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
-  }
+  const problems: PageProblems = { errors: [], cspViolations: [] };
 
   const getProject = async () =>
     (await t.api().get(`/api/projects/${project.id}`).expect(200)).body as ProjectView;
@@ -130,12 +92,11 @@ describe('dashboard settings (browser)', () => {
     return eventually(async () => {
       const list = await t.api().get(`/api/projects/${project.id}/issues`).expect(200);
       return (list.body.data as IssueView[]).find((issue) => issue.message === message);
-    });
+    }, SETTLE_MS);
   }
 
   beforeAll(async () => {
     ensureDashboardBuilt();
-    mkdirSync(SCREENSHOTS, { recursive: true });
     receiver = await startWebhookReceiver();
     t = await startTestApp({
       CREATE_SUPERUSER: `${EMAIL}:${PASSWORD}`,
@@ -150,21 +111,11 @@ describe('dashboard settings (browser)', () => {
         .expect(201)
     ).body as ProjectView;
     originalDsn = project.dsn;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
-    context = await browser.newContext({ viewport: { width: 1280, height: 860 }, baseURL: t.url });
-    await watchCsp(context);
+    browser = await launchBrowser();
+    context = await watchedContext(browser, { baseURL: t.url }, problems);
     page = await context.newPage();
-    page.on('pageerror', (error) => pageErrors.push(error.message));
     page.setDefaultTimeout(10_000);
-
-    await page.goto('/login');
-    await page.getByLabel('E-mail').fill(EMAIL);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL((url) => url.pathname === '/');
+    await signIn(page, EMAIL, PASSWORD);
   }, 120_000);
 
   afterAll(async () => {
@@ -174,8 +125,8 @@ describe('dashboard settings (browser)', () => {
   });
 
   afterEach(() => {
-    expect(pageErrors).toEqual([]);
-    expect(cspViolations).toEqual([]);
+    expect(problems.errors).toEqual([]);
+    expect(problems.cspViolations).toEqual([]);
   });
 
   it('renames the project', async () => {
@@ -214,7 +165,7 @@ describe('dashboard settings (browser)', () => {
     expect(await card.getByLabel('24 hours').isChecked()).toBe(true);
     await card.getByLabel('1 hour').check();
     await card.getByText('After 1 hour, events sent with the current DSN are refused.').waitFor();
-    await shot('project-settings-rotate-confirm');
+    await screenshot(page, 'project-settings-rotate-confirm');
     const before = Date.now();
     await card.getByRole('button', { name: 'Rotate key', exact: true }).click();
     await card
@@ -231,7 +182,7 @@ describe('dashboard settings (browser)', () => {
     expect(await card.getByLabel('DSN', { exact: true }).inputValue()).toBe(rotated.dsn);
     expect(await card.getByLabel('Previous DSN').inputValue()).toBe(originalDsn);
     await card.getByText('Still accepted until').waitFor();
-    await shot('project-settings-rotated');
+    await screenshot(page, 'project-settings-rotated');
 
     // Both keys are accepted, and their events reach the project.
     expect(await ingest(originalDsn, 'sent with the old DSN during its grace')).toBe(200);
@@ -260,7 +211,7 @@ describe('dashboard settings (browser)', () => {
     await form.getByRole('button', { name: 'Create channel' }).click();
     await form.getByRole('alert').filter({ hasText: '"Bad Name" is not a valid header name' }).waitFor();
     await form.getByRole('button', { name: 'Remove header 3 (Bad Name)' }).click();
-    await shot('settings-channel-headers-form');
+    await screenshot(page, 'settings-channel-headers-form');
     await form.getByRole('button', { name: 'Create channel' }).click();
 
     const card = page.locator('.channel-card').filter({ hasText: 'Ops hook' });
@@ -295,11 +246,11 @@ describe('dashboard settings (browser)', () => {
 
     const sent = receiver.received.length;
     await card.getByRole('button', { name: 'Send test' }).click();
-    await eventually(async () => receiver.received.length > sent);
+    await eventually(async () => receiver.received.length > sent, SETTLE_MS);
     const headers = receiver.received.at(-1)!.headers;
     expect(headers).toMatchObject({ authorization: 'Bearer receiver-token-0123', 'x-region': 'eu-west' });
     expect(headers['x-team']).toBeUndefined();
-    await shot('settings-channels-headers');
+    await screenshot(page, 'settings-channels-headers');
   });
 
   it('creates and edits an alert rule with conditions', async () => {
@@ -314,7 +265,7 @@ describe('dashboard settings (browser)', () => {
     expect(await environments.inputValue()).toBe('production');
     await environments.fill('production, staging');
     await form.getByLabel('Minimum level').selectOption('error');
-    await shot('project-alerts-rule-form');
+    await screenshot(page, 'project-alerts-rule-form');
     await form.getByRole('button', { name: 'Create rule' }).click();
 
     const card = page.locator('.rule-card').filter({ hasText: 'Production errors' });
@@ -359,8 +310,9 @@ describe('dashboard settings (browser)', () => {
     expect(await ingest(project.dsn, 'checkout total is NaN')).toBe(200);
     const issue = await issueWithMessage('checkout total is NaN');
     expect(issue.short_id).toBe(`${project.slug.toUpperCase()}-3`);
-    await eventually(async () =>
-      receiver.received.slice(sent).find((request) => request.body.test === false),
+    await eventually(
+      async () => receiver.received.slice(sent).find((request) => request.body.test === false),
+      SETTLE_MS,
     );
 
     await page.getByRole('button', { name: 'Refresh' }).click();
@@ -373,22 +325,20 @@ describe('dashboard settings (browser)', () => {
     expect(history).toEqual([
       expect.objectContaining({ issue_id: issue.id, issue_short_id: issue.short_id }),
     ]);
-    await shot('project-alerts-history');
+    await screenshot(page, 'project-alerts-history');
     await link.click();
     await page.waitForURL((url) => url.pathname === `/issues/${issue.id}`);
     await page.getByText('checkout total is NaN').first().waitFor();
   });
 
   it('stays usable on a 390px wide phone screen', async () => {
-    const phone = await browser.newContext({
-      viewport: { width: 390, height: 844 },
-      baseURL: t.url,
-      deviceScaleFactor: 2,
-    });
-    await watchCsp(phone);
+    const phone = await watchedContext(
+      browser,
+      { baseURL: t.url, viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 },
+      problems,
+    );
     await phone.addCookies(await context.cookies());
     const mobile = await phone.newPage();
-    mobile.on('pageerror', (error) => pageErrors.push(error.message));
     mobile.setDefaultTimeout(10_000);
     const overflow = () =>
       mobile.evaluate(() =>
@@ -403,7 +353,7 @@ describe('dashboard settings (browser)', () => {
     const check = async (name: string) => {
       expect(await overflow()).toEqual([]);
       expect(await mobile.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-      await shot(name, mobile);
+      await screenshot(mobile, name);
     };
 
     await mobile.goto(`/projects/${project.id}/settings`);
@@ -433,7 +383,7 @@ describe('dashboard settings (browser)', () => {
     await typed.fill(project.name.toLowerCase());
     expect(await confirm.isDisabled()).toBe(true);
     await typed.fill(project.name);
-    await shot('project-settings-delete');
+    await screenshot(page, 'project-settings-delete');
     await confirm.click();
     await page.waitForURL((url) => url.pathname === '/');
     await t.api().get(`/api/projects/${project.id}`).expect(404, { error: 'project not found' });

@@ -3,17 +3,22 @@
  * Chromium against the real server. Events go in through the ingest endpoint and the digest, as an
  * SDK's would, so the charts and tags are drawn from the rollups the digest keeps.
  */
-import { execSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { Browser, BrowserContext, chromium, Locator, Page } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { startTestApp, TestApp } from './helpers/app';
+import {
+  ensureDashboardBuilt,
+  launchBrowser,
+  PageProblems,
+  screenshot,
+  signIn,
+  watchedContext,
+} from './helpers/browser';
 import { eventually } from './helpers/queues';
 
-const ROOT = join(__dirname, '..');
+/** Where this file's screenshots go: not SCREENSHOTS, where mobile-project-settings is another test's. */
 const SHOTS = process.env.SCREENSHOT_DIR ?? '/tmp/shots';
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const EMAIL = 'stats-admin@example.com';
 const PASSWORD = 'secret-stats';
 const HOUR = 3_600_000;
@@ -43,21 +48,6 @@ interface TagSummary {
   total: number;
   distinct: number;
   top: { value: string; count: number }[];
-}
-
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
-function ensureDashboardBuilt(): void {
-  const index = join(ROOT, 'dist', 'dashboard', 'index.html');
-  if (existsSync(index) && statSync(index).mtimeMs >= newestMtime(join(ROOT, 'dashboard'))) return;
-  execSync('npm run build:dashboard', { cwd: ROOT, stdio: 'pipe' });
 }
 
 const startOfUtcDay = (at: number) => Math.floor(at / DAY) * DAY;
@@ -112,8 +102,7 @@ describe('dashboard stats, tags and retention (browser)', () => {
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
-  const pageErrors: string[] = [];
-  const cspViolations: string[] = [];
+  const problems: PageProblems = { errors: [], cspViolations: [] };
   let projectId: number;
   let mainIssueId: number;
   let otherIssueId: number;
@@ -122,22 +111,7 @@ describe('dashboard stats, tags and retention (browser)', () => {
   let send: (payload: Record<string, unknown>) => Promise<unknown>;
   const runTag = randomUUID().slice(0, 8);
 
-  async function watch(target: BrowserContext, tab: Page): Promise<void> {
-    await target.addInitScript(() =>
-      document.addEventListener('securitypolicyviolation', (event) =>
-        console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI || 'inline'}`),
-      ),
-    );
-    target.on('console', (message) => {
-      if (message.text().startsWith('CSP violation:')) cspViolations.push(message.text());
-    });
-    tab.on('pageerror', (error) => pageErrors.push(error.message));
-    tab.setDefaultTimeout(10_000);
-  }
-
-  async function shot(name: string, target: Page = page): Promise<void> {
-    await target.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
-  }
+  const shot = (name: string, target: Page = page) => screenshot(target, name, SHOTS);
 
   /** The stats endpoint's answer, read within one bucket (re-read when a bucket boundary passed). */
   async function stats(path: string, period: Period): Promise<Stats> {
@@ -271,18 +245,15 @@ describe('dashboard stats, tags and retention (browser)', () => {
       return body.buckets.reduce((sum, bucket) => sum + bucket.count, 0) === MAIN_EVENTS + OTHER_EVENTS;
     });
 
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: t.url });
+    browser = await launchBrowser();
+    context = await watchedContext(
+      browser,
+      { baseURL: t.url, viewport: { width: 1280, height: 900 } },
+      problems,
+    );
     page = await context.newPage();
-    await watch(context, page);
-    await page.goto('/login');
-    await page.getByLabel('E-mail').fill(EMAIL);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByText(EMAIL).waitFor();
+    page.setDefaultTimeout(10_000);
+    await signIn(page, EMAIL, PASSWORD);
   }, 120_000);
 
   afterAll(async () => {
@@ -291,8 +262,8 @@ describe('dashboard stats, tags and retention (browser)', () => {
   });
 
   afterEach(() => {
-    expect(pageErrors).toEqual([]);
-    expect(cspViolations).toEqual([]);
+    expect(problems.errors).toEqual([]);
+    expect(problems.cspViolations).toEqual([]);
   });
 
   it('draws the issue chart from the stats endpoint: 150 events over 10 days, not the last 100', async () => {
@@ -371,10 +342,14 @@ describe('dashboard stats, tags and retention (browser)', () => {
     await expectChartMatches(page.locator('.chart').first(), path, '90d');
 
     // A new session starts from the default.
-    const fresh = await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: t.url });
+    const fresh = await watchedContext(
+      browser,
+      { baseURL: t.url, viewport: { width: 1280, height: 900 } },
+      problems,
+    );
     await fresh.addCookies(await context.cookies());
     const other = await fresh.newPage();
-    await watch(fresh, other);
+    other.setDefaultTimeout(10_000);
     await other.goto(`/issues/${mainIssueId}`);
     await other
       .locator('.chart')
@@ -597,14 +572,14 @@ describe('dashboard stats, tags and retention (browser)', () => {
   });
 
   it('fits the issue page and the project settings on a 390px wide phone screen', async () => {
-    const phone = await browser.newContext({
-      viewport: { width: 390, height: 844 },
-      baseURL: t.url,
-      deviceScaleFactor: 2,
-    });
+    const phone = await watchedContext(
+      browser,
+      { baseURL: t.url, viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 },
+      problems,
+    );
     await phone.addCookies(await context.cookies());
     const mobile = await phone.newPage();
-    await watch(phone, mobile);
+    mobile.setDefaultTimeout(10_000);
     const overflow = () =>
       mobile.evaluate(() =>
         [...document.querySelectorAll('body *')]

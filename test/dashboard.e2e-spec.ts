@@ -3,52 +3,26 @@
  * SERVE_DASHBOARD on). Needs /usr/bin/chromium (.ci/run installs it) and the built dashboard, which
  * is rebuilt here when dist/dashboard is missing or older than dashboard/ (about a second).
  */
-import { execSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { NodeClient, defaultStackParser, makeNodeTransport } from '@sentry/node';
-import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
+import { Browser, BrowserContext, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
 import { ErrorEvent } from '../src/events/event.entity';
 import { EventPartitions } from '../src/events/event-partitions';
 import { Issue, IssueState } from '../src/issues/issue.entity';
 import { Project } from '../src/projects/project.entity';
 import { startTestApp, TestApp } from './helpers/app';
+import {
+  ensureDashboardBuilt,
+  launchBrowser,
+  PageProblems,
+  screenshot,
+  watchedContext,
+} from './helpers/browser';
+import { eventually } from './helpers/queues';
 
-const ROOT = join(__dirname, '..');
-const SCREENSHOTS = join(ROOT, 'test-artifacts', 'screenshots');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const EMAIL = 'admin@example.com';
 const PASSWORD = 'secret';
-
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
-function ensureDashboardBuilt(): void {
-  const index = join(ROOT, 'dist', 'dashboard', 'index.html');
-  if (existsSync(index) && statSync(index).mtimeMs >= newestMtime(join(ROOT, 'dashboard'))) return;
-  execSync('npm run build:dashboard', { cwd: ROOT, stdio: 'pipe' });
-}
-
-async function eventually<T>(
-  check: () => Promise<T | undefined | false | null>,
-  timeoutMs = 20_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const result = await check().catch(() => undefined);
-    if (result !== undefined && result !== null && result !== false) return result;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 const APP_FILE = '/srv/checkout/src/orders/service.js';
 
@@ -183,26 +157,9 @@ describe('dashboard (browser)', () => {
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
-  const pageErrors: string[] = [];
-  const cspViolations: string[] = [];
-
-  /** Reports what the page's Content-Security-Policy blocks, which would otherwise go unnoticed. */
-  async function watchCsp(target: BrowserContext): Promise<void> {
-    await target.addInitScript(() =>
-      document.addEventListener('securitypolicyviolation', (event) =>
-        console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI || 'inline'}`),
-      ),
-    );
-    target.on('console', (message) => {
-      if (message.text().startsWith('CSP violation:')) cspViolations.push(message.text());
-    });
-  }
+  const problems: PageProblems = { errors: [], cspViolations: [] };
   let projectId: number;
   let mainIssueId: number;
-
-  async function shot(name: string): Promise<void> {
-    await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
-  }
 
   /** Inserts an issue (and `events` events, newest at `lastSeen`) as the digest would. */
   async function insertIssue(
@@ -266,7 +223,6 @@ describe('dashboard (browser)', () => {
 
   beforeAll(async () => {
     ensureDashboardBuilt();
-    mkdirSync(SCREENSHOTS, { recursive: true });
     t = await startTestApp({ CREATE_SUPERUSER: `${EMAIL}:${PASSWORD}`, SERVE_DASHBOARD: 'true' });
     db = t.app.get(DataSource);
     // The projects page's empty state is part of what this file checks, and the e2e files share one
@@ -276,14 +232,9 @@ describe('dashboard (browser)', () => {
     await t.app
       .get(EventPartitions)
       .ensureDays(new Date(Date.now() - 30 * 86_400_000), new Date(Date.now() + 86_400_000));
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
-    context = await browser.newContext({ viewport: { width: 1280, height: 860 }, baseURL: t.url });
-    await watchCsp(context);
+    browser = await launchBrowser();
+    context = await watchedContext(browser, { baseURL: t.url }, problems);
     page = await context.newPage();
-    page.on('pageerror', (error) => pageErrors.push(error.message));
     page.setDefaultTimeout(10_000);
   }, 120_000);
 
@@ -293,8 +244,8 @@ describe('dashboard (browser)', () => {
   });
 
   afterEach(() => {
-    expect(pageErrors).toEqual([]);
-    expect(cspViolations).toEqual([]);
+    expect(problems.errors).toEqual([]);
+    expect(problems.cspViolations).toEqual([]);
   });
 
   it('serves the built dashboard with SPA fallback, leaving API paths alone', async () => {
@@ -330,7 +281,7 @@ describe('dashboard (browser)', () => {
     await page.goto('/settings/tokens');
     await page.waitForURL(/\/login\?next=%2Fsettings%2Ftokens$/);
     await page.getByRole('heading', { name: 'Sign in to Error Tracker' }).waitFor();
-    await shot('sign-in');
+    await screenshot(page, 'sign-in');
 
     await page.getByLabel('E-mail').fill(EMAIL);
     await page.getByLabel('Password').fill('wrong');
@@ -353,8 +304,8 @@ describe('dashboard (browser)', () => {
       return (window as unknown as { __injected?: boolean }).__injected ?? false;
     });
     expect(injected).toBe(false);
-    await eventually(async () => cspViolations.length > 0, 5_000);
-    expect(cspViolations.splice(0)).toEqual(['CSP violation: script-src-elem blocked inline']);
+    await eventually(async () => problems.cspViolations.length > 0, 5_000);
+    expect(problems.cspViolations.splice(0)).toEqual(['CSP violation: script-src-elem blocked inline']);
   });
 
   it('creates a project through the UI and shows its DSN with SDK setup', async () => {
@@ -434,15 +385,15 @@ describe('dashboard (browser)', () => {
     // The default view is the unresolved issues: the muted and the resolved one are left out.
     expect(await page.locator('tbody tr').count()).toBe(2);
     await page.getByText('2 issues', { exact: true }).waitFor();
-    await shot('issues-list');
+    await screenshot(page, 'issues-list');
 
     await page.getByRole('button', { name: 'Muted', exact: true }).click();
     await page.waitForURL(/query=is%3Amuted/);
-    await eventually(async () => (await page.locator('tbody tr').count()) === 1);
+    await eventually(async () => (await page.locator('tbody tr').count()) === 1, 20_000);
     await page.getByRole('row').filter({ hasText: 'PaymentDeclined' }).waitFor();
     await page.getByRole('row').filter({ hasText: 'PaymentDeclined' }).locator('.badge-muted').waitFor();
     await page.getByRole('button', { name: 'All', exact: true }).click();
-    await eventually(async () => (await page.locator('tbody tr').count()) === 4);
+    await eventually(async () => (await page.locator('tbody tr').count()) === 4, 20_000);
   });
 
   it('mutes and reopens several issues at once', async () => {
@@ -564,7 +515,7 @@ describe('dashboard (browser)', () => {
     // The chart reads the rollups, which events inserted straight into the table do not update (the
     // browser tests of the chart send theirs through ingest: test/dashboard-stats.e2e-spec.ts).
     await page.getByRole('img', { name: /events? in the last 14 days, per UTC day/ }).waitFor();
-    await shot('issue-detail');
+    await screenshot(page, 'issue-detail');
 
     // Another event of the list becomes the shown one.
     await page.locator('.event-item').nth(5).click();
@@ -590,7 +541,7 @@ describe('dashboard (browser)', () => {
     expect(token).toMatch(/^[0-9a-f]{40}$/);
     await page.getByText('It is shown only once').waitFor();
     await t.http().get('/api/projects').set('Authorization', `Bearer ${token}`).expect(200);
-    await shot('settings-token-created');
+    await screenshot(page, 'settings-token-created');
     await page.getByRole('button', { name: 'I have saved it' }).click();
     await page.reload();
     const row = page.getByRole('row').filter({ hasText: 'CI deploy script' });
@@ -638,7 +589,7 @@ describe('dashboard (browser)', () => {
 
     await card.getByRole('checkbox', { name: 'Enable Ops webhook' }).uncheck();
     await card.getByText('disabled', { exact: true }).waitFor();
-    await shot('settings-channels');
+    await screenshot(page, 'settings-channels');
 
     const rules = await t.api().get(`/api/projects/${projectId}/alert-rules`);
     if (rules.status === 404) return;
@@ -665,19 +616,17 @@ describe('dashboard (browser)', () => {
       }),
     ]);
     await page.getByRole('heading', { name: 'Alert history' }).waitFor();
-    await shot('project-alerts');
+    await screenshot(page, 'project-alerts');
   });
 
   it('stays usable on a 390px wide phone screen', async () => {
-    const phone = await browser.newContext({
-      viewport: { width: 390, height: 844 },
-      baseURL: t.url,
-      deviceScaleFactor: 2,
-    });
-    await watchCsp(phone);
+    const phone = await watchedContext(
+      browser,
+      { baseURL: t.url, viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 },
+      problems,
+    );
     await phone.addCookies(await context.cookies());
     const mobile = await phone.newPage();
-    mobile.on('pageerror', (error) => pageErrors.push(error.message));
     // Elements sticking out to the right of the viewport (empty when nothing scrolls sideways).
     const overflow = () =>
       mobile.evaluate(() =>
@@ -699,7 +648,7 @@ describe('dashboard (browser)', () => {
       await mobile.getByText(ready).first().waitFor();
       expect(await overflow()).toEqual([]);
       expect(await mobile.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-      await mobile.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+      await screenshot(mobile, name);
     }
     await phone.close();
   });

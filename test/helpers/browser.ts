@@ -70,8 +70,12 @@ export async function signIn(page: Page, email: string, password: string): Promi
   await page.getByRole('heading', { name: 'Projects' }).waitFor();
 }
 
-export async function screenshot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+/**
+ * Saves a full-page screenshot as `<name>.png` in `dir`, which must exist (ensureDashboardBuilt makes
+ * SCREENSHOTS).
+ */
+export async function screenshot(page: Page, name: string, dir = SCREENSHOTS): Promise<void> {
+  await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true });
 }
 
 /** The WCAG contrast ratio of two CSS colours given as `rgb(r, g, b)` (what getComputedStyle returns). */
