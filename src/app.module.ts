@@ -19,6 +19,8 @@ import { ProjectsModule } from './projects/projects.module';
 import { BULL_CONNECTION, RedisModule } from './redis/redis.module';
 import { RetentionModule } from './retention/retention.module';
 import { ReleasesModule } from './releases/releases.module';
+import { ArtifactsModule } from './artifacts/artifacts.module';
+import { SentryApiModule } from './sentry-api/sentry-api.module';
 import { RollupsModule } from './rollups/rollups.module';
 import { RulesModule } from './rules/rules.module';
 import { TokensModule } from './tokens/tokens.module';
@@ -36,6 +38,8 @@ const API_MODULES: Type[] = [
   ChannelsModule,
   RulesModule,
   AlertsApiModule,
+  ArtifactsModule,
+  SentryApiModule,
   IngestModule,
 ];
 

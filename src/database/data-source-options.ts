@@ -10,6 +10,7 @@ import { PendingRollups1795500000001 } from './migrations/1795500000001-PendingR
 import { IssueSearch1795600000000 } from './migrations/1795600000000-IssueSearch';
 import { ReleasesAndTriage1795600000001 } from './migrations/1795600000001-ReleasesAndTriage';
 import { ClientKeyRotation1795700000000 } from './migrations/1795700000000-ClientKeyRotation';
+import { SourceMapArtifacts1795800000000 } from './migrations/1795800000000-SourceMapArtifacts';
 
 /** Migrations are listed explicitly so that ts (tests, CLI) and compiled js resolve the same set. */
 export const MIGRATIONS = [
@@ -23,6 +24,7 @@ export const MIGRATIONS = [
   IssueSearch1795600000000,
   ReleasesAndTriage1795600000001,
   ClientKeyRotation1795700000000,
+  SourceMapArtifacts1795800000000,
 ];
 
 /** No query of the service runs this long; one that does waits on a server that is gone. */

@@ -38,8 +38,13 @@ export class ProjectsService {
   ) {}
 
   async list(): Promise<ProjectView[]> {
-    const all = await this.projects.find({ order: { id: 'ASC' } });
+    const all = await this.findEntities();
     return all.map((project) => this.toView(project));
+  }
+
+  /** Every project, as stored. */
+  findEntities(): Promise<Project[]> {
+    return this.projects.find({ order: { id: 'ASC' } });
   }
 
   async get(id: number): Promise<ProjectView> {
@@ -49,6 +54,20 @@ export class ProjectsService {
   async findOrFail(id: number): Promise<Project> {
     const project = await this.projects.findOne({ where: { id } });
     if (!project) throw new NotFoundError('project not found');
+    return project;
+  }
+
+  /**
+   * A project as sentry-cli names it: by slug, or by id (all digits). Not found is a NotFoundError
+   * naming what was asked for.
+   */
+  async findBySlugOrId(reference: string | number): Promise<Project> {
+    const text = String(reference);
+    const byId = /^[1-9]\d{0,9}$/.test(text) && Number(text) <= 2_147_483_647;
+    const project = await this.projects.findOne({
+      where: byId ? [{ id: Number(text) }, { slug: text }] : { slug: text },
+    });
+    if (!project) throw new NotFoundError(`project ${JSON.stringify(text)} not found`);
     return project;
   }
 

@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { IdPipe } from '../common/id.pipes';
 import { Page, PageQueryDto } from '../common/pagination';
 import { ProjectsService } from '../projects/projects.service';
-import { ReleasesService, ReleaseView } from './releases.service';
+import { ReleaseDetailView, ReleasesService, ReleaseView } from './releases.service';
 
 @ApiTags('releases')
 @ApiBearerAuth()
@@ -29,7 +29,7 @@ export class ReleasesController {
   async get(
     @Param('projectId', new IdPipe('project_id')) projectId: number,
     @Param('version') version: string,
-  ): Promise<ReleaseView> {
+  ): Promise<ReleaseDetailView> {
     await this.projects.findOrFail(projectId);
     return this.releases.get(projectId, version);
   }

@@ -9,5 +9,6 @@ import { ReleasesService } from './releases.service';
   imports: [ReleasesDataModule, ProjectsModule],
   controllers: [ReleasesController],
   providers: [ReleasesService],
+  exports: [ReleasesService],
 })
 export class ReleasesModule {}

@@ -11,6 +11,17 @@ export interface ReleaseRow {
   event_count: number;
   new_issues: number;
   created_at: Date;
+  date_released: Date | null;
+}
+
+/** A deploy of a release to an environment (`sentry-cli releases deploys … new`). */
+export interface DeployRow {
+  id: string;
+  environment: string;
+  name: string | null;
+  url: string | null;
+  date_started: Date | null;
+  date_finished: Date;
 }
 
 /** Events of one release that a fold adds (see RollupsRepository.fold). */
@@ -108,7 +119,8 @@ export class ReleasesRepository {
     after?: { lastEvent: Date | null; version: string },
   ): Promise<ReleaseRow[]> {
     return this.dataSource.query(
-      `SELECT version, first_event, last_event, event_count::float8 AS event_count, new_issues, created_at
+      `SELECT version, first_event, last_event, event_count::float8 AS event_count, new_issues, created_at,
+              date_released
          FROM releases
         WHERE project_id = $1
           AND ($3::text IS NULL OR (coalesce(last_event, '-infinity'), version) < (coalesce($2::timestamptz, '-infinity'), $3::text))
@@ -118,9 +130,74 @@ export class ReleasesRepository {
     );
   }
 
+  /**
+   * Releases announced before their first event (sentry-cli, the bundler plugins): the projects'
+   * rows, made if missing, with `date_released` set when given (a finalize).
+   */
+  private async upsertAnnounced(
+    manager: EntityManager,
+    projectIds: number[],
+    version: string,
+    dateReleased: Date | null,
+  ): Promise<void> {
+    await manager.query(
+      `INSERT INTO releases AS r (project_id, version, date_released)
+       SELECT p, $2, $3 FROM unnest($1::int[]) AS p ORDER BY p
+       ON CONFLICT (project_id, version) DO UPDATE SET date_released = coalesce(EXCLUDED.date_released, r.date_released)`,
+      [[...new Set(projectIds)], version, dateReleased],
+    );
+  }
+
+  /** Makes the releases of these projects if missing; with `dateReleased`, marks them released. */
+  announce(projectIds: number[], version: string, dateReleased: Date | null): Promise<void> {
+    return this.dataSource.transaction((manager) =>
+      this.upsertAnnounced(manager, projectIds, version, dateReleased),
+    );
+  }
+
+  /** The projects that have this release. */
+  async projectsWith(version: string): Promise<number[]> {
+    const rows: { project_id: number }[] = await this.dataSource.query(
+      'SELECT project_id FROM releases WHERE version = $1 ORDER BY project_id',
+      [version],
+    );
+    return rows.map((row) => row.project_id);
+  }
+
+  async addDeploy(projectIds: number[], version: string, deploy: Omit<DeployRow, 'id'>): Promise<DeployRow> {
+    return this.dataSource.transaction(async (manager) => {
+      await this.upsertAnnounced(manager, projectIds, version, null);
+      const rows: DeployRow[] = await manager.query(
+        `INSERT INTO release_deploys (project_id, version, environment, name, url, date_started, date_finished)
+         SELECT p, $2, $3, $4, $5, $6, $7 FROM unnest($1::int[]) AS p
+         RETURNING id::text AS id, environment, name, url, date_started, date_finished`,
+        [
+          [...new Set(projectIds)],
+          version,
+          deploy.environment,
+          deploy.name,
+          deploy.url,
+          deploy.date_started,
+          deploy.date_finished,
+        ],
+      );
+      return rows[0];
+    });
+  }
+
+  /** A release's deploys, the latest first. */
+  deploys(projectId: number, version: string, limit: number): Promise<DeployRow[]> {
+    return this.dataSource.query(
+      `SELECT id::text AS id, environment, name, url, date_started, date_finished FROM release_deploys
+        WHERE project_id = $1 AND version = $2 ORDER BY date_finished DESC, id DESC LIMIT $3`,
+      [projectId, version, limit],
+    );
+  }
+
   async get(projectId: number, version: string): Promise<ReleaseRow | undefined> {
     const rows: ReleaseRow[] = await this.dataSource.query(
-      `SELECT version, first_event, last_event, event_count::float8 AS event_count, new_issues, created_at
+      `SELECT version, first_event, last_event, event_count::float8 AS event_count, new_issues, created_at,
+              date_released
          FROM releases WHERE project_id = $1 AND version = $2`,
       [projectId, version],
     );

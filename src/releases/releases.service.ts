@@ -10,7 +10,7 @@ import {
   parseKey,
   toPage,
 } from '../common/pagination';
-import { ReleaseRow, ReleasesRepository } from './releases.repository';
+import { DeployRow, ReleaseRow, ReleasesRepository } from './releases.repository';
 
 export interface ReleaseView {
   version: string;
@@ -19,7 +19,25 @@ export interface ReleaseView {
   event_count: number;
   new_issues: number;
   created_at: string;
+  /** When it was finalized (`sentry-cli releases finalize`), or null. */
+  date_released: string | null;
 }
+
+export interface DeployView {
+  environment: string;
+  name: string | null;
+  url: string | null;
+  date_started: string | null;
+  date_finished: string;
+}
+
+/** One release with its latest deploys (GET /api/projects/{id}/releases/{version}). */
+export interface ReleaseDetailView extends ReleaseView {
+  deploys: DeployView[];
+}
+
+/** How many deploys a release's page lists. */
+const DEPLOYS_SHOWN = 10;
 
 const NO_EVENT = 'none';
 
@@ -39,10 +57,55 @@ export class ReleasesService {
     );
   }
 
-  async get(projectId: number, version: string): Promise<ReleaseView> {
+  async get(projectId: number, version: string): Promise<ReleaseDetailView> {
     const row = await this.releases.get(projectId, version);
     if (!row) throw new NotFoundError('release not found');
-    return toReleaseView(row);
+    const deploys = await this.releases.deploys(projectId, version, DEPLOYS_SHOWN);
+    return { ...toReleaseView(row), deploys: deploys.map(toDeployView) };
+  }
+
+  /** Makes a release of these projects before any event names it (sentry-cli `releases new`). */
+  announce(projectIds: number[], version: string, dateReleased: Date | null): Promise<void> {
+    return this.releases.announce(projectIds, version, dateReleased);
+  }
+
+  /**
+   * Marks a release released (sentry-cli `releases finalize`), for the projects given or, without,
+   * every project that has it; returns the projects.
+   */
+  async finalize(projectIds: number[] | undefined, version: string, at: Date): Promise<number[]> {
+    const targets = await this.targets(projectIds, version);
+    await this.releases.announce(targets, version, at);
+    return targets;
+  }
+
+  /** Records a deploy of a release (sentry-cli `releases deploys … new`). */
+  async deploy(
+    projectIds: number[] | undefined,
+    version: string,
+    deploy: {
+      environment: string;
+      name: string | null;
+      url: string | null;
+      dateStarted: Date | null;
+      dateFinished: Date | null;
+    },
+  ): Promise<DeployView & { id: string }> {
+    const targets = await this.targets(projectIds, version);
+    const row = await this.releases.addDeploy(targets, version, {
+      environment: deploy.environment,
+      name: deploy.name,
+      url: deploy.url,
+      date_started: deploy.dateStarted,
+      date_finished: deploy.dateFinished ?? new Date(),
+    });
+    return { id: row.id, ...toDeployView(row) };
+  }
+
+  private async targets(projectIds: number[] | undefined, version: string): Promise<number[]> {
+    const targets = projectIds?.length ? projectIds : await this.releases.projectsWith(version);
+    if (targets.length === 0) throw new NotFoundError(`release ${JSON.stringify(version)} not found`);
+    return targets;
   }
 }
 
@@ -67,5 +130,16 @@ function toReleaseView(row: ReleaseRow): ReleaseView {
     event_count: Number(row.event_count),
     new_issues: row.new_issues,
     created_at: row.created_at.toISOString(),
+    date_released: row.date_released?.toISOString() ?? null,
+  };
+}
+
+function toDeployView(row: DeployRow): DeployView {
+  return {
+    environment: row.environment,
+    name: row.name,
+    url: row.url,
+    date_started: row.date_started?.toISOString() ?? null,
+    date_finished: row.date_finished.toISOString(),
   };
 }

@@ -1,0 +1,157 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { createHash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { DataSource } from 'typeorm';
+import { InvalidInputError } from '../common/domain-errors';
+import { RepeatedLog } from '../common/repeated-log';
+import { ProjectsService } from '../projects/projects.service';
+import { InvalidBundleError, openArtifactBundle } from './artifact-bundle';
+import { ArtifactBundlesRepository, BundleUpload } from './artifact-bundles.repository';
+import { AssembleAnswer, assembleStep, failed, ok } from './assemble-state';
+import { readChunkUpload, UPLOAD_LIMITS } from './chunk-upload';
+import { FileChunksRepository } from './file-chunks.repository';
+
+/** An assemble call as sentry-cli makes it (see AssembleBundleDto). */
+export interface AssembleRequest {
+  checksum: string;
+  chunks: string[];
+  projects: (string | number)[];
+  version?: string;
+  dist?: string;
+}
+
+/** What the bundler plugins send as the release when they know none. */
+const NO_RELEASE = 'undefined';
+/** Assemblies of one bundle wait for each other: the second then finds it stored. */
+const ASSEMBLE_LOCK = 0x4142;
+
+/** The chunk-upload options sentry-cli asks for before uploading (see the README, Source maps). */
+export function chunkUploadOptions(org: string): Record<string, unknown> {
+  return {
+    url: `/api/0/organizations/${encodeURIComponent(org)}/chunk-upload/`,
+    chunkSize: UPLOAD_LIMITS.chunkSize,
+    chunksPerRequest: UPLOAD_LIMITS.chunksPerRequest,
+    maxRequestSize: UPLOAD_LIMITS.maxRequestSize,
+    maxFileSize: UPLOAD_LIMITS.maxBundleSize,
+    concurrency: UPLOAD_LIMITS.concurrency,
+    maxWait: UPLOAD_LIMITS.maxWaitSeconds,
+    hashAlgorithm: 'sha1',
+    compression: ['gzip'],
+    // sentry-cli 2.x chooses artifact bundles only when release files are announced too.
+    accept: ['release_files', 'artifact_bundles', 'artifact_bundles_v2', 'sources'],
+  };
+}
+
+/**
+ * Source map uploads as sentry-cli makes them: chunks first, then an assemble call that puts a
+ * bundle together from them, checks it and stores its files for each project named, all in one
+ * transaction (a bad bundle stores nothing).
+ */
+@Injectable()
+export class ArtifactUploadService {
+  private readonly logger = new Logger('ArtifactUpload');
+  private readonly refusals = new RepeatedLog(this.logger, 60_000);
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly chunks: FileChunksRepository,
+    private readonly bundles: ArtifactBundlesRepository,
+    private readonly projects: ProjectsService,
+  ) {}
+
+  async storeChunks(request: IncomingMessage): Promise<number> {
+    try {
+      const chunks = await readChunkUpload(request);
+      await this.chunks.store(chunks);
+      return chunks.length;
+    } catch (error) {
+      if (error instanceof InvalidInputError)
+        this.refusals.warn('chunk', `chunk upload refused: ${error.message}`);
+      throw error;
+    }
+  }
+
+  async assemble(request: AssembleRequest): Promise<AssembleAnswer> {
+    const version = request.version === NO_RELEASE ? undefined : request.version;
+    if (request.dist !== undefined && version === undefined) {
+      throw new InvalidInputError('dist needs a release: give version with it');
+    }
+    const projectIds: number[] = [];
+    for (const reference of request.projects)
+      projectIds.push((await this.projects.findBySlugOrId(reference)).id);
+    const upload: BundleUpload = {
+      checksum: request.checksum.toLowerCase(),
+      release: version ?? null,
+      dist: request.dist ?? null,
+    };
+    const chunks = request.chunks.map((chunk) => chunk.toLowerCase());
+    const step = assembleStep(
+      { chunks },
+      await this.chunks.stored(chunks),
+      await this.bundles.isStored(projectIds, upload),
+    );
+    if (step.kind === 'answer') return step.answer;
+    try {
+      const files = await this.store(projectIds, upload, chunks);
+      this.logger.log(
+        `artifact bundle ${upload.checksum} stored for project(s) ${projectIds.join(', ')}: ${files} files` +
+          (upload.release ? `, release ${upload.release}${upload.dist ? ` dist ${upload.dist}` : ''}` : ''),
+      );
+      return ok();
+    } catch (error) {
+      if (!(error instanceof InvalidBundleError)) throw error;
+      this.refusals.warn('bundle', `artifact bundle ${upload.checksum} refused: ${error.message}`);
+      return failed(error.message);
+    }
+  }
+
+  /** Puts the chunks together and stores the bundle's files for each project; returns how many files. */
+  private store(projectIds: number[], upload: BundleUpload, chunks: string[]): Promise<number> {
+    return this.dataSource.transaction(async (manager) => {
+      await manager.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [ASSEMBLE_LOCK, upload.checksum]);
+      const parts = await this.chunks.read(manager, chunks);
+      const missing = chunks.filter((_, index) => parts[index] === undefined);
+      if (missing.length > 0)
+        throw new InvalidBundleError(`chunks expired before assembly: ${missing.join(', ')}`);
+      const bytes = Buffer.concat(parts as Buffer[]);
+      if (bytes.length > UPLOAD_LIMITS.maxBundleSize) {
+        throw new InvalidBundleError(
+          `the bundle is ${bytes.length} bytes, over the limit of ${UPLOAD_LIMITS.maxBundleSize}`,
+        );
+      }
+      const actual = createHash('sha1').update(bytes).digest('hex');
+      if (actual !== upload.checksum) {
+        throw new InvalidBundleError(
+          `the chunks make up a file whose SHA-1 is ${actual}, not ${upload.checksum}`,
+        );
+      }
+      const bundle = await openArtifactBundle(bytes);
+      try {
+        const { manifest } = bundle;
+        // A release given with the upload wins over the manifest's, as in Sentry.
+        const stored: BundleUpload = {
+          ...upload,
+          release: upload.release ?? manifest.release,
+          dist: upload.release ? upload.dist : manifest.dist,
+        };
+        const size = manifest.files.reduce((sum, file) => sum + file.size, 0);
+        const ids: [number, string][] = [];
+        for (const projectId of projectIds) {
+          const id = await this.bundles.insertBundle(manager, projectId, stored, {
+            debugId: manifest.debugId,
+            fileCount: manifest.files.length,
+            size,
+          });
+          if (id !== null) ids.push([projectId, id]);
+        }
+        for await (const file of bundle.files()) {
+          for (const [projectId, id] of ids) await this.bundles.insertFile(manager, id, projectId, file);
+        }
+        return manifest.files.length;
+      } finally {
+        bundle.close();
+      }
+    });
+  }
+}

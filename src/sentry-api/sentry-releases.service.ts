@@ -1,0 +1,175 @@
+import { Injectable } from '@nestjs/common';
+import { InvalidInputError, NotFoundError } from '../common/domain-errors';
+import { Project } from '../projects/project.entity';
+import { ProjectsService } from '../projects/projects.service';
+import { DeployView, ReleasesService, ReleaseView } from '../releases/releases.service';
+
+/** A release as Sentry's API shows it, with the fields sentry-cli reads. */
+export interface SentryRelease {
+  version: string;
+  shortVersion: string;
+  dateCreated: string;
+  dateReleased: string | null;
+  firstEvent: string | null;
+  lastEvent: string | null;
+  newGroups: number;
+  url: null;
+  projects: { id: number; slug: string; name: string }[];
+}
+
+export interface SentryDeploy {
+  id: string;
+  environment: string;
+  name: string | null;
+  url: string | null;
+  dateStarted: string | null;
+  dateFinished: string;
+}
+
+/** How many releases `sentry-cli releases list` gets. */
+const LISTED = 100;
+
+/**
+ * sentry-cli's release commands (`new`, `finalize`, `deploys … new`, `list`, `info`) on this
+ * tracker's releases: organization-wide calls name their projects in the body or mean every
+ * project that has the release; project-scoped calls name one in the path.
+ */
+@Injectable()
+export class SentryReleasesService {
+  constructor(
+    private readonly releases: ReleasesService,
+    private readonly projects: ProjectsService,
+  ) {}
+
+  async create(
+    version: string,
+    projectRefs: (string | number)[] | undefined,
+    dateReleased: string | undefined,
+  ): Promise<SentryRelease> {
+    const projects = await this.resolve(projectRefs);
+    if (projects.length === 0) throw new InvalidInputError('projects must name at least one project');
+    await this.releases.announce(
+      projects.map((project) => project.id),
+      version,
+      dateReleased ? new Date(dateReleased) : null,
+    );
+    return this.show(version, projects);
+  }
+
+  async finalize(
+    version: string,
+    projectRefs: (string | number)[] | undefined,
+    dateReleased: string | undefined,
+  ): Promise<SentryRelease> {
+    const projects = await this.resolve(projectRefs);
+    const ids = await this.releases.finalize(
+      projects.length ? projects.map((project) => project.id) : undefined,
+      version,
+      dateReleased ? new Date(dateReleased) : new Date(),
+    );
+    return this.show(version, await this.byIds(ids));
+  }
+
+  async deploy(
+    version: string,
+    projectRefs: (string | number)[] | undefined,
+    deploy: {
+      environment: string;
+      name?: string | null;
+      url?: string | null;
+      dateStarted?: string | null;
+      dateFinished?: string | null;
+    },
+  ): Promise<SentryDeploy> {
+    const projects = await this.resolve(projectRefs);
+    const saved = await this.releases.deploy(
+      projects.length ? projects.map((project) => project.id) : undefined,
+      version,
+      {
+        environment: deploy.environment,
+        name: deploy.name ?? null,
+        url: deploy.url ?? null,
+        dateStarted: deploy.dateStarted ? new Date(deploy.dateStarted) : null,
+        dateFinished: deploy.dateFinished ? new Date(deploy.dateFinished) : null,
+      },
+    );
+    return toSentryDeploy(saved);
+  }
+
+  /** One release, of the project given or of every project that has it. */
+  async get(version: string, projectRef?: string): Promise<SentryRelease> {
+    const projects =
+      projectRef === undefined
+        ? await this.projects.findEntities()
+        : [await this.projects.findBySlugOrId(projectRef)];
+    return this.show(version, projects);
+  }
+
+  /** The latest releases, of one project or of all. */
+  async list(projectRef?: string): Promise<SentryRelease[]> {
+    const projects =
+      projectRef === undefined
+        ? await this.projects.findEntities()
+        : [await this.projects.findBySlugOrId(projectRef)];
+    const versions = new Map<string, ReleaseView>();
+    for (const project of projects) {
+      for (const release of (await this.releases.list(project.id, { limit: LISTED })).data) {
+        if (!versions.has(release.version)) versions.set(release.version, release);
+      }
+    }
+    const latest = [...versions.values()]
+      .sort((a, b) => (b.last_event ?? b.created_at).localeCompare(a.last_event ?? a.created_at))
+      .slice(0, LISTED);
+    return Promise.all(latest.map((release) => this.show(release.version, projects)));
+  }
+
+  /** The release across the projects given that have it; NotFoundError when none has. */
+  private async show(version: string, projects: Project[]): Promise<SentryRelease> {
+    const found: { project: Project; release: ReleaseView }[] = [];
+    for (const project of projects) {
+      const release = await this.releases.get(project.id, version).catch((error: unknown) => {
+        if (error instanceof NotFoundError) return undefined;
+        throw error;
+      });
+      if (release) found.push({ project, release });
+    }
+    if (found.length === 0) throw new NotFoundError(`release ${JSON.stringify(version)} not found`);
+    const times = (pick: (release: ReleaseView) => string | null) =>
+      found
+        .map(({ release }) => pick(release))
+        .filter((time): time is string => time !== null)
+        .sort();
+    return {
+      version,
+      shortVersion: version,
+      dateCreated: times((release) => release.created_at)[0],
+      dateReleased: times((release) => release.date_released).pop() ?? null,
+      firstEvent: times((release) => release.first_event)[0] ?? null,
+      lastEvent: times((release) => release.last_event).pop() ?? null,
+      newGroups: found.reduce((sum, { release }) => sum + release.new_issues, 0),
+      url: null,
+      projects: found.map(({ project }) => ({ id: project.id, slug: project.slug, name: project.name })),
+    };
+  }
+
+  private async resolve(refs: (string | number)[] | undefined): Promise<Project[]> {
+    const projects: Project[] = [];
+    for (const ref of refs ?? []) projects.push(await this.projects.findBySlugOrId(ref));
+    return projects;
+  }
+
+  private async byIds(ids: number[]): Promise<Project[]> {
+    return Promise.all(ids.map((id) => this.projects.findOrFail(id)));
+  }
+}
+
+function toSentryDeploy(deploy: DeployView & { id: string }): SentryDeploy {
+  return {
+    id: deploy.id,
+    environment: deploy.environment,
+    name: deploy.name,
+    url: deploy.url,
+    dateStarted: deploy.date_started,
+    dateFinished: deploy.date_finished,
+  };
+}
