@@ -77,9 +77,7 @@ export class ArtifactUploadService {
     if (request.dist !== undefined && version === undefined) {
       throw new InvalidInputError('dist needs a release: give version with it');
     }
-    const projectIds: number[] = [];
-    for (const reference of request.projects)
-      projectIds.push((await this.projects.findBySlugOrId(reference)).id);
+    const projectIds = (await this.projects.findReferenced(request.projects)).map((project) => project.id);
     const upload: BundleUpload = {
       checksum: request.checksum.toLowerCase(),
       release: version ?? null,

@@ -126,6 +126,13 @@ export class Environment {
   @Max(1000)
   DIGEST_CONCURRENCY = 200;
 
+  /** Megabytes of parsed source maps a worker process keeps in memory (least recently used go first). */
+  @Transform(toInt)
+  @IsInt({ message: 'SOURCEMAP_CACHE_MB must be an integer from 1 to 16384' })
+  @Min(1, { message: 'SOURCEMAP_CACHE_MB must be an integer from 1 to 16384' })
+  @Max(16384, { message: 'SOURCEMAP_CACHE_MB must be an integer from 1 to 16384' })
+  SOURCEMAP_CACHE_MB = 128;
+
   /**
    * Days events are kept, unless a project sets its own `retention_days`. Also bounds alert history
    * and the hourly rollups. Expired days of events are dropped as whole partitions.

@@ -59,7 +59,7 @@ export class ProjectsService {
 
   /**
    * A project as sentry-cli names it: by slug, or by id (all digits). Not found is a NotFoundError
-   * naming what was asked for.
+   * naming what was asked for; see also findReferenced.
    */
   async findBySlugOrId(reference: string | number): Promise<Project> {
     const text = String(reference);
@@ -69,6 +69,27 @@ export class ProjectsService {
     });
     if (!project) throw new NotFoundError(`project ${JSON.stringify(text)} not found`);
     return project;
+  }
+
+  /**
+   * Projects a request body names (by slug or id): one that does not exist makes the request wrong,
+   * a 400 naming it, where a project in the path is a 404.
+   */
+  async findReferenced(references: (string | number)[]): Promise<Project[]> {
+    const projects: Project[] = [];
+    for (const reference of references) {
+      try {
+        projects.push(await this.findBySlugOrId(reference));
+      } catch (error) {
+        if (error instanceof NotFoundError) {
+          throw new InvalidInputError(
+            `projects: no project has the slug or id ${JSON.stringify(String(reference))}`,
+          );
+        }
+        throw error;
+      }
+    }
+    return projects;
   }
 
   async create(name: string): Promise<ProjectView> {

@@ -22,7 +22,7 @@ export class SentryReleasesController {
   @Post('projects/:org/:project/releases')
   @HttpCode(201)
   createForProject(@Param('project') project: string, @Body() body: NewReleaseDto): Promise<SentryRelease> {
-    return this.releases.create(body.version, [project, ...(body.projects ?? [])], body.dateReleased);
+    return this.releases.createForProject(project, body.version, body.projects, body.dateReleased);
   }
 
   @Get('organizations/:org/releases')
@@ -60,7 +60,7 @@ export class SentryReleasesController {
     @Param('version') version: string,
     @Body() body: UpdateReleaseDto,
   ): Promise<SentryRelease> {
-    return this.releases.finalize(version, [project], body.dateReleased);
+    return this.releases.finalizeForProject(project, version, body.dateReleased);
   }
 
   @Post('organizations/:org/releases/:version/deploys')

@@ -56,6 +56,26 @@ export class SentryReleasesService {
     return this.show(version, projects);
   }
 
+  /** `releases new` on a project's route: the project in the path must exist (a 404 otherwise). */
+  async createForProject(
+    project: string,
+    version: string,
+    others: (string | number)[] | undefined,
+    dateReleased: string | undefined,
+  ): Promise<SentryRelease> {
+    const inPath = await this.projects.findBySlugOrId(project);
+    return this.create(version, [inPath.id, ...(others ?? [])], dateReleased);
+  }
+
+  async finalizeForProject(
+    project: string,
+    version: string,
+    dateReleased: string | undefined,
+  ): Promise<SentryRelease> {
+    const inPath = await this.projects.findBySlugOrId(project);
+    return this.finalize(version, [inPath.id], dateReleased);
+  }
+
   async finalize(
     version: string,
     projectRefs: (string | number)[] | undefined,
@@ -152,10 +172,8 @@ export class SentryReleasesService {
     };
   }
 
-  private async resolve(refs: (string | number)[] | undefined): Promise<Project[]> {
-    const projects: Project[] = [];
-    for (const ref of refs ?? []) projects.push(await this.projects.findBySlugOrId(ref));
-    return projects;
+  private resolve(refs: (string | number)[] | undefined): Promise<Project[]> {
+    return this.projects.findReferenced(refs ?? []);
   }
 
   private async byIds(ids: number[]): Promise<Project[]> {
