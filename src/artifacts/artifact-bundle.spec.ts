@@ -1,5 +1,6 @@
 import { strToU8, zipSync } from 'fflate';
-import { canonicalDebugId, InvalidBundleError, openArtifactBundle } from './artifact-bundle';
+import { InvalidBundleError, openArtifactBundle } from './artifact-bundle';
+import { canonicalDebugId } from './debug-id';
 
 const DEBUG_ID = 'DAA5C4AC25675C8C98E8382CA7452EA4';
 const MAP = JSON.stringify({ version: 3, sources: ['src/cart.ts'], names: [], mappings: 'AAAA,SAASA' });

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { Entry, fromBufferPromise, ZipFile } from 'yauzl';
+import { canonicalDebugId } from './debug-id';
 import { isSourceMapJson } from './source-map-check';
 
 /**
@@ -58,14 +59,6 @@ export interface OpenedBundle {
   /** Each file of the manifest with its bytes, one at a time; source maps checked. */
   files(): AsyncGenerator<BundleFileInfo & { data: Buffer }>;
   close(): void;
-}
-
-/** A JavaScript debug id in its canonical form (a lower-case, dashed UUID), or null if it is not one. */
-export function canonicalDebugId(value: unknown): string | null {
-  if (typeof value !== 'string') return null;
-  const hex = value.trim().replace(/-/g, '').toLowerCase();
-  if (!/^[0-9a-f]{32}$/.test(hex)) return null;
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 /** Opens a bundle and reads and checks its manifest; its files are read by `files()`. */

@@ -10,6 +10,13 @@ export interface BundleUpload {
   dist: string | null;
 }
 
+/** A stored file, without its bytes. */
+export interface StoredFileRef {
+  id: string;
+  bundle_id: string;
+  url: string;
+}
+
 export interface BundleRow {
   id: string;
   checksum: string;
@@ -114,6 +121,56 @@ export class ArtifactBundlesRepository {
         ORDER BY b.id DESC
         LIMIT $3`,
       [projectId, beforeId ?? null, limit],
+    );
+  }
+
+  /** The newest source map of each debug id, of a project. */
+  async sourceMapsByDebugId(projectId: number, debugIds: string[]): Promise<Map<string, StoredFileRef>> {
+    const rows: (StoredFileRef & { debug_id: string })[] = await this.dataSource.query(
+      `SELECT DISTINCT ON (debug_id) debug_id, id::text AS id, bundle_id::text AS bundle_id, url
+         FROM artifact_files
+        WHERE project_id = $1 AND debug_id = ANY($2::uuid[]) AND file_type = 'source_map'
+        ORDER BY debug_id, id DESC`,
+      [projectId, debugIds],
+    );
+    return new Map(rows.map(({ debug_id, ...ref }) => [debug_id, ref]));
+  }
+
+  /**
+   * The files of a project's bundles of a release (and dist) whose URL is one of `urls`, the
+   * newest bundle's first: where frames of events without debug ids find their maps.
+   */
+  filesOfRelease(
+    projectId: number,
+    release: string,
+    dist: string | null,
+    urls: string[],
+  ): Promise<(StoredFileRef & { file_type: string; source_map_ref: string | null })[]> {
+    return this.dataSource.query(
+      `SELECT f.id::text AS id, f.bundle_id::text AS bundle_id, f.url, f.file_type, f.source_map_ref
+         FROM artifact_bundles b JOIN artifact_files f ON f.bundle_id = b.id
+        WHERE b.project_id = $1 AND b.release = $2 AND b.dist IS NOT DISTINCT FROM $3 AND f.url = ANY($4::text[])
+        ORDER BY b.id DESC, f.id DESC`,
+      [projectId, release, dist, urls],
+    );
+  }
+
+  /** A stored file's bytes, or undefined if it is gone. */
+  async fileData(fileId: string): Promise<Buffer | undefined> {
+    const rows: { data: Buffer }[] = await this.dataSource.query(
+      'SELECT data FROM artifact_files WHERE id = $1',
+      [fileId],
+    );
+    return rows[0]?.data;
+  }
+
+  /** Notes that bundles were used (at most once an hour each), which keeps them from expiring. */
+  async markUsed(bundleIds: string[]): Promise<void> {
+    if (bundleIds.length === 0) return;
+    await this.dataSource.query(
+      `UPDATE artifact_bundles SET last_used_at = now()
+        WHERE id = ANY($1::bigint[]) AND (last_used_at IS NULL OR last_used_at < now() - interval '1 hour')`,
+      [bundleIds],
     );
   }
 

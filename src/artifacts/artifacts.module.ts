@@ -1,16 +1,15 @@
 import { Module } from '@nestjs/common';
 import { ProjectsModule } from '../projects/projects.module';
-import { ArtifactBundlesRepository } from './artifact-bundles.repository';
 import { ArtifactBundlesService } from './artifact-bundles.service';
 import { ArtifactUploadService } from './artifact-upload.service';
 import { ArtifactsController } from './artifacts.controller';
-import { FileChunksRepository } from './file-chunks.repository';
+import { ArtifactsDataModule } from './artifacts-data.module';
 
 /** Source map uploads (role `api`): their storage, and the API that lists and deletes them. */
 @Module({
-  imports: [ProjectsModule],
+  imports: [ArtifactsDataModule, ProjectsModule],
   controllers: [ArtifactsController],
-  providers: [FileChunksRepository, ArtifactBundlesRepository, ArtifactBundlesService, ArtifactUploadService],
-  exports: [ArtifactUploadService, FileChunksRepository],
+  providers: [ArtifactBundlesService, ArtifactUploadService],
+  exports: [ArtifactUploadService],
 })
 export class ArtifactsModule {}

@@ -8,6 +8,7 @@ import { ReleasesDataModule } from '../releases/releases-data.module';
 import { RollupFolder } from '../rollups/rollup-folder';
 import { RollupsDataModule } from '../rollups/rollups-data.module';
 import { WorkerHeartbeat } from '../jobs/worker-heartbeat';
+import { SymbolicationModule } from '../symbolication/symbolication.module';
 import { DigestProcessor } from './digest.processor';
 import { DigestService } from './digest.service';
 import { IssueStoreService } from './issue-store.service';
@@ -21,6 +22,7 @@ import { IssueStoreService } from './issue-store.service';
     RollupsDataModule,
     ReleasesDataModule,
     IssueActivityDataModule,
+    SymbolicationModule,
   ],
   providers: [DigestProcessor, DigestService, IssueStoreService, RollupFolder, WorkerHeartbeat],
   exports: [DigestService, RollupFolder],

@@ -144,10 +144,11 @@ export class DigestProcessor extends WorkerHost implements OnApplicationBootstra
   private async digestEvent(event: QueuedEvent): Promise<EventFailure | undefined> {
     let item;
     try {
-      item = this.digest.prepare(event);
+      item = await this.digest.prepare(event);
     } catch (error) {
       if (error instanceof InvalidEventError) return { event, error, kind: 'invalid' };
-      return { event, error, kind: 'unknown' };
+      // Looking source maps up reads the database: an outage there is waited out like the store's.
+      return { event, error, kind: classifyDatabaseError(error) };
     }
     try {
       await this.digest.digest(item);

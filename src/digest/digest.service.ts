@@ -3,6 +3,7 @@ import { AlertTriggerProducer } from '../alerts/alert-trigger.producer';
 import { Batcher } from '../common/batcher';
 import { classifyDatabaseError } from '../database/database-errors';
 import { RollupFolder } from '../rollups/rollup-folder';
+import { JavaScriptSymbolicator } from '../symbolication/javascript-symbolicator';
 import type { QueuedEvent } from './digest-job';
 import { normaliseEvent, parseEventPayload } from './event-normaliser';
 import { groupEvent } from './grouping';
@@ -32,6 +33,7 @@ export class DigestService {
     private readonly store: IssueStoreService,
     private readonly triggers: AlertTriggerProducer,
     private readonly rollupFolder: RollupFolder,
+    private readonly symbolicator: JavaScriptSymbolicator,
   ) {
     this.batcher = new Batcher((items) => this.storeIsolatingFailures(items), {
       maxSize: MAX_BATCH_EVENTS,
@@ -39,13 +41,17 @@ export class DigestService {
     });
   }
 
-  /** Parse, normalise and group: pure CPU work, done before the event joins a batch. Throws InvalidEventError. */
-  prepare(job: QueuedEvent): DigestItem {
+  /**
+   * Parse, normalise, apply source maps and group, before the event joins a batch. Throws
+   * InvalidEventError for an event that cannot be stored, and the database's errors.
+   */
+  async prepare(job: QueuedEvent): Promise<DigestItem> {
     const event = normaliseEvent(parseEventPayload(job.payload), {
       eventId: job.eventId,
       receivedAt: job.receivedAt,
       sdk: job.sdk,
     });
+    await this.symbolicator.symbolicate(job.projectId, event);
     return {
       projectId: job.projectId,
       eventId: job.eventId,

@@ -4,6 +4,7 @@
  */
 
 import { withUserAgentContexts } from './user-agent';
+import { canonicalDebugId } from '../artifacts/debug-id';
 
 export interface StackFrame {
   filename?: string;
@@ -25,6 +26,25 @@ export interface ExceptionValue {
   module?: string;
   mechanism?: Record<string, unknown>;
   stacktrace?: { frames: StackFrame[] };
+  /** The frames as the SDK sent them, when source maps changed `stacktrace` (Sentry's name). */
+  raw_stacktrace?: { frames: StackFrame[] };
+}
+
+/** A source map the SDK says a file was built with: its URL and debug id (`debug_meta.images`). */
+export interface SourceMapImage {
+  type: 'sourcemap';
+  code_file: string;
+  debug_id: string;
+}
+
+/** Why processing left part of an event as it was (Sentry's `errors`), e.g. no source map found. */
+export interface ProcessingError {
+  type: string;
+  /** The file it is about. */
+  url?: string;
+  debug_id?: string;
+  /** In words, for the event page. */
+  detail: string;
 }
 
 export interface Breadcrumb {
@@ -64,6 +84,10 @@ export interface NormalisedEvent {
   sdk: { name?: string; version?: string; [key: string]: unknown } | null;
   extra: Record<string, unknown>;
   fingerprint: string[] | null;
+  /** Only when the SDK sent source map images (browser and bundled JavaScript SDKs). */
+  debug_meta?: { images: SourceMapImage[] };
+  /** Only when processing had something to say (see ProcessingError). */
+  errors?: ProcessingError[];
 }
 
 export class InvalidEventError extends Error {}
@@ -143,7 +167,21 @@ function normalise(raw: Record<string, unknown>, context: NormaliseContext): Nor
     sdk: normaliseSdk(raw.sdk, context.sdk),
     extra: isRecord(raw.extra) ? (clamp(raw.extra) as Record<string, unknown>) : {},
     fingerprint: normaliseFingerprint(raw.fingerprint),
+    ...normaliseDebugMeta(raw.debug_meta),
   };
+}
+
+/** The source map images of `debug_meta` (others, such as native images, are dropped). */
+function normaliseDebugMeta(value: unknown): { debug_meta?: { images: SourceMapImage[] } } {
+  if (!isRecord(value) || !Array.isArray(value.images)) return {};
+  const images: SourceMapImage[] = [];
+  for (const image of value.images.slice(0, LIMITS.arrayItems)) {
+    if (!isRecord(image) || image.type !== 'sourcemap') continue;
+    const codeFile = str(image.code_file, 1024);
+    const debugId = canonicalDebugId(image.debug_id);
+    if (codeFile && debugId) images.push({ type: 'sourcemap', code_file: codeFile, debug_id: debugId });
+  }
+  return images.length > 0 ? { debug_meta: { images } } : {};
 }
 
 /** The longest timestamp string worth parsing: RFC 3339 with nanoseconds and an offset is 35 characters. */

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
  */
 export const PART_REF = '$part';
 
-/** Where parts sit in a stored payload: each `exception.values[i].stacktrace`, and `sdk`. */
+/** Where parts sit in a stored payload: each `exception.values[i].stacktrace` (and `raw_stacktrace`), and `sdk`. */
 type PartSlot = { get: () => unknown; set: (value: unknown) => void };
 
 export interface SplitPayload {
@@ -87,6 +87,10 @@ function slotsOf(payload: Record<string, unknown>, copying: boolean): PartSlot[]
     const value = copying ? { ...entry } : entry;
     if (copying) values[index] = value;
     slots.push({ get: () => value.stacktrace, set: (part) => (value.stacktrace = part) });
+    // The frames as sent, before source maps: as repetitive as the resolved ones.
+    if (value.raw_stacktrace !== undefined) {
+      slots.push({ get: () => value.raw_stacktrace, set: (part) => (value.raw_stacktrace = part) });
+    }
   });
   return slots;
 }

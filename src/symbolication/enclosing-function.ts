@@ -1,5 +1,16 @@
 /** Words that look like a call followed by a block but are statements. */
-const KEYWORDS = new Set(['if', 'for', 'while', 'switch', 'catch', 'with', 'return', 'function', 'typeof', 'await']);
+const KEYWORDS = new Set([
+  'if',
+  'for',
+  'while',
+  'switch',
+  'catch',
+  'with',
+  'return',
+  'function',
+  'typeof',
+  'await',
+]);
 
 const DECLARATIONS: RegExp[] = [
   // function name(…) / async function* name<T>(…)

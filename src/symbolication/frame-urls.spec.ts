@@ -8,7 +8,10 @@ describe('frame URL matching', () => {
       '~/assets/app.js?v=3#x',
       '~/assets/app.js',
     ]);
-    expect(urlCandidates('http://127.0.0.1:8080/app.js')).toEqual(['http://127.0.0.1:8080/app.js', '~/app.js']);
+    expect(urlCandidates('http://127.0.0.1:8080/app.js')).toEqual([
+      'http://127.0.0.1:8080/app.js',
+      '~/app.js',
+    ]);
     expect(urlCandidates('/static/app.js')).toEqual(['/static/app.js', '~/static/app.js']);
     expect(urlCandidates('app:///main.js')).toEqual(['app:///main.js', '~/main.js']);
   });
@@ -16,8 +19,12 @@ describe('frame URL matching', () => {
   it('resolves a map reference against the file that names it', () => {
     expect(resolveReference('~/assets/app.js', 'app.js.map')).toBe('~/assets/app.js.map');
     expect(resolveReference('~/assets/app.js', '../maps/app.js.map')).toBe('~/maps/app.js.map');
-    expect(resolveReference('https://cdn.example.com/a/app.js', 'app.js.map')).toBe('https://cdn.example.com/a/app.js.map');
-    expect(resolveReference('~/app.js', 'https://maps.example.com/app.js.map')).toBe('https://maps.example.com/app.js.map');
+    expect(resolveReference('https://cdn.example.com/a/app.js', 'app.js.map')).toBe(
+      'https://cdn.example.com/a/app.js.map',
+    );
+    expect(resolveReference('~/app.js', 'https://maps.example.com/app.js.map')).toBe(
+      'https://maps.example.com/app.js.map',
+    );
     expect(resolveReference('~/app.js', '~/other.map')).toBe('~/other.map');
   });
 
