@@ -174,6 +174,8 @@ function expectReport(report: RetentionReport, expected: Plan): void {
     issuesDeleted: expected.issuesDeleted.length,
     alertHistoryDeleted: expected.alertHistoryDeleted,
     sessionsDeleted: expected.sessionsDeleted,
+    artifactBundlesDeleted: 0,
+    chunksDeleted: 0,
   });
 }
 
@@ -187,6 +189,8 @@ const NOTHING_LEFT = {
   issuesDeleted: 0,
   alertHistoryDeleted: 0,
   sessionsDeleted: 0,
+  artifactBundlesDeleted: 0,
+  chunksDeleted: 0,
 };
 
 describe('retention', () => {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import type { RowDeletion } from '../events/event-partitions';
 import type { BundleFileInfo } from './artifact-bundle';
 
 /** Which upload a bundle came from: its checksum, with the release and dist it was uploaded for. */
@@ -108,7 +109,7 @@ export class ArtifactBundlesRepository {
   }
 
   /** A page of a project's bundles, the newest first, with their files (without their bytes). */
-  list(projectId: number, limit: number, beforeId?: string): Promise<BundleRow[]> {
+  list(projectId: number, limit: number, beforeId?: string, release?: string): Promise<BundleRow[]> {
     return this.dataSource.query(
       `SELECT b.id::text AS id, b.checksum, b.bundle_debug_id, b.release, b.dist, b.file_count, b.size::text AS size,
               b.created_at, b.last_used_at,
@@ -117,10 +118,10 @@ export class ArtifactBundlesRepository {
                                                           'size', f.size) ORDER BY f.url, f.id)
                           FROM artifact_files f WHERE f.bundle_id = b.id), '[]') AS files
          FROM artifact_bundles b
-        WHERE b.project_id = $1 AND ($2::bigint IS NULL OR b.id < $2)
+        WHERE b.project_id = $1 AND ($2::bigint IS NULL OR b.id < $2) AND ($4::text IS NULL OR b.release = $4)
         ORDER BY b.id DESC
         LIMIT $3`,
-      [projectId, beforeId ?? null, limit],
+      [projectId, beforeId ?? null, limit, release ?? null],
     );
   }
 
@@ -172,6 +173,24 @@ export class ArtifactBundlesRepository {
         WHERE id = ANY($1::bigint[]) AND (last_used_at IS NULL OR last_used_at < now() - interval '1 hour')`,
       [bundleIds],
     );
+  }
+
+  /**
+   * Deletes up to `limit` bundles (with their files) neither uploaded nor used since the
+   * deletion's cutoff, of the projects it covers; returns how many went.
+   */
+  async deleteUnused(deletion: RowDeletion, limit: number): Promise<number> {
+    const [, deleted] = (await this.dataSource.query(
+      `DELETE FROM artifact_bundles WHERE id = ANY(ARRAY(
+         SELECT id FROM artifact_bundles
+          WHERE coalesce(last_used_at, created_at) < $1
+            AND ($2::int[] IS NULL OR project_id = ANY($2))
+            AND ($3::int[] IS NULL OR project_id <> ALL($3))
+          ORDER BY id
+          LIMIT $4))`,
+      [deletion.before, deletion.only ?? null, deletion.except ?? null, limit],
+    )) as [unknown, number];
+    return deleted;
   }
 
   /** Deletes a project's bundle with its files; whether there was one. */

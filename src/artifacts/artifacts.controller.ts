@@ -1,7 +1,8 @@
 import { Controller, Delete, Get, HttpCode, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { IdPipe } from '../common/id.pipes';
-import { Page, PageQueryDto } from '../common/pagination';
+import { Page } from '../common/pagination';
+import { ListBundlesQuery } from './list-bundles.query';
 import { ProjectsService } from '../projects/projects.service';
 import { ArtifactBundlesService, ArtifactBundleView } from './artifact-bundles.service';
 
@@ -15,11 +16,11 @@ export class ArtifactsController {
     private readonly projects: ProjectsService,
   ) {}
 
-  /** The newest first, each with its files (URL, type, debug id, size). */
+  /** The newest first, each with its files (URL, type, debug id, size); `release` narrows to one release. */
   @Get()
   async list(
     @Param('projectId', new IdPipe('project_id')) projectId: number,
-    @Query() query: PageQueryDto,
+    @Query() query: ListBundlesQuery,
   ): Promise<Page<ArtifactBundleView>> {
     await this.projects.findOrFail(projectId);
     return this.bundles.list(projectId, query);

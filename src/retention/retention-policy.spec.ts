@@ -22,7 +22,10 @@ describe('planPartitions', () => {
     expect(plan[0]).toEqual({
       kind: 'delete',
       partition: day('2026-06-10'),
-      deletions: [{ before: day('2026-06-10').to, except: [7, 8] }, { before: day('2026-06-10').to, only: [8] }],
+      deletions: [
+        { before: day('2026-06-10').to, except: [7, 8] },
+        { before: day('2026-06-10').to, only: [8] },
+      ],
     });
     // Only project 8 (2 days) has passed the 25th.
     expect(plan[1]).toEqual({
@@ -38,7 +41,11 @@ describe('planPartitions', () => {
   });
 
   it('deletes the old rows of the partition kept from before partitioning by each cutoff', () => {
-    const legacy: EventPartition = { name: 'events_legacy', from: null, to: new Date('2026-06-29T00:00:00Z') };
+    const legacy: EventPartition = {
+      name: 'events_legacy',
+      from: null,
+      to: new Date('2026-06-29T00:00:00Z'),
+    };
     const plan = planPartitions([legacy], now, 10, [{ projectId: 3, days: 20 }]);
     expect(plan[0]).toEqual({
       kind: 'delete',

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ArtifactsDataModule } from '../artifacts/artifacts-data.module';
 import { QueueName } from '../common/queues';
 import { registerQueue } from '../jobs/queue-layout';
 import { EventsDataModule } from '../events/events-data.module';
@@ -8,13 +9,14 @@ import { ExpiredRecords } from './expired-records';
 import { MaintenanceProcessor } from './maintenance.processor';
 import { RetentionService } from './retention.service';
 
-/** Worker role: scheduled retention of events, rollups, issues, alert history and sessions. */
+/** Worker role: scheduled retention of events, rollups, issues, alert history, sessions and source maps. */
 @Module({
   imports: [
     registerQueue(QueueName.Maintenance),
     EventsDataModule,
     IssuesDataModule,
     RollupsDataModule,
+    ArtifactsDataModule,
   ],
   providers: [RetentionService, ExpiredRecords, MaintenanceProcessor],
   exports: [RetentionService],

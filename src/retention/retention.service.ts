@@ -1,6 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { ArtifactBundlesRepository } from '../artifacts/artifact-bundles.repository';
+import { FileChunksRepository } from '../artifacts/file-chunks.repository';
 import { AppConfig } from '../config/app-config';
 import { EventPartitions, RowDeletion } from '../events/event-partitions';
 import { IssuesService } from '../issues/issues.service';
@@ -27,7 +29,14 @@ export interface RetentionReport {
   issuesDeleted: number;
   alertHistoryDeleted: number;
   sessionsDeleted: number;
+  /** Source map bundles neither uploaded nor used for the project's retention. */
+  artifactBundlesDeleted: number;
+  /** Upload chunks older than a day (assembled or abandoned). */
+  chunksDeleted: number;
 }
+
+/** Chunks are kept this long after their upload, so that a repeated upload finds them. */
+const CHUNK_LIFETIME_MS = DAY_MS;
 
 /**
  * One retention run (see README, "Retention"): partitions ahead, expired partitions dropped, rows of
@@ -46,6 +55,8 @@ export class RetentionService {
     private readonly rollups: RollupsRepository,
     private readonly issues: IssuesService,
     private readonly expired: ExpiredRecords,
+    private readonly artifacts: ArtifactBundlesRepository,
+    private readonly chunks: FileChunksRepository,
   ) {}
 
   async run(now = new Date()): Promise<RetentionReport> {
@@ -63,6 +74,8 @@ export class RetentionService {
       issuesDeleted: 0,
       alertHistoryDeleted: 0,
       sessionsDeleted: 0,
+      artifactBundlesDeleted: 0,
+      chunksDeleted: 0,
     };
     const overrides = await this.projectOverrides(defaultDays);
 
@@ -83,7 +96,11 @@ export class RetentionService {
       report.partsDeleted += await drain((limit) => this.partitions.deleteExpiredParts(deletion, limit));
       report.hourlyRowsDeleted += await drain((limit) => this.rollups.deleteHours(deletion, limit));
       report.issuesDeleted += await drain((limit) => this.issues.deleteExpired(deletion, limit));
+      report.artifactBundlesDeleted += await drain((limit) => this.artifacts.deleteUnused(deletion, limit));
     }
+    report.chunksDeleted = await drain((limit) =>
+      this.chunks.expireOlderThan(new Date(now.getTime() - CHUNK_LIFETIME_MS), limit),
+    );
     report.alertHistoryDeleted = await drain((limit) =>
       this.expired.deleteAlertHistory(cutoffOf(now, defaultDays), limit),
     );
@@ -112,14 +129,17 @@ export class RetentionService {
       report.hourlyRowsDeleted +
       report.issuesDeleted +
       report.alertHistoryDeleted +
-      report.sessionsDeleted;
+      report.sessionsDeleted +
+      report.artifactBundlesDeleted +
+      report.chunksDeleted;
     if (changed === 0) return;
     this.logger.log(
       `retention: ${report.partitionsCreated} partition(s) created, dropped [${report.partitionsDropped.join(', ')}]` +
         `${report.partitionsPostponed.length ? `, postponed [${report.partitionsPostponed.join(', ')}] (lock busy)` : ''}` +
         `, ${report.eventsDeleted} event(s), ${report.partsDeleted} event part(s), ${report.hourlyRowsDeleted} hourly row(s),` +
         ` ${report.issuesDeleted} issue(s),` +
-        ` ${report.alertHistoryDeleted} alert history row(s), ${report.sessionsDeleted} session(s) deleted`,
+        ` ${report.alertHistoryDeleted} alert history row(s), ${report.sessionsDeleted} session(s),` +
+        ` ${report.artifactBundlesDeleted} source map bundle(s), ${report.chunksDeleted} upload chunk(s) deleted`,
     );
   }
 }
