@@ -8,6 +8,7 @@ import { LoginPage } from './pages/LoginPage';
 import { ProjectAlertsPage } from './pages/ProjectAlertsPage';
 import { ProjectSettingsPage } from './pages/ProjectSettingsPage';
 import { ProjectsPage } from './pages/ProjectsPage';
+import { SourceMapsPage } from './pages/SourceMapsPage';
 import { ChannelsPage, TokensPage } from './pages/SettingsPages';
 import { interceptLinks, match, navigate, useLocation } from './router';
 import './styles.css';
@@ -65,6 +66,7 @@ function Routes({ path }: { path: string }) {
   if ((params = match('/projects/:id/issues', path))) return <IssuesPage projectId={Number(params.id)} />;
   if ((params = match('/projects/:id/alerts', path))) return <ProjectAlertsPage projectId={Number(params.id)} />;
   if ((params = match('/projects/:id/settings', path))) return <ProjectSettingsPage projectId={Number(params.id)} />;
+  if ((params = match('/projects/:id/source-maps', path))) return <SourceMapsPage projectId={Number(params.id)} />;
   if ((params = match('/issues/:id', path))) return <IssuePage issueId={Number(params.id)} />;
   // The form of the links that alerts send (see issueUrl in src/alerts/alert-notification.ts).
   if ((params = match('/projects/:projectId/issues/:id', path))) return <Redirect to={`/issues/${params.id}`} />;

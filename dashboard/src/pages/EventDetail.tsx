@@ -27,6 +27,15 @@ interface ExceptionValue {
   module?: string;
   mechanism?: { type?: string; handled?: boolean } & Json;
   stacktrace?: { frames?: Frame[] };
+  /** The frames as the SDK sent them, when source maps resolved `stacktrace`. */
+  raw_stacktrace?: { frames?: Frame[] };
+}
+
+interface ProcessingError {
+  type?: string;
+  url?: string;
+  debug_id?: string;
+  detail?: string;
 }
 
 function list<T>(value: unknown): T[] {
@@ -69,6 +78,9 @@ export function EventDetail({ event }: { event: Json }) {
   const sdk = isRecord(event.sdk) ? event.sdk : undefined;
   const message = eventMessage(event);
   const [newestFirst, setNewestFirst] = useState(true);
+  const [minified, setMinified] = useState(false);
+  const symbolicated = exceptions.some((exception) => isRecord(exception.raw_stacktrace));
+  const processingErrors = list<ProcessingError>(event.errors).filter(isRecord);
 
   const ordered = newestFirst ? [...exceptions].reverse() : exceptions;
   const threadStacks = exceptions.length === 0 ? threads.filter((thread) => isRecord(thread.stacktrace)) : [];
@@ -104,6 +116,21 @@ export function EventDetail({ event }: { event: Json }) {
         <Fact label="SDK">{sdk ? `${str(sdk.name) ?? 'unknown'} ${str(sdk.version) ?? ''}`.trim() : '—'}</Fact>
       </dl>
 
+      {processingErrors.length > 0 && (
+        <section class="event-section processing-errors" aria-labelledby="ev-processing">
+          <h3 id="ev-processing">Processing</h3>
+          <p class="muted small">Some frames are shown as the SDK sent them:</p>
+          <ul>
+            {processingErrors.map((error, index) => (
+              <li key={index}>
+                <span class="mono small">{str(error.type) ?? 'error'}</span> {str(error.detail) ?? ''}
+                {str(error.url) && <span class="muted small mono"> ({str(error.url)})</span>}
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+
       {message && (
         <Section title="Message" id="ev-message">
           <pre class="message-box">{message}</pre>
@@ -114,12 +141,24 @@ export function EventDetail({ event }: { event: Json }) {
         <section class="event-section" aria-labelledby="ev-exception">
           <div class="section-head">
             <h3 id="ev-exception">{exceptions.length > 1 ? `Exceptions (${exceptions.length}, chained)` : 'Exception'}</h3>
-            <button type="button" class="btn btn-tiny" onClick={() => setNewestFirst(!newestFirst)}>
-              {newestFirst ? 'Show oldest call first' : 'Show most recent call first'}
-            </button>
+            <div class="inline-actions">
+              {symbolicated && (
+                <div class="segmented small" role="group" aria-label="Frames">
+                  <button type="button" class={minified ? 'seg' : 'seg active'} aria-pressed={!minified} onClick={() => setMinified(false)}>
+                    Original
+                  </button>
+                  <button type="button" class={minified ? 'seg active' : 'seg'} aria-pressed={minified} onClick={() => setMinified(true)}>
+                    Minified
+                  </button>
+                </div>
+              )}
+              <button type="button" class="btn btn-tiny" onClick={() => setNewestFirst(!newestFirst)}>
+                {newestFirst ? 'Show oldest call first' : 'Show most recent call first'}
+              </button>
+            </div>
           </div>
           {ordered.map((exception, index) => (
-            <ExceptionBlock key={index} exception={exception} newestFirst={newestFirst} />
+            <ExceptionBlock key={index} exception={exception} newestFirst={newestFirst} minified={minified} />
           ))}
         </section>
       )}
@@ -286,9 +325,10 @@ function normaliseTags(tags: unknown): [string, string][] {
   return [];
 }
 
-function ExceptionBlock({ exception, newestFirst }: { exception: ExceptionValue; newestFirst: boolean }) {
+function ExceptionBlock({ exception, newestFirst, minified }: { exception: ExceptionValue; newestFirst: boolean; minified: boolean }) {
   const mechanism = isRecord(exception.mechanism) ? exception.mechanism : undefined;
-  const frames = Array.isArray(exception.stacktrace?.frames) ? exception.stacktrace!.frames! : [];
+  const shown = minified && isRecord(exception.raw_stacktrace) ? exception.raw_stacktrace : exception.stacktrace;
+  const frames = Array.isArray(shown?.frames) ? shown!.frames! : [];
   return (
     <div class="exception">
       <div class="exception-head">

@@ -6,11 +6,12 @@ export function useProject(projectId: number) {
   return useAsync(() => api.get<Project>(`/api/projects/${projectId}`), [projectId]);
 }
 
-type Section = 'issues' | 'alerts' | 'settings';
+type Section = 'issues' | 'alerts' | 'source-maps' | 'settings';
 
 const SECTIONS: { section: Section; path: string; label: string }[] = [
   { section: 'issues', path: 'issues', label: 'Issues' },
   { section: 'alerts', path: 'alerts', label: 'Alert rules & history' },
+  { section: 'source-maps', path: 'source-maps', label: 'Source maps' },
   { section: 'settings', path: 'settings', label: 'Settings' },
 ];
 
