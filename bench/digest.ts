@@ -25,6 +25,11 @@
  *      keys, the issues' counters, the queue's bookkeeping in Redis), so the ratio says how much of
  *      the database's plain insert capacity it reaches.
  *
+ * BENCH_SOURCEMAP=1 makes the events browser events of a minified app (esbuild, about 2 MB of source
+ * map, stored as sentry-cli uploads it) thrown at a different place per group, with the map's debug
+ * id: every event's frame is resolved through the map (warm in the worker's cache after the first),
+ * and the result is verified to hold the original function.
+ *
  * The drain rate is measured from the first job leaving the queue to the last one done (the worker's
  * boot is reported separately). Peak RSS is the worker's VmHWM from /proc/<pid>/status.
  * BENCH_CPU_PROF=1 writes a V8 CPU profile of the worker to bench/results/profiles/.
@@ -58,6 +63,7 @@ import { normaliseEvent, parseEventPayload } from '../src/digest/event-normalise
 import { groupEvent } from '../src/digest/grouping';
 import { storedPayload } from '../src/events/event-payload';
 import { openQueue } from '../src/jobs/queue-layout';
+import { buildSourceMapFixture, SourceMapFixture, storeSourceMapFixture } from './sourcemap-fixture';
 
 const FIXTURE = EXCEPTION_FIXTURE;
 const DATABASE_NAME = 'error_tracker_bench_digest';
@@ -73,6 +79,7 @@ const CHUNK = 1_000;
  * backlog queued at a low rate, one event per job.
  */
 const EVENTS_PER_JOB = Number(process.env.BENCH_EVENTS_PER_JOB ?? 10);
+const SOURCEMAP = process.env.BENCH_SOURCEMAP === '1';
 const RUN_ID = randomUUID().slice(0, 8);
 /** Rows per transaction of the reference: the digest's largest batch at its default concurrency. */
 const REFERENCE_BATCH = 100;
@@ -84,10 +91,27 @@ const REFERENCE_CONNECTIONS = Number(process.env.BENCH_REFERENCE_CONNECTIONS ?? 
 const REFERENCE_TABLE = 'bench_reference_events';
 
 /** The fixture's event in group `group`, with the given id and timestamp. */
-function payloadOf(group: number, eventId: string, timestamp: number): string {
+function payloadOf(group: number, eventId: string, timestamp: number, sourceMap?: SourceMapFixture): string {
   const event = fixtureEventOfGroup('Bench', group);
   event.event_id = eventId.replace(/-/g, '');
   event.timestamp = timestamp / 1000;
+  if (sourceMap) {
+    // A browser event from the minified app: its frames there, and the map's debug id.
+    const at = sourceMap.throwAt[group];
+    const frame = {
+      abs_path: sourceMap.url,
+      filename: sourceMap.url,
+      function: 'r',
+      lineno: at.line,
+      colno: at.column,
+      in_app: true,
+    };
+    Object.assign(event as unknown as Record<string, unknown>, {
+      platform: 'javascript',
+      debug_meta: { images: [{ type: 'sourcemap', code_file: sourceMap.url, debug_id: sourceMap.debugId }] },
+    });
+    event.exception.values[0].stacktrace.frames = [frame] as never;
+  }
   return JSON.stringify(event);
 }
 
@@ -198,6 +222,13 @@ async function main(): Promise<void> {
     [`bench-${RUN_ID}`, randomUUID()],
   );
   const projectId = rows[0].id;
+  let sourceMap: SourceMapFixture | undefined;
+  if (SOURCEMAP) {
+    const fixture = await buildSourceMapFixture(GROUPS);
+    await storeSourceMapFixture(pg, projectId, fixture);
+    sourceMap = fixture;
+    console.log(`source map: ${Math.round(fixture.mapBytes / 1024)} KiB, debug id ${fixture.debugId}`);
+  }
 
   // 2. Pre-fill the digest queue.
   const prefix = `bench-digest-${RUN_ID}`;
@@ -221,7 +252,7 @@ async function main(): Promise<void> {
         projectId,
         eventId,
         receivedAt,
-        payload: payloadOf(index % GROUPS, eventId, receivedAt),
+        payload: payloadOf(index % GROUPS, eventId, receivedAt, sourceMap),
         ...(sdk ? { sdk } : {}),
       };
       queuedJobs.push(data);
@@ -357,6 +388,7 @@ async function main(): Promise<void> {
     },
     distinctIssueNumbers: { expected: GROUPS, actual: issues.numbers, ok: issues.numbers === GROUPS },
     failedJobs: { expected: 0, actual: failed, ok: failed === 0 },
+    ...(sourceMap ? { symbolicated: await symbolicatedSample(pg, projectId, sourceMap) } : {}),
   };
 
   await queue.close();
@@ -399,6 +431,7 @@ async function main(): Promise<void> {
       chunk: CHUNK,
       eventsPerJob: EVENTS_PER_JOB,
       cpuProfile: profiling,
+      sourceMapBytes: sourceMap?.mapBytes ?? null,
     },
     fill: {
       seconds: round(fillS),
@@ -431,6 +464,8 @@ async function main(): Promise<void> {
   console.log(`|${'-'.repeat(42)}|${'-'.repeat(18)}|`);
   console.log(line('events / groups', `${EVENTS} / ${GROUPS}`));
   console.log(line('events per queue job', `${EVENTS_PER_JOB}`));
+  if (sourceMap)
+    console.log(line('source map (every event resolved)', `${Math.round(sourceMap.mapBytes / 1024)} KiB`));
   console.log(line('DIGEST_CONCURRENCY', CONCURRENCY ?? 'default'));
   console.log(line('queue fill (addBulk × 1,000)', `${round(fillS)} s`));
   console.log(line('worker boot until first job taken', `${round(bootS)} s`));
@@ -457,6 +492,20 @@ async function main(): Promise<void> {
   );
   console.log('written to bench/results/digest.json');
   if (!allVerified) process.exitCode = 1;
+}
+
+/** Every group's issue holds its original function: the frames went through the map. */
+async function symbolicatedSample(
+  pg: Client,
+  projectId: number,
+  sourceMap: SourceMapFixture,
+): Promise<{ expected: number; actual: number; ok: boolean }> {
+  const { rows } = await pg.query<{ culprit: string }>('SELECT culprit FROM issues WHERE project_id = $1', [
+    projectId,
+  ]);
+  const expected = new Set(sourceMap.functions.slice(0, GROUPS));
+  const actual = rows.filter((row) => [...expected].some((name) => row.culprit.includes(name))).length;
+  return { expected: GROUPS, actual, ok: actual === GROUPS };
 }
 
 function round(n: number): number {

@@ -79,6 +79,14 @@ export function SourceMapsPage({ projectId }: { projectId: number }) {
     void load(null);
   }, [projectId, release]);
 
+  // Uploads name releases before any event does: those of the uploads shown are offered too.
+  const [uploadReleases, setUploadReleases] = useState<string[]>([]);
+  useEffect(() => {
+    const named = bundles.map((bundle) => bundle.release).filter((version): version is string => version !== null);
+    setUploadReleases((previous) => [...new Set([...previous, ...named])]);
+  }, [bundles]);
+  const releaseChoices = [...new Set([...uploadReleases, ...(releases.data?.data ?? []).map((row) => row.version)])];
+
   if (project.error) return <ErrorMessage error={project.error} onRetry={project.reload} />;
   if (!project.data) return <Loading label="Loading project…" />;
 
@@ -105,9 +113,9 @@ export function SourceMapsPage({ projectId }: { projectId: number }) {
           <span>Release</span>
           <select name="release" value={release} onChange={(event) => setRelease(event.currentTarget.value)}>
             <option value="">All uploads</option>
-            {(releases.data?.data ?? []).map((row) => (
-              <option key={row.version} value={row.version}>
-                {row.version}
+            {releaseChoices.map((version) => (
+              <option key={version} value={version}>
+                {version}
               </option>
             ))}
           </select>
@@ -202,7 +210,7 @@ function BundleCard({ projectId, bundle, onDeleted }: { projectId: number; bundl
             {bundle.files.map((file) => (
               <tr key={file.path}>
                 <td class="mono" data-label="File">
-                  {file.url}
+                  <span>{file.url}</span>
                   {file.source_map && <div class="muted small">source map: {file.source_map}</div>}
                 </td>
                 <td data-label="Type">{TYPE_LABELS[file.type] ?? file.type}</td>
