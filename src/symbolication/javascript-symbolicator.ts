@@ -178,6 +178,15 @@ export class JavaScriptSymbolicator implements OnApplicationShutdown {
         found.set(url, lookup);
       }
     }
+    // Neither way found a map: say both why's.
+    for (const url of urls) {
+      const debugId = images.get(url);
+      const byDebugId = debugId === undefined ? undefined : this.lookups.get(debugKey(debugId));
+      const lookup = found.get(url);
+      if (byDebugId && !('id' in byDebugId) && lookup && !('id' in lookup) && lookup !== byDebugId) {
+        found.set(url, { ...lookup, debug_id: debugId, detail: `${byDebugId.detail}, and ${lookup.detail}` });
+      }
+    }
     return found;
   }
 
