@@ -36,7 +36,13 @@ describe('source maps in the dashboard (browser)', () => {
   let missingIssue: number;
 
   /** A browser event thrown where the bundle throws, as @sentry/browser sends it. */
-  async function send(debugId: string, line: number, column: number, type: string): Promise<number> {
+  async function send(
+    debugId: string,
+    line: number,
+    column: number,
+    type: string,
+    release?: string,
+  ): Promise<{ issueId: number; eventId: string }> {
     const eventId = randomUUID().replace(/-/g, '');
     await t
       .http()
@@ -44,6 +50,7 @@ describe('source maps in the dashboard (browser)', () => {
       .send({
         event_id: eventId,
         platform: 'javascript',
+        ...(release ? { release } : {}),
         level: 'error',
         exception: {
           values: [
@@ -72,7 +79,7 @@ describe('source maps in the dashboard (browser)', () => {
       const response = await t.api().get(`/api/events/${eventId}`);
       return response.status === 200 ? (response.body as { issue_id: number }) : undefined;
     }, 20_000);
-    return stored.issue_id;
+    return { issueId: stored.issue_id, eventId };
   }
 
   beforeAll(async () => {
@@ -90,8 +97,8 @@ describe('source maps in the dashboard (browser)', () => {
     const lines = readFileSync(app.js, 'utf8').split('\n');
     const line = lines.findIndex((text) => text.includes('Cart is empty'));
     const column = lines[line].lastIndexOf('throw', lines[line].indexOf('Cart is empty')) + 1;
-    resolvedIssue = await send(debugId, line + 1, column, 'Error');
-    missingIssue = await send(randomUUID(), line + 1, column, 'MissingMapError');
+    resolvedIssue = (await send(debugId, line + 1, column, 'Error')).issueId;
+    missingIssue = (await send(randomUUID(), line + 1, column, 'MissingMapError')).issueId;
 
     browser = await launchBrowser();
     context = await watchedContext(browser, { baseURL: t.url }, problems);
@@ -134,6 +141,20 @@ describe('source maps in the dashboard (browser)', () => {
     await section.getByText('js_no_source_map').waitFor();
     await section.getByText(/no uploaded source map has the debug id/).waitFor();
     await screenshot(page, 'sourcemaps-processing-error');
+  });
+
+  it('gives both reasons when neither the debug id nor the release finds a map', async () => {
+    const unknownId = randomUUID();
+    const { eventId } = await send(unknownId, 1, 1, 'NoMapAtAllError', 'shop@9.9.9');
+    const event = (await t.api().get(`/api/events/${eventId}`).expect(200)).body as { errors: unknown[] };
+    expect(event.errors).toEqual([
+      {
+        type: 'js_no_source_map',
+        url: APP_URL,
+        debug_id: unknownId,
+        detail: `no uploaded source map has the debug id ${unknownId}, and no file uploaded for release shop@9.9.9 is at ~/assets/main.js`,
+      },
+    ]);
   });
 
   it("lists the project's uploads with their files and debug ids, and deletes one", async () => {
