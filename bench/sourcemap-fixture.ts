@@ -17,12 +17,12 @@ export interface SourceMapFixture {
 }
 
 /**
- * Builds, with esbuild, an app of `functions` modules' worth of handlers, minified with an external
+ * Builds, with esbuild, an app of `handlers` checkout handlers, minified with an external
  * source map holding their sources: about 2 MB of map for the default 4,000 handlers.
  */
 export async function buildSourceMapFixture(
   groups: number,
-  handlers = 2_500,
+  handlers = 4_000,
 ): Promise<SourceMapFixture & { js: string; map: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-sourcemap-'));
   try {

@@ -12,6 +12,8 @@ type Lookup = StoredFileRef | ProcessingError;
 /** How long what a lookup found (a map, or none) is remembered; uploads made meanwhile show after this. */
 const FOUND_TTL_MS = 10 * 60_000;
 const MISSING_TTL_MS = 30_000;
+/** A bundle's use is written down at most this often per process (retention keeps used bundles). */
+const MARK_USED_EVERY_MS = 60 * 60_000;
 /** Processing errors kept per event. */
 const MAX_ERRORS = 20;
 
@@ -34,6 +36,7 @@ interface FrameSlot {
 export class JavaScriptSymbolicator implements OnApplicationShutdown {
   private readonly thread: SourceMapThread;
   private readonly lookups = new LRUCache<string, Lookup>({ max: 10_000 });
+  private readonly markedUsed = new LRUCache<string, true>({ max: 10_000, ttl: MARK_USED_EVERY_MS });
 
   constructor(
     private readonly artifacts: ArtifactBundlesRepository,
@@ -116,7 +119,10 @@ export class JavaScriptSymbolicator implements OnApplicationShutdown {
           .map((ref) => ref.bundle_id),
       ),
     ];
-    await this.artifacts.markUsed(bundles);
+    const unmarked = bundles.filter((bundle) => !this.markedUsed.has(bundle));
+    if (unmarked.length === 0) return;
+    await this.artifacts.markUsed(unmarked);
+    for (const bundle of unmarked) this.markedUsed.set(bundle, true);
   }
 
   /** The map of each file URL, or why there is none. */

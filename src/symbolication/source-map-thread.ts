@@ -21,22 +21,45 @@ export class SourceMapThread {
     { resolve: (reply: SourceMapReply) => void; timer: NodeJS.Timeout; worker: Worker }
   >();
 
+  /** Maps whose bytes are on their way to the thread: later askers wait for them. */
+  private readonly loading = new Map<string, Promise<unknown>>();
+
   constructor(private readonly cacheBytes: number) {}
 
-  /** Looks positions up in a map; its bytes are loaded only if the thread does not have it parsed. */
+  /**
+   * Looks positions up in a map; its bytes are loaded only if the thread does not have it parsed,
+   * and once for all the events that ask for it at the same time.
+   */
   async resolve(
     fileId: string,
     positions: GeneratedPosition[],
     load: () => Promise<Uint8Array>,
   ): Promise<ThreadAnswer> {
-    let reply = await this.request({ fileId, positions });
-    if ('missing' in reply) {
-      // A copy of its own: the bytes are moved to the thread, and a pooled buffer must not be.
-      const bytes = new Uint8Array(await load());
-      reply = await this.request({ fileId, positions, bytes }, [bytes.buffer]);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const loading = this.loading.get(fileId);
+      if (loading) {
+        await loading;
+        const reply = await this.request({ fileId, positions });
+        if (!('missing' in reply)) return reply;
+        continue;
+      }
+      const reply = await this.request({ fileId, positions });
+      if (!('missing' in reply)) return reply;
+      if (this.loading.has(fileId)) continue;
+      let answer: SourceMapReply | undefined;
+      const sent = (async () => {
+        // A copy of its own: the bytes are moved to the thread, and a pooled buffer must not be.
+        const bytes = new Uint8Array(await load());
+        answer = await this.request({ fileId, positions, bytes }, [bytes.buffer]);
+      })().finally(() => this.loading.delete(fileId));
+      this.loading.set(
+        fileId,
+        sent.catch(() => undefined),
+      );
+      await sent;
+      if (answer && !('missing' in answer)) return answer;
     }
-    if ('missing' in reply) return { error: 'the source map thread lost the map' };
-    return reply;
+    return { error: 'the source map thread lost the map' };
   }
 
   async close(): Promise<void> {
@@ -66,8 +89,13 @@ export class SourceMapThread {
     const compiled = join(__dirname, 'source-map-worker.js');
     // From the TypeScript sources (tests, ts-node) the thread compiles its file the same way.
     const file = existsSync(compiled) ? compiled : join(__dirname, 'source-map-worker.ts');
+    const cacheMb = Math.ceil(this.cacheBytes / 1024 / 1024);
     const worker = new Worker(file, {
       workerData: { cacheBytes: this.cacheBytes },
+      // Its heap holds the cache (reckoned generously, see the worker) and one map being parsed: a
+      // bounded heap makes V8 collect early instead of growing the process, and a map too big for
+      // it ends the thread (its frames stay as sent) rather than the process.
+      resourceLimits: { maxOldGenerationSizeMb: cacheMb + 256, maxYoungGenerationSizeMb: 16 },
       execArgv: file.endsWith('.ts') ? ['--require', 'ts-node/register/transpile-only'] : [],
     });
     worker.unref();
