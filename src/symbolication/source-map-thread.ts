@@ -40,11 +40,11 @@ export class SourceMapThread {
       if (loading) {
         await loading;
         const reply = await this.request({ fileId, positions });
-        if (!('missing' in reply)) return reply;
+        if (!('missing' in reply)) return answerOf(reply);
         continue;
       }
       const reply = await this.request({ fileId, positions });
-      if (!('missing' in reply)) return reply;
+      if (!('missing' in reply)) return answerOf(reply);
       if (this.loading.has(fileId)) continue;
       let answer: SourceMapReply | undefined;
       const sent = (async () => {
@@ -57,7 +57,7 @@ export class SourceMapThread {
         sent.catch(() => undefined),
       );
       await sent;
-      if (answer && !('missing' in answer)) return answer;
+      if (answer && !('missing' in answer)) return answerOf(answer);
     }
     return { error: 'the source map thread lost the map' };
   }
@@ -120,4 +120,8 @@ export class SourceMapThread {
     this.worker = worker;
     return worker;
   }
+}
+
+function answerOf(reply: Exclude<SourceMapReply, { missing: true }>): ThreadAnswer {
+  return 'error' in reply ? { error: reply.error } : { frames: reply.frames };
 }
