@@ -1381,7 +1381,8 @@ async function readsPhase(
         `${issues}?sort=events&query=${encodeURIComponent('"failure in group 1" region:eu is:unresolved')}`,
       // What the dashboard's issue list asks: a page of 50 with each issue's hourly trend.
       'dashboard list: unresolved, 24h trends': () => `${issues}?limit=50&stats=24h&query=is%3Aunresolved`,
-      'dashboard list: jump to page 100': () => `${issues}?limit=50&stats=24h&query=is%3Aunresolved&offset=4950`,
+      'dashboard list: jump to page 100': () =>
+        `${issues}?limit=50&stats=24h&query=is%3Aunresolved&offset=4950`,
       'project tag suggestions': () => `/api/projects/${projectId}/tags`,
     } as Record<ReadName, ((index: number) => string) | null>;
 

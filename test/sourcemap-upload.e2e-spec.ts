@@ -764,4 +764,24 @@ describe('source map uploads (sentry-cli and the artifact bundle API)', () => {
       expect(again[0].id).not.toEqual(listed.id);
     });
   });
+
+  describe('what this server does not serve', () => {
+    it('answers 501 naming what is served, which sentry-cli prints', async () => {
+      const res = await t.api().get('/api/0/organizations/default/monitors/').expect(501);
+      expect(res.body.error).toMatch(
+        /^GET \/api\/0\/organizations\/default\/monitors\/ is not part of this server's Sentry-compatible API/,
+      );
+      const project = await newProject('Unsupported Commands');
+      for (const version of ['3.x', '2.x'] as const) {
+        for (const args of [
+          ['monitors', 'list'],
+          ['repos', 'list'],
+        ]) {
+          const run = await cli(version, args, project.slug);
+          expect({ version, args, code: run.code }).toEqual({ version, args, code: 1 });
+          expect(run.output).toContain("is not part of this server's Sentry-compatible API");
+        }
+      }
+    });
+  });
 });

@@ -67,6 +67,7 @@ export function describeError(
       not_found: HttpStatus.NOT_FOUND,
       conflict: HttpStatus.CONFLICT,
       invalid_input: HttpStatus.BAD_REQUEST,
+      not_implemented: HttpStatus.NOT_IMPLEMENTED,
       // Where to: `Location`, which the filter sets from the request's path (MovedError.locationFor).
       moved: HttpStatus.PERMANENT_REDIRECT,
     }[exception.kind];

@@ -4,7 +4,7 @@
  * into an HTTP status, so services stay free of HTTP and the same rule applies on every route.
  * The message is written for the client and is sent as `{ "error": message }`.
  */
-export type DomainErrorKind = 'not_found' | 'conflict' | 'invalid_input' | 'moved';
+export type DomainErrorKind = 'not_found' | 'conflict' | 'invalid_input' | 'moved' | 'not_implemented';
 
 export abstract class DomainError extends Error {
   abstract readonly kind: DomainErrorKind;
@@ -28,6 +28,14 @@ export class ConflictError extends DomainError {
 /** The request itself is wrong (a value, a cursor, a reference to something that does not exist). */
 export class InvalidInputError extends DomainError {
   readonly kind = 'invalid_input';
+}
+
+/**
+ * A part of an API this server imitates (Sentry's, for sentry-cli) that it does not serve: a 501,
+ * which sentry-cli reports with the message, where a 404 gets a fixed "not found" of its own.
+ */
+export class NotImplementedError extends DomainError {
+  readonly kind = 'not_implemented';
 }
 
 /**
