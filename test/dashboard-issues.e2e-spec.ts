@@ -12,10 +12,10 @@ import { startTestApp, TestApp } from './helpers/app';
 import {
   contrastRatio,
   ensureDashboardBuilt,
-  launchBrowser,
   PageProblems,
   screenshot,
-  signIn,
+  expectNoPageProblems,
+  openSignedIn,
   watchedContext,
 } from './helpers/browser';
 import { enqueueEvent, eventually, openQueue } from './helpers/queues';
@@ -148,12 +148,9 @@ describe('issue triage in the dashboard (browser)', () => {
       .send({ state: 'resolved' })
       .expect(200);
 
-    browser = await launchBrowser();
-    context = await watchedContext(browser, { baseURL: t.url }, problems);
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url });
-    page = await context.newPage();
-    page.setDefaultTimeout(10_000);
-    await signIn(page, EMAIL, PASSWORD);
+    ({ browser, context, page } = await openSignedIn(t.url, { email: EMAIL, password: PASSWORD }, problems, {
+      permissions: ['clipboard-read', 'clipboard-write'],
+    }));
   }, 120_000);
 
   afterAll(async () => {
@@ -162,10 +159,7 @@ describe('issue triage in the dashboard (browser)', () => {
     await t?.close();
   });
 
-  afterEach(() => {
-    expect(problems.errors).toEqual([]);
-    expect(problems.cspViolations).toEqual([]);
-  });
+  afterEach(() => expectNoPageProblems(problems));
 
   it('shows the unresolved issues by default, with the total, level, users and a 24-hour trend', async () => {
     await page.goto(listUrl(project.id));

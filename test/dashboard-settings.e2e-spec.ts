@@ -10,10 +10,10 @@ import { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, TestApp } from './helpers/app';
 import {
   ensureDashboardBuilt,
-  launchBrowser,
   PageProblems,
   screenshot,
-  signIn,
+  expectNoPageProblems,
+  openSignedIn,
   watchedContext,
 } from './helpers/browser';
 import { eventually } from './helpers/queues';
@@ -111,11 +111,7 @@ describe('dashboard settings (browser)', () => {
         .expect(201)
     ).body as ProjectView;
     originalDsn = project.dsn;
-    browser = await launchBrowser();
-    context = await watchedContext(browser, { baseURL: t.url }, problems);
-    page = await context.newPage();
-    page.setDefaultTimeout(10_000);
-    await signIn(page, EMAIL, PASSWORD);
+    ({ browser, context, page } = await openSignedIn(t.url, { email: EMAIL, password: PASSWORD }, problems));
   }, 120_000);
 
   afterAll(async () => {
@@ -124,10 +120,7 @@ describe('dashboard settings (browser)', () => {
     await receiver?.close();
   });
 
-  afterEach(() => {
-    expect(problems.errors).toEqual([]);
-    expect(problems.cspViolations).toEqual([]);
-  });
+  afterEach(() => expectNoPageProblems(problems));
 
   it('renames the project', async () => {
     await page.goto(`/projects/${project.id}/settings`);

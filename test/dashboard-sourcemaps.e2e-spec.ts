@@ -7,15 +7,14 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Browser, BrowserContext, Page } from 'playwright-core';
+import { Browser, Page } from 'playwright-core';
 import { startTestApp, TestApp } from './helpers/app';
 import {
   ensureDashboardBuilt,
-  launchBrowser,
   PageProblems,
   screenshot,
-  signIn,
-  watchedContext,
+  expectNoPageProblems,
+  openSignedIn,
 } from './helpers/browser';
 import { eventually } from './helpers/queues';
 import { buildApp, injectedDebugId, runSentryCli } from './helpers/sourcemap-app';
@@ -27,7 +26,6 @@ const APP_URL = 'https://shop.example.com/assets/main.js';
 describe('source maps in the dashboard (browser)', () => {
   let t: TestApp;
   let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
   const problems: PageProblems = { errors: [], cspViolations: [] };
   let project: { id: number; slug: string; client_key: string };
@@ -100,11 +98,7 @@ describe('source maps in the dashboard (browser)', () => {
     resolvedIssue = (await send(debugId, line + 1, column, 'Error')).issueId;
     missingIssue = (await send(randomUUID(), line + 1, column, 'MissingMapError')).issueId;
 
-    browser = await launchBrowser();
-    context = await watchedContext(browser, { baseURL: t.url }, problems);
-    page = await context.newPage();
-    page.setDefaultTimeout(10_000);
-    await signIn(page, EMAIL, PASSWORD);
+    ({ browser, page } = await openSignedIn(t.url, { email: EMAIL, password: PASSWORD }, problems));
   }, 120_000);
 
   afterAll(async () => {
@@ -113,10 +107,7 @@ describe('source maps in the dashboard (browser)', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  afterEach(() => {
-    expect(problems.errors).toEqual([]);
-    expect(problems.cspViolations).toEqual([]);
-  });
+  afterEach(() => expectNoPageProblems(problems));
 
   it('shows the original frame with its source, and the minified one on request', async () => {
     await page.goto(`/issues/${resolvedIssue}`);

@@ -9,10 +9,10 @@ import { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { startTestApp, TestApp } from './helpers/app';
 import {
   ensureDashboardBuilt,
-  launchBrowser,
   PageProblems,
   screenshot,
-  signIn,
+  expectNoPageProblems,
+  openSignedIn,
   watchedContext,
 } from './helpers/browser';
 import { eventually } from './helpers/queues';
@@ -245,15 +245,9 @@ describe('dashboard stats, tags and retention (browser)', () => {
       return body.buckets.reduce((sum, bucket) => sum + bucket.count, 0) === MAIN_EVENTS + OTHER_EVENTS;
     });
 
-    browser = await launchBrowser();
-    context = await watchedContext(
-      browser,
-      { baseURL: t.url, viewport: { width: 1280, height: 900 } },
-      problems,
-    );
-    page = await context.newPage();
-    page.setDefaultTimeout(10_000);
-    await signIn(page, EMAIL, PASSWORD);
+    ({ browser, context, page } = await openSignedIn(t.url, { email: EMAIL, password: PASSWORD }, problems, {
+      viewport: { width: 1280, height: 900 },
+    }));
   }, 120_000);
 
   afterAll(async () => {
@@ -261,10 +255,7 @@ describe('dashboard stats, tags and retention (browser)', () => {
     await t?.close();
   });
 
-  afterEach(() => {
-    expect(problems.errors).toEqual([]);
-    expect(problems.cspViolations).toEqual([]);
-  });
+  afterEach(() => expectNoPageProblems(problems));
 
   it('draws the issue chart from the stats endpoint: 150 events over 10 days, not the last 100', async () => {
     await page.goto(`/issues/${mainIssueId}`);

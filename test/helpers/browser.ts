@@ -90,3 +90,38 @@ export function contrastRatio(foreground: string, background: string): number {
   const [light, dark] = [luminance(foreground), luminance(background)].sort((a, b) => b - a);
   return (light + 0.05) / (dark + 0.05);
 }
+
+export interface SignedInBrowser {
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+}
+
+/**
+ * A browser with one page signed in to the dashboard at `baseURL`, its problems recorded into
+ * `problems` (check them with expectNoPageProblems after each test).
+ */
+export async function openSignedIn(
+  baseURL: string,
+  credentials: { email: string; password: string },
+  problems: PageProblems,
+  options: { viewport?: { width: number; height: number }; permissions?: string[] } = {},
+): Promise<SignedInBrowser> {
+  const browser = await launchBrowser();
+  const context = await watchedContext(
+    browser,
+    { baseURL, ...(options.viewport ? { viewport: options.viewport } : {}) },
+    problems,
+  );
+  if (options.permissions) await context.grantPermissions(options.permissions, { origin: baseURL });
+  const page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  await signIn(page, credentials.email, credentials.password);
+  return { browser, context, page };
+}
+
+/** No page threw and the Content-Security-Policy blocked nothing. */
+export function expectNoPageProblems(problems: PageProblems): void {
+  expect(problems.errors).toEqual([]);
+  expect(problems.cspViolations).toEqual([]);
+}
