@@ -364,6 +364,35 @@ describe('source map uploads (sentry-cli and the artifact bundle API)', () => {
     ]);
   });
 
+  it('sentry-cli 2.x `releases files … upload-sourcemaps` uploads files without debug ids for the release', async () => {
+    const project = await newProject('Release Files');
+    const app = await buildApp(join(work, 'app-release-files'));
+    const upload = await cli(
+      '2.x',
+      ['releases', 'files', 'web@4.0.0', 'upload-sourcemaps', app.dist],
+      project.slug,
+    );
+    expect(upload).toMatchObject({ code: 0 });
+    expect(upload.output).toContain('Release: web@4.0.0');
+    const listed = await bundles(project.id);
+    expect(listed).toHaveLength(1);
+    expect(listed[0]).toMatchObject({ release: 'web@4.0.0', dist: null, file_count: 2 });
+    expect(listed[0].files.map((file) => [file.url, file.debug_id]).sort()).toEqual([
+      ['~/main.js', null],
+      ['~/main.js.map', null],
+    ]);
+    const byRelease = await t
+      .api()
+      .get(`/api/projects/${project.id}/artifact-bundles?release=web%404.0.0`)
+      .expect(200);
+    expect(byRelease.body.data).toHaveLength(1);
+    const other = await t
+      .api()
+      .get(`/api/projects/${project.id}/artifact-bundles?release=web%405.0.0`)
+      .expect(200);
+    expect(other.body.data).toEqual([]);
+  });
+
   describe('chunk upload endpoint', () => {
     let project: Project;
 

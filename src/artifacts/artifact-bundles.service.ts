@@ -31,10 +31,15 @@ export class ArtifactBundlesService {
 
   async list(
     projectId: number,
-    options: { limit?: number; cursor?: string },
+    options: { limit?: number; cursor?: string; release?: string },
   ): Promise<Page<ArtifactBundleView>> {
     const limit = options.limit ?? DEFAULT_PAGE_SIZE;
-    const rows = await this.bundles.list(projectId, limit + 1, decodeBundleCursor(options.cursor));
+    const rows = await this.bundles.list(
+      projectId,
+      limit + 1,
+      decodeBundleCursor(options.cursor),
+      options.release,
+    );
     return toPage(rows, limit, (last) => encodeCursor([last.id]), toView);
   }
 
