@@ -8,13 +8,10 @@
  * never uploaded keeps its minified frames and says why in `errors`.
  */
 import { build } from 'esbuild';
-import { createReadStream } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { createServer, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { extname, join, normalize } from 'node:path';
-import { Browser, BrowserContext, Page } from 'playwright-core';
+import { join } from 'node:path';
+import { Browser, BrowserContext } from 'playwright-core';
 import { startTestApp, TestApp } from './helpers/app';
 import {
   ensureDashboardBuilt,
@@ -24,8 +21,20 @@ import {
   signIn,
   watchedContext,
 } from './helpers/browser';
-import { eventually, ServedEvent, storedEvent } from './helpers/queues';
-import { CliVersion, injectedDebugId, runSentryCli } from './helpers/sourcemap-app';
+import { eventually } from './helpers/queues';
+import {
+  clickAndReport,
+  CliVersion,
+  createProject,
+  Frame,
+  injectedDebugId,
+  innermost,
+  positionOf,
+  Reported,
+  runSentryCli,
+  serveDirectory,
+  StaticServer,
+} from './helpers/sourcemap-app';
 
 const ROOT = join(__dirname, '..');
 const EMAIL = 'sm@example.com';
@@ -147,94 +156,6 @@ async function buildShop(
   return { dist, js: join(dist, 'main.js'), map: join(dist, 'main.js.map') };
 }
 
-interface StaticServer {
-  url: string;
-  close: () => Promise<void>;
-}
-
-const CONTENT_TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.map': 'application/json',
-};
-
-/** Serves the files of `root` on 127.0.0.1 at a random port, as a CDN would (GET only, 404 otherwise). */
-async function serveDirectory(root: string): Promise<StaticServer> {
-  const server: Server = createServer((request, response) => {
-    const path = normalize(decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname));
-    const file = join(root, path === '/' ? 'index.html' : path);
-    stat(file).then(
-      (info) => {
-        if (!info.isFile() || !file.startsWith(root)) throw new Error('not a file');
-        response.writeHead(200, {
-          'Content-Type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
-          'Content-Length': info.size,
-          'Cache-Control': 'no-store',
-        });
-        createReadStream(file).pipe(response);
-      },
-      () => response.writeHead(404).end(),
-    );
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-/** Where `needle` starts in `text`: 1-based line and column, as a browser's stack trace gives them. */
-function positionOf(text: string, needle: RegExp): { lineno: number; colno: number } {
-  const match = needle.exec(text);
-  if (!match) throw new Error(`${needle} not found`);
-  const before = text.slice(0, match.index);
-  const lineStart = before.lastIndexOf('\n') + 1;
-  return { lineno: before.split('\n').length, colno: match.index - lineStart + 1 };
-}
-
-interface Frame {
-  filename?: string;
-  abs_path?: string;
-  function?: string;
-  lineno?: number;
-  colno?: number;
-  in_app?: boolean;
-  pre_context?: string[];
-  context_line?: string;
-  post_context?: string[];
-}
-
-interface ExceptionValue {
-  type: string;
-  value: string;
-  stacktrace: { frames: Frame[] };
-  raw_stacktrace?: { frames: Frame[] } | null;
-}
-
-type ShopEvent = ServedEvent & {
-  exception: { values: ExceptionValue[] };
-  errors?: { type: string; url?: string; debug_id?: string; detail?: string }[] | null;
-  debug_meta?: { images: { type: string; code_file: string; debug_id: string }[] } | null;
-};
-
-/** What the SDK sent, and what the server stored of it. */
-interface Reported {
-  sent: Record<string, unknown> & { debug_meta?: { images: { code_file: string; debug_id: string }[] } };
-  event: ShopEvent;
-  exception: ExceptionValue;
-}
-
-function innermost(frames: Frame[], where: (frame: Frame) => boolean = () => true): Frame {
-  const found = [...frames].reverse().find(where);
-  if (!found) throw new Error(`no such frame in ${JSON.stringify(frames)}`);
-  return found;
-}
-
 /** The frames the resolved cart.ts and main.ts frames must be, wherever the bundle put them. */
 const CHECKOUT_FRAME = {
   filename: 'src/cart.ts',
@@ -294,16 +215,7 @@ describe('source maps in the browser: @sentry/browser events resolved with what 
     problems.errors.length = 0;
   });
 
-  async function newProject(name: string): Promise<{ id: number; slug: string; dsn: string }> {
-    const created = (await t.api().post('/api/projects').send({ name }).expect(201)).body;
-    const { dsn } = (await t.api().get(`/api/projects/${created.id}`).expect(200)).body as { dsn: string };
-    // The DSN names the configured public URL; the SDK has to reach this test's server.
-    return {
-      id: created.id,
-      slug: created.slug,
-      dsn: dsn.replace(/\/\/([^@]+)@[^/]+/, `//$1@127.0.0.1:${t.port}`),
-    };
-  }
+  const newProject = (name: string) => createProject(t, name);
 
   async function cli(version: CliVersion, args: string[], project: string): Promise<void> {
     const result = await runSentryCli(version, args, { url: t.url, token: cliToken, project, home: work });
@@ -314,31 +226,13 @@ describe('source maps in the browser: @sentry/browser events resolved with what 
   async function clickCheckout(shop: ShopBuild, projectId: number): Promise<Reported & { origin: string }> {
     const server = await serveDirectory(shop.dist);
     servers.push(server);
-    const page: Page = await context.newPage();
-    try {
-      await page.goto(`${server.url}/`);
-      const thrown = page.waitForEvent('pageerror');
-      const envelope = page.waitForRequest(
-        (request) =>
-          request.url().startsWith(`${t.url}/api/${projectId}/envelope/`) &&
-          /"type":"event"/.test(request.postData() ?? ''),
-      );
-      await page.getByRole('button', { name: 'Check out' }).click();
-      expect((await thrown).message).toBe(THROWN);
-      const request = await envelope;
-      expect((await request.response())?.status()).toBe(200);
-      const lines = (request.postData() as string).split('\n');
-      const itemAt = lines.findIndex((line) => /"type":"event"/.test(line));
-      const sent = JSON.parse(lines[itemAt + 1]) as Reported['sent'];
-      const event = (await storedEvent(t, JSON.parse(lines[0]).event_id, 20_000)) as ShopEvent;
-      expect(event.project_id).toBe(projectId);
-      const values = event.exception.values;
-      expect(values).toHaveLength(1);
-      expect(values[0]).toMatchObject({ type: 'Error', value: THROWN });
-      return { sent, event, exception: values[0], origin: server.url };
-    } finally {
-      await page.close();
-    }
+    const reported = await clickAndReport(context, t, {
+      pageUrl: `${server.url}/`,
+      projectId,
+      button: 'Check out',
+      thrown: THROWN,
+    });
+    return { ...reported, origin: server.url };
   }
 
   /** The resolved frames of the two app modules, the library frames around them, and the frames as sent. */

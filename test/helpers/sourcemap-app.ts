@@ -1,15 +1,23 @@
 /**
  * What the source map e2e tests upload: a tiny esbuild app, sentry-cli processes of both major
  * versions, and artifact bundles written by hand (a minimal ZIP writer) for the inputs sentry-cli
- * never produces (zip bombs, broken manifests).
+ * never produces (zip bombs, broken manifests). And what they need to run a built app in the
+ * browser: a static server, a project whose DSN reaches the test server, and the event a click
+ * makes the SDK send, once stored.
  */
 import { build } from 'esbuild';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { createReadStream } from 'node:fs';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { createServer, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { extname, join, normalize } from 'node:path';
 import { crc32 } from 'node:zlib';
+import type { BrowserContext } from 'playwright-core';
 import SentryCliV2 from 'sentry-cli-v2';
+import type { TestApp } from './app';
+import { ServedEvent, storedEvent } from './queues';
 
 /** sentry-cli 3.x (the `@sentry/cli` dependency) and 2.x (the `sentry-cli-v2` alias the bundler plugins use). */
 export const SENTRY_CLI = {
@@ -212,4 +220,145 @@ export function artifactBundle(
   }
   entries.push(storedEntry('manifest.json', JSON.stringify({ files: manifest, org: 'default', ...top })));
   return zip(entries, BUNDLE_PREFIX);
+}
+
+export interface StaticServer {
+  url: string;
+  close: () => Promise<void>;
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.map': 'application/json',
+};
+
+/** Serves the files of `root` on 127.0.0.1 at a random port, as a CDN would (GET only, 404 otherwise). */
+export async function serveDirectory(root: string): Promise<StaticServer> {
+  const server: Server = createServer((request, response) => {
+    const path = normalize(decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname));
+    const file = join(root, path === '/' ? 'index.html' : path);
+    stat(file).then(
+      (info) => {
+        if (!info.isFile() || !file.startsWith(root)) throw new Error('not a file');
+        response.writeHead(200, {
+          'Content-Type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
+          'Content-Length': info.size,
+          'Cache-Control': 'no-store',
+        });
+        createReadStream(file).pipe(response);
+      },
+      () => response.writeHead(404).end(),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Where `needle` starts in `text`: 1-based line and column, as a browser's stack trace gives them. */
+export function positionOf(text: string, needle: RegExp): { lineno: number; colno: number } {
+  const match = needle.exec(text);
+  if (!match) throw new Error(`${needle} not found`);
+  const before = text.slice(0, match.index);
+  const lineStart = before.lastIndexOf('\n') + 1;
+  return { lineno: before.split('\n').length, colno: match.index - lineStart + 1 };
+}
+
+export interface Frame {
+  filename?: string;
+  abs_path?: string;
+  function?: string;
+  lineno?: number;
+  colno?: number;
+  in_app?: boolean;
+  pre_context?: string[];
+  context_line?: string;
+  post_context?: string[];
+}
+
+export interface ExceptionValue {
+  type: string;
+  value: string;
+  stacktrace: { frames: Frame[] };
+  raw_stacktrace?: { frames: Frame[] } | null;
+}
+
+/** A stored event of a browser app: its exception, why frames were left as sent, the debug ids it had. */
+export type ShopEvent = ServedEvent & {
+  exception: { values: ExceptionValue[] };
+  errors?: { type: string; url?: string; debug_id?: string; detail?: string }[] | null;
+  debug_meta?: { images: { type: string; code_file: string; debug_id: string }[] } | null;
+};
+
+/** What the SDK sent, and what the server stored of it. */
+export interface Reported {
+  sent: Record<string, unknown> & { debug_meta?: { images: { code_file: string; debug_id: string }[] } };
+  event: ShopEvent;
+  exception: ExceptionValue;
+}
+
+/** The innermost frame (the last one) that `where` accepts. */
+export function innermost(frames: Frame[], where: (frame: Frame) => boolean = () => true): Frame {
+  const found = [...frames].reverse().find(where);
+  if (!found) throw new Error(`no such frame in ${JSON.stringify(frames)}`);
+  return found;
+}
+
+/** A new project, with its DSN pointed at the test server (the configured public URL is not it). */
+export async function createProject(
+  t: Pick<TestApp, 'api' | 'port'>,
+  name: string,
+): Promise<{ id: number; slug: string; dsn: string }> {
+  const created = (await t.api().post('/api/projects').send({ name }).expect(201)).body;
+  const { dsn } = (await t.api().get(`/api/projects/${created.id}`).expect(200)).body as { dsn: string };
+  return {
+    id: created.id,
+    slug: created.slug,
+    dsn: dsn.replace(/\/\/([^@]+)@[^/]+/, `//$1@127.0.0.1:${t.port}`),
+  };
+}
+
+/**
+ * Opens `pageUrl` in a new page of `context`, clicks the button named `button`, which must throw
+ * `thrown` uncaught, and returns the event the SDK sent for it to `projectId` once the server has
+ * stored it (one exception, an Error with that message).
+ */
+export async function clickAndReport(
+  context: BrowserContext,
+  t: Pick<TestApp, 'api' | 'url'>,
+  options: { pageUrl: string; projectId: number; button: string; thrown: string },
+): Promise<Reported> {
+  const page = await context.newPage();
+  try {
+    await page.goto(options.pageUrl);
+    const thrown = page.waitForEvent('pageerror');
+    const envelope = page.waitForRequest(
+      (request) =>
+        request.url().startsWith(`${t.url}/api/${options.projectId}/envelope/`) &&
+        /"type":"event"/.test(request.postData() ?? ''),
+    );
+    await page.getByRole('button', { name: options.button }).click();
+    expect((await thrown).message).toBe(options.thrown);
+    const request = await envelope;
+    expect((await request.response())?.status()).toBe(200);
+    const lines = (request.postData() as string).split('\n');
+    const itemAt = lines.findIndex((line) => /"type":"event"/.test(line));
+    const sent = JSON.parse(lines[itemAt + 1]) as Reported['sent'];
+    const event = (await storedEvent(t, JSON.parse(lines[0]).event_id, 20_000)) as ShopEvent;
+    expect(event.project_id).toBe(options.projectId);
+    const values = event.exception.values;
+    expect(values).toHaveLength(1);
+    expect(values[0]).toMatchObject({ type: 'Error', value: options.thrown });
+    return { sent, event, exception: values[0] };
+  } finally {
+    await page.close();
+  }
 }
