@@ -5,6 +5,7 @@
 
 import { withUserAgentContexts } from './user-agent';
 import { canonicalDebugId } from '../artifacts/debug-id';
+import { clean, clip, truncate } from '../common/storable-text';
 
 export interface StackFrame {
   filename?: string;
@@ -406,48 +407,15 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/**
- * What PostgreSQL can store: it refuses NUL in text and jsonb, and a lone surrogate has no UTF-8 form
- * (jsonb rejects its `\udXXX` escape), so lone surrogates become U+FFFD.
- */
-export function storableText(text: string): string {
-  return clean(text);
-}
-
-/** Any surrogate half, paired or not: most strings hold none (nor NUL), and are returned as they are. */
-const SURROGATE = /[\ud800-\udfff]/;
-
-function clean(text: string): string {
-  if (!text.includes('\u0000') && !SURROGATE.test(text)) return text;
-  return text
-    .replaceAll('\u0000', '')
-    .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
-}
-
 function str(value: unknown, max: number): string | null {
   if (typeof value === 'string') return truncate(value, max);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return null;
 }
 
-/**
- * Storable text of at most `max` UTF-16 units, ending in `…` when cut. Cut before it is cleaned, so
- * that no pattern ever runs on more than `max` units of SDK data.
- */
-function truncate(text: string, max: number): string {
-  return text.length > max ? `${clean(clip(text, max - 1))}…` : clean(text);
-}
-
 /** Like truncate, without the ellipsis: for keys and tags, whose values are compared. */
 function cut(text: string, max: number): string {
   return clean(clip(text, max));
-}
-
-/** Cuts to `max` UTF-16 units without separating a surrogate pair, whose halves are not storable. */
-function clip(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const last = text.charCodeAt(max - 1);
-  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
 }
 
 function int(value: unknown): number | undefined {

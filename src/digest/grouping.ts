@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { InvalidEventError, LIMITS, storableText } from './event-normaliser';
+import { storableText } from '../common/storable-text';
+import { InvalidEventError, LIMITS } from './event-normaliser';
 import type { ExceptionValue, NormalisedEvent, StackFrame } from './event-normaliser';
 
 /**

@@ -23,6 +23,8 @@ const DECLARATIONS: RegExp[] = [
 
 /** How far above the line to look for its function. */
 const LOOK_BACK = 200;
+/** Declarations are read from the start of a line: longer lines (minified code, data) are cut. */
+const MAX_LINE = 500;
 
 /**
  * The name of the function a line of original source is in, read from the source itself: the
@@ -33,8 +35,9 @@ const LOOK_BACK = 200;
  */
 export function enclosingFunction(lines: readonly string[], lineIndex: number): string | null {
   const declared = (line: string): string | null => {
+    const start = line.length > MAX_LINE ? line.slice(0, MAX_LINE) : line;
     for (const pattern of DECLARATIONS) {
-      const name = pattern.exec(line)?.[1];
+      const name = pattern.exec(start)?.[1];
       if (name && !KEYWORDS.has(name)) return name;
     }
     return null;

@@ -6,6 +6,7 @@ import {
   type SectionedSourceMapInput,
   type SourceMapInput,
 } from '@jridgewell/trace-mapping';
+import { truncate } from '../common/storable-text';
 import { enclosingFunction } from './enclosing-function';
 import { sourcePath } from './frame-urls';
 
@@ -13,6 +14,9 @@ import { sourcePath } from './frame-urls';
 export const CONTEXT_LINES = 5;
 /** Longer source lines (minified code that slipped into sourcesContent) are cut. */
 const MAX_CONTEXT_LINE = 500;
+/** What a map says is stored as an event's: within the normaliser's limits, and storable. */
+const MAX_PATH = 1024;
+const MAX_FUNCTION = 512;
 
 /** A position in generated code, as a stack frame gives it: line and column both from 1. */
 export interface GeneratedPosition {
@@ -73,11 +77,12 @@ export class LoadedSourceMap {
     if (original.source === null || original.line === null || original.column === null) return null;
     const lines = this.sourceLines(original.source);
     const index = original.line - 1;
+    const name = (lines && enclosingFunction(lines, index)) ?? original.name ?? null;
     const frame: OriginalFrame = {
-      path: sourcePath(original.source),
+      path: truncate(sourcePath(original.source), MAX_PATH),
       line: original.line,
       column: original.column + 1,
-      function: (lines && enclosingFunction(lines, index)) ?? original.name ?? null,
+      function: name === null ? null : truncate(name, MAX_FUNCTION),
       inApp: !/(^|\/)node_modules\//.test(original.source),
     };
     if (lines && index < lines.length) {
@@ -100,5 +105,5 @@ export class LoadedSourceMap {
 }
 
 function clip(line: string): string {
-  return line.length > MAX_CONTEXT_LINE ? `${line.slice(0, MAX_CONTEXT_LINE)}…` : line;
+  return truncate(line, MAX_CONTEXT_LINE);
 }
