@@ -111,6 +111,24 @@ describe('artifact bundles', () => {
     );
   });
 
+  it('takes the bundler plugins\' release "undefined" as none, and holds the manifest to the request\'s rules', async () => {
+    const withManifest = (extra: Record<string, unknown>, url = '~/a.js') =>
+      bundle({ 'a.js': 'x' }, manifest({ 'a.js': { url, type: 'source' } }, extra));
+    const opened = await openArtifactBundle(withManifest({ release: 'undefined', dist: 'd1' }));
+    expect(opened.manifest).toMatchObject({ release: null, dist: null });
+    opened.close();
+    await expect(openArtifactBundle(withManifest({ release: 'web/1.0' }))).rejects.toThrow(
+      'manifest.json: release must be a string of 1 to 200 characters without /, line breaks or NUL',
+    );
+    await expect(openArtifactBundle(withManifest({ release: 'r'.repeat(201) }))).rejects.toThrow(
+      'release must be',
+    );
+    await expect(openArtifactBundle(withManifest({ release: 'web', dist: 'd\u0000' }))).rejects.toThrow(
+      'dist must be',
+    );
+    await expect(openArtifactBundle(withManifest({}, '~/a\u0000.js'))).rejects.toThrow('(no NUL)');
+  });
+
   it('refuses a source map that is not JSON with mappings, naming it', async () => {
     const withMap = (text: string) =>
       bundle({ 'a.js.map': text }, manifest({ 'a.js.map': { url: '~/a.js.map', type: 'source_map' } }));

@@ -191,8 +191,17 @@ function parseManifest(text: string, entries: Map<string, Entry>): BundleManifes
   for (const [path, value] of Object.entries(raw.files)) {
     const entry = entries.get(path);
     if (!entry) throw new InvalidBundleError(`manifest.json names ${path}, which is not in the bundle`);
-    if (!isRecord(value) || typeof value.url !== 'string' || value.url === '' || value.url.length > 2048) {
-      throw new InvalidBundleError(`manifest.json: ${path} needs a "url" of 1 to 2048 characters`);
+    if (
+      !isRecord(value) ||
+      typeof value.url !== 'string' ||
+      value.url === '' ||
+      value.url.length > 2048 ||
+      value.url.includes('\u0000')
+    ) {
+      throw new InvalidBundleError(`manifest.json: ${path} needs a "url" of 1 to 2048 characters (no NUL)`);
+    }
+    if (path.length > 2048 || path.includes('\u0000')) {
+      throw new InvalidBundleError('the bundle names a file with a path over 2048 characters or with a NUL');
     }
     const type = typeof value.type === 'string' ? value.type : 'source';
     if (!(ARTIFACT_TYPES as readonly string[]).includes(type)) {
@@ -204,7 +213,10 @@ function parseManifest(text: string, entries: Map<string, Entry>): BundleManifes
     if (debugIdHeader !== undefined && debugId === null) {
       throw new InvalidBundleError(`manifest.json: ${path} has a debug-id that is not a UUID`);
     }
-    const sourceMapRef = typeof headers.sourcemap === 'string' ? headers.sourcemap : null;
+    const ref = headers.sourcemap;
+    // A reference that could never name a stored file is no reference.
+    const sourceMapRef =
+      typeof ref === 'string' && ref.length <= 2048 && !ref.includes('\u0000') ? ref : null;
     files.push({
       path,
       url: value.url,
@@ -214,12 +226,28 @@ function parseManifest(text: string, entries: Map<string, Entry>): BundleManifes
       size: entry.uncompressedSize,
     });
   }
+  const release = manifestName(raw.release, 'release', 200);
   return {
     debugId: canonicalDebugId(raw.debug_id),
-    release: typeof raw.release === 'string' && raw.release !== '' ? raw.release : null,
-    dist: typeof raw.dist === 'string' && raw.dist !== '' ? raw.dist : null,
+    release,
+    // A dist means nothing without its release.
+    dist: release === null ? null : manifestName(raw.dist, 'dist', 64),
     files,
   };
+}
+
+/** What the bundler plugins write as the release when they know none. */
+export const NO_RELEASE = 'undefined';
+
+/** A release or dist named by a manifest, held to the rules the upload request's are held to. */
+function manifestName(value: unknown, field: string, max: number): string | null {
+  if (value === undefined || value === null || value === '' || value === NO_RELEASE) return null;
+  if (typeof value !== 'string' || value.length > max || /[/\n\r\u0000]/.test(value)) {
+    throw new InvalidBundleError(
+      `manifest.json: ${field} must be a string of 1 to ${max} characters without /, line breaks or NUL`,
+    );
+  }
+  return value;
 }
 
 function lowerCaseKeys(headers: Record<string, unknown>): Record<string, unknown> {

@@ -4,6 +4,9 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { RowDeletion } from '../events/event-partitions';
 import type { BundleFileInfo } from './artifact-bundle';
 
+/** The advisory lock space of bundle assemblies (pg_try_advisory_xact_lock(space, hashtext(checksum))). */
+const ASSEMBLE_LOCK = 0x4142;
+
 /** Which upload a bundle came from: its checksum, with the release and dist it was uploaded for. */
 export interface BundleUpload {
   checksum: string;
@@ -16,6 +19,7 @@ export interface StoredFileRef {
   id: string;
   bundle_id: string;
   url: string;
+  size: number;
 }
 
 export interface BundleRow {
@@ -47,14 +51,32 @@ export class ArtifactBundlesRepository {
    * Whether this upload is stored for every one of the projects. Without a release, any bundle of
    * these bytes counts: its release then came from its manifest, which the same bytes repeat.
    */
-  async isStored(projectIds: number[], upload: BundleUpload): Promise<boolean> {
-    const [{ count }]: { count: number }[] = await this.dataSource.query(
+  async isStored(
+    projectIds: number[],
+    upload: BundleUpload,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<boolean> {
+    const [{ count }]: { count: number }[] = await manager.query(
       `SELECT count(DISTINCT project_id)::int AS count FROM artifact_bundles
         WHERE project_id = ANY($1::int[]) AND checksum = $2
           AND ($3::text IS NULL OR (release = $3 AND dist IS NOT DISTINCT FROM $4))`,
       [projectIds, upload.checksum, upload.release, upload.dist],
     );
     return count === new Set(projectIds).size;
+  }
+
+  /**
+   * Runs `work` in a transaction holding the assembly lock of the bundle `checksum`, or answers
+   * `busy` at once when another transaction holds it (it will have stored the bundle when done).
+   */
+  inAssembly<T>(checksum: string, work: (manager: EntityManager) => Promise<T>): Promise<T | 'busy'> {
+    return this.dataSource.transaction(async (manager) => {
+      const [{ locked }]: { locked: boolean }[] = await manager.query(
+        'SELECT pg_try_advisory_xact_lock($1, hashtext($2)) AS locked',
+        [ASSEMBLE_LOCK, checksum],
+      );
+      return locked ? work(manager) : 'busy';
+    });
   }
 
   /**
@@ -70,7 +92,7 @@ export class ArtifactBundlesRepository {
     const rows: { id: string }[] = await manager.query(
       `INSERT INTO artifact_bundles (project_id, checksum, bundle_debug_id, release, dist, file_count, size)
        VALUES ($1, $2, $3, $4, $5, $6, $7)
-       ON CONFLICT ON CONSTRAINT artifact_bundles_upload_key DO NOTHING
+       ON CONFLICT (project_id, checksum, coalesce(release, ''), coalesce(dist, '')) DO NOTHING
        RETURNING id`,
       [
         projectId,
@@ -128,7 +150,7 @@ export class ArtifactBundlesRepository {
   /** The newest source map of each debug id, of a project. */
   async sourceMapsByDebugId(projectId: number, debugIds: string[]): Promise<Map<string, StoredFileRef>> {
     const rows: (StoredFileRef & { debug_id: string })[] = await this.dataSource.query(
-      `SELECT DISTINCT ON (debug_id) debug_id, id::text AS id, bundle_id::text AS bundle_id, url
+      `SELECT DISTINCT ON (debug_id) debug_id, id::text AS id, bundle_id::text AS bundle_id, url, size
          FROM artifact_files
         WHERE project_id = $1 AND debug_id = ANY($2::uuid[]) AND file_type = 'source_map'
         ORDER BY debug_id, id DESC`,
@@ -148,7 +170,7 @@ export class ArtifactBundlesRepository {
     urls: string[],
   ): Promise<(StoredFileRef & { file_type: string; source_map_ref: string | null })[]> {
     return this.dataSource.query(
-      `SELECT f.id::text AS id, f.bundle_id::text AS bundle_id, f.url, f.file_type, f.source_map_ref
+      `SELECT f.id::text AS id, f.bundle_id::text AS bundle_id, f.url, f.size, f.file_type, f.source_map_ref
          FROM artifact_bundles b JOIN artifact_files f ON f.bundle_id = b.id
         WHERE b.project_id = $1 AND b.release = $2 AND b.dist IS NOT DISTINCT FROM $3 AND f.url = ANY($4::text[])
         ORDER BY b.id DESC, f.id DESC`,
@@ -165,12 +187,18 @@ export class ArtifactBundlesRepository {
     return rows[0]?.data;
   }
 
-  /** Notes that bundles were used (at most once an hour each), which keeps them from expiring. */
+  /**
+   * Notes that bundles were used (at most once an hour each), which keeps them from expiring; a
+   * bundle another transaction holds (retention deleting it) is skipped, not waited for.
+   */
   async markUsed(bundleIds: string[]): Promise<void> {
     if (bundleIds.length === 0) return;
     await this.dataSource.query(
       `UPDATE artifact_bundles SET last_used_at = now()
-        WHERE id = ANY($1::bigint[]) AND (last_used_at IS NULL OR last_used_at < now() - interval '1 hour')`,
+        WHERE id IN (SELECT id FROM artifact_bundles
+                      WHERE id = ANY($1::bigint[])
+                        AND (last_used_at IS NULL OR last_used_at < now() - interval '1 hour')
+                      ORDER BY id FOR UPDATE SKIP LOCKED)`,
       [bundleIds],
     );
   }

@@ -1,12 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { DataSource } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { InvalidInputError } from '../common/domain-errors';
 import { RepeatedLog } from '../common/repeated-log';
+import { Semaphore } from '../common/semaphore';
 import { ProjectsService } from '../projects/projects.service';
-import { InvalidBundleError, openArtifactBundle } from './artifact-bundle';
+import { InvalidBundleError, NO_RELEASE, openArtifactBundle } from './artifact-bundle';
 import { ArtifactBundlesRepository, BundleUpload } from './artifact-bundles.repository';
 import { AssembleAnswer, assembleStep, failed, ok } from './assemble-state';
 import { readChunkUpload, UPLOAD_LIMITS } from './chunk-upload';
@@ -21,10 +21,8 @@ export interface AssembleRequest {
   dist?: string;
 }
 
-/** What the bundler plugins send as the release when they know none. */
-const NO_RELEASE = 'undefined';
-/** Assemblies of one bundle wait for each other: the second then finds it stored. */
-const ASSEMBLE_LOCK = 0x4142;
+/** Bundles put together at once per process: each holds its bundle (up to 256 MiB) in memory. */
+const CONCURRENT_ASSEMBLIES = 2;
 
 /** The chunk-upload options sentry-cli asks for before uploading (see the README, Source maps). */
 export function chunkUploadOptions(org: string): Record<string, unknown> {
@@ -52,9 +50,9 @@ export function chunkUploadOptions(org: string): Record<string, unknown> {
 export class ArtifactUploadService {
   private readonly logger = new Logger('ArtifactUpload');
   private readonly refusals = new RepeatedLog(this.logger, 60_000);
+  private readonly assembling = new Semaphore(CONCURRENT_ASSEMBLIES);
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly chunks: FileChunksRepository,
     private readonly bundles: ArtifactBundlesRepository,
     private readonly projects: ProjectsService,
@@ -73,15 +71,17 @@ export class ArtifactUploadService {
   }
 
   async assemble(request: AssembleRequest): Promise<AssembleAnswer> {
-    const version = request.version === NO_RELEASE ? undefined : request.version;
-    if (request.dist !== undefined && version === undefined) {
+    // The bundler plugins send the release "undefined" when they know none, with whatever dist.
+    const noRelease = request.version === NO_RELEASE;
+    const version = noRelease ? undefined : request.version;
+    if (request.dist !== undefined && request.version === undefined) {
       throw new InvalidInputError('dist needs a release: give version with it');
     }
     const projectIds = (await this.projects.findReferenced(request.projects)).map((project) => project.id);
     const upload: BundleUpload = {
       checksum: request.checksum.toLowerCase(),
       release: version ?? null,
-      dist: request.dist ?? null,
+      dist: noRelease ? null : (request.dist ?? null),
     };
     const chunks = request.chunks.map((chunk) => chunk.toLowerCase());
     const step = assembleStep(
@@ -91,7 +91,10 @@ export class ArtifactUploadService {
     );
     if (step.kind === 'answer') return step.answer;
     try {
-      const files = await this.store(projectIds, upload, chunks);
+      const files = await this.assembling.run(() => this.store(projectIds, upload, chunks));
+      // Another call holds this bundle's assembly: sentry-cli --wait asks again, and finds it stored.
+      if (files === 'busy') return { state: 'assembling', missingChunks: [], detail: null };
+      if (files === 0) return ok();
       this.logger.log(
         `artifact bundle ${upload.checksum} stored for project(s) ${projectIds.join(', ')}: ${files} files` +
           (upload.release ? `, release ${upload.release}${upload.dist ? ` dist ${upload.dist}` : ''}` : ''),
@@ -104,26 +107,15 @@ export class ArtifactUploadService {
     }
   }
 
-  /** Puts the chunks together and stores the bundle's files for each project; returns how many files. */
-  private store(projectIds: number[], upload: BundleUpload, chunks: string[]): Promise<number> {
-    return this.dataSource.transaction(async (manager) => {
-      await manager.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [ASSEMBLE_LOCK, upload.checksum]);
-      const parts = await this.chunks.read(manager, chunks);
-      const missing = chunks.filter((_, index) => parts[index] === undefined);
-      if (missing.length > 0)
-        throw new InvalidBundleError(`chunks expired before assembly: ${missing.join(', ')}`);
-      const bytes = Buffer.concat(parts as Buffer[]);
-      if (bytes.length > UPLOAD_LIMITS.maxBundleSize) {
-        throw new InvalidBundleError(
-          `the bundle is ${bytes.length} bytes, over the limit of ${UPLOAD_LIMITS.maxBundleSize}`,
-        );
-      }
-      const actual = createHash('sha1').update(bytes).digest('hex');
-      if (actual !== upload.checksum) {
-        throw new InvalidBundleError(
-          `the chunks make up a file whose SHA-1 is ${actual}, not ${upload.checksum}`,
-        );
-      }
+  /**
+   * Puts the chunks together and stores the bundle's files for each project, in one transaction
+   * that holds the bundle's assembly lock; returns how many files, 0 when another call stored the
+   * bundle meanwhile, or `busy` while another call is assembling it.
+   */
+  private store(projectIds: number[], upload: BundleUpload, chunks: string[]): Promise<number | 'busy'> {
+    return this.bundles.inAssembly(upload.checksum, async (manager) => {
+      if (await this.bundles.isStored(projectIds, upload, manager)) return 0;
+      const bytes = await this.bundleBytes(manager, upload.checksum, chunks);
       const bundle = await openArtifactBundle(bytes);
       try {
         const { manifest } = bundle;
@@ -151,5 +143,26 @@ export class ArtifactUploadService {
         bundle.close();
       }
     });
+  }
+
+  /** The chunks, concatenated, checked against the bundle's checksum and size. */
+  private async bundleBytes(manager: EntityManager, checksum: string, chunks: string[]): Promise<Buffer> {
+    const parts = await this.chunks.read(manager, chunks);
+    const missing = chunks.filter((_, index) => parts[index] === undefined);
+    if (missing.length > 0)
+      throw new InvalidBundleError(`chunks expired before assembly: ${missing.join(', ')}`);
+    const size = parts.reduce((sum, part) => sum + (part as Buffer).length, 0);
+    if (size > UPLOAD_LIMITS.maxBundleSize) {
+      throw new InvalidBundleError(
+        `the bundle is ${size} bytes, over the limit of ${UPLOAD_LIMITS.maxBundleSize}`,
+      );
+    }
+    const bytes = Buffer.concat(parts as Buffer[], size);
+    parts.length = 0;
+    const actual = createHash('sha1').update(bytes).digest('hex');
+    if (actual !== checksum) {
+      throw new InvalidBundleError(`the chunks make up a file whose SHA-1 is ${actual}, not ${checksum}`);
+    }
+    return bytes;
   }
 }

@@ -1,6 +1,7 @@
 import busboy from 'busboy';
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { pipeline } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import { InvalidInputError } from '../common/domain-errors';
 
@@ -12,7 +13,8 @@ import { InvalidInputError } from '../common/domain-errors';
 export const UPLOAD_LIMITS = {
   chunkSize: 8 * 1024 * 1024,
   chunksPerRequest: 64,
-  maxRequestSize: 32 * 1024 * 1024,
+  // Two chunks a request: a slow uplink still sends one within the request timeout.
+  maxRequestSize: 16 * 1024 * 1024,
   maxBundleSize: 256 * 1024 * 1024,
   concurrency: 4,
   /** Seconds `--wait` waits at most; assembling is done within the call, so this is generous. */
@@ -57,12 +59,27 @@ export function readChunkUpload(request: IncomingMessage, limits = UPLOAD_LIMITS
     }
     const received: { field: string; name: string; data: Buffer }[] = [];
     let failure: Error | undefined;
+    // Bytes kept so far: past the request's limit the rest of the body is read and dropped, so that
+    // the answer is the 400 below rather than a reset connection, and memory stays bounded.
+    let kept = 0;
+    const keepAtMost = limits.maxRequestSize + GZIP_SLACK * limits.chunksPerRequest;
     const fail = (error: Error) => {
       failure ??= error;
     };
     parser.on('file', (field, stream, info) => {
       const parts: Buffer[] = [];
-      stream.on('data', (part: Buffer) => parts.push(part));
+      stream.on('data', (part: Buffer) => {
+        kept += part.length;
+        if (kept > keepAtMost) {
+          fail(
+            new InvalidInputError(
+              `the chunks of one request add up to more than ${limits.maxRequestSize} bytes`,
+            ),
+          );
+          return;
+        }
+        if (!failure) parts.push(part);
+      });
       stream.on('limit', () =>
         fail(
           new InvalidInputError(
@@ -80,9 +97,6 @@ export function readChunkUpload(request: IncomingMessage, limits = UPLOAD_LIMITS
     parser.on('partsLimit', () =>
       fail(new InvalidInputError(`at most ${limits.chunksPerRequest} chunks per request`)),
     );
-    parser.on('error', (error: Error) =>
-      reject(new InvalidInputError(`the multipart body cannot be read: ${error.message}`)),
-    );
     parser.on('close', () => {
       if (failure) return reject(failure);
       try {
@@ -91,7 +105,10 @@ export function readChunkUpload(request: IncomingMessage, limits = UPLOAD_LIMITS
         reject(error as Error);
       }
     });
-    request.pipe(parser);
+    // A client that goes away, or a body that is not what its headers say, ends the read too.
+    pipeline(request, parser, (error) => {
+      if (error) reject(new InvalidInputError(`the multipart body cannot be read: ${error.message}`));
+    });
   });
 }
 

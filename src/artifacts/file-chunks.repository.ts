@@ -8,22 +8,35 @@ import type { UploadedChunk } from './chunk-upload';
 export class FileChunksRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** Stores chunks; one already there is kept, and counts as just uploaded. */
+  /**
+   * Stores chunks; one already there is kept, and counts as just uploaded. A request may carry the
+   * same chunk twice (a bundle with two equal slices); rows go in checksum order, so that two
+   * uploads of the same chunks never wait for each other in a cycle.
+   */
   async store(chunks: UploadedChunk[]): Promise<void> {
+    const unique = [...new Map(chunks.map((chunk) => [chunk.checksum, chunk])).values()].sort((a, b) =>
+      a.checksum < b.checksum ? -1 : 1,
+    );
     await this.dataSource.query(
       `INSERT INTO file_chunks (checksum, data)
        SELECT * FROM unnest($1::text[], $2::bytea[])
        ON CONFLICT (checksum) DO UPDATE SET created_at = now()`,
-      [chunks.map((chunk) => chunk.checksum), chunks.map((chunk) => chunk.data)],
+      [unique.map((chunk) => chunk.checksum), unique.map((chunk) => chunk.data)],
     );
   }
 
-  /** Which of these chunks are stored. */
+  /**
+   * Which of these chunks are stored. Those that are count as just uploaded: sentry-cli will not
+   * send them, so they must outlast the assembly that follows.
+   */
   async stored(checksums: string[]): Promise<Set<string>> {
-    const rows: { checksum: string }[] = await this.dataSource.query(
-      'SELECT checksum FROM file_chunks WHERE checksum = ANY($1::text[])',
+    // An UPDATE answers [rows, count] through TypeORM.
+    const [rows] = (await this.dataSource.query(
+      `UPDATE file_chunks SET created_at = now()
+        WHERE checksum = ANY(ARRAY(SELECT DISTINCT c FROM unnest($1::text[]) AS c ORDER BY c))
+        RETURNING checksum`,
       [checksums],
-    );
+    )) as [{ checksum: string }[], number];
     return new Set(rows.map((row) => row.checksum));
   }
 

@@ -37,6 +37,7 @@ export interface RetentionReport {
 
 /** Chunks are kept this long after their upload, so that a repeated upload finds them. */
 const CHUNK_LIFETIME_MS = DAY_MS;
+const BUNDLES_PER_STATEMENT = 50;
 
 /**
  * One retention run (see README, "Retention"): partitions ahead, expired partitions dropped, rows of
@@ -96,7 +97,11 @@ export class RetentionService {
       report.partsDeleted += await drain((limit) => this.partitions.deleteExpiredParts(deletion, limit));
       report.hourlyRowsDeleted += await drain((limit) => this.rollups.deleteHours(deletion, limit));
       report.issuesDeleted += await drain((limit) => this.issues.deleteExpired(deletion, limit));
-      report.artifactBundlesDeleted += await drain((limit) => this.artifacts.deleteUnused(deletion, limit));
+      // Few bundles a statement: each takes its files (megabytes of TOAST) with it.
+      report.artifactBundlesDeleted += await drain(
+        (limit) => this.artifacts.deleteUnused(deletion, limit),
+        BUNDLES_PER_STATEMENT,
+      );
     }
     report.chunksDeleted = await drain((limit) =>
       this.chunks.expireOlderThan(new Date(now.getTime() - CHUNK_LIFETIME_MS), limit),
@@ -156,11 +161,11 @@ function cutoffs(now: Date, defaultDays: number, overrides: ProjectRetention[]):
 }
 
 /** Runs a batch delete until a batch comes back short; returns the total. */
-async function drain(deleteBatch: (limit: number) => Promise<number>): Promise<number> {
+async function drain(deleteBatch: (limit: number) => Promise<number>, batch = BATCH): Promise<number> {
   let total = 0;
   for (;;) {
-    const deleted = await deleteBatch(BATCH);
+    const deleted = await deleteBatch(batch);
     total += deleted;
-    if (deleted < BATCH) return total;
+    if (deleted < batch) return total;
   }
 }

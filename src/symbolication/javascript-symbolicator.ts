@@ -1,6 +1,7 @@
-import { Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { ArtifactBundlesRepository, StoredFileRef } from '../artifacts/artifact-bundles.repository';
+import { RepeatedLog } from '../common/repeated-log';
 import { AppConfig } from '../config/app-config';
 import type { NormalisedEvent, ProcessingError, StackFrame } from '../digest/event-normaliser';
 import { resolveReference, urlCandidates } from './frame-urls';
@@ -9,9 +10,15 @@ import { SourceMapThread } from './source-map-thread';
 /** Where the map of a file was looked for and not found: said again in every event for a while. */
 type Lookup = StoredFileRef | ProcessingError;
 
-/** How long what a lookup found (a map, or none) is remembered; uploads made meanwhile show after this. */
-const FOUND_TTL_MS = 10 * 60_000;
+/**
+ * How long what a lookup found (a map, or none) is remembered; uploads made meanwhile show after
+ * this. A debug id names one build for good; a release name is often uploaded again (a redeploy).
+ */
+const FOUND_BY_DEBUG_ID_TTL_MS = 10 * 60_000;
+const FOUND_BY_RELEASE_TTL_MS = 60_000;
 const MISSING_TTL_MS = 30_000;
+/** Maps bigger than this are not read (the thread's heap holds a few times a map's size). */
+export const MAX_SYMBOLICATED_MAP_BYTES = 64 * 1024 * 1024;
 /** A bundle's use is written down at most this often per process (retention keeps used bundles). */
 const MARK_USED_EVERY_MS = 60 * 60_000;
 /** Processing errors kept per event. */
@@ -37,6 +44,7 @@ export class JavaScriptSymbolicator implements OnApplicationShutdown {
   private readonly thread: SourceMapThread;
   private readonly lookups = new LRUCache<string, Lookup>({ max: 10_000 });
   private readonly markedUsed = new LRUCache<string, true>({ max: 10_000, ttl: MARK_USED_EVERY_MS });
+  private readonly markLog = new RepeatedLog(new Logger('JavaScriptSymbolicator'), 60_000);
 
   constructor(
     private readonly artifacts: ArtifactBundlesRepository,
@@ -68,12 +76,31 @@ export class JavaScriptSymbolicator implements OnApplicationShutdown {
         errors.push(lookup);
         continue;
       }
+      if (lookup.size > MAX_SYMBOLICATED_MAP_BYTES) {
+        errors.push({
+          type: 'js_invalid_source_map',
+          url,
+          detail: `${lookup.url} is ${lookup.size} bytes, more than the ${MAX_SYMBOLICATED_MAP_BYTES} read`,
+        });
+        continue;
+      }
       const mine = slots.filter((slot) => slot.url === url);
+      let gone = false;
       const answer = await this.thread.resolve(
         lookup.id,
         mine.map((slot) => ({ line: slot.frame.lineno as number, column: slot.frame.colno as number })),
-        async () => (await this.artifacts.fileData(lookup.id)) ?? Buffer.from('null'),
+        async () => {
+          const data = await this.artifacts.fileData(lookup.id);
+          gone = data === undefined;
+          return data ?? Buffer.from('null');
+        },
       );
+      if (gone) {
+        // Deleted since it was looked up (by the API or retention): look again next time.
+        this.forget(lookup.id);
+        errors.push({ type: 'js_no_source_map', url, detail: `${lookup.url} was deleted` });
+        continue;
+      }
       if ('error' in answer) {
         errors.push({ type: 'js_invalid_source_map', url, detail: `${answer.error}: ${lookup.url}` });
         continue;
@@ -121,8 +148,15 @@ export class JavaScriptSymbolicator implements OnApplicationShutdown {
     ];
     const unmarked = bundles.filter((bundle) => !this.markedUsed.has(bundle));
     if (unmarked.length === 0) return;
-    await this.artifacts.markUsed(unmarked);
     for (const bundle of unmarked) this.markedUsed.set(bundle, true);
+    // Noting use keeps bundles from expiring; it must never hold up or fail the event.
+    this.artifacts.markUsed(unmarked).catch((error: unknown) => {
+      for (const bundle of unmarked) this.markedUsed.delete(bundle);
+      this.markLog.warn(
+        'mark used',
+        `could not note that source map bundles were used: ${(error as Error).message}`,
+      );
+    });
   }
 
   /** The map of each file URL, or why there is none. */
@@ -134,8 +168,8 @@ export class JavaScriptSymbolicator implements OnApplicationShutdown {
   ): Promise<Map<string, Lookup>> {
     const found = new Map<string, Lookup>();
     const release = event.platform === 'javascript' || images.size > 0 ? event.release : null;
-    const debugKey = (debugId: string) => `${projectId} debug ${debugId}`;
-    const releaseKey = (url: string) => `${projectId} release ${release} ${event.dist ?? ''} ${url}`;
+    const debugKey = (debugId: string) => JSON.stringify([projectId, 'debug', debugId]);
+    const releaseKey = (url: string) => JSON.stringify([projectId, 'release', release, event.dist, url]);
 
     const wanted = urls.filter(
       (url) => images.has(url) && !this.lookups.has(debugKey(images.get(url) as string)),
@@ -149,6 +183,7 @@ export class JavaScriptSymbolicator implements OnApplicationShutdown {
         const ref = maps.get(debugId);
         this.remember(
           debugKey(debugId),
+          FOUND_BY_DEBUG_ID_TTL_MS,
           ref ?? {
             type: 'js_no_source_map',
             url,
@@ -180,7 +215,7 @@ export class JavaScriptSymbolicator implements OnApplicationShutdown {
     }
     if (byRelease.length > 0 && release) {
       for (const [url, lookup] of await this.findByRelease(projectId, release, event.dist, byRelease)) {
-        this.remember(releaseKey(url), lookup);
+        this.remember(releaseKey(url), FOUND_BY_RELEASE_TTL_MS, lookup);
         found.set(url, lookup);
       }
     }
@@ -257,8 +292,15 @@ export class JavaScriptSymbolicator implements OnApplicationShutdown {
     return result;
   }
 
-  private remember(key: string, lookup: Lookup): void {
-    this.lookups.set(key, lookup, { ttl: 'id' in lookup ? FOUND_TTL_MS : MISSING_TTL_MS });
+  /** Drops what was remembered of a stored file that is gone. */
+  private forget(fileId: string): void {
+    for (const [key, lookup] of this.lookups.entries()) {
+      if ('id' in lookup && lookup.id === fileId) this.lookups.delete(key);
+    }
+  }
+
+  private remember(key: string, foundTtl: number, lookup: Lookup): void {
+    this.lookups.set(key, lookup, { ttl: 'id' in lookup ? foundTtl : MISSING_TTL_MS });
   }
 }
 

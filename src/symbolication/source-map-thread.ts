@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -6,6 +7,7 @@ import type { SourceMapReply, SourceMapRequest } from './source-map-worker';
 
 /** A map that has not been parsed and looked up in this long is given up on (its frames stay as sent). */
 const REQUEST_TIMEOUT_MS = 60_000;
+const GIVEN_UP_TTL_MS = 10 * 60_000;
 
 export type ThreadAnswer = { frames: (OriginalFrame | null)[] } | { error: string };
 
@@ -18,9 +20,17 @@ export class SourceMapThread {
   private nextId = 1;
   private readonly pending = new Map<
     number,
-    { resolve: (reply: SourceMapReply) => void; timer: NodeJS.Timeout; worker: Worker }
+    {
+      resolve: (reply: SourceMapReply) => void;
+      timer: NodeJS.Timeout;
+      worker: Worker;
+      /** The map whose bytes this request carries. */
+      loading: string | undefined;
+    }
   >();
 
+  /** Maps that stopped the thread or outran the timeout: answered with an error for a while. */
+  private readonly givenUp = new LRUCache<string, string>({ max: 1_000, ttl: GIVEN_UP_TTL_MS });
   /** Maps whose bytes are on their way to the thread: later askers wait for them. */
   private readonly loading = new Map<string, Promise<unknown>>();
 
@@ -35,6 +45,8 @@ export class SourceMapThread {
     positions: GeneratedPosition[],
     load: () => Promise<Uint8Array>,
   ): Promise<ThreadAnswer> {
+    const reason = this.givenUp.get(fileId);
+    if (reason) return { error: `the source map was given up on: ${reason}` };
     for (let attempt = 0; attempt < 3; attempt++) {
       const loading = this.loading.get(fileId);
       if (loading) {
@@ -62,6 +74,20 @@ export class SourceMapThread {
     return { error: 'the source map thread lost the map' };
   }
 
+  /** Ends a thread and answers what it still holds with `reason`; the next request starts a new one. */
+  private stop(worker: Worker, reason: string): void {
+    if (this.worker === worker) this.worker = undefined;
+    for (const [id, waiting] of this.pending) {
+      if (waiting.worker !== worker) continue;
+      clearTimeout(waiting.timer);
+      this.pending.delete(id);
+      // A map being read when the thread died may be what killed it: not tried again for a while.
+      if (waiting.loading) this.givenUp.set(waiting.loading, 'the thread ended while reading it');
+      waiting.resolve({ id, error: reason });
+    }
+    void worker.terminate().catch(() => undefined);
+  }
+
   async close(): Promise<void> {
     const worker = this.worker;
     this.worker = undefined;
@@ -76,10 +102,12 @@ export class SourceMapThread {
     const worker = this.started();
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
-        this.pending.delete(id);
-        resolve({ id, error: `the source map took longer than ${REQUEST_TIMEOUT_MS / 1000} s to read` });
+        // The thread is stuck on this map: it is given up on (so the next request gets a new thread),
+        // with every request it still holds, and the map is not tried again for a while.
+        if (request.bytes) this.givenUp.set(request.fileId, 'it took too long to read');
+        this.stop(worker, `the source map took longer than ${REQUEST_TIMEOUT_MS / 1000} s to read`);
       }, REQUEST_TIMEOUT_MS);
-      this.pending.set(id, { resolve, timer, worker });
+      this.pending.set(id, { resolve, timer, worker, loading: request.bytes ? request.fileId : undefined });
       worker.postMessage({ ...request, id } satisfies SourceMapRequest, transfer);
     });
   }
@@ -106,17 +134,8 @@ export class SourceMapThread {
       this.pending.delete(reply.id);
       waiting.resolve(reply);
     });
-    const fail = (reason: string) => {
-      if (this.worker === worker) this.worker = undefined;
-      for (const [id, waiting] of this.pending) {
-        if (waiting.worker !== worker) continue;
-        clearTimeout(waiting.timer);
-        this.pending.delete(id);
-        waiting.resolve({ id, error: reason });
-      }
-    };
-    worker.on('error', (error) => fail(`the source map thread failed (${error.message})`));
-    worker.on('exit', (code) => fail(`the source map thread stopped (exit code ${code})`));
+    worker.on('error', (error) => this.stop(worker, `the source map thread failed (${error.message})`));
+    worker.on('exit', (code) => this.stop(worker, `the source map thread stopped (exit code ${code})`));
     this.worker = worker;
     return worker;
   }

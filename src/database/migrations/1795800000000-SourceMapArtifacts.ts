@@ -16,7 +16,7 @@ export class SourceMapArtifacts1795800000000 implements MigrationInterface {
   public async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`
       CREATE TABLE file_chunks (
-        checksum char(40) PRIMARY KEY,
+        checksum text PRIMARY KEY CHECK (checksum ~ '^[0-9a-f]{40}$'),
         data bytea NOT NULL,
         created_at timestamptz NOT NULL DEFAULT now()
       );
@@ -27,16 +27,19 @@ export class SourceMapArtifacts1795800000000 implements MigrationInterface {
       CREATE TABLE artifact_bundles (
         id bigserial PRIMARY KEY,
         project_id int NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
-        checksum char(40) NOT NULL,
+        checksum text NOT NULL,
         bundle_debug_id uuid,
         release text,
         dist text,
         file_count int NOT NULL,
         size bigint NOT NULL,
         created_at timestamptz NOT NULL DEFAULT now(),
-        last_used_at timestamptz,
-        CONSTRAINT artifact_bundles_upload_key UNIQUE NULLS NOT DISTINCT (project_id, checksum, release, dist)
+        last_used_at timestamptz
       );
+      -- One row per upload; without a release or dist, as one with an empty one (PostgreSQL 14 has
+      -- no NULLS NOT DISTINCT).
+      CREATE UNIQUE INDEX artifact_bundles_upload_key
+        ON artifact_bundles (project_id, checksum, coalesce(release, ''), coalesce(dist, ''));
       CREATE INDEX artifact_bundles_release_idx ON artifact_bundles (project_id, release, dist);
 
       CREATE TABLE artifact_files (
