@@ -6,7 +6,6 @@ import { DataSource } from 'typeorm';
 import { RetentionService } from '../src/retention/retention.service';
 import { startTestApp, TestApp } from './helpers/app';
 
-
 describe('source map retention', () => {
   let t: TestApp;
   let db: DataSource;

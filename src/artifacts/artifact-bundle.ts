@@ -242,7 +242,7 @@ export const NO_RELEASE = 'undefined';
 /** A release or dist named by a manifest, held to the rules the upload request's are held to. */
 function manifestName(value: unknown, field: string, max: number): string | null {
   if (value === undefined || value === null || value === '' || value === NO_RELEASE) return null;
-  if (typeof value !== 'string' || value.length > max || /[/\n\r\u0000]/.test(value)) {
+  if (typeof value !== 'string' || value.length > max || /[/\n\r]/.test(value) || value.includes('\u0000')) {
     throw new InvalidBundleError(
       `manifest.json: ${field} must be a string of 1 to ${max} characters without /, line breaks or NUL`,
     );
