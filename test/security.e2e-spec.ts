@@ -41,19 +41,34 @@ describe('hostile JSON bodies on the management API', () => {
     const body = deepArray(500_000);
     await t.http().post('/api/projects').set('Content-Type', 'application/json').send(body); // warm-up
     const rounds = 5;
-    const started = process.cpuUsage();
-    const responses = await Promise.all(
-      Array.from({ length: rounds }, () =>
-        t.http().post('/api/projects').set('Content-Type', 'application/json').send(body),
-      ),
-    );
-    const spent = process.cpuUsage(started);
-    for (const response of responses) {
-      expect(response.status).toBe(400);
-      expect(response.body).toEqual({ error: 'request body is nested too deeply (more than 32 levels)' });
-    }
-    // Parsing it costs V8 about 100 ms a time; the scan stops at the 33rd level.
-    expect((spent.user + spent.system) / 1000 / rounds).toBeLessThan(40);
+    /** CPU milliseconds per round of `work`, the least of three tries (other work shares the process). */
+    const cpuPerRound = async (work: () => Promise<void>): Promise<number> => {
+      let least = Infinity;
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const started = process.cpuUsage();
+        await work();
+        const spent = process.cpuUsage(started);
+        least = Math.min(least, (spent.user + spent.system) / 1000 / rounds);
+      }
+      return least;
+    };
+    const refusing = await cpuPerRound(async () => {
+      const responses = await Promise.all(
+        Array.from({ length: rounds }, () =>
+          t.http().post('/api/projects').set('Content-Type', 'application/json').send(body),
+        ),
+      );
+      for (const response of responses) {
+        expect(response.status).toBe(400);
+        expect(response.body).toEqual({ error: 'request body is nested too deeply (more than 32 levels)' });
+      }
+    });
+    // What parsing it would cost, measured on the same machine in the same run.
+    const parsing = await cpuPerRound(async () => {
+      for (let round = 0; round < rounds; round++) JSON.parse(body);
+    });
+    // The scan stops at the 33rd level: the request costs well under a parse (sending it included).
+    expect(refusing).toBeLessThan(parsing * 0.6);
   });
 
   it.each(routes)('%s leaves 32 levels of nesting to validation and refuses 33', async (_name, send) => {
