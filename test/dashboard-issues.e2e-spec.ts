@@ -16,7 +16,7 @@ import {
   screenshot,
   expectNoPageProblems,
   openSignedIn,
-  watchedContext,
+  openPhonePage,
 } from './helpers/browser';
 import { enqueueEvent, eventually, openQueue } from './helpers/queues';
 import { settleRollups } from './helpers/rollups';
@@ -486,13 +486,7 @@ describe('issue triage in the dashboard (browser)', () => {
   });
 
   it('lets a 390 px wide phone select all issues on the page', async () => {
-    const phone = await watchedContext(
-      browser,
-      { baseURL: t.url, viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 },
-      problems,
-    );
-    await phone.addCookies(await context.cookies());
-    const mobile = await phone.newPage();
+    const { phone, mobile } = await openPhonePage(browser, context, t.url, problems);
     await mobile.goto(listUrl(project.id, '?query='));
     await mobile.getByText('CheckoutError').first().waitFor();
     await mobile.getByRole('checkbox', { name: 'Select all on this page' }).click();

@@ -14,7 +14,7 @@ import {
   screenshot,
   expectNoPageProblems,
   openSignedIn,
-  watchedContext,
+  openPhonePage,
 } from './helpers/browser';
 import { eventually } from './helpers/queues';
 import { startWebhookReceiver, WebhookReceiver } from './helpers/webhook-receiver';
@@ -325,14 +325,7 @@ describe('dashboard settings (browser)', () => {
   });
 
   it('stays usable on a 390px wide phone screen', async () => {
-    const phone = await watchedContext(
-      browser,
-      { baseURL: t.url, viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 },
-      problems,
-    );
-    await phone.addCookies(await context.cookies());
-    const mobile = await phone.newPage();
-    mobile.setDefaultTimeout(10_000);
+    const { phone, mobile } = await openPhonePage(browser, context, t.url, problems);
     const overflow = () =>
       mobile.evaluate(() =>
         [...document.querySelectorAll('body *')]

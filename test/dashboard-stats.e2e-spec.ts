@@ -14,6 +14,7 @@ import {
   expectNoPageProblems,
   openSignedIn,
   watchedContext,
+  openPhonePage,
 } from './helpers/browser';
 import { eventually } from './helpers/queues';
 
@@ -563,14 +564,7 @@ describe('dashboard stats, tags and retention (browser)', () => {
   });
 
   it('fits the issue page and the project settings on a 390px wide phone screen', async () => {
-    const phone = await watchedContext(
-      browser,
-      { baseURL: t.url, viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 },
-      problems,
-    );
-    await phone.addCookies(await context.cookies());
-    const mobile = await phone.newPage();
-    mobile.setDefaultTimeout(10_000);
+    const { phone, mobile } = await openPhonePage(browser, context, t.url, problems);
     const overflow = () =>
       mobile.evaluate(() =>
         [...document.querySelectorAll('body *')]

@@ -18,6 +18,7 @@ import {
   PageProblems,
   screenshot,
   watchedContext,
+  openPhonePage,
 } from './helpers/browser';
 import { eventually } from './helpers/queues';
 
@@ -620,13 +621,7 @@ describe('dashboard (browser)', () => {
   });
 
   it('stays usable on a 390px wide phone screen', async () => {
-    const phone = await watchedContext(
-      browser,
-      { baseURL: t.url, viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 },
-      problems,
-    );
-    await phone.addCookies(await context.cookies());
-    const mobile = await phone.newPage();
+    const { phone, mobile } = await openPhonePage(browser, context, t.url, problems);
     // Elements sticking out to the right of the viewport (empty when nothing scrolls sideways).
     const overflow = () =>
       mobile.evaluate(() =>

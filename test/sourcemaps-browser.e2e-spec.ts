@@ -34,30 +34,15 @@ import {
   runSentryCli,
   serveDirectory,
   StaticServer,
+  CART_TS,
+  CHECKOUT_FRAME,
+  shopIndexHtml,
+  THROWN,
 } from './helpers/sourcemap-app';
 
 const ROOT = join(__dirname, '..');
 const EMAIL = 'sm@example.com';
 const PASSWORD = 'secret';
-const THROWN = 'Cart is empty';
-
-/** The module that throws; line numbers below are 1-based lines of this file. */
-const CART_TS = [
-  'export interface Item {',
-  '  sku: string;',
-  '  quantity: number;',
-  '}',
-  '',
-  'export function checkout(items: Item[]): number {',
-  '  if (items.length === 0) {',
-  `    throw new Error('${THROWN}');`,
-  '  }',
-  '  return items.reduce((sum, item) => sum + item.quantity, 0);',
-  '}',
-  '',
-];
-const THROW_LINE = 8;
-
 /** The entry point: the SDK, and a click handler that calls checkout with an empty cart. */
 const MAIN_TS = [
   "import * as Sentry from '@sentry/browser';",
@@ -93,18 +78,7 @@ const BOOT_TS = [
   '',
 ];
 
-const INDEX_HTML = [
-  '<!doctype html>',
-  '<html lang="en">',
-  '<head><meta charset="utf-8"><title>Shop</title></head>',
-  '<body>',
-  '  <button id="checkout" type="button">Check out</button>',
-  '  <output id="total"></output>',
-  '  <script src="/main.js"></script>',
-  '</body>',
-  '</html>',
-  '',
-];
+const INDEX_HTML = shopIndexHtml('<script src="/main.js"></script>');
 
 interface ShopBuild {
   dist: string;
@@ -156,18 +130,7 @@ async function buildShop(
   return { dist, js: join(dist, 'main.js'), map: join(dist, 'main.js.map') };
 }
 
-/** The frames the resolved cart.ts and main.ts frames must be, wherever the bundle put them. */
-const CHECKOUT_FRAME = {
-  filename: 'src/cart.ts',
-  abs_path: 'src/cart.ts',
-  function: 'checkout',
-  lineno: THROW_LINE,
-  colno: CART_TS[THROW_LINE - 1].indexOf('new Error') + 1,
-  in_app: true,
-  pre_context: CART_TS.slice(THROW_LINE - 6, THROW_LINE - 1),
-  context_line: `    throw new Error('${THROWN}');`,
-  post_context: CART_TS.slice(THROW_LINE, THROW_LINE + 5),
-};
+/** The resolved main.ts frame, wherever the bundle put it (its column is checked on its own). */
 const HANDLER_FRAME = {
   filename: 'src/main.ts',
   abs_path: 'src/main.ts',

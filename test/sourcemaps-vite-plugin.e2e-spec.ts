@@ -23,29 +23,14 @@ import {
   positionOf,
   serveDirectory,
   StaticServer,
+  CART_TS,
+  CHECKOUT_FRAME,
+  shopIndexHtml,
+  THROWN,
 } from './helpers/sourcemap-app';
 
 const ROOT = join(__dirname, '..');
 const RELEASE = 'shop@5.0.0';
-const THROWN = 'Cart is empty';
-
-/** The module that throws; line numbers below are 1-based lines of this file. */
-const CART_TS = [
-  'export interface Item {',
-  '  sku: string;',
-  '  quantity: number;',
-  '}',
-  '',
-  'export function checkout(items: Item[]): number {',
-  '  if (items.length === 0) {',
-  `    throw new Error('${THROWN}');`,
-  '  }',
-  '  return items.reduce((sum, item) => sum + item.quantity, 0);',
-  '}',
-  '',
-];
-const THROW_LINE = 8;
-
 /** The entry point: the SDK, and a click handler that calls checkout with an empty cart. */
 const MAIN_TS = [
   "import * as Sentry from '@sentry/browser';",
@@ -64,18 +49,7 @@ const MAIN_TS = [
 ];
 const CALL_LINE = 8;
 
-const INDEX_HTML = [
-  '<!doctype html>',
-  '<html lang="en">',
-  '<head><meta charset="utf-8"><title>Shop</title></head>',
-  '<body>',
-  '  <button id="checkout" type="button">Check out</button>',
-  '  <output id="total"></output>',
-  '  <script type="module" src="/src/main.ts"></script>',
-  '</body>',
-  '</html>',
-  '',
-];
+const INDEX_HTML = shopIndexHtml('<script type="module" src="/src/main.ts"></script>');
 
 /**
  * The app's build script, with Vite's JS API and the plugin as its documentation shows them: source
@@ -244,18 +218,7 @@ async function buildWithPlugin(
   return { dist, chunk, js, debugId, output, connections };
 }
 
-/** The frames the resolved cart.ts and main.ts frames must be. */
-const CHECKOUT_FRAME = {
-  filename: 'src/cart.ts',
-  abs_path: 'src/cart.ts',
-  function: 'checkout',
-  lineno: THROW_LINE,
-  colno: CART_TS[THROW_LINE - 1].indexOf('new Error') + 1,
-  in_app: true,
-  pre_context: CART_TS.slice(THROW_LINE - 6, THROW_LINE - 1),
-  context_line: `    throw new Error('${THROWN}');`,
-  post_context: CART_TS.slice(THROW_LINE, THROW_LINE + 5),
-};
+/** The resolved main.ts frame. */
 const HANDLER_FRAME = {
   filename: 'src/main.ts',
   abs_path: 'src/main.ts',

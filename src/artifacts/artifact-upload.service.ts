@@ -4,7 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import type { EntityManager } from 'typeorm';
 import { InvalidInputError } from '../common/domain-errors';
 import { RepeatedLog } from '../common/repeated-log';
-import { Semaphore } from '../common/semaphore';
+import { Semaphore } from '../common/crypto';
 import { ProjectsService } from '../projects/projects.service';
 import { InvalidBundleError, NO_RELEASE, openArtifactBundle } from './artifact-bundle';
 import { ArtifactBundlesRepository, BundleUpload } from './artifact-bundles.repository';
@@ -50,7 +50,8 @@ export function chunkUploadOptions(org: string): Record<string, unknown> {
 export class ArtifactUploadService {
   private readonly logger = new Logger('ArtifactUpload');
   private readonly refusals = new RepeatedLog(this.logger, 60_000);
-  private readonly assembling = new Semaphore(CONCURRENT_ASSEMBLIES);
+  // The others wait their turn, however many: an upload is not refused for being one too many.
+  private readonly assembling = new Semaphore(CONCURRENT_ASSEMBLIES, Number.POSITIVE_INFINITY);
 
   constructor(
     private readonly chunks: FileChunksRepository,

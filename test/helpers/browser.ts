@@ -125,3 +125,21 @@ export function expectNoPageProblems(problems: PageProblems): void {
   expect(problems.errors).toEqual([]);
   expect(problems.cspViolations).toEqual([]);
 }
+
+/** A 390 px wide phone page signed in as `signedIn` is, its problems recorded into `problems`. */
+export async function openPhonePage(
+  browser: Browser,
+  signedIn: BrowserContext,
+  baseURL: string,
+  problems: PageProblems,
+): Promise<{ phone: BrowserContext; mobile: Page }> {
+  const phone = await watchedContext(
+    browser,
+    { baseURL, viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 },
+    problems,
+  );
+  await phone.addCookies(await signedIn.cookies());
+  const mobile = await phone.newPage();
+  mobile.setDefaultTimeout(10_000);
+  return { phone, mobile };
+}

@@ -362,3 +362,56 @@ export async function clickAndReport(
     await page.close();
   }
 }
+
+/*
+ * The shop app of the browser source map tests: the module that throws is the same in every build,
+ * and so is the frame it must resolve to.
+ */
+
+export const THROWN = 'Cart is empty';
+
+/** The module that throws; line numbers below are 1-based lines of this file. */
+export const CART_TS = [
+  'export interface Item {',
+  '  sku: string;',
+  '  quantity: number;',
+  '}',
+  '',
+  'export function checkout(items: Item[]): number {',
+  '  if (items.length === 0) {',
+  `    throw new Error('${THROWN}');`,
+  '  }',
+  '  return items.reduce((sum, item) => sum + item.quantity, 0);',
+  '}',
+  '',
+];
+export const THROW_LINE = 8;
+
+/** The shop's page, loading its script with `scriptTag`. */
+export function shopIndexHtml(scriptTag: string): string[] {
+  return [
+    '<!doctype html>',
+    '<html lang="en">',
+    '<head><meta charset="utf-8"><title>Shop</title></head>',
+    '<body>',
+    '  <button id="checkout" type="button">Check out</button>',
+    '  <output id="total"></output>',
+    `  ${scriptTag}`,
+    '</body>',
+    '</html>',
+    '',
+  ];
+}
+
+/** The resolved cart.ts frame, wherever a bundle put it. */
+export const CHECKOUT_FRAME = {
+  filename: 'src/cart.ts',
+  abs_path: 'src/cart.ts',
+  function: 'checkout',
+  lineno: THROW_LINE,
+  colno: CART_TS[THROW_LINE - 1].indexOf('new Error') + 1,
+  in_app: true,
+  pre_context: CART_TS.slice(THROW_LINE - 6, THROW_LINE - 1),
+  context_line: `    throw new Error('${THROWN}');`,
+  post_context: CART_TS.slice(THROW_LINE, THROW_LINE + 5),
+};
