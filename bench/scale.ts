@@ -71,7 +71,8 @@ import {
 import { QueueName } from '../src/common/queues';
 import { dataSourceOptions } from '../src/database/data-source-options';
 import { DIGEST_JOB_OPTIONS, QueuedEvent, DigestJobName, digestJobId } from '../src/digest/digest-job';
-import { NormalisedEvent, normaliseEvent } from '../src/digest/event-normaliser';
+import { normaliseEvent } from '../src/digest/event-normaliser';
+import type { NormalisedEvent } from '../src/events/normalised-event';
 import { groupEvent, GroupingResult } from '../src/digest/grouping';
 import { withUserAgentContexts } from '../src/digest/user-agent';
 import { EventPartitions, PART_SPAN_DAYS, partDay, utcDay } from '../src/events/event-partitions';

@@ -2,7 +2,7 @@ import { Queue, QueueEvents } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { QueueName } from '../src/common/queues';
-import type { NormalisedEvent } from '../src/digest/event-normaliser';
+import type { NormalisedEvent } from '../src/events/normalised-event';
 import { QueuedEvent, digestJobId, DigestJobName } from '../src/digest/digest-job';
 import { redisOptions } from '../src/redis/redis.module';
 import { eventTags } from '../src/rollups/event-tags';

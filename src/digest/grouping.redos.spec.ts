@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { performance } from 'node:perf_hooks';
-import { normaliseEvent, NormalisedEvent, StackFrame } from './event-normaliser';
+import { normaliseEvent } from './event-normaliser';
+import type { NormalisedEvent, StackFrame } from '../events/normalised-event';
 import { groupEvent, normaliseFunction, normaliseMessage } from './grouping';
 
 /**

@@ -1,5 +1,6 @@
 import { fixtureEvent } from '../../test/fixtures/fixtures';
-import { normaliseEvent, NormalisedEvent } from './event-normaliser';
+import { normaliseEvent } from './event-normaliser';
+import type { NormalisedEvent } from '../events/normalised-event';
 import { groupEvent, normaliseFunction, normaliseMessage } from './grouping';
 
 const context = {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { storableText } from '../common/storable-text';
 import { InvalidEventError, LIMITS } from './event-normaliser';
-import type { ExceptionValue, NormalisedEvent, StackFrame } from './event-normaliser';
+import type { ExceptionValue, NormalisedEvent, StackFrame } from '../events/normalised-event';
 
 /**
  * Bump when the rules below change in a way that would move events to other issues: the version is

@@ -12,7 +12,7 @@ import { ReleasesRepository } from '../releases/releases.repository';
 import { RollupsRepository } from '../rollups/rollups.repository';
 import type { KnownRelease } from '../releases/release-order';
 import { IssueBeforeBatch, IssueBatch, lifecycleChange, LifecycleChange } from './issue-lifecycle';
-import type { NormalisedEvent } from './event-normaliser';
+import type { NormalisedEvent } from '../events/normalised-event';
 import type { GroupingResult } from './grouping';
 
 /**

@@ -1,4 +1,4 @@
-import type { NormalisedEvent } from '../digest/event-normaliser';
+import type { NormalisedEvent } from './normalised-event';
 import type { GroupingResult } from '../digest/grouping';
 
 /** Fields of the full event that are stored in columns of their own, hence not again in the payload. */

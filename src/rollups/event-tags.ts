@@ -1,4 +1,4 @@
-import type { NormalisedEvent } from '../digest/event-normaliser';
+import type { NormalisedEvent } from '../events/normalised-event';
 
 /** Sentry's limits: longer keys or values are not indexed (the event keeps them). */
 export const MAX_TAG_KEY_LENGTH = 32;

@@ -1,4 +1,4 @@
-import type { NormalisedEvent } from '../digest/event-normaliser';
+import type { NormalisedEvent } from '../events/normalised-event';
 import type { ReleaseEvents } from '../releases/releases.repository';
 import { eventTags } from './event-tags';
 

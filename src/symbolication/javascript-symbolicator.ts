@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { ArtifactBundlesRepository, StoredFileRef } from '../artifacts/artifact-bundles.repository';
 import { RepeatedLog } from '../common/repeated-log';
 import { AppConfig } from '../config/app-config';
-import type { NormalisedEvent, ProcessingError, StackFrame } from '../digest/event-normaliser';
+import type { NormalisedEvent, ProcessingError, StackFrame } from '../events/normalised-event';
 import { resolveReference, urlCandidates } from './frame-urls';
 import { SourceMapThread } from './source-map-thread';
 

@@ -34,7 +34,11 @@ export class SourceMapThread {
   /** Maps whose bytes are on their way to the thread: later askers wait for them. */
   private readonly loading = new Map<string, Promise<unknown>>();
 
-  constructor(private readonly cacheBytes: number) {}
+  constructor(
+    private readonly cacheBytes: number,
+    /** Heap beyond the cache for the map being parsed; a map that needs more ends the thread. */
+    private readonly options: { parseHeadroomMb: number } = { parseHeadroomMb: 256 },
+  ) {}
 
   /**
    * Looks positions up in a map; its bytes are loaded only if the thread does not have it parsed,
@@ -45,9 +49,9 @@ export class SourceMapThread {
     positions: GeneratedPosition[],
     load: () => Promise<Uint8Array>,
   ): Promise<ThreadAnswer> {
-    const reason = this.givenUp.get(fileId);
-    if (reason) return { error: `the source map was given up on: ${reason}` };
     for (let attempt = 0; attempt < 3; attempt++) {
+      const reason = this.givenUp.get(fileId);
+      if (reason) return { error: `the source map was given up on: ${reason}` };
       const loading = this.loading.get(fileId);
       if (loading) {
         await loading;
@@ -81,9 +85,15 @@ export class SourceMapThread {
       if (waiting.worker !== worker) continue;
       clearTimeout(waiting.timer);
       this.pending.delete(id);
-      // A map being read when the thread died may be what killed it: not tried again for a while.
-      if (waiting.loading) this.givenUp.set(waiting.loading, 'the thread ended while reading it');
-      waiting.resolve({ id, error: reason });
+      if (waiting.loading) {
+        // A map being read when the thread died may be what killed it: not tried again for a while.
+        this.givenUp.set(waiting.loading, 'the thread ended while reading it');
+        waiting.resolve({ id, error: reason });
+      } else {
+        // A lookup queued behind it is asked again of the next thread (which loads its map again):
+        // answering it with the error would leave its event unsymbolicated, and grouped apart.
+        waiting.resolve({ id, missing: true });
+      }
     }
     void worker.terminate().catch(() => undefined);
   }
@@ -123,7 +133,10 @@ export class SourceMapThread {
       // Its heap holds the cache (reckoned generously, see the worker) and one map being parsed: a
       // bounded heap makes V8 collect early instead of growing the process, and a map too big for
       // it ends the thread (its frames stay as sent) rather than the process.
-      resourceLimits: { maxOldGenerationSizeMb: cacheMb + 256, maxYoungGenerationSizeMb: 16 },
+      resourceLimits: {
+        maxOldGenerationSizeMb: cacheMb + this.options.parseHeadroomMb,
+        maxYoungGenerationSizeMb: 16,
+      },
       execArgv: file.endsWith('.ts') ? ['--require', 'ts-node/register/transpile-only'] : [],
     });
     worker.unref();

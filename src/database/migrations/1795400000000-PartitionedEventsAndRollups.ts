@@ -1,5 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import type { NormalisedEvent } from '../../digest/event-normaliser';
+import type { NormalisedEvent } from '../../events/normalised-event';
 import { joinParts, partRefs } from '../../events/event-parts';
 import { rollupDelta } from '../../rollups/rollup-delta';
 import { ReleasesRepository } from '../../releases/releases.repository';
