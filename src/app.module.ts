@@ -4,6 +4,8 @@ import type { ConnectionOptions } from 'bullmq';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AlertsApiModule } from './alerts/alerts-api.module';
 import { AlertsWorkerModule } from './alerts/alerts-worker.module';
+import { AuditDataModule } from './audit/audit-data.module';
+import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { ChannelsModule } from './channels/channels.module';
 import { AppConfig } from './config/app-config';
@@ -15,6 +17,7 @@ import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
 import { IngestModule } from './ingest/ingest.module';
 import { IssuesModule } from './issues/issues.module';
+import { MembersModule } from './members/members.module';
 import { ProjectsModule } from './projects/projects.module';
 import { BULL_CONNECTION, RedisModule } from './redis/redis.module';
 import { RetentionModule } from './retention/retention.module';
@@ -29,6 +32,8 @@ import { DashboardModule } from './web/dashboard.module';
 /** Modules that serve the HTTP API (role `api`). */
 const API_MODULES: Type[] = [
   AuthModule,
+  MembersModule,
+  AuditModule,
   TokensModule,
   ProjectsModule,
   IssuesModule,
@@ -72,6 +77,7 @@ export class AppModule {
           useFactory: (bull: { connection: ConnectionOptions }) => ({ connection: bull.connection }),
         }),
         HealthModule,
+        AuditDataModule,
         ...(runsApi ? API_MODULES : []),
         // Dashboard files and the page fallback for client-side routes (never /api, /auth, /health, /metrics).
         ...(runsApi ? [DashboardModule] : []),

@@ -37,7 +37,16 @@ describe('dashboard sign-in', () => {
       .http()
       .get('/auth/me')
       .set('Cookie', cookie)
-      .expect(200, { kind: 'user', id: login.body.id, email: 'admin@example.com' });
+      .expect(200)
+      .expect(({ body }) =>
+        // CREATE_SUPERUSER makes an owner.
+        expect(body).toMatchObject({
+          kind: 'user',
+          id: login.body.id,
+          email: 'admin@example.com',
+          role: 'owner',
+        }),
+      );
     await t.http().get('/api/projects').set('Cookie', cookie).expect(200);
 
     const token = await t
@@ -89,7 +98,10 @@ describe('dashboard sign-in', () => {
       .http()
       .get('/auth/me')
       .set('Cookie', issued)
-      .expect(200, { kind: 'user', id: victim.body.id, email: 'admin@example.com' });
+      .expect(200)
+      .expect(({ body }) =>
+        expect(body).toMatchObject({ kind: 'user', id: victim.body.id, email: 'admin@example.com' }),
+      );
   });
 
   it('accepts the e-mail in any case', async () => {
@@ -127,7 +139,9 @@ describe('dashboard sign-in', () => {
 
   it('tells a token principal apart from a user', async () => {
     const me = await t.api().get('/auth/me').expect(200);
-    expect(me.body).toEqual({ kind: 'token', id: expect.any(Number) });
+    // A token made without an account (the CLI's, or from before accounts had roles) acts as an owner.
+    expect(me.body).toMatchObject({ kind: 'token', id: expect.any(Number), user_id: null, role: 'owner' });
+    expect(me.body).not.toHaveProperty('email');
   });
 });
 
@@ -147,6 +161,9 @@ describe('API tokens', () => {
       description: 'ci',
       created_at: expect.stringMatching(ISO),
       last_used_at: null,
+      user_id: null,
+      read_only: false,
+      project_ids: null,
     });
     const full = created.body.token as string;
 
@@ -159,6 +176,9 @@ describe('API tokens', () => {
       description: 'ci',
       created_at: created.body.created_at,
       last_used_at: null,
+      user_id: null,
+      read_only: false,
+      project_ids: null,
     });
     expect(JSON.stringify(list.body)).not.toContain(full);
     expect(JSON.stringify(list.body)).not.toContain(t.token);

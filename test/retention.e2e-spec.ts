@@ -176,6 +176,7 @@ function expectReport(report: RetentionReport, expected: Plan): void {
     sessionsDeleted: expected.sessionsDeleted,
     artifactBundlesDeleted: 0,
     chunksDeleted: 0,
+    auditEntriesDeleted: 0,
   });
 }
 
@@ -191,6 +192,7 @@ const NOTHING_LEFT = {
   sessionsDeleted: 0,
   artifactBundlesDeleted: 0,
   chunksDeleted: 0,
+  auditEntriesDeleted: 0,
 };
 
 describe('retention', () => {

@@ -5,7 +5,7 @@ import type { EntityManager } from 'typeorm';
 import { InvalidInputError } from '../common/domain-errors';
 import { RepeatedLog } from '../common/repeated-log';
 import { Semaphore } from '../common/crypto';
-import { ProjectsService } from '../projects/projects.service';
+import { ProjectsService, VisibleProjects } from '../projects/projects.service';
 import { InvalidBundleError, NO_RELEASE, openArtifactBundle } from './artifact-bundle';
 import { ArtifactBundlesRepository, BundleUpload } from './artifact-bundles.repository';
 import { AssembleAnswer, assembleStep, failed, ok } from './assemble-state';
@@ -71,14 +71,16 @@ export class ArtifactUploadService {
     }
   }
 
-  async assemble(request: AssembleRequest): Promise<AssembleAnswer> {
+  async assemble(request: AssembleRequest, visible: VisibleProjects = 'all'): Promise<AssembleAnswer> {
     // The bundler plugins send the release "undefined" when they know none, with whatever dist.
     const noRelease = request.version === NO_RELEASE;
     const version = noRelease ? undefined : request.version;
     if (request.dist !== undefined && request.version === undefined) {
       throw new InvalidInputError('dist needs a release: give version with it');
     }
-    const projectIds = (await this.projects.findReferenced(request.projects)).map((project) => project.id);
+    const projectIds = (await this.projects.findReferenced(request.projects, visible)).map(
+      (project) => project.id,
+    );
     const upload: BundleUpload = {
       checksum: request.checksum.toLowerCase(),
       release: version ?? null,

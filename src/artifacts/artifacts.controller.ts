@@ -5,6 +5,7 @@ import { Page } from '../common/pagination';
 import { ListBundlesQuery } from './list-bundles.query';
 import { ProjectsService } from '../projects/projects.service';
 import { ArtifactBundlesService, ArtifactBundleView } from './artifact-bundles.service';
+import { Requires } from '../access/route-access.decorator';
 
 /** What sentry-cli uploaded for a project: its artifact bundles and their files. */
 @ApiTags('artifacts')
@@ -18,6 +19,7 @@ export class ArtifactsController {
 
   /** The newest first, each with its files (URL, type, debug id, size); `release` narrows to one release. */
   @Get()
+  @Requires('project:read', { projectId: 'projectId' })
   async list(
     @Param('projectId', new IdPipe('project_id')) projectId: number,
     @Query() query: ListBundlesQuery,
@@ -27,6 +29,7 @@ export class ArtifactsController {
   }
 
   @Delete(':bundleId')
+  @Requires('project:write', { projectId: 'projectId' })
   @HttpCode(204)
   async remove(
     @Param('projectId', new IdPipe('project_id')) projectId: number,

@@ -1,9 +1,12 @@
 import {
   Body,
   Controller,
+  Delete,
   ForbiddenException,
   Get,
   HttpCode,
+  Param,
+  Patch,
   Post,
   Req,
   Res,
@@ -11,22 +14,39 @@ import {
   UnauthorizedException,
 } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import type { CookieOptions, Response } from 'express';
+import type { Response } from 'express';
+import { Access, CurrentAccess } from '../access/access';
+import { Permission, permissionsOf } from '../access/roles';
+import { Requires } from '../access/route-access.decorator';
+import { actorOf, AuditLog } from '../audit/audit-log.service';
 import { AppConfig } from '../config/app-config';
 import { HashingBusyError } from '../common/crypto';
+import { InvalidInputError, NotFoundError } from '../common/domain-errors';
 import { Public } from '../common/public.decorator';
+import { ChangePasswordDto, UpdateAccountDto } from './dto/account.dto';
 import { LoginDto } from './dto/login.dto';
 import { LoginThrottle } from './login-throttle.service';
 import type { AuthenticatedRequest } from './request-principal';
 import { originOf, requestSite } from './same-origin';
-import { SESSION_COOKIE, SessionsService } from './sessions.service';
+import { SessionCookie } from './session-cookie';
+import { SESSION_COOKIE, SessionsService, SessionView } from './sessions.service';
 import type { User } from './user.entity';
 import { UsersService } from './users.service';
 
 interface MeView {
   kind: 'user' | 'token';
+  /** The account's id, or the token's for a token. */
   id: number;
+  user_id: number | null;
   email?: string;
+  name: string;
+  role: string;
+  /** What the dashboard may offer; the API decides again on every request. */
+  permissions: Permission[];
+  read_only: boolean;
+  /** The projects it sees; null: every project. */
+  project_ids: number[] | null;
+  email_notifications: boolean;
 }
 
 @ApiTags('auth')
@@ -37,8 +57,10 @@ export class AuthController {
   constructor(
     private readonly users: UsersService,
     private readonly sessions: SessionsService,
+    private readonly cookie: SessionCookie,
     private readonly throttle: LoginThrottle,
-    private readonly config: AppConfig,
+    private readonly audit: AuditLog,
+    config: AppConfig,
   ) {
     this.publicOrigin = originOf(config.publicUrl);
   }
@@ -61,13 +83,28 @@ export class AuthController {
     }
     await this.throttle.attempt(body.email, request.ip, response);
     const user = await this.verify(body.email, body.password, response);
-    if (!user) throw new UnauthorizedException('invalid e-mail or password');
+    if (!user) {
+      await this.audit.record(
+        {
+          userId: null,
+          tokenId: null,
+          actor: body.email.trim().toLowerCase().slice(0, 320),
+          ip: request.ip ?? null,
+        },
+        'auth.sign_in_failed',
+        undefined,
+        { email: body.email.trim().toLowerCase().slice(0, 320) },
+      );
+      throw new UnauthorizedException('invalid e-mail or password');
+    }
     await this.throttle.succeeded(body.email);
-    // A new session id at every sign-in: a cookie planted before it (session fixation) ends here,
-    // once the new session exists (a failure in between leaves the old one usable).
-    const secret = await this.sessions.start(user.id);
-    await this.sessions.end(request.cookies?.[SESSION_COOKIE]);
-    response.cookie(SESSION_COOKIE, secret, { ...this.cookieOptions(), maxAge: this.sessions.ttlMs });
+    await this.cookie.signIn(request, response, user.id);
+    await this.audit.record(
+      { userId: user.id, tokenId: null, actor: user.email, ip: request.ip ?? null },
+      'auth.sign_in',
+      { type: 'member', id: user.id },
+      { method: 'password' },
+    );
     return { id: user.id, email: user.email };
   }
 
@@ -81,20 +118,81 @@ export class AuthController {
     if (requestSite(request, this.publicOrigin) === 'cross-site') {
       throw new ForbiddenException('cross-site sign-out refused');
     }
-    await this.sessions.end(request.cookies?.[SESSION_COOKIE]);
-    response.clearCookie(SESSION_COOKIE, this.cookieOptions());
+    await this.cookie.signOut(request, response);
   }
 
   @Get('me')
-  async me(@Req() request: AuthenticatedRequest): Promise<MeView> {
-    const principal = request.principal;
-    if (principal?.kind === 'user') {
-      const user = await this.users.findById(principal.userId);
-      if (!user) throw new UnauthorizedException('session user no longer exists');
-      return { kind: 'user', id: user.id, email: user.email };
+  @Requires('account')
+  async me(@CurrentAccess() access: Access): Promise<MeView> {
+    const user = access.userId === null ? null : await this.users.findById(access.userId);
+    if (access.userId !== null && !user) throw new UnauthorizedException('the account no longer exists');
+    return {
+      kind: access.tokenId === null ? 'user' : 'token',
+      id: access.tokenId ?? (user as User).id,
+      user_id: user?.id ?? null,
+      ...(user ? { email: user.email } : {}),
+      name: user?.name ?? '',
+      role: access.role,
+      permissions: permissionsOf(access),
+      read_only: access.readOnly,
+      project_ids: access.projects === 'all' ? null : [...access.projects].sort((a, b) => a - b),
+      email_notifications: user?.emailNotifications ?? false,
+    };
+  }
+
+  /** One's name and whether personal e-mails are wanted. */
+  @Patch('me')
+  @Requires('account')
+  async updateMe(@CurrentAccess() access: Access, @Body() body: UpdateAccountDto): Promise<MeView> {
+    const userId = accountOf(access);
+    if (body.name !== undefined) await this.users.setName(userId, body.name.trim());
+    if (body.email_notifications !== undefined) {
+      await this.users.setEmailNotifications(userId, body.email_notifications);
     }
-    if (principal?.kind === 'token') return { kind: 'token', id: principal.tokenId };
-    throw new UnauthorizedException('not signed in');
+    return this.me(access);
+  }
+
+  /** Needs the current password; every other session of the account ends. */
+  @Post('password')
+  @HttpCode(204)
+  @Requires('account')
+  async changePassword(
+    @CurrentAccess() access: Access,
+    @Req() request: AuthenticatedRequest,
+    @Body() body: ChangePasswordDto,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<void> {
+    const account = await this.users.findById(accountOf(access));
+    if (!account) throw new UnauthorizedException('the account no longer exists');
+    if (!account.passwordHash) throw new InvalidInputError('this account signs in through single sign-on');
+    if (!(await this.verify(account.email, body.current_password, response))) {
+      throw new InvalidInputError('current_password is not the password of this account');
+    }
+    await this.users.setPassword(account.id, body.new_password);
+    await this.sessions.endAllOf(
+      account.id,
+      access.tokenId === null ? request.cookies?.[SESSION_COOKIE] : undefined,
+    );
+    await this.audit.record(actorOf(access, request.ip), 'auth.password_change', {
+      type: 'member',
+      id: account.id,
+    });
+  }
+
+  @Get('sessions')
+  @Requires('account')
+  async listSessions(
+    @CurrentAccess() access: Access,
+    @Req() request: AuthenticatedRequest,
+  ): Promise<{ data: SessionView[] }> {
+    return { data: await this.sessions.list(accountOf(access), request.cookies?.[SESSION_COOKIE]) };
+  }
+
+  @Delete('sessions/:id')
+  @HttpCode(204)
+  @Requires('account')
+  async endSession(@CurrentAccess() access: Access, @Param('id') id: string): Promise<void> {
+    if (!(await this.sessions.endById(accountOf(access), id))) throw new NotFoundError('session not found');
   }
 
   private async verify(email: string, password: string, response: Response): Promise<User | null> {
@@ -106,13 +204,10 @@ export class AuthController {
       throw new ServiceUnavailableException('sign-in is busy, try again in a moment');
     }
   }
+}
 
-  private cookieOptions(): CookieOptions {
-    return {
-      httpOnly: true,
-      sameSite: 'lax',
-      secure: this.config.COOKIE_SECURE ?? this.config.publicUrl.startsWith('https://'),
-      path: '/',
-    };
-  }
+/** The account a request acts for; an operator token has none. */
+function accountOf(access: Access): number {
+  if (access.userId === null) throw new InvalidInputError('an operator token has no account');
+  return access.userId;
 }

@@ -6,6 +6,7 @@ import {
   UnauthorizedException,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { Identity, RouteAccessService } from '../access/route-access.service';
 import { IS_PUBLIC } from '../common/public.decorator';
 import { AppConfig } from '../config/app-config';
 import { TOKEN_PATTERN, TokensService } from '../tokens/tokens.service';
@@ -17,7 +18,8 @@ export const CROSS_SITE_MESSAGE =
   'cross-site request refused: send it from the dashboard or with a bearer token';
 
 /**
- * Global guard: every route needs a bearer token or a dashboard session unless marked @Public().
+ * Global guard: every route needs a bearer token or a dashboard session unless marked @Public(),
+ * and the permission it declares with @Requires (see RouteAccessService).
  * An Authorization header, when present, is authoritative: a bad token is a 401 even with a cookie.
  *
  * A browser attaches the cookie to requests that other sites make it send (a form posted to this
@@ -32,6 +34,7 @@ export class AuthGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly tokens: TokensService,
     private readonly sessions: SessionsService,
+    private readonly routes: RouteAccessService,
     config: AppConfig,
   ) {
     this.publicOrigin = originOf(config.publicUrl);
@@ -45,6 +48,13 @@ export class AuthGuard implements CanActivate {
     if (isPublic) return true;
 
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const identity = await this.authenticate(request);
+    request.access = await this.routes.accessOf(identity);
+    await this.routes.check(context, request.access);
+    return true;
+  }
+
+  private async authenticate(request: AuthenticatedRequest): Promise<Identity> {
     const header = request.headers.authorization;
     if (header !== undefined) {
       const match = /^(\S+)\s+(\S+)\s*$/.exec(header);
@@ -54,10 +64,18 @@ export class AuthGuard implements CanActivate {
       if (!TOKEN_PATTERN.test(match[2])) {
         throw new UnauthorizedException('token must be 40 hexadecimal characters');
       }
-      const token = await this.tokens.authenticate(match[2]);
-      if (!token) throw new UnauthorizedException('invalid or revoked token');
+      const found = await this.tokens.authenticate(match[2]);
+      if (!found) throw new UnauthorizedException('invalid or revoked token');
+      const { token, user } = found;
       request.principal = { kind: 'token', tokenId: token.id };
-      return true;
+      return {
+        userId: user?.id ?? null,
+        tokenId: token.id,
+        role: user?.role ?? 'owner',
+        actor: user ? `${user.email} (token ${token.id})` : `token ${token.id}`,
+        readOnly: token.readOnly,
+        tokenProjectIds: token.projectIds,
+      };
     }
 
     const cookie = request.cookies?.[SESSION_COOKIE];
@@ -68,10 +86,18 @@ export class AuthGuard implements CanActivate {
     ) {
       throw new ForbiddenException(CROSS_SITE_MESSAGE);
     }
-    const session = await this.sessions.resolve(cookie);
-    if (session) {
-      request.principal = { kind: 'user', userId: session.userId };
-      return true;
+    const signedIn = await this.sessions.resolve(cookie);
+    if (signedIn) {
+      const { user } = signedIn;
+      request.principal = { kind: 'user', userId: user.id };
+      return {
+        userId: user.id,
+        tokenId: null,
+        role: user.role,
+        actor: user.email,
+        readOnly: false,
+        tokenProjectIds: null,
+      };
     }
     throw new UnauthorizedException('missing bearer token');
   }

@@ -15,4 +15,11 @@ export class Session {
 
   @Column({ name: 'expires_at', type: 'timestamptz' })
   expiresAt: Date;
+
+  /** Where it was started from, for the account's list of sessions. */
+  @Column({ name: 'user_agent', type: 'text', nullable: true })
+  userAgent: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  ip: string | null;
 }

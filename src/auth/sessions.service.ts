@@ -4,8 +4,23 @@ import { LessThan, Repository } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { randomHex, sha256Hex } from '../common/crypto';
 import { Session } from './session.entity';
+import { User } from './user.entity';
 
 export const SESSION_COOKIE = 'et_session';
+
+/** How a session is named in its account's list: the start of its hash, which reveals nothing of the cookie. */
+const SESSION_ID_LENGTH = 16;
+const SESSION_ID = /^[0-9a-f]{16}$/;
+
+export interface SessionView {
+  id: string;
+  created_at: string;
+  expires_at: string;
+  user_agent: string | null;
+  ip: string | null;
+  /** The session this request was made with. */
+  current: boolean;
+}
 
 @Injectable()
 export class SessionsService {
@@ -19,25 +34,66 @@ export class SessionsService {
   }
 
   /** Returns the cookie value; only its hash is stored. */
-  async start(userId: number): Promise<string> {
+  async start(userId: number, from: { userAgent?: string; ip?: string } = {}): Promise<string> {
     const secret = randomHex(32);
     await this.sessions.delete({ expiresAt: LessThan(new Date()) });
     await this.sessions.insert({
       tokenHash: sha256Hex(secret),
       userId,
       expiresAt: new Date(Date.now() + this.ttlMs),
+      userAgent: from.userAgent?.slice(0, 300) ?? null,
+      ip: from.ip ?? null,
     });
     return secret;
   }
 
-  async resolve(secret: string | undefined): Promise<Session | null> {
+  /** The session and its account, while both are valid: a deactivated account's sessions stop at once. */
+  async resolve(secret: string | undefined): Promise<{ session: Session; user: User } | null> {
     if (!secret || !/^[0-9a-f]{64}$/.test(secret)) return null;
-    const session = await this.sessions.findOne({ where: { tokenHash: sha256Hex(secret) } });
-    if (!session || session.expiresAt.getTime() <= Date.now()) return null;
-    return session;
+    const session = await this.sessions
+      .createQueryBuilder('session')
+      .innerJoinAndMapOne('session.user', User, 'user', 'user.id = session.userId')
+      .where('session.token_hash = :hash', { hash: sha256Hex(secret) })
+      .getOne();
+    const user = (session as (Session & { user?: User }) | null)?.user;
+    if (!session || !user || !user.isActive || session.expiresAt.getTime() <= Date.now()) return null;
+    return { session, user };
   }
 
   async end(secret: string | undefined): Promise<void> {
     if (secret) await this.sessions.delete({ tokenHash: sha256Hex(secret) });
+  }
+
+  async list(userId: number, currentSecret: string | undefined): Promise<SessionView[]> {
+    const current = currentSecret ? sha256Hex(currentSecret) : undefined;
+    const rows = await this.sessions.find({ where: { userId }, order: { createdAt: 'DESC' } });
+    return rows
+      .filter((session) => session.expiresAt.getTime() > Date.now())
+      .map((session) => ({
+        id: session.tokenHash.slice(0, SESSION_ID_LENGTH),
+        created_at: session.createdAt.toISOString(),
+        expires_at: session.expiresAt.toISOString(),
+        user_agent: session.userAgent,
+        ip: session.ip,
+        current: session.tokenHash === current,
+      }));
+  }
+
+  /** Ends one of an account's sessions by its listed id; false when it has none by that id. */
+  async endById(userId: number, id: string): Promise<boolean> {
+    if (!SESSION_ID.test(id)) return false;
+    const [, count] = await this.sessions.query(
+      `DELETE FROM sessions WHERE user_id = $1 AND left(token_hash, ${SESSION_ID_LENGTH}) = $2`,
+      [userId, id],
+    );
+    return count > 0;
+  }
+
+  /** Ends every session of an account but `keepSecret`'s (after a password change, a deactivation). */
+  async endAllOf(userId: number, keepSecret?: string): Promise<void> {
+    await this.sessions.query(`DELETE FROM sessions WHERE user_id = $1 AND token_hash <> $2`, [
+      userId,
+      keepSecret ? sha256Hex(keepSecret) : '',
+    ]);
   }
 }

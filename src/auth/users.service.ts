@@ -1,10 +1,17 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
+import type { Role } from '../access/roles';
 import { AppConfig } from '../config/app-config';
+import { ConflictError } from '../common/domain-errors';
 import { hashPassword, verifyPassword } from '../common/crypto';
 import { User } from './user.entity';
 
+export function normaliseEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/** The accounts: every read and write of the users table goes through here. */
 @Injectable()
 export class UsersService implements OnApplicationBootstrap {
   private readonly logger = new Logger(UsersService.name);
@@ -14,7 +21,7 @@ export class UsersService implements OnApplicationBootstrap {
     private readonly config: AppConfig,
   ) {}
 
-  /** CREATE_SUPERUSER creates the account, or resets its password, at every start. */
+  /** CREATE_SUPERUSER creates the account (an owner), or resets its password, at every start. */
   async onApplicationBootstrap(): Promise<void> {
     if (this.config.superuser && this.config.APP_ROLE !== 'worker') {
       await this.createOrUpdate(this.config.superuser.email, this.config.superuser.password);
@@ -22,16 +29,34 @@ export class UsersService implements OnApplicationBootstrap {
     }
   }
 
-  async createOrUpdate(email: string, password: string): Promise<User> {
-    const normalised = email.trim().toLowerCase();
+  /** An operator's account (CREATE_SUPERUSER, the CLI): an active owner with this password. */
+  async createOrUpdate(email: string, password: string, role: Role = 'owner'): Promise<User> {
+    const normalised = normaliseEmail(email);
     const passwordHash = await hashPassword(password);
-    await this.users.upsert({ email: normalised, passwordHash }, ['email']);
+    await this.users.upsert({ email: normalised, passwordHash, role, isActive: true, deactivatedAt: null }, [
+      'email',
+    ]);
     return this.users.findOneOrFail({ where: { email: normalised } });
   }
 
+  /** A new account; a ConflictError when the e-mail has one. */
+  async create(
+    account: { email: string; name: string; role: Role; passwordHash: string | null },
+    manager: EntityManager = this.users.manager,
+  ): Promise<User> {
+    const rows: User[] = await manager.query(
+      `INSERT INTO users (email, name, role, password_hash) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (email) DO NOTHING RETURNING id`,
+      [normaliseEmail(account.email), account.name, account.role, account.passwordHash],
+    );
+    if (rows.length === 0) throw new ConflictError('an account with this e-mail exists already');
+    return manager.getRepository(User).findOneOrFail({ where: { id: rows[0].id } });
+  }
+
+  /** The account for a password sign-in, or null (unknown, wrong password, deactivated, SSO only). */
   async verify(email: string, password: string): Promise<User | null> {
-    const user = await this.users.findOne({ where: { email: email.trim().toLowerCase() } });
-    if (!user) {
+    const user = await this.users.findOne({ where: { email: normaliseEmail(email) } });
+    if (!user?.passwordHash || !user.isActive) {
       // Spend the same time as for a real account, so response timing does not reveal which e-mails exist.
       await verifyPassword(password, await dummyHash());
       return null;
@@ -41,6 +66,62 @@ export class UsersService implements OnApplicationBootstrap {
 
   findById(id: number): Promise<User | null> {
     return this.users.findOne({ where: { id } });
+  }
+
+  findByEmail(email: string): Promise<User | null> {
+    return this.users.findOne({ where: { email: normaliseEmail(email) } });
+  }
+
+  list(): Promise<User[]> {
+    return this.users.find({ order: { id: 'ASC' } });
+  }
+
+  async findByIds(ids: number[]): Promise<User[]> {
+    if (ids.length === 0) return [];
+    return this.users.createQueryBuilder('user').where('user.id = ANY(:ids)', { ids }).getMany();
+  }
+
+  /**
+   * Changes an account under a lock on the owners, so that two requests cannot demote or deactivate
+   * the last two owners at once; `check` sees the account and how many active owners there are.
+   */
+  async change(
+    id: number,
+    check: (user: User, activeOwners: number) => Partial<Pick<User, 'role' | 'isActive' | 'name'>>,
+  ): Promise<{ before: User; after: User } | null> {
+    return this.users.manager.transaction(async (manager) => {
+      const owners: { id: number }[] = await manager.query(
+        `SELECT id FROM users WHERE role = 'owner' AND is_active ORDER BY id FOR UPDATE`,
+      );
+      const before = await manager
+        .getRepository(User)
+        .findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+      if (!before) return null;
+      const changes = check(before, owners.length);
+      const deactivating = changes.isActive === false && before.isActive;
+      await manager.getRepository(User).update(
+        { id },
+        {
+          ...changes,
+          ...(deactivating ? { deactivatedAt: new Date() } : {}),
+          ...(changes.isActive === true ? { deactivatedAt: null } : {}),
+        },
+      );
+      const after = await manager.getRepository(User).findOneOrFail({ where: { id } });
+      return { before, after };
+    });
+  }
+
+  async setPassword(id: number, password: string): Promise<void> {
+    await this.users.update({ id }, { passwordHash: await hashPassword(password) });
+  }
+
+  async setEmailNotifications(id: number, enabled: boolean): Promise<void> {
+    await this.users.update({ id }, { emailNotifications: enabled });
+  }
+
+  async setName(id: number, name: string): Promise<void> {
+    await this.users.update({ id }, { name });
   }
 }
 

@@ -4,37 +4,66 @@ import { IdPipe } from '../common/id.pipes';
 import { ChannelsService, ChannelView } from './channels.service';
 import { CreateChannelDto } from './dto/create-channel.dto';
 import { UpdateChannelDto } from './dto/update-channel.dto';
+import { Requires } from '../access/route-access.decorator';
+import { Actor } from '../audit/actor.decorator';
+import { AuditActor, AuditLog } from '../audit/audit-log.service';
 
 /** Lists are bare arrays here (no `data` wrapper), as the spec shows for channels. */
 @ApiTags('alert-channels')
 @ApiBearerAuth()
 @Controller('api/alert-channels')
 export class ChannelsController {
-  constructor(private readonly channels: ChannelsService) {}
+  constructor(
+    private readonly channels: ChannelsService,
+    private readonly audit: AuditLog,
+  ) {}
 
   @Get()
+  @Requires('channels:read')
   list(): Promise<ChannelView[]> {
     return this.channels.list();
   }
 
   @Get(':id')
+  @Requires('channels:read')
   get(@Param('id', IdPipe) id: number): Promise<ChannelView> {
     return this.channels.get(id);
   }
 
   @Post()
-  create(@Body() body: CreateChannelDto): Promise<ChannelView> {
-    return this.channels.create(body);
+  @Requires('channels:admin')
+  async create(@Actor() actor: AuditActor, @Body() body: CreateChannelDto): Promise<ChannelView> {
+    const created = await this.channels.create(body);
+    await this.audit.record(
+      actor,
+      'channel.create',
+      { type: 'channel', id: created.id },
+      {
+        name: created.name,
+        type: created.channel_type,
+      },
+    );
+    return created;
   }
 
   @Patch(':id')
-  update(@Param('id', IdPipe) id: number, @Body() body: UpdateChannelDto): Promise<ChannelView> {
-    return this.channels.update(id, body);
+  @Requires('channels:admin')
+  async update(
+    @Actor() actor: AuditActor,
+    @Param('id', IdPipe) id: number,
+    @Body() body: UpdateChannelDto,
+  ): Promise<ChannelView> {
+    const updated = await this.channels.update(id, body);
+    // The names of what changed, not the values: a channel's config may hold secrets.
+    await this.audit.record(actor, 'channel.update', { type: 'channel', id }, { changed: Object.keys(body) });
+    return updated;
   }
 
   @Delete(':id')
+  @Requires('channels:admin')
   @HttpCode(204)
-  async remove(@Param('id', IdPipe) id: number): Promise<void> {
+  async remove(@Actor() actor: AuditActor, @Param('id', IdPipe) id: number): Promise<void> {
     await this.channels.remove(id);
+    await this.audit.record(actor, 'channel.delete', { type: 'channel', id });
   }
 }

@@ -67,6 +67,8 @@ export function describeError(
       not_found: HttpStatus.NOT_FOUND,
       conflict: HttpStatus.CONFLICT,
       invalid_input: HttpStatus.BAD_REQUEST,
+      forbidden: HttpStatus.FORBIDDEN,
+      gone: HttpStatus.GONE,
       not_implemented: HttpStatus.NOT_IMPLEMENTED,
       // Where to: `Location`, which the filter sets from the request's path (MovedError.locationFor).
       moved: HttpStatus.PERMANENT_REDIRECT,

@@ -1,6 +1,14 @@
 import { Logger } from '@nestjs/common';
 import { describeError } from './api-error.filter';
-import { ConflictError, DomainError, InvalidInputError, MovedError, NotFoundError } from './domain-errors';
+import {
+  ConflictError,
+  DomainError,
+  ForbiddenError,
+  GoneError,
+  InvalidInputError,
+  MovedError,
+  NotFoundError,
+} from './domain-errors';
 
 describe('domain errors', () => {
   const logger = new Logger('test');
@@ -9,6 +17,8 @@ describe('domain errors', () => {
     ['NotFoundError', 404, new NotFoundError('issue not found')],
     ['ConflictError', 409, new ConflictError('could not allocate a unique slug, try again')],
     ['InvalidInputError', 400, new InvalidInputError('cursor is not valid')],
+    ['ForbiddenError', 403, new ForbiddenError('a viewer cannot change issues')],
+    ['GoneError', 410, new GoneError('the invitation has expired')],
   ])('%s answers %d with its message', (_name, status, error: DomainError) => {
     const error500 = jest.spyOn(logger, 'error');
     expect(describeError(error, logger)).toEqual({ status, body: { error: error.message } });

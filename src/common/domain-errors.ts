@@ -4,7 +4,8 @@
  * into an HTTP status, so services stay free of HTTP and the same rule applies on every route.
  * The message is written for the client and is sent as `{ "error": message }`.
  */
-export type DomainErrorKind = 'not_found' | 'conflict' | 'invalid_input' | 'moved' | 'not_implemented';
+export type DomainErrorKind =
+  'not_found' | 'conflict' | 'invalid_input' | 'forbidden' | 'gone' | 'moved' | 'not_implemented';
 
 export abstract class DomainError extends Error {
   abstract readonly kind: DomainErrorKind;
@@ -28,6 +29,19 @@ export class ConflictError extends DomainError {
 /** The request itself is wrong (a value, a cursor, a reference to something that does not exist). */
 export class InvalidInputError extends DomainError {
   readonly kind = 'invalid_input';
+}
+
+/**
+ * Who asks may see the thing but not do this to it (a viewer changing an issue, a read-only token
+ * writing). What they may not even see is a NotFoundError, so that its existence stays hidden.
+ */
+export class ForbiddenError extends DomainError {
+  readonly kind = 'forbidden';
+}
+
+/** The thing existed but is used up or past its time (an accepted or expired invitation). */
+export class GoneError extends DomainError {
+  readonly kind = 'gone';
 }
 
 /**

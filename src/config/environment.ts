@@ -171,6 +171,20 @@ export class Environment {
   @Min(1)
   SESSION_TTL_HOURS = 24 * 14;
 
+  /** How long an invitation link can be accepted, in hours. */
+  @Transform(toInt)
+  @IsInt({ message: 'INVITATION_TTL_HOURS must be an integer from 1 to 8760' })
+  @Min(1, { message: 'INVITATION_TTL_HOURS must be an integer from 1 to 8760' })
+  @Max(8760, { message: 'INVITATION_TTL_HOURS must be an integer from 1 to 8760' })
+  INVITATION_TTL_HOURS = 24 * 7;
+
+  /** Days audit log entries are kept. */
+  @Transform(toInt)
+  @IsInt({ message: 'AUDIT_RETENTION_DAYS must be an integer from 1 to 36500' })
+  @Min(1, { message: 'AUDIT_RETENTION_DAYS must be an integer from 1 to 36500' })
+  @Max(36500, { message: 'AUDIT_RETENTION_DAYS must be an integer from 1 to 36500' })
+  AUDIT_RETENTION_DAYS = 365;
+
   /**
    * Failed sign-ins one account (by e-mail, whether it exists or not) may have per window before
    * further attempts are refused; a successful sign-in clears the count. 0 disables the limit.

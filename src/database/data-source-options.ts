@@ -11,6 +11,7 @@ import { IssueSearch1795600000000 } from './migrations/1795600000000-IssueSearch
 import { ReleasesAndTriage1795600000001 } from './migrations/1795600000001-ReleasesAndTriage';
 import { ClientKeyRotation1795700000000 } from './migrations/1795700000000-ClientKeyRotation';
 import { SourceMapArtifacts1795800000000 } from './migrations/1795800000000-SourceMapArtifacts';
+import { MembersAndTeams1795900000000 } from './migrations/1795900000000-MembersAndTeams';
 
 /** Migrations are listed explicitly so that ts (tests, CLI) and compiled js resolve the same set. */
 export const MIGRATIONS = [
@@ -25,6 +26,7 @@ export const MIGRATIONS = [
   ReleasesAndTriage1795600000001,
   ClientKeyRotation1795700000000,
   SourceMapArtifacts1795800000000,
+  MembersAndTeams1795900000000,
 ];
 
 /** No query of the service runs this long; one that does waits on a server that is gone. */

@@ -5,6 +5,8 @@ import { Page } from '../common/pagination';
 import { ListEventsQuery } from './dto/list-events.query';
 import { IssuesService } from '../issues/issues.service';
 import { EventListItem, EventsService, FullEventView } from './events.service';
+import { Access, CurrentAccess, visibleProjectIds } from '../access/access';
+import { Requires } from '../access/route-access.decorator';
 
 @ApiTags('events')
 @ApiBearerAuth()
@@ -17,6 +19,7 @@ export class EventsController {
 
   /** Newest first; `query` narrows them (environment, release, level, user, tags; see README). */
   @Get('issues/:issueId/events')
+  @Requires('project:read', { issueId: 'issueId' })
   async list(
     @Param('issueId', new IdPipe('issue_id')) issueId: number,
     @Query() query: ListEventsQuery,
@@ -27,6 +30,7 @@ export class EventsController {
 
   /** The issue's newest event, in full. */
   @Get('issues/:issueId/events/latest')
+  @Requires('project:read', { issueId: 'issueId' })
   async latest(@Param('issueId', new IdPipe('issue_id')) issueId: number): Promise<FullEventView> {
     await this.issues.get(issueId);
     return this.events.edge(issueId, 'latest');
@@ -34,13 +38,15 @@ export class EventsController {
 
   /** The issue's oldest event still kept, in full. */
   @Get('issues/:issueId/events/oldest')
+  @Requires('project:read', { issueId: 'issueId' })
   async oldest(@Param('issueId', new IdPipe('issue_id')) issueId: number): Promise<FullEventView> {
     await this.issues.get(issueId);
     return this.events.edge(issueId, 'oldest');
   }
 
   @Get('events/:id')
-  get(@Param('id', EventIdPipe) id: string): Promise<FullEventView> {
-    return this.events.get(id);
+  @Requires('project:read')
+  get(@CurrentAccess() access: Access, @Param('id', EventIdPipe) id: string): Promise<FullEventView> {
+    return this.events.get(id, undefined, visibleProjectIds(access));
   }
 }

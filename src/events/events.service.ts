@@ -80,13 +80,13 @@ export class EventsService {
   }
 
   /** Looked up by id alone: each day's partition has an index that leads with the event id. */
-  async get(id: string, issueId?: number): Promise<FullEventView> {
+  async get(id: string, issueId?: number, projectIds: number[] | null = null): Promise<FullEventView> {
     // No ORDER BY in SQL: sorting by arrival would let the planner walk the partitions in order
     // (scanning them) instead of probing each one's id index. Two projects may hold the same id:
-    // the first stored wins, as before.
-    const [event] = (
-      await this.events.find({ where: issueId === undefined ? { id } : { id, issueId } })
-    ).sort((a, b) => a.receivedAt.getTime() - b.receivedAt.getTime());
+    // the first stored that the request may see wins.
+    const [event] = (await this.events.find({ where: issueId === undefined ? { id } : { id, issueId } }))
+      .filter((found) => projectIds === null || projectIds.includes(found.projectId))
+      .sort((a, b) => a.receivedAt.getTime() - b.receivedAt.getTime());
     if (!event) throw new NotFoundError('event not found');
     const payload = fullEvent(await this.withParts(event), event);
     const [previous, next] = await Promise.all([

@@ -10,6 +10,7 @@ import { IssueTriageService } from './issue-triage.service';
 import { MergeIssuesDto } from './dto/merge-issues.dto';
 import { Page } from '../common/pagination';
 import { IssuePage, IssuesService, IssueView } from './issues.service';
+import { Requires } from '../access/route-access.decorator';
 
 @ApiTags('issues')
 @ApiBearerAuth()
@@ -25,6 +26,7 @@ export class IssuesController {
 
   /** Searched with `query`, sorted by `sort` (last_seen by default); paginated with `limit` and `cursor` (see README). */
   @Get('projects/:projectId/issues')
+  @Requires('project:read', { projectId: 'projectId' })
   async list(
     @Param('projectId', new IdPipe('project_id')) projectId: number,
     @Query() query: ListIssuesQuery,
@@ -34,18 +36,21 @@ export class IssuesController {
   }
 
   @Get('issues/:id')
+  @Requires('project:read', { issueId: 'id' })
   get(@Param('id', IdPipe) id: number): Promise<IssueView> {
     return this.issues.get(id);
   }
 
   /** A state, and with `resolved` or `muted` how long it holds (see README, Triage). */
   @Patch('issues/:id')
+  @Requires('project:triage', { issueId: 'id' })
   update(@Param('id', IdPipe) id: number, @Body() body: UpdateIssueDto): Promise<IssueView> {
     return this.triage.update(id, issueChangeOf(body));
   }
 
   /** The same change for many issues of a project, by ids or by a search, in one transaction. */
   @Patch('projects/:projectId/issues')
+  @Requires('project:triage', { projectId: 'projectId' })
   async updateMany(
     @Param('projectId', new IdPipe('project_id')) projectId: number,
     @Body() body: BulkUpdateIssuesDto,
@@ -56,6 +61,7 @@ export class IssuesController {
 
   /** Folds the issues `ids` (of the same project) into this one; see IssueMergeService. */
   @Post('issues/:id/merge')
+  @Requires('project:triage', { issueId: 'id' })
   @HttpCode(200)
   merge(@Param('id', IdPipe) id: number, @Body() body: MergeIssuesDto): Promise<IssueView> {
     return this.merges.merge(id, body.ids);
@@ -63,6 +69,7 @@ export class IssuesController {
 
   /** What happened to the issue, oldest first. */
   @Get('issues/:id/activity')
+  @Requires('project:read', { issueId: 'id' })
   async activity(
     @Param('id', IdPipe) id: number,
     @Query() query: ActivityQuery,
@@ -72,6 +79,7 @@ export class IssuesController {
   }
 
   @Delete('issues/:id')
+  @Requires('project:triage', { issueId: 'id' })
   @HttpCode(204)
   async remove(@Param('id', IdPipe) id: number): Promise<void> {
     await this.issues.remove(id);

@@ -271,6 +271,15 @@ export class IssuesService {
     }));
   }
 
+  /** The project an issue (merged or not) belongs to, or null when there is no such issue. */
+  async projectIdOf(id: number): Promise<number | null> {
+    const rows: { project_id: number }[] = await this.issues.query(
+      'SELECT project_id FROM issues WHERE id = $1',
+      [id],
+    );
+    return rows[0]?.project_id ?? null;
+  }
+
   /** The issue; one merged into another answers with a pointer to it (MovedError, a 308). */
   async get(id: number): Promise<IssueView> {
     const { entities, raw } = await this.withSlug()

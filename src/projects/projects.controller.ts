@@ -5,44 +5,92 @@ import { ProjectNameDto } from './dto/project-name.dto';
 import { DEFAULT_GRACE_HOURS, RotateClientKeyDto } from './dto/rotate-client-key.dto';
 import { UpdateProjectDto } from './dto/update-project.dto';
 import { ProjectsService, ProjectView } from './projects.service';
+import { Access, CurrentAccess } from '../access/access';
+import { Requires } from '../access/route-access.decorator';
+import { Actor } from '../audit/actor.decorator';
+import { AuditActor, AuditLog } from '../audit/audit-log.service';
 
 @ApiTags('projects')
 @ApiBearerAuth()
 @Controller('api/projects')
 export class ProjectsController {
-  constructor(private readonly projects: ProjectsService) {}
+  constructor(
+    private readonly projects: ProjectsService,
+    private readonly audit: AuditLog,
+  ) {}
 
   @Get()
-  async list(): Promise<{ data: ProjectView[] }> {
-    return { data: await this.projects.list() };
+  @Requires('project:read')
+  async list(@CurrentAccess() access: Access): Promise<{ data: ProjectView[] }> {
+    return { data: await this.projects.list(access.projects) };
   }
 
   @Get(':id')
+  @Requires('project:read', { projectId: 'id' })
   get(@Param('id', IdPipe) id: number): Promise<ProjectView> {
     return this.projects.get(id);
   }
 
   @Post()
-  create(@Body() body: ProjectNameDto): Promise<ProjectView> {
-    return this.projects.create(body.name);
+  @Requires('projects:admin')
+  async create(@Actor() actor: AuditActor, @Body() body: ProjectNameDto): Promise<ProjectView> {
+    const created = await this.projects.create(body.name);
+    await this.audit.record(
+      actor,
+      'project.create',
+      { type: 'project', id: created.id },
+      {
+        name: created.name,
+        slug: created.slug,
+      },
+    );
+    return created;
   }
 
   /** `name` renames (the slug stays); `retention_days` sets how long events are kept (null: the default). */
   @Patch(':id')
-  update(@Param('id', IdPipe) id: number, @Body() body: UpdateProjectDto): Promise<ProjectView> {
-    return this.projects.update(id, { name: body.name, retentionDays: body.retention_days });
+  @Requires('project:write', { projectId: 'id' })
+  async update(
+    @Actor() actor: AuditActor,
+    @Param('id', IdPipe) id: number,
+    @Body() body: UpdateProjectDto,
+  ): Promise<ProjectView> {
+    const updated = await this.projects.update(id, { name: body.name, retentionDays: body.retention_days });
+    await this.audit.record(actor, 'project.update', { type: 'project', id }, { ...body });
+    return updated;
   }
 
   /** A new client key (and DSN); the replaced key keeps ingesting for `grace_hours` (default 24). */
   @Post(':id/client-key/rotate')
+  @Requires('project:write', { projectId: 'id' })
   @HttpCode(200)
-  rotateClientKey(@Param('id', IdPipe) id: number, @Body() body: RotateClientKeyDto): Promise<ProjectView> {
-    return this.projects.rotateClientKey(id, body.grace_hours ?? DEFAULT_GRACE_HOURS);
+  async rotateClientKey(
+    @Actor() actor: AuditActor,
+    @Param('id', IdPipe) id: number,
+    @Body() body: RotateClientKeyDto,
+  ): Promise<ProjectView> {
+    const graceHours = body.grace_hours ?? DEFAULT_GRACE_HOURS;
+    const rotated = await this.projects.rotateClientKey(id, graceHours);
+    await this.audit.record(
+      actor,
+      'project.key_rotate',
+      { type: 'project', id },
+      { grace_hours: graceHours },
+    );
+    return rotated;
   }
 
   @Delete(':id')
+  @Requires('projects:admin', { projectId: 'id' })
   @HttpCode(204)
-  async remove(@Param('id', IdPipe) id: number): Promise<void> {
+  async remove(@Actor() actor: AuditActor, @Param('id', IdPipe) id: number): Promise<void> {
+    const project = await this.projects.findOrFail(id);
     await this.projects.remove(id);
+    await this.audit.record(
+      actor,
+      'project.delete',
+      { type: 'project', id },
+      { name: project.name, slug: project.slug },
+    );
   }
 }

@@ -29,6 +29,13 @@ export interface ProjectView {
 
 const UNIQUE_VIOLATION = '23505';
 
+/** The projects a request may see (Access.projects): every one, or these ids. */
+export type VisibleProjects = 'all' | ReadonlySet<number>;
+
+function visible(project: Project | null, projects: VisibleProjects): Project | null {
+  return project && (projects === 'all' || projects.has(project.id)) ? project : null;
+}
+
 @Injectable()
 export class ProjectsService {
   constructor(
@@ -37,9 +44,9 @@ export class ProjectsService {
     private readonly keyChanges: ProjectKeyChanges,
   ) {}
 
-  async list(): Promise<ProjectView[]> {
+  async list(projects: VisibleProjects = 'all'): Promise<ProjectView[]> {
     const all = await this.findEntities();
-    return all.map((project) => this.toView(project));
+    return all.filter((project) => visible(project, projects)).map((project) => this.toView(project));
   }
 
   /** Every project, as stored. */
@@ -49,6 +56,10 @@ export class ProjectsService {
 
   async get(id: number): Promise<ProjectView> {
     return this.toView(await this.findOrFail(id));
+  }
+
+  async exists(id: number): Promise<boolean> {
+    return this.projects.exists({ where: { id } });
   }
 
   async findOrFail(id: number): Promise<Project> {
@@ -61,12 +72,14 @@ export class ProjectsService {
    * A project as sentry-cli names it: by slug, or by id (all digits). Not found is a NotFoundError
    * naming what was asked for; see also findReferenced.
    */
-  async findBySlugOrId(reference: string | number): Promise<Project> {
+  async findBySlugOrId(reference: string | number, projects: VisibleProjects = 'all'): Promise<Project> {
     const text = String(reference);
     const byId = /^[1-9]\d{0,9}$/.test(text) && Number(text) <= 2_147_483_647;
-    const project = await this.projects.findOne({
+    const found = await this.projects.findOne({
       where: byId ? [{ id: Number(text) }, { slug: text }] : { slug: text },
     });
+    // One the request may not see answers as if it did not exist.
+    const project = visible(found, projects);
     if (!project) throw new NotFoundError(`project ${JSON.stringify(text)} not found`);
     return project;
   }
@@ -75,11 +88,14 @@ export class ProjectsService {
    * Projects a request body names (by slug or id): one that does not exist makes the request wrong,
    * a 400 naming it, where a project in the path is a 404.
    */
-  async findReferenced(references: (string | number)[]): Promise<Project[]> {
+  async findReferenced(
+    references: (string | number)[],
+    visibleProjects: VisibleProjects = 'all',
+  ): Promise<Project[]> {
     const projects: Project[] = [];
     for (const reference of references) {
       try {
-        projects.push(await this.findBySlugOrId(reference));
+        projects.push(await this.findBySlugOrId(reference, visibleProjects));
       } catch (error) {
         if (error instanceof NotFoundError) {
           throw new InvalidInputError(

@@ -4,6 +4,7 @@ import { IdPipe } from '../common/id.pipes';
 import { Page, PageQueryDto } from '../common/pagination';
 import { ProjectsService } from '../projects/projects.service';
 import { ReleaseDetailView, ReleasesService, ReleaseView } from './releases.service';
+import { Requires } from '../access/route-access.decorator';
 
 @ApiTags('releases')
 @ApiBearerAuth()
@@ -16,6 +17,7 @@ export class ReleasesController {
 
   /** The project's releases, the most recently seen first, with their events and the issues they opened. */
   @Get()
+  @Requires('project:read', { projectId: 'projectId' })
   async list(
     @Param('projectId', new IdPipe('project_id')) projectId: number,
     @Query() query: PageQueryDto,
@@ -26,6 +28,7 @@ export class ReleasesController {
 
   /** One release, by its version (URL-encoded: `shop%401.2.0`). */
   @Get(':version')
+  @Requires('project:read', { projectId: 'projectId' })
   async get(
     @Param('projectId', new IdPipe('project_id')) projectId: number,
     @Param('version') version: string,

@@ -102,6 +102,11 @@ export class ReleasesService {
     return { id: row.id, ...toDeployView(row) };
   }
 
+  /** The projects that have a release of this version. */
+  projectsWith(version: string): Promise<number[]> {
+    return this.releases.projectsWith(version);
+  }
+
   private async targets(projectIds: number[] | undefined, version: string): Promise<number[]> {
     const targets = projectIds?.length ? projectIds : await this.releases.projectsWith(version);
     if (targets.length === 0) throw new NotFoundError(`release ${JSON.stringify(version)} not found`);

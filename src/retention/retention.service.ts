@@ -9,6 +9,7 @@ import { IssuesService } from '../issues/issues.service';
 import { RollupsRepository } from '../rollups/rollups.repository';
 import { ExpiredRecords } from './expired-records';
 import { cutoffOf, planPartitions, ProjectRetention } from './retention-policy';
+import { AuditLog } from '../audit/audit-log.service';
 
 const DAY_MS = 86_400_000;
 /** Partitions made ahead of need, so a worker that is down for a few days still finds them. */
@@ -33,6 +34,8 @@ export interface RetentionReport {
   artifactBundlesDeleted: number;
   /** Upload chunks older than a day (assembled or abandoned). */
   chunksDeleted: number;
+  /** Audit log entries older than AUDIT_RETENTION_DAYS. */
+  auditEntriesDeleted: number;
 }
 
 /** Chunks are kept this long after their upload, so that a repeated upload finds them. */
@@ -58,6 +61,7 @@ export class RetentionService {
     private readonly expired: ExpiredRecords,
     private readonly artifacts: ArtifactBundlesRepository,
     private readonly chunks: FileChunksRepository,
+    private readonly auditLog: AuditLog,
   ) {}
 
   async run(now = new Date()): Promise<RetentionReport> {
@@ -77,6 +81,7 @@ export class RetentionService {
       sessionsDeleted: 0,
       artifactBundlesDeleted: 0,
       chunksDeleted: 0,
+      auditEntriesDeleted: 0,
     };
     const overrides = await this.projectOverrides(defaultDays);
 
@@ -110,6 +115,9 @@ export class RetentionService {
       this.expired.deleteAlertHistory(cutoffOf(now, defaultDays), limit),
     );
     report.sessionsDeleted = await drain((limit) => this.expired.deleteExpiredSessions(now, limit));
+    report.auditEntriesDeleted = await drain((limit) =>
+      this.auditLog.deleteOlderThan(cutoffOf(now, this.config.AUDIT_RETENTION_DAYS), limit),
+    );
 
     this.log(report);
     return report;
@@ -136,7 +144,8 @@ export class RetentionService {
       report.alertHistoryDeleted +
       report.sessionsDeleted +
       report.artifactBundlesDeleted +
-      report.chunksDeleted;
+      report.chunksDeleted +
+      report.auditEntriesDeleted;
     if (changed === 0) return;
     this.logger.log(
       `retention: ${report.partitionsCreated} partition(s) created, dropped [${report.partitionsDropped.join(', ')}]` +
@@ -144,7 +153,8 @@ export class RetentionService {
         `, ${report.eventsDeleted} event(s), ${report.partsDeleted} event part(s), ${report.hourlyRowsDeleted} hourly row(s),` +
         ` ${report.issuesDeleted} issue(s),` +
         ` ${report.alertHistoryDeleted} alert history row(s), ${report.sessionsDeleted} session(s),` +
-        ` ${report.artifactBundlesDeleted} source map bundle(s), ${report.chunksDeleted} upload chunk(s) deleted`,
+        ` ${report.artifactBundlesDeleted} source map bundle(s), ${report.chunksDeleted} upload chunk(s),` +
+        ` ${report.auditEntriesDeleted} audit log row(s) deleted`,
     );
   }
 }

@@ -10,6 +10,7 @@ import { TagKeyPipe } from './tag-key.pipe';
 import { EnvironmentRow, ProjectTagKey, TagKeySummary, TagValueRow } from './rollups.repository';
 import { StatsService, StatsView } from './stats.service';
 import { TagsService } from './tags.service';
+import { Requires } from '../access/route-access.decorator';
 
 /** Summaries of issues and projects, read from the rollups the digest maintains. */
 @ApiTags('stats')
@@ -25,12 +26,14 @@ export class RollupsController {
 
   /** Events per hour (`period=24h`) or per UTC day (`14d`, `90d`). */
   @Get('issues/:id/stats')
+  @Requires('project:read', { issueId: 'id' })
   async issueStats(@Param('id', IdPipe) id: number, @Query() query: StatsQuery): Promise<StatsView> {
     await this.issues.get(id);
     return this.stats.stats('issue', id, query);
   }
 
   @Get('projects/:id/stats')
+  @Requires('project:read', { projectId: 'id' })
   async projectStats(@Param('id', IdPipe) id: number, @Query() query: StatsQuery): Promise<StatsView> {
     await this.projects.findOrFail(id);
     return this.stats.stats('project', id, query);
@@ -38,6 +41,7 @@ export class RollupsController {
 
   /** The environments the project's events were sent from (within the retention), the busiest first. */
   @Get('projects/:id/environments')
+  @Requires('project:read', { projectId: 'id' })
   async environments(@Param('id', IdPipe) id: number): Promise<{ data: EnvironmentRow[] }> {
     await this.projects.findOrFail(id);
     return { data: await this.stats.environments(id) };
@@ -45,6 +49,7 @@ export class RollupsController {
 
   /** The tag keys of the project's recent issues with their events: for search suggestions. */
   @Get('projects/:id/tags')
+  @Requires('project:read', { projectId: 'id' })
   async projectTags(@Param('id', IdPipe) id: number): Promise<{ data: ProjectTagKey[] }> {
     await this.projects.findOrFail(id);
     return { data: await this.tags.projectKeys(id) };
@@ -52,6 +57,7 @@ export class RollupsController {
 
   /** The most frequent values of a tag of the project's recent issues, those starting with `query` if given. */
   @Get('projects/:id/tags/:key')
+  @Requires('project:read', { projectId: 'id' })
   async projectTagValues(
     @Param('id', IdPipe) id: number,
     @Param('key', TagKeyPipe) key: string,
@@ -63,12 +69,14 @@ export class RollupsController {
 
   /** Each tag key of the issue's events: events with it, distinct values, the 10 most frequent. */
   @Get('issues/:id/tags')
+  @Requires('project:read', { issueId: 'id' })
   async issueTags(@Param('id', IdPipe) id: number): Promise<{ data: TagKeySummary[] }> {
     await this.issues.get(id);
     return { data: await this.tags.summaries(id) };
   }
 
   @Get('issues/:id/tags/:key')
+  @Requires('project:read', { issueId: 'id' })
   async issueTagValues(
     @Param('id', IdPipe) id: number,
     @Param('key', TagKeyPipe) key: string,

@@ -4,6 +4,7 @@ import { IdPipe } from '../common/id.pipes';
 import { ProjectsService } from '../projects/projects.service';
 import { HistoryQueryDto } from './dto/history-query.dto';
 import { AlertHistoryView, RulesService } from './rules.service';
+import { Requires } from '../access/route-access.decorator';
 
 @ApiTags('alert-history')
 @ApiBearerAuth()
@@ -16,6 +17,7 @@ export class AlertHistoryController {
 
   /** Newest first; `limit` defaults to 50, at most 500. A bare array, as the spec shows. */
   @Get()
+  @Requires('project:read', { projectId: 'projectId' })
   async list(
     @Param('projectId', new IdPipe('project_id')) projectId: number,
     @Query() query: HistoryQueryDto,

@@ -5,6 +5,9 @@ import { ProjectsService } from '../projects/projects.service';
 import { CreateRuleDto } from './dto/create-rule.dto';
 import { UpdateRuleDto } from './dto/update-rule.dto';
 import { RulesService, RuleView } from './rules.service';
+import { Requires } from '../access/route-access.decorator';
+import { Actor } from '../audit/actor.decorator';
+import { AuditActor, AuditLog } from '../audit/audit-log.service';
 
 /** Lists are bare arrays here (no `data` wrapper), as the spec shows for rules. */
 @ApiTags('alert-rules')
@@ -14,15 +17,18 @@ export class RulesController {
   constructor(
     private readonly rules: RulesService,
     private readonly projects: ProjectsService,
+    private readonly audit: AuditLog,
   ) {}
 
   @Get()
+  @Requires('project:read', { projectId: 'projectId' })
   async list(@Param('projectId', new IdPipe('project_id')) projectId: number): Promise<RuleView[]> {
     await this.projects.findOrFail(projectId);
     return this.rules.list(projectId);
   }
 
   @Get(':ruleId')
+  @Requires('project:read', { projectId: 'projectId' })
   async get(
     @Param('projectId', new IdPipe('project_id')) projectId: number,
     @Param('ruleId', new IdPipe('rule_id')) ruleId: number,
@@ -32,31 +38,58 @@ export class RulesController {
   }
 
   @Post()
+  @Requires('project:write', { projectId: 'projectId' })
   async create(
+    @Actor() actor: AuditActor,
     @Param('projectId', new IdPipe('project_id')) projectId: number,
     @Body() body: CreateRuleDto,
   ): Promise<RuleView> {
     await this.projects.findOrFail(projectId);
-    return this.rules.create(projectId, body);
+    const created = await this.rules.create(projectId, body);
+    await this.audit.record(
+      actor,
+      'rule.create',
+      { type: 'rule', id: created.id },
+      {
+        project_id: projectId,
+        name: created.name,
+      },
+    );
+    return created;
   }
 
   @Patch(':ruleId')
+  @Requires('project:write', { projectId: 'projectId' })
   async update(
+    @Actor() actor: AuditActor,
     @Param('projectId', new IdPipe('project_id')) projectId: number,
     @Param('ruleId', new IdPipe('rule_id')) ruleId: number,
     @Body() body: UpdateRuleDto,
   ): Promise<RuleView> {
     await this.projects.findOrFail(projectId);
-    return this.rules.update(projectId, ruleId, body);
+    const updated = await this.rules.update(projectId, ruleId, body);
+    await this.audit.record(
+      actor,
+      'rule.update',
+      { type: 'rule', id: ruleId },
+      {
+        project_id: projectId,
+        changed: Object.keys(body),
+      },
+    );
+    return updated;
   }
 
   @Delete(':ruleId')
+  @Requires('project:write', { projectId: 'projectId' })
   @HttpCode(204)
   async remove(
+    @Actor() actor: AuditActor,
     @Param('projectId', new IdPipe('project_id')) projectId: number,
     @Param('ruleId', new IdPipe('rule_id')) ruleId: number,
   ): Promise<void> {
     await this.projects.findOrFail(projectId);
     await this.rules.remove(projectId, ruleId);
+    await this.audit.record(actor, 'rule.delete', { type: 'rule', id: ruleId }, { project_id: projectId });
   }
 }

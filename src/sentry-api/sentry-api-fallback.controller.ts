@@ -2,6 +2,7 @@ import { All, Controller, Req } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { NotImplementedError } from '../common/domain-errors';
+import { Requires } from '../access/route-access.decorator';
 
 /**
  * Everything else under `/api/0/`: sentry-cli commands this server does not serve (debug files,
@@ -13,6 +14,7 @@ import { NotImplementedError } from '../common/domain-errors';
 @Controller('api/0')
 export class SentryApiFallbackController {
   @All('*path')
+  @Requires('account')
   unsupported(@Req() request: Request): never {
     throw new NotImplementedError(
       `${request.method} ${request.path} is not part of this server's Sentry-compatible API, which serves ` +

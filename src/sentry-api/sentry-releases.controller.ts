@@ -2,6 +2,8 @@ import { Body, Controller, Get, HttpCode, Param, Post, Put } from '@nestjs/commo
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { NewDeployDto, NewReleaseDto, UpdateReleaseDto } from './dto/release.dto';
 import { SentryDeploy, SentryRelease, SentryReleasesService } from './sentry-releases.service';
+import { Access, CurrentAccess } from '../access/access';
+import { Requires } from '../access/route-access.decorator';
 
 /**
  * sentry-cli's release commands. 3.x calls the organization's routes; 2.x the project's when one
@@ -14,58 +16,90 @@ export class SentryReleasesController {
   constructor(private readonly releases: SentryReleasesService) {}
 
   @Post('organizations/:org/releases')
+  @Requires('project:write')
   @HttpCode(201)
-  create(@Body() body: NewReleaseDto): Promise<SentryRelease> {
-    return this.releases.create(body.version, body.projects, body.dateReleased);
+  create(@CurrentAccess() access: Access, @Body() body: NewReleaseDto): Promise<SentryRelease> {
+    return this.releases.create(body.version, body.projects, body.dateReleased, access.projects);
   }
 
   @Post('projects/:org/:project/releases')
+  @Requires('project:write', { projectRef: 'project' })
   @HttpCode(201)
-  createForProject(@Param('project') project: string, @Body() body: NewReleaseDto): Promise<SentryRelease> {
-    return this.releases.createForProject(project, body.version, body.projects, body.dateReleased);
+  createForProject(
+    @CurrentAccess() access: Access,
+    @Param('project') project: string,
+    @Body() body: NewReleaseDto,
+  ): Promise<SentryRelease> {
+    return this.releases.createForProject(
+      project,
+      body.version,
+      body.projects,
+      body.dateReleased,
+      access.projects,
+    );
   }
 
   @Get('organizations/:org/releases')
-  list(): Promise<SentryRelease[]> {
-    return this.releases.list();
+  @Requires('project:read')
+  list(@CurrentAccess() access: Access): Promise<SentryRelease[]> {
+    return this.releases.list(access.projects);
   }
 
   @Get('projects/:org/:project/releases')
-  listForProject(@Param('project') project: string): Promise<SentryRelease[]> {
-    return this.releases.list(project);
+  @Requires('project:read', { projectRef: 'project' })
+  listForProject(
+    @CurrentAccess() access: Access,
+    @Param('project') project: string,
+  ): Promise<SentryRelease[]> {
+    return this.releases.list(access.projects, project);
   }
 
   @Get('organizations/:org/releases/:version')
-  get(@Param('version') version: string): Promise<SentryRelease> {
-    return this.releases.get(version);
+  @Requires('project:read')
+  get(@CurrentAccess() access: Access, @Param('version') version: string): Promise<SentryRelease> {
+    return this.releases.get(version, access.projects);
   }
 
   @Get('projects/:org/:project/releases/:version')
+  @Requires('project:read', { projectRef: 'project' })
   getForProject(
+    @CurrentAccess() access: Access,
     @Param('project') project: string,
     @Param('version') version: string,
   ): Promise<SentryRelease> {
-    return this.releases.get(version, project);
+    return this.releases.get(version, access.projects, project);
   }
 
   /** `releases finalize`: marks it released (now, or at `dateReleased`). */
   @Put('organizations/:org/releases/:version')
-  update(@Param('version') version: string, @Body() body: UpdateReleaseDto): Promise<SentryRelease> {
-    return this.releases.finalize(version, body.projects, body.dateReleased);
+  @Requires('project:write')
+  update(
+    @CurrentAccess() access: Access,
+    @Param('version') version: string,
+    @Body() body: UpdateReleaseDto,
+  ): Promise<SentryRelease> {
+    return this.releases.finalize(version, body.projects, body.dateReleased, access.projects);
   }
 
   @Put('projects/:org/:project/releases/:version')
+  @Requires('project:write', { projectRef: 'project' })
   updateForProject(
+    @CurrentAccess() access: Access,
     @Param('project') project: string,
     @Param('version') version: string,
     @Body() body: UpdateReleaseDto,
   ): Promise<SentryRelease> {
-    return this.releases.finalizeForProject(project, version, body.dateReleased);
+    return this.releases.finalizeForProject(project, version, body.dateReleased, access.projects);
   }
 
   @Post('organizations/:org/releases/:version/deploys')
+  @Requires('project:write')
   @HttpCode(201)
-  deploy(@Param('version') version: string, @Body() body: NewDeployDto): Promise<SentryDeploy> {
-    return this.releases.deploy(version, body.projects, body);
+  deploy(
+    @CurrentAccess() access: Access,
+    @Param('version') version: string,
+    @Body() body: NewDeployDto,
+  ): Promise<SentryDeploy> {
+    return this.releases.deploy(version, body.projects, body, access.projects);
   }
 }

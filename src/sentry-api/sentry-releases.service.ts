@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InvalidInputError, NotFoundError } from '../common/domain-errors';
 import { Project } from '../projects/project.entity';
-import { ProjectsService } from '../projects/projects.service';
+import { ProjectsService, VisibleProjects } from '../projects/projects.service';
 import { DeployView, ReleasesService, ReleaseView } from '../releases/releases.service';
 
 /** A release as Sentry's API shows it, with the fields sentry-cli reads. */
@@ -45,8 +45,9 @@ export class SentryReleasesService {
     version: string,
     projectRefs: (string | number)[] | undefined,
     dateReleased: string | undefined,
+    visible: VisibleProjects,
   ): Promise<SentryRelease> {
-    const projects = await this.resolve(projectRefs);
+    const projects = await this.resolve(projectRefs, visible);
     if (projects.length === 0) throw new InvalidInputError('projects must name at least one project');
     await this.releases.announce(
       projects.map((project) => project.id),
@@ -62,28 +63,30 @@ export class SentryReleasesService {
     version: string,
     others: (string | number)[] | undefined,
     dateReleased: string | undefined,
+    visible: VisibleProjects,
   ): Promise<SentryRelease> {
-    const inPath = await this.projects.findBySlugOrId(project);
-    return this.create(version, [inPath.id, ...(others ?? [])], dateReleased);
+    const inPath = await this.projects.findBySlugOrId(project, visible);
+    return this.create(version, [inPath.id, ...(others ?? [])], dateReleased, visible);
   }
 
   async finalizeForProject(
     project: string,
     version: string,
     dateReleased: string | undefined,
+    visible: VisibleProjects,
   ): Promise<SentryRelease> {
-    const inPath = await this.projects.findBySlugOrId(project);
-    return this.finalize(version, [inPath.id], dateReleased);
+    const inPath = await this.projects.findBySlugOrId(project, visible);
+    return this.finalize(version, [inPath.id], dateReleased, visible);
   }
 
   async finalize(
     version: string,
     projectRefs: (string | number)[] | undefined,
     dateReleased: string | undefined,
+    visible: VisibleProjects,
   ): Promise<SentryRelease> {
-    const projects = await this.resolve(projectRefs);
     const ids = await this.releases.finalize(
-      projects.length ? projects.map((project) => project.id) : undefined,
+      await this.targets(version, projectRefs, visible),
       version,
       dateReleased ? new Date(dateReleased) : new Date(),
     );
@@ -100,37 +103,26 @@ export class SentryReleasesService {
       dateStarted?: string | null;
       dateFinished?: string | null;
     },
+    visible: VisibleProjects,
   ): Promise<SentryDeploy> {
-    const projects = await this.resolve(projectRefs);
-    const saved = await this.releases.deploy(
-      projects.length ? projects.map((project) => project.id) : undefined,
-      version,
-      {
-        environment: deploy.environment,
-        name: deploy.name ?? null,
-        url: deploy.url ?? null,
-        dateStarted: deploy.dateStarted ? new Date(deploy.dateStarted) : null,
-        dateFinished: deploy.dateFinished ? new Date(deploy.dateFinished) : null,
-      },
-    );
+    const saved = await this.releases.deploy(await this.targets(version, projectRefs, visible), version, {
+      environment: deploy.environment,
+      name: deploy.name ?? null,
+      url: deploy.url ?? null,
+      dateStarted: deploy.dateStarted ? new Date(deploy.dateStarted) : null,
+      dateFinished: deploy.dateFinished ? new Date(deploy.dateFinished) : null,
+    });
     return toSentryDeploy(saved);
   }
 
   /** One release, of the project given or of every project that has it. */
-  async get(version: string, projectRef?: string): Promise<SentryRelease> {
-    const projects =
-      projectRef === undefined
-        ? await this.projects.findEntities()
-        : [await this.projects.findBySlugOrId(projectRef)];
-    return this.show(version, projects);
+  async get(version: string, visible: VisibleProjects, projectRef?: string): Promise<SentryRelease> {
+    return this.show(version, await this.scope(visible, projectRef));
   }
 
   /** The latest releases, of one project or of all. */
-  async list(projectRef?: string): Promise<SentryRelease[]> {
-    const projects =
-      projectRef === undefined
-        ? await this.projects.findEntities()
-        : [await this.projects.findBySlugOrId(projectRef)];
+  async list(visible: VisibleProjects, projectRef?: string): Promise<SentryRelease[]> {
+    const projects = await this.scope(visible, projectRef);
     const versions = new Map<string, ReleaseView>();
     for (const project of projects) {
       for (const release of (await this.releases.list(project.id, { limit: LISTED })).data) {
@@ -172,8 +164,33 @@ export class SentryReleasesService {
     };
   }
 
-  private resolve(refs: (string | number)[] | undefined): Promise<Project[]> {
-    return this.projects.findReferenced(refs ?? []);
+  private resolve(refs: (string | number)[] | undefined, visible: VisibleProjects): Promise<Project[]> {
+    return this.projects.findReferenced(refs ?? [], visible);
+  }
+
+  /**
+   * The projects a finalize or deploy acts on: those named, or when none is, every project with the
+   * release that the request may see.
+   */
+  private async targets(
+    version: string,
+    refs: (string | number)[] | undefined,
+    visible: VisibleProjects,
+  ): Promise<number[] | undefined> {
+    const named = await this.resolve(refs, visible);
+    if (named.length > 0) return named.map((project) => project.id);
+    if (visible === 'all') return undefined;
+    const seen = (await this.releases.projectsWith(version)).filter((id) => visible.has(id));
+    if (seen.length === 0) throw new NotFoundError(`release ${JSON.stringify(version)} not found`);
+    return seen;
+  }
+
+  /** The project named in the path, or every project the request may see. */
+  private async scope(visible: VisibleProjects, projectRef?: string): Promise<Project[]> {
+    if (projectRef !== undefined) return [await this.projects.findBySlugOrId(projectRef, visible)];
+    return (await this.projects.findEntities()).filter(
+      (project) => visible === 'all' || visible.has(project.id),
+    );
   }
 
   private async byIds(ids: number[]): Promise<Project[]> {

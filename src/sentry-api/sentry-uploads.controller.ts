@@ -4,6 +4,8 @@ import type { Request } from 'express';
 import { ArtifactUploadService, chunkUploadOptions } from '../artifacts/artifact-upload.service';
 import type { AssembleAnswer } from '../artifacts/assemble-state';
 import { AssembleBundleDto } from './dto/assemble-bundle.dto';
+import { Access, CurrentAccess } from '../access/access';
+import { Requires } from '../access/route-access.decorator';
 
 /**
  * The part of Sentry's API that sentry-cli and the bundler plugins use to upload source maps
@@ -18,6 +20,7 @@ export class SentryUploadsController {
 
   /** `sentry-cli info`: who the token is (nobody in particular) and what it may do. */
   @Get()
+  @Requires('account')
   info(): { user: null; auth: { scopes: string[] } } {
     return {
       user: null,
@@ -26,12 +29,14 @@ export class SentryUploadsController {
   }
 
   @Get('organizations/:org/chunk-upload')
+  @Requires('project:write')
   options(@Param('org') org: string): Record<string, unknown> {
     return chunkUploadOptions(org);
   }
 
   /** Chunks of a bundle, one multipart part each (see readChunkUpload). */
   @Post('organizations/:org/chunk-upload')
+  @Requires('project:write')
   @HttpCode(200)
   async chunks(@Req() request: Request): Promise<void> {
     await this.uploads.storeChunks(request);
@@ -39,8 +44,9 @@ export class SentryUploadsController {
 
   /** Always 200 for a well-formed request: the state says what happened (see assemble-state.ts). */
   @Post('organizations/:org/artifactbundle/assemble')
+  @Requires('project:write')
   @HttpCode(200)
-  assemble(@Body() body: AssembleBundleDto): Promise<AssembleAnswer> {
-    return this.uploads.assemble(body);
+  assemble(@CurrentAccess() access: Access, @Body() body: AssembleBundleDto): Promise<AssembleAnswer> {
+    return this.uploads.assemble(body, access.projects);
   }
 }

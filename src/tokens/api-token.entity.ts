@@ -21,4 +21,15 @@ export class ApiToken {
 
   @Column({ name: 'last_used_at', type: 'timestamptz', nullable: true })
   lastUsedAt: Date | null;
+
+  /** The account it acts for, with that account's role at the time of each request; null: an operator token (owner). */
+  @Column({ name: 'user_id', type: 'int', nullable: true })
+  userId: number | null;
+
+  @Column({ name: 'read_only', type: 'boolean', default: false })
+  readOnly: boolean;
+
+  /** The projects it is limited to, within those its account sees; null: no limit. */
+  @Column({ name: 'project_ids', type: 'int', array: true, nullable: true })
+  projectIds: number[] | null;
 }

@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { ProjectsModule } from '../projects/projects.module';
 import { ApiToken } from './api-token.entity';
 import { TokensController } from './tokens.controller';
 import { TokensService } from './tokens.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([ApiToken])],
+  imports: [TypeOrmModule.forFeature([ApiToken]), ProjectsModule],
   controllers: [TokensController],
   providers: [TokensService],
   exports: [TokensService],

@@ -1,0 +1,5 @@
+import { Module } from '@nestjs/common';
+import { AuditLogController } from './audit-log.controller';
+
+@Module({ controllers: [AuditLogController] })
+export class AuditModule {}

@@ -1,0 +1,141 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Req } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import type { Request } from 'express';
+import { Access, CurrentAccess } from '../access/access';
+import { Requires } from '../access/route-access.decorator';
+import { actorOf } from '../audit/audit-log.service';
+import { IdPipe } from '../common/id.pipes';
+import { TeamNameDto, UpdateMemberDto } from './dto/members.dto';
+import { MembersService, MemberView } from './members.service';
+import { TeamsService, TeamView } from './teams.service';
+
+@ApiTags('members')
+@ApiBearerAuth()
+@Controller('api/members')
+export class MembersController {
+  constructor(private readonly members: MembersService) {}
+
+  /** Everyone may see who is on the tracker (to assign issues, to mention them). */
+  @Get()
+  @Requires('members:read')
+  async list(): Promise<{ data: MemberView[] }> {
+    return { data: await this.members.list() };
+  }
+
+  @Get(':id')
+  @Requires('members:read')
+  get(@Param('id', IdPipe) id: number): Promise<MemberView> {
+    return this.members.get(id);
+  }
+
+  /** `role`, `is_active` (false deactivates), `name`. */
+  @Patch(':id')
+  @Requires('members:admin')
+  update(
+    @CurrentAccess() access: Access,
+    @Req() request: Request,
+    @Param('id', IdPipe) id: number,
+    @Body() body: UpdateMemberDto,
+  ): Promise<MemberView> {
+    return this.members.update(access, actorOf(access, request.ip), id, {
+      role: body.role,
+      isActive: body.is_active,
+      name: body.name,
+    });
+  }
+}
+
+@ApiTags('members')
+@ApiBearerAuth()
+@Controller('api/teams')
+export class TeamsController {
+  constructor(private readonly teams: TeamsService) {}
+
+  @Get()
+  @Requires('members:read')
+  async list(): Promise<{ data: TeamView[] }> {
+    return { data: await this.teams.list() };
+  }
+
+  @Get(':id')
+  @Requires('members:read')
+  get(@Param('id', IdPipe) id: number): Promise<TeamView> {
+    return this.teams.get(id);
+  }
+
+  @Post()
+  @Requires('members:admin')
+  create(
+    @CurrentAccess() access: Access,
+    @Req() request: Request,
+    @Body() body: TeamNameDto,
+  ): Promise<TeamView> {
+    return this.teams.create(actorOf(access, request.ip), body.name);
+  }
+
+  @Patch(':id')
+  @Requires('members:admin')
+  rename(
+    @CurrentAccess() access: Access,
+    @Req() request: Request,
+    @Param('id', IdPipe) id: number,
+    @Body() body: TeamNameDto,
+  ): Promise<TeamView> {
+    return this.teams.rename(actorOf(access, request.ip), id, body.name);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @Requires('members:admin')
+  remove(@CurrentAccess() access: Access, @Req() request: Request, @Param('id', IdPipe) id: number) {
+    return this.teams.remove(actorOf(access, request.ip), id);
+  }
+
+  @Put(':id/members/:userId')
+  @HttpCode(204)
+  @Requires('members:admin')
+  addMember(
+    @CurrentAccess() access: Access,
+    @Req() request: Request,
+    @Param('id', IdPipe) id: number,
+    @Param('userId', new IdPipe('user_id')) userId: number,
+  ): Promise<void> {
+    return this.teams.addMember(actorOf(access, request.ip), id, userId);
+  }
+
+  @Delete(':id/members/:userId')
+  @HttpCode(204)
+  @Requires('members:admin')
+  removeMember(
+    @CurrentAccess() access: Access,
+    @Req() request: Request,
+    @Param('id', IdPipe) id: number,
+    @Param('userId', new IdPipe('user_id')) userId: number,
+  ): Promise<void> {
+    return this.teams.removeMember(actorOf(access, request.ip), id, userId);
+  }
+
+  @Put(':id/projects/:projectId')
+  @HttpCode(204)
+  @Requires('members:admin')
+  addProject(
+    @CurrentAccess() access: Access,
+    @Req() request: Request,
+    @Param('id', IdPipe) id: number,
+    @Param('projectId', new IdPipe('project_id')) projectId: number,
+  ): Promise<void> {
+    return this.teams.addProject(actorOf(access, request.ip), id, projectId);
+  }
+
+  @Delete(':id/projects/:projectId')
+  @HttpCode(204)
+  @Requires('members:admin')
+  removeProject(
+    @CurrentAccess() access: Access,
+    @Req() request: Request,
+    @Param('id', IdPipe) id: number,
+    @Param('projectId', new IdPipe('project_id')) projectId: number,
+  ): Promise<void> {
+    return this.teams.removeProject(actorOf(access, request.ip), id, projectId);
+  }
+}

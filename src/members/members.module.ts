@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
+import { MailModule } from '../mail/mail.module';
+import { ProjectsModule } from '../projects/projects.module';
+import { InvitationAcceptController, InvitationsController } from './invitations.controller';
+import { InvitationsService } from './invitations.service';
+import { MembersController, TeamsController } from './members.controller';
+import { MembersDataModule } from './members-data.module';
+import { MembersService } from './members.service';
+import { TeamsService } from './teams.service';
+
+@Module({
+  imports: [AuthModule, MembersDataModule, ProjectsModule, MailModule],
+  controllers: [MembersController, TeamsController, InvitationsController, InvitationAcceptController],
+  providers: [MembersService, TeamsService, InvitationsService],
+})
+export class MembersModule {}
