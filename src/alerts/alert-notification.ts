@@ -80,6 +80,7 @@ export function buildTestNotification(publicUrl: string, now = new Date()): Aler
       mute_until: null,
       mute_until_count: null,
       mute_until_users: null,
+      assignee: null,
       url,
     },
     url,

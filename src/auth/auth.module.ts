@@ -9,19 +9,12 @@ import { LoginThrottle } from './login-throttle.service';
 import { Session } from './session.entity';
 import { SessionCookie } from './session-cookie';
 import { SessionsService } from './sessions.service';
-import { User } from './user.entity';
-import { UsersService } from './users.service';
+import { UsersDataModule } from './users-data.module';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([User, Session]), TokensModule, AccessModule],
+  imports: [TypeOrmModule.forFeature([Session]), UsersDataModule, TokensModule, AccessModule],
   controllers: [AuthController],
-  providers: [
-    UsersService,
-    SessionsService,
-    SessionCookie,
-    LoginThrottle,
-    { provide: APP_GUARD, useClass: AuthGuard },
-  ],
-  exports: [UsersService, SessionsService, SessionCookie],
+  providers: [SessionsService, SessionCookie, LoginThrottle, { provide: APP_GUARD, useClass: AuthGuard }],
+  exports: [UsersDataModule, SessionsService, SessionCookie],
 })
 export class AuthModule {}

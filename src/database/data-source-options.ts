@@ -12,6 +12,7 @@ import { ReleasesAndTriage1795600000001 } from './migrations/1795600000001-Relea
 import { ClientKeyRotation1795700000000 } from './migrations/1795700000000-ClientKeyRotation';
 import { SourceMapArtifacts1795800000000 } from './migrations/1795800000000-SourceMapArtifacts';
 import { MembersAndTeams1795900000000 } from './migrations/1795900000000-MembersAndTeams';
+import { AssignmentAndComments1796000000000 } from './migrations/1796000000000-AssignmentAndComments';
 
 /** Migrations are listed explicitly so that ts (tests, CLI) and compiled js resolve the same set. */
 export const MIGRATIONS = [
@@ -27,6 +28,7 @@ export const MIGRATIONS = [
   ClientKeyRotation1795700000000,
   SourceMapArtifacts1795800000000,
   MembersAndTeams1795900000000,
+  AssignmentAndComments1796000000000,
 ];
 
 /** No query of the service runs this long; one that does waits on a server that is gone. */

@@ -6,12 +6,28 @@ import { DataSource, EntityManager } from 'typeorm';
  * What happened to an issue: `resolved`, `reopened`, `muted`, `unmuted`, `regressed`, `merged`, …,
  * each with its details (`data`) and time, recorded in the transaction that made the change.
  */
-export type ActivityKind = 'resolved' | 'reopened' | 'muted' | 'unmuted' | 'regressed' | 'merged';
+export type ActivityKind =
+  | 'resolved'
+  | 'reopened'
+  | 'muted'
+  | 'unmuted'
+  | 'regressed'
+  | 'merged'
+  | 'assigned'
+  | 'unassigned'
+  | 'commented';
+
+/** Who did it: a member, an operator token, or (null) the tracker itself. */
+export interface ActivityActor {
+  userId: number | null;
+  actor: string;
+}
 
 export interface ActivityEntry {
   issueId: number;
   kind: ActivityKind;
   data?: Record<string, unknown>;
+  by?: ActivityActor | null;
 }
 
 export interface ActivityRow {
@@ -19,6 +35,10 @@ export interface ActivityRow {
   kind: ActivityKind;
   data: Record<string, unknown>;
   created_at: Date;
+  actor_user_id: number | null;
+  actor: string | null;
+  actor_email: string | null;
+  actor_name: string | null;
 }
 
 @Injectable()
@@ -28,12 +48,14 @@ export class IssueActivityRepository {
   async record(manager: EntityManager, entries: ActivityEntry[]): Promise<void> {
     if (entries.length === 0) return;
     await manager.query(
-      `INSERT INTO issue_activity (issue_id, kind, data)
-       SELECT * FROM unnest($1::int[], $2::text[], $3::jsonb[])`,
+      `INSERT INTO issue_activity (issue_id, kind, data, actor_user_id, actor)
+       SELECT * FROM unnest($1::int[], $2::text[], $3::jsonb[], $4::int[], $5::text[])`,
       [
         entries.map((entry) => entry.issueId),
         entries.map((entry) => entry.kind),
         entries.map((entry) => JSON.stringify(entry.data ?? {})),
+        entries.map((entry) => entry.by?.userId ?? null),
+        entries.map((entry) => entry.by?.actor ?? null),
       ],
     );
   }
@@ -41,9 +63,11 @@ export class IssueActivityRepository {
   /** An issue's activity, oldest first, after the entry `after` (an id) when given. */
   list(issueId: number, limit: number, after?: string): Promise<ActivityRow[]> {
     return this.dataSource.query(
-      `SELECT id::text AS id, kind, data, created_at FROM issue_activity
-        WHERE issue_id = $1 AND ($2::bigint IS NULL OR id > $2::bigint)
-        ORDER BY id LIMIT $3`,
+      `SELECT a.id::text AS id, a.kind, a.data, a.created_at, a.actor_user_id, a.actor,
+              u.email AS actor_email, u.name AS actor_name
+         FROM issue_activity a LEFT JOIN users u ON u.id = a.actor_user_id
+        WHERE a.issue_id = $1 AND ($2::bigint IS NULL OR a.id > $2::bigint)
+        ORDER BY a.id LIMIT $3`,
       [issueId, after ?? null, limit],
     );
   }

@@ -8,37 +8,59 @@ import {
   PageQueryDto,
   toPage,
 } from '../common/pagination';
-import { ActivityRow, IssueActivityRepository } from './issue-activity.repository';
+import { ActivityKind, ActivityRow, IssueActivityRepository } from './issue-activity.repository';
 
 export class ActivityQuery extends PageQueryDto {}
 
 export interface ActivityView {
   id: string;
-  kind: ActivityRow['kind'];
+  kind: ActivityKind | 'first_seen';
   data: Record<string, unknown>;
   created_at: string;
+  /** Who did it; null when the tracker did (an event arrived, a snooze ended). */
+  actor: { id: number | null; email: string | null; name: string } | null;
 }
+
+/** The id of the entry every log starts with (the issue's first event), before any stored one. */
+const FIRST_SEEN_ID = '0';
 
 /** An issue's activity log, oldest first, paged by entry. */
 @Injectable()
 export class IssueActivityService {
   constructor(private readonly activity: IssueActivityRepository) {}
 
-  async page(issueId: number, query: ActivityQuery): Promise<Page<ActivityView>> {
+  /** `firstSeen`: when the issue's first event arrived, the log's first entry. */
+  async page(issueId: number, firstSeen: string, query: ActivityQuery): Promise<Page<ActivityView>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     let after: string | undefined;
     if (query.cursor !== undefined) {
       const fields = cursorFields(query.cursor);
-      if (fields.length !== 2 || fields[0] !== 'activity' || !/^[1-9]\d{0,17}$/.test(fields[1]))
+      if (fields.length !== 2 || fields[0] !== 'activity' || !/^(0|[1-9]\d{0,17})$/.test(fields[1]))
         throw invalidCursor();
       after = fields[1];
     }
-    const rows = await this.activity.list(issueId, limit + 1, after);
+    const rows: ActivityView[] = (await this.activity.list(issueId, limit + 1, after)).map(toView);
+    if (after === undefined) {
+      rows.unshift({ id: FIRST_SEEN_ID, kind: 'first_seen', data: {}, created_at: firstSeen, actor: null });
+    }
     return toPage(
       rows,
       limit,
       (last) => encodeCursor(['activity', last.id]),
-      (row) => ({ id: row.id, kind: row.kind, data: row.data, created_at: row.created_at.toISOString() }),
+      (row) => row,
     );
   }
+}
+
+function toView(row: ActivityRow): ActivityView {
+  const actor =
+    row.actor_user_id === null && row.actor === null
+      ? null
+      : {
+          id: row.actor_user_id,
+          // The account's current e-mail and name when it still exists; what was recorded otherwise.
+          email: row.actor_email ?? (row.actor_user_id === null ? null : row.actor),
+          name: row.actor_name ?? (row.actor_user_id === null ? (row.actor ?? '') : ''),
+        };
+  return { id: row.id, kind: row.kind, data: row.data, created_at: row.created_at.toISOString(), actor };
 }

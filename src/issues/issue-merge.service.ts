@@ -4,7 +4,8 @@ import { DataSource } from 'typeorm';
 import { ConflictError, InvalidInputError, NotFoundError } from '../common/domain-errors';
 import { moveEventsToIssue } from '../events/event-moves';
 import { RollupsRepository } from '../rollups/rollups.repository';
-import { IssueActivityRepository } from './issue-activity.repository';
+import { ActivityActor, IssueActivityRepository } from './issue-activity.repository';
+import { IssueCommentsRepository } from './issue-comments.repository';
 import { IssuesService, IssueView } from './issues.service';
 
 /** Issues one merge may fold into another. */
@@ -23,9 +24,10 @@ export class IssueMergeService {
     private readonly issues: IssuesService,
     private readonly rollups: RollupsRepository,
     private readonly activity: IssueActivityRepository,
+    private readonly comments: IssueCommentsRepository,
   ) {}
 
-  async merge(targetId: number, ids: number[]): Promise<IssueView> {
+  async merge(targetId: number, ids: number[], by: ActivityActor | null = null): Promise<IssueView> {
     await this.issues.get(targetId); // 404, or a pointer when the target was merged itself
     const from = [...new Set(ids)].sort((a, b) => a - b);
     if (from.includes(targetId)) throw new InvalidInputError('ids must not include the issue merged into');
@@ -73,9 +75,10 @@ export class IssueMergeService {
           WHERE id = ANY($1::int[]) OR merged_into_id = ANY($1::int[])`,
         [from, targetId],
       );
+      await this.comments.moveToIssue(manager, from, targetId);
       await this.activity.record(manager, [
-        { issueId: targetId, kind: 'merged', data: { merged: from } },
-        ...from.map((id) => ({ issueId: id, kind: 'merged' as const, data: { into: targetId } })),
+        { issueId: targetId, kind: 'merged', data: { merged: from }, by },
+        ...from.map((id) => ({ issueId: id, kind: 'merged' as const, data: { into: targetId }, by })),
       ]);
     });
     return this.issues.get(targetId);

@@ -7,7 +7,8 @@ import { InvalidInputError, NotFoundError } from '../common/domain-errors';
 import type { Project } from '../projects/project.entity';
 import { compareReleases } from '../releases/release-order';
 import { ReleasesRepository } from '../releases/releases.repository';
-import { ActivityEntry, IssueActivityRepository } from './issue-activity.repository';
+import type { Assignee } from '../members/assignees';
+import { ActivityActor, ActivityEntry, IssueActivityRepository } from './issue-activity.repository';
 import { Issue, IssueState } from './issue.entity';
 import { IssuesService, IssueView } from './issues.service';
 
@@ -20,6 +21,20 @@ export interface IssueChange {
   muteUntil?: Date;
   muteUntilCount?: number;
   muteUntilUsers?: number;
+}
+
+/**
+ * What a user changes of an issue: its state, who is on it, or both. `assignee` undefined leaves
+ * the assignee as it is; null unassigns.
+ */
+export interface IssueEdit {
+  change?: IssueChange;
+  assignee?: Assignee | null;
+}
+
+/** What an edit did beyond the issues' new state: the issues it assigned to someone new. */
+export interface EditOutcome {
+  newlyAssigned: number[];
 }
 
 export const NEXT_RELEASE = 'next_release';
@@ -52,19 +67,24 @@ export class IssueTriageService {
     private readonly alertTriggers: AlertTriggerProducer,
   ) {}
 
-  /** Sets one issue's state; returns it as it is now. */
-  async update(id: number, change: IssueChange, now = new Date()): Promise<IssueView> {
-    checkChange(change, now);
+  /** Sets one issue's state and/or assignee; returns it as it is now. */
+  async update(
+    id: number,
+    edit: IssueEdit,
+    by: ActivityActor | null = null,
+    now = new Date(),
+  ): Promise<{ issue: IssueView } & EditOutcome> {
+    checkEdit(edit, now);
     await this.issues.get(id); // 404, or a pointer to the issue it was merged into
-    const recorded = await this.dataSource.transaction(async (manager) => {
+    const { recorded, newlyAssigned } = await this.dataSource.transaction(async (manager) => {
       const [issue] = await this.lock(manager, 'issue.id = :id AND issue.merged_into_id IS NULL', { id });
       // Deleted or merged since it was looked up: the same answer as if it had been so before.
       if (!issue) await this.issues.get(id);
       if (!issue) throw new NotFoundError('issue not found');
-      return this.apply(manager, [issue], change, now);
+      return this.applyEdit(manager, [issue], edit, by, now);
     });
-    await this.alertTriggers.publish(recorded);
-    return this.issues.get(id);
+    if (recorded) await this.alertTriggers.publish(recorded);
+    return { issue: await this.issues.get(id), newlyAssigned };
   }
 
   /**
@@ -73,20 +93,26 @@ export class IssueTriageService {
    */
   async updateMany(
     project: Pick<Project, 'id' | 'slug'>,
-    selection: { ids?: number[]; query?: string },
-    change: IssueChange,
+    selection: { ids?: number[]; query?: string; viewerId?: number | null },
+    edit: IssueEdit,
+    by: ActivityActor | null = null,
     now = new Date(),
-  ): Promise<{ updated: number }> {
-    checkChange(change, now);
+  ): Promise<{ updated: number } & EditOutcome> {
+    checkEdit(edit, now);
     if ((selection.ids === undefined) === (selection.query === undefined))
       throw new InvalidInputError('give either ids or query');
     const ids =
       selection.ids ??
-      (await this.issues.matchingIds(project, selection.query as string, MAX_BULK_ISSUES + 1));
+      (await this.issues.matchingIds(
+        project,
+        selection.query as string,
+        MAX_BULK_ISSUES + 1,
+        selection.viewerId ?? null,
+      ));
     if (ids.length > MAX_BULK_ISSUES)
       throw new InvalidInputError(`the query matches more than ${MAX_BULK_ISSUES} issues: narrow it`);
-    if (ids.length === 0) return { updated: 0 };
-    const { updated, recorded } = await this.dataSource.transaction(async (manager) => {
+    if (ids.length === 0) return { updated: 0, newlyAssigned: [] };
+    const { updated, recorded, newlyAssigned } = await this.dataSource.transaction(async (manager) => {
       const locked = await this.lock(
         manager,
         'issue.id IN (:...ids) AND issue.project_id = :projectId AND issue.merged_into_id IS NULL',
@@ -97,10 +123,10 @@ export class IssueTriageService {
       );
       if (selection.ids && locked.length !== new Set(ids).size)
         throw new InvalidInputError('ids must be issues of this project');
-      return { updated: locked.length, recorded: await this.apply(manager, locked, change, now) };
+      return { updated: locked.length, ...(await this.applyEdit(manager, locked, edit, by, now)) };
     });
-    await this.alertTriggers.publish(recorded);
-    return { updated };
+    if (recorded) await this.alertTriggers.publish(recorded);
+    return { updated, newlyAssigned };
   }
 
   /**
@@ -141,12 +167,63 @@ export class IssueTriageService {
       .getMany();
   }
 
+  private async applyEdit(
+    manager: EntityManager,
+    issues: Issue[],
+    edit: IssueEdit,
+    by: ActivityActor | null,
+    now: Date,
+  ) {
+    const newlyAssigned =
+      edit.assignee === undefined ? [] : await this.assign(manager, issues, edit.assignee, by);
+    const recorded = edit.change ? await this.apply(manager, issues, edit.change, now, {}, by) : undefined;
+    return { recorded, newlyAssigned };
+  }
+
+  /** Puts the issues on `assignee` (or nobody); returns those that got someone new. */
+  private async assign(
+    manager: EntityManager,
+    issues: Issue[],
+    assignee: Assignee | null,
+    by: ActivityActor | null,
+  ): Promise<number[]> {
+    const userId = assignee && 'userId' in assignee ? assignee.userId : null;
+    const teamId = assignee && 'teamId' in assignee ? assignee.teamId : null;
+    const changed = issues.filter(
+      (issue) => issue.assigneeUserId !== userId || issue.assigneeTeamId !== teamId,
+    );
+    if (changed.length === 0) return [];
+    await manager.query(
+      'UPDATE issues SET assignee_user_id = $2, assignee_team_id = $3 WHERE id = ANY($1::int[])',
+      [changed.map((issue) => issue.id), userId, teamId],
+    );
+    await this.activity.record(
+      manager,
+      changed.map((issue) => ({
+        issueId: issue.id,
+        kind: assignee ? 'assigned' : 'unassigned',
+        data: assignee
+          ? {
+              assignee: {
+                type: userId !== null ? 'user' : 'team',
+                id: userId ?? teamId,
+                label: assignee.label,
+              },
+            }
+          : {},
+        by,
+      })),
+    );
+    return assignee ? changed.map((issue) => issue.id) : [];
+  }
+
   private async apply(
     manager: EntityManager,
     issues: Issue[],
     change: IssueChange,
     now: Date,
     why: Record<string, unknown> = {},
+    by: ActivityActor | null = null,
   ) {
     const columns = await this.columnsOf(manager, issues, change);
     const changed = issues.filter((issue) => differs(issue, columns));
@@ -177,6 +254,7 @@ export class IssueTriageService {
       issueId: issue.id,
       kind: activityKind(issue.state, columns.state),
       data: { ...why, ...activityData(columns) },
+      by,
     }));
     await this.activity.record(manager, entries);
     // Taking an issue out of `muted` is what `unmute` rules react to.
@@ -220,6 +298,12 @@ export class IssueTriageService {
       muteUntilUsers: change.state === 'muted' ? (change.muteUntilUsers ?? null) : null,
     };
   }
+}
+
+function checkEdit(edit: IssueEdit, now: Date): void {
+  if (edit.change === undefined && edit.assignee === undefined)
+    throw new InvalidInputError('give a state, an assignee, or both');
+  if (edit.change) checkChange(edit.change, now);
 }
 
 /** The rules the API documents, whoever calls: conditions only with the state they belong to. */

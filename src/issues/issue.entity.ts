@@ -96,4 +96,11 @@ export class Issue {
   /** Set when merged into another issue: this row only points there. */
   @Column({ name: 'merged_into_id', type: 'int', nullable: true })
   mergedIntoId: number | null;
+
+  /** Who is on it: a member or a team (never both), or nobody. */
+  @Column({ name: 'assignee_user_id', type: 'int', nullable: true })
+  assigneeUserId: number | null;
+
+  @Column({ name: 'assignee_team_id', type: 'int', nullable: true })
+  assigneeTeamId: number | null;
 }

@@ -1,10 +1,12 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AlertTriggersModule } from '../alerts/alert-triggers.module';
+import { MembersDataModule } from '../members/members-data.module';
 import { ReleasesDataModule } from '../releases/releases-data.module';
 import { RollupsDataModule } from '../rollups/rollups-data.module';
 import { IssueActivityDataModule } from './issue-activity-data.module';
 import { IssueActivityService } from './issue-activity.service';
+import { IssueCommentsRepository } from './issue-comments.repository';
 import { IssueMergeService } from './issue-merge.service';
 import { IssueTriageService } from './issue-triage.service';
 import { Issue } from './issue.entity';
@@ -21,8 +23,22 @@ import { IssuesService } from './issues.service';
     RollupsDataModule,
     ReleasesDataModule,
     IssueActivityDataModule,
+    MembersDataModule,
   ],
-  providers: [IssuesService, IssueTriageService, IssueActivityService, IssueMergeService],
-  exports: [IssuesService, IssueTriageService, IssueActivityService, IssueMergeService],
+  providers: [
+    IssuesService,
+    IssueTriageService,
+    IssueActivityService,
+    IssueMergeService,
+    IssueCommentsRepository,
+  ],
+  exports: [
+    IssuesService,
+    IssueTriageService,
+    IssueActivityService,
+    IssueMergeService,
+    IssueCommentsRepository,
+    IssueActivityDataModule,
+  ],
 })
 export class IssuesDataModule {}

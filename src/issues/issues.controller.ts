@@ -10,7 +10,11 @@ import { IssueTriageService } from './issue-triage.service';
 import { MergeIssuesDto } from './dto/merge-issues.dto';
 import { Page } from '../common/pagination';
 import { IssuePage, IssuesService, IssueView } from './issues.service';
+import { Access, CurrentAccess } from '../access/access';
 import { Requires } from '../access/route-access.decorator';
+import { AssignmentMail } from '../members/assignment-mail';
+import { Assignees, parseAssigneeReference } from '../members/assignees';
+import type { ActivityActor } from './issue-activity.repository';
 
 @ApiTags('issues')
 @ApiBearerAuth()
@@ -22,17 +26,20 @@ export class IssuesController {
     private readonly activityLog: IssueActivityService,
     private readonly merges: IssueMergeService,
     private readonly projects: ProjectsService,
+    private readonly assignees: Assignees,
+    private readonly assignmentMail: AssignmentMail,
   ) {}
 
   /** Searched with `query`, sorted by `sort` (last_seen by default); paginated with `limit` and `cursor` (see README). */
   @Get('projects/:projectId/issues')
   @Requires('project:read', { projectId: 'projectId' })
   async list(
+    @CurrentAccess() access: Access,
     @Param('projectId', new IdPipe('project_id')) projectId: number,
     @Query() query: ListIssuesQuery,
   ): Promise<IssuePage> {
     const project = await this.projects.findOrFail(projectId);
-    return this.issues.listForProject(project, query);
+    return this.issues.listForProject(project, { ...query, viewerId: access.userId });
   }
 
   @Get('issues/:id')
@@ -41,30 +48,64 @@ export class IssuesController {
     return this.issues.get(id);
   }
 
-  /** A state, and with `resolved` or `muted` how long it holds (see README, Triage). */
+  /**
+   * A state, and with `resolved` or `muted` how long it holds (see README, Triage); an assignee
+   * (who is told by e-mail); or both.
+   */
   @Patch('issues/:id')
   @Requires('project:triage', { issueId: 'id' })
-  update(@Param('id', IdPipe) id: number, @Body() body: UpdateIssueDto): Promise<IssueView> {
-    return this.triage.update(id, issueChangeOf(body));
+  async update(
+    @CurrentAccess() access: Access,
+    @Param('id', IdPipe) id: number,
+    @Body() body: UpdateIssueDto,
+  ): Promise<IssueView> {
+    const current = await this.issues.get(id);
+    const assignee = await this.assigneeOf(body.assignee, current.project_id);
+    const by = activityActorOf(access);
+    const { issue, newlyAssigned } = await this.triage.update(
+      id,
+      { change: issueChangeOf(body), assignee },
+      by,
+    );
+    if (assignee && newlyAssigned.length > 0) void this.assignmentMail.send(assignee, [issue], by);
+    return issue;
   }
 
   /** The same change for many issues of a project, by ids or by a search, in one transaction. */
   @Patch('projects/:projectId/issues')
   @Requires('project:triage', { projectId: 'projectId' })
   async updateMany(
+    @CurrentAccess() access: Access,
     @Param('projectId', new IdPipe('project_id')) projectId: number,
     @Body() body: BulkUpdateIssuesDto,
   ): Promise<{ updated: number }> {
     const project = await this.projects.findOrFail(projectId);
-    return this.triage.updateMany(project, { ids: body.ids, query: body.query }, issueChangeOf(body));
+    const assignee = await this.assigneeOf(body.assignee, project.id);
+    const by = activityActorOf(access);
+    const { updated, newlyAssigned } = await this.triage.updateMany(
+      project,
+      { ids: body.ids, query: body.query, viewerId: access.userId },
+      { change: issueChangeOf(body), assignee },
+      by,
+    );
+    if (assignee && newlyAssigned.length > 0) {
+      void Promise.all(newlyAssigned.slice(0, 21).map((issueId) => this.issues.get(issueId)))
+        .then((issues) => this.assignmentMail.send(assignee, issues, by))
+        .catch(() => undefined);
+    }
+    return { updated };
   }
 
   /** Folds the issues `ids` (of the same project) into this one; see IssueMergeService. */
   @Post('issues/:id/merge')
   @Requires('project:triage', { issueId: 'id' })
   @HttpCode(200)
-  merge(@Param('id', IdPipe) id: number, @Body() body: MergeIssuesDto): Promise<IssueView> {
-    return this.merges.merge(id, body.ids);
+  merge(
+    @CurrentAccess() access: Access,
+    @Param('id', IdPipe) id: number,
+    @Body() body: MergeIssuesDto,
+  ): Promise<IssueView> {
+    return this.merges.merge(id, body.ids, activityActorOf(access));
   }
 
   /** What happened to the issue, oldest first. */
@@ -74,8 +115,8 @@ export class IssuesController {
     @Param('id', IdPipe) id: number,
     @Query() query: ActivityQuery,
   ): Promise<Page<ActivityView>> {
-    await this.issues.get(id);
-    return this.activityLog.page(id, query);
+    const issue = await this.issues.get(id);
+    return this.activityLog.page(id, issue.first_seen, query);
   }
 
   @Delete('issues/:id')
@@ -84,4 +125,14 @@ export class IssuesController {
   async remove(@Param('id', IdPipe) id: number): Promise<void> {
     await this.issues.remove(id);
   }
+
+  /** undefined: leave the assignee; null: unassign; else the member or team, who must see the project. */
+  private async assigneeOf(reference: string | null | undefined, projectId: number) {
+    if (reference === undefined || reference === null) return reference;
+    return this.assignees.forProject(parseAssigneeReference(reference), projectId);
+  }
+}
+
+function activityActorOf(access: Access): ActivityActor {
+  return { userId: access.userId, actor: access.actor };
 }

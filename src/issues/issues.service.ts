@@ -12,6 +12,7 @@ import { compareKeys, decodeIssueCursor, encodeIssueCursor, IssueCursor, IssueKe
 import { IssueFilter, parseIssueQuery } from './search/issue-query';
 import { applyIssueFilters, IssueSort, SORT_COLUMNS } from './search/issue-search';
 import { Issue, IssueState } from './issue.entity';
+import { Assignees } from '../members/assignees';
 
 export interface IssueView {
   id: number;
@@ -39,6 +40,40 @@ export interface IssueView {
   mute_until_users: number | null;
   /** With `stats=24h` in a list: events per hour over the last 24 hours, oldest first. */
   stats_24h?: number[];
+  /** Who is on it: a member or a team, or null. */
+  assignee: IssueAssignee | null;
+}
+
+export type IssueAssignee =
+  | { type: 'user'; id: number; email: string; name: string }
+  | { type: 'team'; id: number; slug: string; name: string };
+
+/** The assignee's names, read with the issue (see withSlug). */
+interface AssigneeColumns {
+  assignee_email: string | null;
+  assignee_user_name: string | null;
+  assignee_team_slug: string | null;
+  assignee_team_name: string | null;
+}
+
+function assigneeOf(issue: Issue, raw: AssigneeColumns): IssueAssignee | null {
+  if (issue.assigneeUserId !== null && raw.assignee_email !== null) {
+    return {
+      type: 'user',
+      id: issue.assigneeUserId,
+      email: raw.assignee_email,
+      name: raw.assignee_user_name ?? '',
+    };
+  }
+  if (issue.assigneeTeamId !== null && raw.assignee_team_slug !== null) {
+    return {
+      type: 'team',
+      id: issue.assigneeTeamId,
+      slug: raw.assignee_team_slug,
+      name: raw.assignee_team_name ?? '',
+    };
+  }
+  return null;
 }
 
 /** What an issue list is asked for (GET /api/projects/{id}/issues). */
@@ -52,6 +87,8 @@ export interface IssueListOptions {
   /** Rows of the list to skip: a jump to a page, where a cursor only goes to the next one. */
   offset?: number;
   stats?: IssueListStats;
+  /** The account searching, for `assigned:me` (null: an operator token, which has none). */
+  viewerId?: number | null;
 }
 
 export const ISSUE_LIST_STATS = ['24h'] as const;
@@ -83,6 +120,7 @@ export class IssuesService {
   constructor(
     @InjectRepository(Issue) private readonly issues: Repository<Issue>,
     private readonly rollups: RollupsRepository,
+    private readonly assignees: Assignees,
   ) {}
 
   /**
@@ -99,6 +137,7 @@ export class IssuesService {
     if (cursor && options.offset) throw new InvalidInputError('offset cannot be combined with cursor');
     const filters = parseIssueQuery(options.query ?? '');
     if (options.state) filters.unshift({ kind: 'state', states: [options.state], negated: false });
+    await this.resolveAssigned(filters, options.viewerId ?? null);
     return this.issues.manager.transaction('REPEATABLE READ', async (manager) => {
       await this.checkTagKeys(manager, project.id, filters);
       const search: IssueSearch = { project, filters, environment: options.environment };
@@ -122,7 +161,7 @@ export class IssuesService {
         rows,
         limit,
         (last) => encodeIssueCursor(nextCursor(cursor, sort, keyOf(last, sort), snapshot)),
-        (row) => scopedView(toIssueView(row.issue, row.slug), row.scopedCount),
+        (row) => scopedView(toIssueView(row.issue, row.slug, row.assignee), row.scopedCount),
       );
       if (options.stats) await this.addHourlyStats(page.data, options.environment);
       return { ...page, ...(await this.total(manager, this.listQuery(manager, search))) };
@@ -170,8 +209,14 @@ export class IssuesService {
   }
 
   /** The ids of a project's issues that a search query matches, at most `limit` of them. */
-  async matchingIds(project: Pick<Project, 'id' | 'slug'>, query: string, limit: number): Promise<number[]> {
+  async matchingIds(
+    project: Pick<Project, 'id' | 'slug'>,
+    query: string,
+    limit: number,
+    viewerId: number | null = null,
+  ): Promise<number[]> {
     const filters = parseIssueQuery(query);
+    await this.resolveAssigned(filters, viewerId);
     return this.issues.manager.transaction(async (manager) => {
       await this.checkTagKeys(manager, project.id, filters);
       const rows = await this.listQuery(manager, { project, filters })
@@ -181,6 +226,26 @@ export class IssuesService {
         .getRawMany<{ id: number }>();
       return rows.map((row) => row.id);
     });
+  }
+
+  /** The members and teams `assigned:` names, as ids; one that does not exist is a 400. */
+  private async resolveAssigned(filters: IssueFilter[], viewerId: number | null): Promise<void> {
+    for (const filter of filters) {
+      if (filter.kind !== 'assigned') continue;
+      const resolved = { userIds: [] as number[], teamIds: [] as number[] };
+      for (const target of filter.targets) {
+        if ('me' in target) {
+          if (viewerId === null)
+            throw new InvalidInputError('query: assigned:me needs a member, not an operator token');
+          resolved.userIds.push(viewerId);
+        } else if ('email' in target) {
+          resolved.userIds.push(await this.assignees.userIdOf(target.email));
+        } else if ('teamSlug' in target) {
+          resolved.teamIds.push(await this.assignees.teamIdOf(target.teamSlug));
+        }
+      }
+      filter.resolved = resolved;
+    }
   }
 
   /** A tag the query names must be one the project's events have (or a built-in one): a typo is a 400. */
@@ -263,10 +328,11 @@ export class IssuesService {
       .orderBy(orderColumn(sort, search), 'DESC')
       .addOrderBy('issue.id', 'DESC')
       .limit(limit + 1)
-      .getRawAndEntities<{ slug: string; scope_count?: number }>();
+      .getRawAndEntities<{ slug: string; scope_count?: number } & AssigneeColumns>();
     return entities.map((issue, index) => ({
       issue,
       slug: raw[index].slug,
+      assignee: assigneeOf(issue, raw[index]),
       scopedCount: raw[index].scope_count === undefined ? undefined : Number(raw[index].scope_count),
     }));
   }
@@ -284,7 +350,7 @@ export class IssuesService {
   async get(id: number): Promise<IssueView> {
     const { entities, raw } = await this.withSlug()
       .where('issue.id = :id', { id })
-      .getRawAndEntities<{ slug: string }>();
+      .getRawAndEntities<{ slug: string } & AssigneeColumns>();
     if (!entities[0]) throw new NotFoundError('issue not found');
     const into = entities[0].mergedIntoId;
     if (into !== null) {
@@ -297,7 +363,7 @@ export class IssuesService {
         },
       );
     }
-    return toIssueView(entities[0], raw[0].slug);
+    return toIssueView(entities[0], raw[0].slug, assigneeOf(entities[0], raw[0]));
   }
 
   /** Its events and rollups go with it (foreign keys); its project's hourly counts drop by its own. */
@@ -354,13 +420,20 @@ export class IssuesService {
     return manager
       .createQueryBuilder(Issue, 'issue')
       .innerJoin(Project, 'project', 'project.id = issue.project_id')
-      .addSelect('project.slug', 'slug');
+      .addSelect('project.slug', 'slug')
+      .leftJoin('users', 'assignee_user', 'assignee_user.id = issue.assignee_user_id')
+      .addSelect('assignee_user.email', 'assignee_email')
+      .addSelect('assignee_user.name', 'assignee_user_name')
+      .leftJoin('teams', 'assignee_team', 'assignee_team.id = issue.assignee_team_id')
+      .addSelect('assignee_team.slug', 'assignee_team_slug')
+      .addSelect('assignee_team.name', 'assignee_team_name');
   }
 }
 
 interface IssueRow {
   issue: Issue;
   slug: string;
+  assignee: IssueAssignee | null;
   /** Its events in the environment the list is scoped to. */
   scopedCount?: number;
 }
@@ -420,7 +493,7 @@ function nextCursor(
   return { sort, key: previous.key, snapshot: previous.snapshot, catchUp: { key: last, snapshot } };
 }
 
-export function toIssueView(issue: Issue, slug: string): IssueView {
+export function toIssueView(issue: Issue, slug: string, assignee: IssueAssignee | null = null): IssueView {
   return {
     id: issue.id,
     project_id: issue.projectId,
@@ -443,5 +516,6 @@ export function toIssueView(issue: Issue, slug: string): IssueView {
     mute_until: issue.muteUntil?.toISOString() ?? null,
     mute_until_count: issue.muteUntilCount,
     mute_until_users: issue.muteUntilUsers,
+    assignee,
   };
 }

@@ -1,10 +1,18 @@
 import { Module } from '@nestjs/common';
+import { UsersDataModule } from '../auth/users-data.module';
+import { MailModule } from '../mail/mail.module';
+import { AssignmentMail } from './assignment-mail';
+import { Assignees } from './assignees';
 import { InvitationsRepository } from './invitations.repository';
 import { TeamsRepository } from './teams.repository';
 
-/** Teams and invitations without routes (the guard reads which projects a member's teams have). */
+/**
+ * Teams, invitations and assignees without routes (the guard reads which projects a member's teams
+ * have; issues look their assignees up).
+ */
 @Module({
-  providers: [TeamsRepository, InvitationsRepository],
-  exports: [TeamsRepository, InvitationsRepository],
+  imports: [UsersDataModule, MailModule],
+  providers: [TeamsRepository, InvitationsRepository, Assignees, AssignmentMail],
+  exports: [TeamsRepository, InvitationsRepository, Assignees, AssignmentMail],
 })
 export class MembersDataModule {}

@@ -49,7 +49,7 @@ export class MembersService {
   }
 
   /**
-   * Owners are changed by owners only, and the last active owner stays one; nobody changes their
+   * Owners are changed (and made) by owners only, and the last active owner stays one; nobody changes their
    * own role or deactivates themselves (another admin must).
    */
   async update(access: Access, by: AuditActor, id: number, change: MemberChange): Promise<MemberView> {
@@ -57,10 +57,8 @@ export class MembersService {
       throw new InvalidInputError('you cannot change your own role or deactivate yourself');
     }
     const result = await this.users.change(id, (user, activeOwners) => {
-      const touchesOwner = user.role === 'owner' || change.role === 'owner';
-      const changesStanding =
-        (change.role !== undefined && change.role !== user.role) || change.isActive !== undefined;
-      if (touchesOwner && changesStanding && !roleAtLeast(access.role, 'owner')) {
+      // An owner's account is an owner's business, whatever the change (a name included).
+      if ((user.role === 'owner' || change.role === 'owner') && !roleAtLeast(access.role, 'owner')) {
         throw new ForbiddenError('only an owner can change an owner or make one');
       }
       const stopsBeingOwner =

@@ -76,6 +76,7 @@ describe('alert payloads', () => {
         mute_until: null,
         mute_until_count: null,
         mute_until_users: null,
+        assignee: null,
         url: 'https://errors.example.com/projects/7/issues/42',
       },
       url: 'https://errors.example.com/projects/7/issues/42',

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -13,18 +13,34 @@ import {
   Max,
   MaxLength,
   Min,
+  ValidateIf,
 } from 'class-validator';
+import { InvalidInputError } from '../../common/domain-errors';
 import { ISSUE_STATES, IssueState } from '../issue.entity';
 import type { IssueChange } from '../issue-triage.service';
 import { MAX_QUERY_LENGTH } from '../search/issue-query';
 
 const MAX_INT = 2_147_483_647;
 
-/** PATCH /api/issues/{id}: a state, and with it how long it holds (see README, Triage). */
+/**
+ * PATCH /api/issues/{id}: a state, and with it how long it holds (see README, Triage); an assignee;
+ * or both.
+ */
 export class UpdateIssueDto {
-  @ApiProperty({ enum: ISSUE_STATES })
+  @ApiPropertyOptional({ enum: ISSUE_STATES })
+  @IsOptional()
   @IsIn(ISSUE_STATES, { message: `state must be one of ${ISSUE_STATES.join(', ')}` })
-  state: IssueState;
+  state?: IssueState;
+
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description: '"user:<id>", "team:<id>", a member\'s e-mail or "#<team slug>"; null unassigns',
+  })
+  @ValidateIf((_, value) => value !== null && value !== undefined)
+  @IsString({ message: 'assignee must be a string or null' })
+  @MaxLength(320, { message: 'assignee is too long' })
+  assignee?: string | null;
 
   @ApiPropertyOptional({ description: 'with state "resolved": "next_release" or a release version' })
   @IsOptional()
@@ -72,7 +88,14 @@ export class BulkUpdateIssuesDto extends UpdateIssueDto {
   query?: string;
 }
 
-export function issueChangeOf(body: UpdateIssueDto): IssueChange {
+/** The state change a body asks for, if any. */
+export function issueChangeOf(body: UpdateIssueDto): IssueChange | undefined {
+  if (body.state === undefined) {
+    const conditions = [body.resolved_in, body.mute_until, body.mute_until_count, body.mute_until_users];
+    if (conditions.some((value) => value !== undefined))
+      throw new InvalidInputError('resolved_in and the mute_until conditions go with a state');
+    return undefined;
+  }
   return {
     state: body.state,
     resolvedIn: body.resolved_in,

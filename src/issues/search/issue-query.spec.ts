@@ -22,6 +22,19 @@ describe('issue search language', () => {
 
   it('reads states, with unresolved for open and a negation', () => {
     expect(parse('is:unresolved')).toEqual([{ kind: 'state', states: ['open'], negated: false }]);
+    expect(parse('is:unassigned')).toEqual([
+      { kind: 'assigned', targets: [{ nobody: true }], negated: false },
+    ]);
+    expect(parse('!is:assigned')).toEqual([
+      { kind: 'assigned', targets: [{ anybody: true }], negated: true },
+    ]);
+    expect(parse('assigned:[me,#Web-Team,Ada@Example.com,none]')).toEqual([
+      {
+        kind: 'assigned',
+        targets: [{ me: true }, { teamSlug: 'Web-Team' }, { email: 'ada@example.com' }, { nobody: true }],
+        negated: false,
+      },
+    ]);
     expect(parse('!is:resolved is:[open,muted]')).toEqual([
       { kind: 'state', states: ['resolved'], negated: true },
       { kind: 'state', states: ['open', 'muted'], negated: false },
@@ -109,7 +122,15 @@ describe('issue search language', () => {
     expect(errorOf('release:')).toBe('query: "release:": release: needs a value');
     expect(errorOf('release:"1.0')).toBe('query: "release:\\"1.0": a quoted value needs its closing "');
     expect(errorOf('env:[a,b')).toBe('query: "env:[a,b": a list needs its closing ]');
-    expect(errorOf('assigned:me')).toMatch(/^query: "assigned:me": assignment comes with members and teams/);
+    expect(errorOf('assigned_or_suggested:me')).toMatch(
+      /^query: "assigned_or_suggested:me": suggested assignees/,
+    );
+    expect(errorOf('assigned:someone')).toMatch(
+      /^query: "assigned:someone": assigned: takes me, none, #<team slug>/,
+    );
+    expect(errorOf('is:[open,unassigned]')).toBe(
+      'query: "is:[open,unassigned]": is:assigned and is:unassigned go in a term of their own',
+    );
     expect(errorOf('!times_seen:>3')).toMatch(/cannot be negated/);
     expect(errorOf('tag:"a"b')).toBe('query: "tag:\\"a\\"b": put a space between terms');
     expect(errorOf('half"quoted')).toBe('query: "half\\"quoted": quotes go around a whole value');

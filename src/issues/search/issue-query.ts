@@ -28,7 +28,26 @@ export type IssueFilter =
   | { kind: 'tag'; key: string; values: string[]; negated: boolean }
   | { kind: 'time'; field: 'first_seen' | 'last_seen'; comparison: Comparison; at: Date; until?: Date }
   | { kind: 'count'; field: 'times_seen' | 'users'; comparison: Comparison; value: number }
-  | { kind: 'text'; text: string; negated: boolean };
+  | { kind: 'text'; text: string; negated: boolean }
+  /**
+   * Who the issue is assigned to: any of `targets`. Members and teams are named here as typed; the
+   * list resolves them to ids (`resolved`) before the filter reaches SQL.
+   */
+  | {
+      kind: 'assigned';
+      targets: AssignedTarget[];
+      negated: boolean;
+      resolved?: { userIds: number[]; teamIds: number[] };
+    };
+
+export type AssignedTarget =
+  { me: true } | { email: string } | { teamSlug: string } | { nobody: true } | { anybody: true };
+
+/** `is:` values about assignment rather than state. */
+const ASSIGNMENT_STATES: Record<string, AssignedTarget> = {
+  unassigned: { nobody: true },
+  assigned: { anybody: true },
+};
 
 /** Keys with a meaning of their own; any other key names a tag. */
 const STATE_ALIASES: Record<string, IssueState> = {
@@ -41,8 +60,7 @@ const STATE_ALIASES: Record<string, IssueState> = {
 
 /** Keys the language reserves for what this installation does not have yet. */
 const RESERVED_KEYS: Record<string, string> = {
-  assigned: 'assignment comes with members and teams, which this installation does not have yet',
-  assigned_or_suggested: 'assignment comes with members and teams, which this installation does not have yet',
+  assigned_or_suggested: 'suggested assignees are not supported: use assigned:',
   bookmarks: 'bookmarks are not supported',
 };
 
@@ -215,6 +233,16 @@ function toFilter(token: Token, now: Date): IssueFilter {
   if (key in RESERVED_KEYS) throw new QuerySyntaxError(raw, RESERVED_KEYS[key]);
 
   if (key === 'is') {
+    const assignment = values.filter((value) => value.toLowerCase() in ASSIGNMENT_STATES);
+    if (assignment.length > 0) {
+      if (assignment.length !== values.length)
+        throw new QuerySyntaxError(raw, 'is:assigned and is:unassigned go in a term of their own');
+      return {
+        kind: 'assigned',
+        targets: assignment.map((value) => ASSIGNMENT_STATES[value.toLowerCase()]),
+        negated,
+      };
+    }
     return {
       kind: 'state',
       states: values.map((value) => {
@@ -222,13 +250,15 @@ function toFilter(token: Token, now: Date): IssueFilter {
         if (!state)
           throw new QuerySyntaxError(
             raw,
-            `is: takes ${Object.keys(STATE_ALIASES).join(', ')}, not ${JSON.stringify(value)}`,
+            `is: takes ${[...Object.keys(STATE_ALIASES), ...Object.keys(ASSIGNMENT_STATES)].join(', ')}, not ${JSON.stringify(value)}`,
           );
         return state;
       }),
       negated,
     };
   }
+  if (key === 'assigned')
+    return { kind: 'assigned', targets: values.map((value) => assignedTarget(raw, value)), negated };
   if (key === 'level') {
     for (const value of values) {
       if (!(LEVELS as readonly string[]).includes(value.toLowerCase()))
@@ -249,6 +279,19 @@ function toFilter(token: Token, now: Date): IssueFilter {
   if (key.length > MAX_TAG_KEY_LENGTH || !TAG_KEY_PATTERN.test(key))
     throw new QuerySyntaxError(raw, `${key} is not a search key or a tag`);
   return { kind: 'tag', key, values, negated };
+}
+
+/** `assigned:me`, `assigned:none`, `assigned:#team`, `assigned:ada@example.com`. */
+function assignedTarget(raw: string, value: string): AssignedTarget {
+  const lower = value.toLowerCase();
+  if (lower === 'me') return { me: true };
+  if (lower === 'none') return { nobody: true };
+  if (value.startsWith('#') && value.length > 1) return { teamSlug: value.slice(1) };
+  if (/^[^\s@]+@[^\s@]+$/.test(value)) return { email: lower };
+  throw new QuerySyntaxError(
+    raw,
+    `assigned: takes me, none, #<team slug> or a member's e-mail, not ${JSON.stringify(value)}`,
+  );
 }
 
 const COMPARISON = /^(>=|<=|>|<|=)?(.*)$/s;

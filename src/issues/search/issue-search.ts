@@ -79,6 +79,25 @@ export function applyIssueFilters(
           [p('value')]: filter.value,
         });
         return;
+      case 'assigned': {
+        const targets = filter.targets;
+        const ids = filter.resolved ?? { userIds: [], teamIds: [] };
+        if (!filter.resolved && targets.some((target) => !('nobody' in target) && !('anybody' in target)))
+          throw new Error('assigned: filter used before its members and teams were resolved');
+        const anyOf: string[] = [];
+        // coalesce: so that a negated filter keeps the unassigned issues (NOT (NULL IN …)) is NULL).
+        if (ids.userIds.length) anyOf.push(`coalesce(issue.assignee_user_id, 0) IN (:...${p('users')})`);
+        if (ids.teamIds.length) anyOf.push(`coalesce(issue.assignee_team_id, 0) IN (:...${p('teams')})`);
+        if (targets.some((target) => 'nobody' in target))
+          anyOf.push('(issue.assignee_user_id IS NULL AND issue.assignee_team_id IS NULL)');
+        if (targets.some((target) => 'anybody' in target))
+          anyOf.push('(issue.assignee_user_id IS NOT NULL OR issue.assignee_team_id IS NOT NULL)');
+        query.andWhere(`${filter.negated ? 'NOT ' : ''}(${anyOf.join(' OR ') || 'false'})`, {
+          [p('users')]: ids.userIds,
+          [p('teams')]: ids.teamIds,
+        });
+        return;
+      }
       case 'text': {
         const number = filter.negated ? undefined : shortIdNumber(filter.text);
         query.andWhere(
