@@ -1,5 +1,10 @@
 // Unit tests sit beside the code (src and dashboard/src, *.spec.ts); e2e tests boot the real app (test, *.e2e-spec.ts).
-const transform = { '^.+\\.ts$': ['ts-jest', {}] };
+const transform = {
+  '^.+\\.ts$': ['ts-jest', {}],
+  // openid-client and its dependencies are ES modules only: jest's CommonJS runtime needs them compiled.
+  '^.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2022' }, isolatedModules: true }],
+};
+const transformIgnorePatterns = ['/node_modules/(?!(openid-client|oauth4webapi|jose)/)'];
 
 module.exports = {
   testTimeout: 60_000,
@@ -9,6 +14,7 @@ module.exports = {
       rootDir: '.',
       testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/dashboard/src/**/*.spec.ts'],
       transform,
+      transformIgnorePatterns,
       testEnvironment: 'node',
     },
     {
@@ -16,6 +22,7 @@ module.exports = {
       rootDir: '.',
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
       transform,
+      transformIgnorePatterns,
       testEnvironment: 'node',
       globalSetup: '<rootDir>/test/helpers/global-setup.ts',
       globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',

@@ -33,6 +33,9 @@ describe('route permissions', () => {
       .sort();
     expect(open).toEqual([
       'GET /auth/invitations/:secret',
+      'GET /auth/sso',
+      'GET /auth/sso/callback',
+      'GET /auth/sso/start',
       'GET /health',
       'GET /health/ready',
       'GET /metrics',

@@ -60,7 +60,7 @@ export class AuthController {
     private readonly cookie: SessionCookie,
     private readonly throttle: LoginThrottle,
     private readonly audit: AuditLog,
-    config: AppConfig,
+    private readonly config: AppConfig,
   ) {
     this.publicOrigin = originOf(config.publicUrl);
   }
@@ -80,6 +80,11 @@ export class AuthController {
   ): Promise<{ id: number; email: string }> {
     if (requestSite(request, this.publicOrigin) === 'cross-site') {
       throw new ForbiddenException('cross-site sign-in refused');
+    }
+    if (!this.config.PASSWORD_LOGIN) {
+      throw new ForbiddenException(
+        `sign-in by password is turned off: sign in with ${this.config.OIDC_NAME}`,
+      );
     }
     await this.throttle.attempt(body.email, request.ip, response);
     const user = await this.verify(body.email, body.password, response);

@@ -41,13 +41,26 @@ export class UsersService implements OnApplicationBootstrap {
 
   /** A new account; a ConflictError when the e-mail has one. */
   async create(
-    account: { email: string; name: string; role: Role; passwordHash: string | null },
+    account: {
+      email: string;
+      name: string;
+      role: Role;
+      passwordHash: string | null;
+      oidc?: { issuer: string; subject: string };
+    },
     manager: EntityManager = this.users.manager,
   ): Promise<User> {
     const rows: User[] = await manager.query(
-      `INSERT INTO users (email, name, role, password_hash) VALUES ($1, $2, $3, $4)
+      `INSERT INTO users (email, name, role, password_hash, oidc_issuer, oidc_subject) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (email) DO NOTHING RETURNING id`,
-      [normaliseEmail(account.email), account.name, account.role, account.passwordHash],
+      [
+        normaliseEmail(account.email),
+        account.name,
+        account.role,
+        account.passwordHash,
+        account.oidc?.issuer ?? null,
+        account.oidc?.subject ?? null,
+      ],
     );
     if (rows.length === 0) throw new ConflictError('an account with this e-mail exists already');
     return manager.getRepository(User).findOneOrFail({ where: { id: rows[0].id } });
@@ -70,6 +83,16 @@ export class UsersService implements OnApplicationBootstrap {
 
   findByEmail(email: string): Promise<User | null> {
     return this.users.findOne({ where: { email: normaliseEmail(email) } });
+  }
+
+  /** The account an identity provider's subject is linked to. */
+  findByOidcSubject(issuer: string, subject: string): Promise<User | null> {
+    return this.users.findOne({ where: { oidcIssuer: issuer, oidcSubject: subject } });
+  }
+
+  /** Links an account to a provider's subject: later sign-ins find it by the subject, whatever the e-mail. */
+  async linkOidcSubject(id: number, issuer: string, subject: string): Promise<void> {
+    await this.users.update({ id }, { oidcIssuer: issuer, oidcSubject: subject });
   }
 
   list(): Promise<User[]> {

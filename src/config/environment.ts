@@ -248,12 +248,47 @@ export class Environment {
   @Min(0)
   @Max(600_000)
   ALERTS_RETRY_BASE_DELAY_MS = 2_000;
+
+  /** OpenID Connect single sign-on: the identity provider's issuer URL (https, or http on loopback). */
+  @IsOptional()
+  @Matches(/^https?:\/\/\S+$/, { message: 'OIDC_ISSUER must be the http(s) URL of the issuer' })
+  OIDC_ISSUER?: string;
+
+  @IsOptional()
+  @IsString()
+  OIDC_CLIENT_ID?: string;
+
+  @IsOptional()
+  @IsString()
+  OIDC_CLIENT_SECRET?: string;
+
+  /** What the sign-in button says: "Sign in with <OIDC_NAME>". */
+  @IsString()
+  @Matches(/^.{1,60}$/, { message: 'OIDC_NAME must be 1 to 60 characters' })
+  OIDC_NAME = 'single sign-on';
+
+  /** Comma-separated e-mail domains allowed to sign in through the provider; empty: any. */
+  @IsOptional()
+  @Matches(/^\s*[a-z0-9.-]+(\s*,\s*[a-z0-9.-]+)*\s*$/i, {
+    message: 'OIDC_ALLOWED_DOMAINS must be a comma-separated list of domains',
+  })
+  OIDC_ALLOWED_DOMAINS?: string;
+
+  /** The role of an account made at its first sign-in through the provider (an invitation's role wins). */
+  @IsIn(['viewer', 'member', 'admin'], { message: 'OIDC_DEFAULT_ROLE must be viewer, member or admin' })
+  OIDC_DEFAULT_ROLE: 'viewer' | 'member' | 'admin' = 'viewer';
+
+  /** false: sign-in by password is refused (single sign-on only; needs OIDC_ISSUER). */
+  @Transform(toBool)
+  @IsBoolean()
+  PASSWORD_LOGIN = true;
 }
 
 export interface ResolvedConfig extends Environment {
   publicUrl: string;
   logLevel: LogLevel;
   superuser?: { email: string; password: string };
+  oidc?: { issuer: string; clientId: string; clientSecret: string; allowedDomains: string[] };
 }
 
 export function validateEnvironment(raw: Record<string, unknown>): ResolvedConfig {
@@ -288,5 +323,25 @@ export function validateEnvironment(raw: Record<string, unknown>): ResolvedConfi
     };
   }
   const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '');
-  return Object.assign(env, { publicUrl, logLevel: level as LogLevel, superuser });
+  const oidcParts = [env.OIDC_ISSUER, env.OIDC_CLIENT_ID, env.OIDC_CLIENT_SECRET];
+  if (oidcParts.some((part) => part !== undefined) && oidcParts.some((part) => part === undefined)) {
+    throw new Error('Invalid configuration: OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET go together');
+  }
+  if (!env.PASSWORD_LOGIN && !env.OIDC_ISSUER) {
+    throw new Error(
+      'Invalid configuration: PASSWORD_LOGIN=false needs single sign-on (OIDC_ISSUER) to sign in with',
+    );
+  }
+  const oidc = env.OIDC_ISSUER
+    ? {
+        issuer: env.OIDC_ISSUER,
+        clientId: env.OIDC_CLIENT_ID as string,
+        clientSecret: env.OIDC_CLIENT_SECRET as string,
+        allowedDomains: (env.OIDC_ALLOWED_DOMAINS ?? '')
+          .split(',')
+          .map((domain) => domain.trim().toLowerCase())
+          .filter((domain) => domain !== ''),
+      }
+    : undefined;
+  return Object.assign(env, { publicUrl, logLevel: level as LogLevel, superuser, oidc });
 }

@@ -9,7 +9,7 @@ import { compareReleases } from '../releases/release-order';
 import { ReleasesRepository } from '../releases/releases.repository';
 import type { Assignee } from '../members/assignees';
 import { ActivityActor, ActivityEntry, IssueActivityRepository } from './issue-activity.repository';
-import { Issue, IssueState } from './issue.entity';
+import { Issue, ISSUE_STATES, IssueState } from './issue.entity';
 import { IssuesService, IssueView } from './issues.service';
 
 /** What a user asks of an issue's state (PATCH /api/issues/{id}, and in bulk). */
@@ -301,8 +301,9 @@ export class IssueTriageService {
 }
 
 function checkEdit(edit: IssueEdit, now: Date): void {
+  // The spec's answer to a body without a state, which an assignee alone now also satisfies.
   if (edit.change === undefined && edit.assignee === undefined)
-    throw new InvalidInputError('give a state, an assignee, or both');
+    throw new InvalidInputError(`state must be one of ${ISSUE_STATES.join(', ')}`);
   if (edit.change) checkChange(edit.change, now);
 }
 

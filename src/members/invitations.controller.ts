@@ -74,7 +74,7 @@ export class InvitationAcceptController {
   constructor(
     private readonly invitations: InvitationsService,
     private readonly cookie: SessionCookie,
-    config: AppConfig,
+    private readonly config: AppConfig,
   ) {
     this.publicOrigin = originOf(config.publicUrl);
   }
@@ -96,6 +96,10 @@ export class InvitationAcceptController {
   ): Promise<{ id: number; email: string; role: string }> {
     if (requestSite(request, this.publicOrigin) === 'cross-site') {
       throw new ForbiddenException('cross-site sign-in refused');
+    }
+    if (!this.config.PASSWORD_LOGIN) {
+      // The invitation is taken up at the first sign-in through the provider with its e-mail.
+      throw new ForbiddenException(`accept this invitation by signing in with ${this.config.OIDC_NAME}`);
     }
     const user = await this.invitations.accept(
       secret,

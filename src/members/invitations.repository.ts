@@ -61,6 +61,17 @@ export class InvitationsRepository {
     return rows[0] ?? null;
   }
 
+  /** The newest invitation of an e-mail that can still be accepted, locked; null when none. */
+  async findOpenByEmail(manager: EntityManager, email: string): Promise<InvitationRow | null> {
+    const rows: InvitationRow[] = await manager.query(
+      `SELECT ${COLUMNS} FROM invitations
+        WHERE email = $1 AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > now()
+        ORDER BY id DESC LIMIT 1 FOR UPDATE`,
+      [email],
+    );
+    return rows[0] ?? null;
+  }
+
   async markAccepted(manager: EntityManager, id: number, userId: number): Promise<void> {
     await manager.query('UPDATE invitations SET accepted_at = now(), accepted_by = $2 WHERE id = $1', [
       id,

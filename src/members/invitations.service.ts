@@ -16,6 +16,7 @@ import {
 import { hashPassword, randomHex, sha256Hex } from '../common/crypto';
 import { AppConfig } from '../config/app-config';
 import { Mailer } from '../mail/mailer';
+import { InvitationAccounts } from './invitation-accounts';
 import { InvitationRow, InvitationsRepository } from './invitations.repository';
 import { TeamsRepository } from './teams.repository';
 
@@ -53,6 +54,7 @@ export class InvitationsService {
     private readonly invitations: InvitationsRepository,
     private readonly users: UsersService,
     private readonly teams: TeamsRepository,
+    private readonly accounts: InvitationAccounts,
     private readonly mailer: Mailer,
     private readonly audit: AuditLog,
     private readonly config: AppConfig,
@@ -133,15 +135,7 @@ export class InvitationsService {
       if (normaliseEmail(input.email) !== row.email) {
         throw new ForbiddenError('this invitation is for another e-mail address');
       }
-      const created = await this.users.create(
-        { email: row.email, name: input.name.trim(), role: row.role, passwordHash },
-        manager,
-      );
-      // Teams deleted since the invitation are skipped.
-      for (const teamId of await this.teams.existing(row.team_ids)) {
-        await this.teams.addMember(teamId, created.id, manager);
-      }
-      await this.invitations.markAccepted(manager, row.id, created.id);
+      const created = await this.accounts.create(manager, row, { name: input.name.trim(), passwordHash });
       return { created, invitationId: row.id };
     });
     await this.audit.record(

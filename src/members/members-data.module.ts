@@ -3,6 +3,7 @@ import { UsersDataModule } from '../auth/users-data.module';
 import { MailModule } from '../mail/mail.module';
 import { AssignmentMail } from './assignment-mail';
 import { Assignees } from './assignees';
+import { InvitationAccounts } from './invitation-accounts';
 import { InvitationsRepository } from './invitations.repository';
 import { TeamsRepository } from './teams.repository';
 
@@ -12,7 +13,7 @@ import { TeamsRepository } from './teams.repository';
  */
 @Module({
   imports: [UsersDataModule, MailModule],
-  providers: [TeamsRepository, InvitationsRepository, Assignees, AssignmentMail],
-  exports: [TeamsRepository, InvitationsRepository, Assignees, AssignmentMail],
+  providers: [TeamsRepository, InvitationsRepository, Assignees, AssignmentMail, InvitationAccounts],
+  exports: [TeamsRepository, InvitationsRepository, Assignees, AssignmentMail, InvitationAccounts],
 })
 export class MembersDataModule {}

@@ -41,7 +41,8 @@ export async function startTestApp(overrides: Record<string, string | undefined>
     },
     { logger: process.env.TEST_LOG_LEVEL !== undefined },
   );
-  await app.listen(0, '127.0.0.1');
+  // PORT is 0 (any free port) unless a test needs a known one, e.g. in PUBLIC_URL for redirects.
+  await app.listen(Number(overrides.PORT ?? 0), '127.0.0.1');
   const port = (app.getHttpServer().address() as AddressInfo).port;
   const url = `http://127.0.0.1:${port}`;
   const token = config.APP_ROLE === 'worker' ? '' : (await app.get(TokensService).create('e2e')).token;
