@@ -283,6 +283,7 @@ describe('alert delivery', () => {
         mute_until: null,
         mute_until_count: null,
         mute_until_users: null,
+        assignee: null,
         url,
       },
       url,

@@ -66,7 +66,7 @@ describe('operator CLI', () => {
   it('user:create creates a dashboard user, and resets the password when run again', async () => {
     const first = await runCli(['user:create', '--email', 'Ops@Example.com', '--password', 'first-pass']);
     expect(first.code).toBe(0);
-    expect(lastLine(first.stdout)).toMatch(/^user ops@example\.com is ready \(id \d+\)$/);
+    expect(lastLine(first.stdout)).toMatch(/^user ops@example\.com is ready \(id \d+, owner\)$/);
     await t.http().post('/auth/login').send({ email: 'ops@example.com', password: 'first-pass' }).expect(200);
 
     const second = await runCli(['user:create', '--email=ops@example.com', '--password=second-pass']);
@@ -78,6 +78,24 @@ describe('operator CLI', () => {
       .post('/auth/login')
       .send({ email: 'ops@example.com', password: 'second-pass' })
       .expect(200);
+
+    const viewer = await runCli([
+      'user:create',
+      '--email=ops@example.com',
+      '--password=third-pass',
+      '--role=viewer',
+    ]);
+    expect(lastLine(viewer.stdout)).toMatch(/^user ops@example\.com is ready \(id \d+, viewer\)$/);
+    const login = await t
+      .http()
+      .post('/auth/login')
+      .send({ email: 'ops@example.com', password: 'third-pass' })
+      .expect(200);
+    const me = await t
+      .http()
+      .get('/auth/me')
+      .set('Cookie', String(login.headers['set-cookie']).split(';')[0]);
+    expect(me.body).toMatchObject({ email: 'ops@example.com', role: 'viewer' });
   });
 
   it('migrate creates a missing database, applies every migration once, and exits', async () => {
@@ -143,6 +161,10 @@ describe('operator CLI', () => {
     [
       ['user:create', '--email', 'not-an-email', '--password', 'x'],
       'error: user:create: --email must be an e-mail address',
+    ],
+    [
+      ['user:create', '--email', 'ops@example.com', '--password', 'x', '--role', 'boss'],
+      'error: user:create: --role must be one of viewer, member, admin, owner',
     ],
     [['migrate', '--force', 'yes'], 'error: migrate: unknown option --force'],
   ])('fails with exit code 1 and a message on stderr for %j', async (args, message) => {

@@ -164,6 +164,7 @@ describe('issues and events', () => {
         mute_until: null,
         mute_until_count: null,
         mute_until_users: null,
+        assignee: null,
       });
     });
 

@@ -120,6 +120,7 @@ describe('merging issues', () => {
     expect(listed.total).toBe(1);
     const activity = (await t.api().get(`/api/issues/${survivor}/activity`).expect(200)).body.data;
     expect(activity).toEqual([
+      expect.objectContaining({ kind: 'first_seen', actor: null }),
       expect.objectContaining({ kind: 'merged', data: { merged: [second, third] } }),
     ]);
   });

@@ -49,6 +49,7 @@ describe('alert rules and history', () => {
       is_enabled: true,
       conditions: {},
       cooldown_minutes: 0,
+      notify_assignee: false,
       channel_ids: [channelA, channelB].sort((a, b) => a - b),
       created_at: expect.stringMatching(ISO),
     });

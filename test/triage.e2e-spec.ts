@@ -129,7 +129,7 @@ describe('triage: releases, resolution in a release, snoozes, bulk changes, acti
     const reopened = await send(name, { release: 'api@10.0.0' });
     expect(reopened).toMatchObject({ state: 'open', regression_count: 1, resolved_in: null });
     expect(await eventually(async () => (await triggersFor(first.id)).includes('regression'))).toBe(true);
-    expect(await activityKinds(first.id)).toEqual(['resolved', 'regressed']);
+    expect(await activityKinds(first.id)).toEqual(['first_seen', 'resolved', 'regressed']);
   });
 
   it('resolved in the next release: the current newest release does not reopen, a release after it does', async () => {
@@ -164,7 +164,7 @@ describe('triage: releases, resolution in a release, snoozes, bulk changes, acti
     expect(await send(name)).toMatchObject({ state: 'muted' });
     expect(await send(name)).toMatchObject({ state: 'open', mute_until_count: null, event_count: 4 });
     expect(await eventually(async () => (await triggersFor(first.id)).includes('unmute'))).toBe(true);
-    expect(await activityKinds(first.id)).toEqual(['muted', 'unmuted']);
+    expect(await activityKinds(first.id)).toEqual(['first_seen', 'muted', 'unmuted']);
   });
 
   it('snoozes until a time: the sweep opens it once the time has come, and an event after it too', async () => {

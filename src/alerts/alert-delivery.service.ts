@@ -5,11 +5,17 @@ import { NotificationChannel } from '../channels/channel.entity';
 import { AppConfig } from '../config/app-config';
 import { IssuesService } from '../issues/issues.service';
 import { AlertHistoryEntry } from '../rules/alert-history.entity';
+import { Issue } from '../issues/issue.entity';
+import { Assignees } from '../members/assignees';
+import { ASSIGNEE_CHANNEL_TYPE } from './alert-dispatch.service';
 import { buildNotification } from './alert-notification';
 import { AlertSenders } from './senders/alert-senders';
 import { DeliveryError, deliveryErrorMessage } from './senders/delivery-error';
 
 export type DeliveryOutcome = 'sent' | 'skipped' | 'already-done' | 'missing';
+
+/** The assignee's e-mail goes through no stored channel: no channel's counts change. */
+const ASSIGNEE_CHANNEL_ID = 0;
 
 /**
  * Delivers one history row through its channel and records the outcome. Called by the queue
@@ -26,6 +32,7 @@ export class AlertDeliveryService {
     private readonly issues: IssuesService,
     private readonly senders: AlertSenders,
     private readonly config: AppConfig,
+    private readonly assignees: Assignees,
   ) {}
 
   /**
@@ -39,12 +46,19 @@ export class AlertDeliveryService {
     // the one case that sends twice, and receivers can drop that copy by X-Idempotency-Key.
     if (row.status !== 'pending') return 'already-done';
 
-    const channel =
-      row.channelId === null ? null : await this.channels.findOne({ where: { id: row.channelId } });
-    if (!channel) return this.skip(row, 'channel was deleted before delivery');
-    if (!channel.isEnabled) return this.skip(row, 'channel was disabled before delivery');
     const found = row.issueId === null ? null : await this.issues.findWithProject(row.issueId);
-    if (!found) return this.skip(row, 'issue was deleted before delivery');
+    let channel: NotificationChannel | null;
+    if (row.channelType === ASSIGNEE_CHANNEL_TYPE) {
+      if (!found) return this.skip(row, 'issue was deleted before delivery');
+      // Whoever is assigned when it goes out, with personal e-mails on.
+      channel = await this.assigneeChannel(found.issue, row.channelName);
+      if (!channel) return this.skip(row, 'the issue has no assignee who takes e-mails');
+    } else {
+      channel = row.channelId === null ? null : await this.channels.findOne({ where: { id: row.channelId } });
+      if (!channel) return this.skip(row, 'channel was deleted before delivery');
+      if (!channel.isEnabled) return this.skip(row, 'channel was disabled before delivery');
+      if (!found) return this.skip(row, 'issue was deleted before delivery');
+    }
     const { issue, project } = found;
 
     const notification = buildNotification(
@@ -71,6 +85,28 @@ export class AlertDeliveryService {
     }
   }
 
+  /** An e-mail channel, held nowhere, to the issue's assignee: the member, or the team's members. */
+  private async assigneeChannel(issue: Issue, name: string): Promise<NotificationChannel | null> {
+    const assignee =
+      issue.assigneeUserId !== null
+        ? { userId: issue.assigneeUserId, label: '' }
+        : issue.assigneeTeamId !== null
+          ? { teamId: issue.assigneeTeamId, label: '' }
+          : null;
+    if (!assignee) return null;
+    const to = (await this.assignees.recipients(assignee))
+      .filter((user) => user.isActive && user.emailNotifications)
+      .map((user) => user.email);
+    if (to.length === 0) return null;
+    return Object.assign(new NotificationChannel(), {
+      id: ASSIGNEE_CHANNEL_ID,
+      name,
+      channelType: 'email',
+      config: { to },
+      isEnabled: true,
+    });
+  }
+
   private async skip(row: AlertHistoryEntry, reason: string): Promise<DeliveryOutcome> {
     await this.history.update({ id: row.id, status: 'pending' }, { status: 'skipped', error: reason });
     return 'skipped';
@@ -85,6 +121,7 @@ export class AlertDeliveryService {
         .set({ status: 'sent', sentAt: () => 'now()', error: null, attempts: () => 'attempts + 1' })
         .where('id = :id', { id: row.id })
         .execute();
+      if (channel.id === ASSIGNEE_CHANNEL_ID) return;
       await manager
         .createQueryBuilder()
         .update(NotificationChannel)
@@ -116,7 +153,7 @@ export class AlertDeliveryService {
         })
         .where('id = :id', { id: row.id })
         .execute();
-      if (final) {
+      if (final && channel.id !== ASSIGNEE_CHANNEL_ID) {
         await manager
           .createQueryBuilder()
           .update(NotificationChannel)

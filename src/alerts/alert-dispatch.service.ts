@@ -6,7 +6,6 @@ import { createHash } from 'node:crypto';
 import { DataSource, In, Repository } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { QueueName } from '../common/queues';
-import type { NotificationChannel } from '../channels/channel.entity';
 import { EventsService } from '../events/events.service';
 import { IssuesService } from '../issues/issues.service';
 import { AlertHistoryEntry } from '../rules/alert-history.entity';
@@ -39,6 +38,24 @@ export function deliveryJobId(idempotencyKey: string): string {
 export function idempotencyKey(triggerJobId: string, ruleId: number, channelId: number): string {
   return createHash('sha256').update(`${triggerJobId}\n${ruleId}\n${channelId}`).digest('hex');
 }
+
+/** Where one history row goes: a channel, or the issue's assignee (`channel_type` `assignee`). */
+interface DeliveryTarget {
+  /** Part of the idempotency key: the channel's id, or 0 for the assignee. */
+  key: number;
+  channelId: number | null;
+  type: AlertHistoryEntry['channelType'];
+  name: string;
+}
+
+/** The assignee's row: e-mailed to whoever is assigned when it is delivered (see AlertDeliveryService). */
+export const ASSIGNEE_CHANNEL_TYPE = 'assignee' as const;
+const ASSIGNEE_TARGET: DeliveryTarget = {
+  key: 0,
+  channelId: null,
+  type: ASSIGNEE_CHANNEL_TYPE,
+  name: 'assignee (e-mail)',
+};
 
 export interface DispatchResult {
   pending: number;
@@ -86,18 +103,26 @@ export class AlertDispatchService {
     });
     let environment: string | null | undefined;
     const toDeliver: Array<{ id: number; key: string }> = [];
+    const assigned = issue.assigneeUserId !== null || issue.assigneeTeamId !== null;
     for (const rule of rules) {
-      const channels = (rule.channels ?? [])
+      const targets: DeliveryTarget[] = (rule.channels ?? [])
         .filter((channel) => channel.isEnabled)
-        .sort((a, b) => a.id - b.id);
-      if (channels.length === 0) continue;
+        .sort((a, b) => a.id - b.id)
+        .map((channel) => ({
+          key: channel.id,
+          channelId: channel.id,
+          type: channel.channelType,
+          name: channel.name,
+        }));
+      if (rule.notifyAssignee && assigned) targets.push(ASSIGNEE_TARGET);
+      if (targets.length === 0) continue;
       const conditions = parseConditions(rule.conditions);
       if (needsEnvironment(conditions) && environment === undefined) {
         environment = await this.events.latestEnvironment(issue.id);
       }
       if (!conditionsMatch(conditions, { issueLevel: issue.level, environment: environment ?? null }))
         continue;
-      const rows = await this.recordRule(trigger, triggerJobId, rule, channels);
+      const rows = await this.recordRule(trigger, triggerJobId, rule, targets);
       for (const row of rows) {
         if (row.status === 'pending') toDeliver.push({ id: row.id, key: row.idempotencyKey });
         if (row.status === 'skipped') result.skipped++;
@@ -125,7 +150,7 @@ export class AlertDispatchService {
   }
 
   /**
-   * The rows of one rule for one trigger (one per enabled channel), created if missing. Runs under a
+   * The rows of one rule for one trigger (one per enabled channel, and one for the assignee), created if missing. Runs under a
    * transaction-scoped advisory lock on (rule, issue) so that two triggers of the same issue handled
    * by parallel workers cannot both pass the cooldown check.
    */
@@ -133,10 +158,10 @@ export class AlertDispatchService {
     trigger: AlertTrigger,
     triggerJobId: string,
     rule: AlertRule,
-    channels: NotificationChannel[],
+    targets: DeliveryTarget[],
   ): Promise<AlertHistoryEntry[]> {
     const keys = new Map(
-      channels.map((channel) => [channel.id, idempotencyKey(triggerJobId, rule.id, channel.id)]),
+      targets.map((target) => [target.key, idempotencyKey(triggerJobId, rule.id, target.key)]),
     );
     return this.dataSource.transaction(async (manager) => {
       await manager.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
@@ -145,7 +170,7 @@ export class AlertDispatchService {
       const history = manager.getRepository(AlertHistoryEntry);
       const existing = await history.find({ where: { idempotencyKey: In([...keys.values()]) } });
       const existingKeys = new Set(existing.map((row) => row.idempotencyKey));
-      const missing = channels.filter((channel) => !existingKeys.has(keys.get(channel.id)!));
+      const missing = targets.filter((target) => !existingKeys.has(keys.get(target.key)!));
       if (missing.length === 0) return existing;
 
       let cooldownError: string | null = null;
@@ -165,19 +190,19 @@ export class AlertDispatchService {
         }
       }
       const created = await history.save(
-        missing.map((channel) =>
+        missing.map((target) =>
           history.create({
             projectId: trigger.projectId,
             ruleId: rule.id,
-            channelId: channel.id,
+            channelId: target.channelId,
             issueId: trigger.issueId,
             alertType: trigger.alertType,
-            channelType: channel.channelType,
-            channelName: channel.name,
+            channelType: target.type,
+            channelName: target.name,
             status: cooldownError ? 'skipped' : 'pending',
             error: cooldownError,
             attempts: 0,
-            idempotencyKey: keys.get(channel.id)!,
+            idempotencyKey: keys.get(target.key)!,
           }),
         ),
       );

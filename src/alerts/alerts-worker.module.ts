@@ -5,6 +5,7 @@ import { QueueName } from '../common/queues';
 import { registerQueue } from '../jobs/queue-layout';
 import { EventsDataModule } from '../events/events-data.module';
 import { IssuesDataModule } from '../issues/issues-data.module';
+import { MembersDataModule } from '../members/members-data.module';
 import { AlertHistoryEntry } from '../rules/alert-history.entity';
 import { AlertRule } from '../rules/alert-rule.entity';
 import { AlertDeliveryService } from './alert-delivery.service';
@@ -22,6 +23,7 @@ import { AlertSendersModule } from './senders/alert-senders.module';
     AlertTriggersModule,
     IssuesDataModule,
     EventsDataModule,
+    MembersDataModule,
   ],
   providers: [AlertDispatchService, AlertDeliveryService, AlertsProcessor],
 })

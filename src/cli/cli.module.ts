@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AuthModule } from '../auth/auth.module';
+import { AuditDataModule } from '../audit/audit-data.module';
+import { UsersDataModule } from '../auth/users-data.module';
 import { ConfigModule } from '../config/config.module';
 import type { ResolvedConfig } from '../config/environment';
 import { dataSourceOptions } from '../database/data-source-options';
@@ -23,7 +24,8 @@ export class CliModule {
           retryAttempts: 0,
         }),
         TokensModule,
-        AuthModule,
+        UsersDataModule,
+        AuditDataModule,
       ],
     };
   }

@@ -11,6 +11,11 @@ import { FailedJobs } from '../jobs/failed-jobs';
 import { TokensService } from '../tokens/tokens.service';
 import { parseArgs, takeFlags, UsageError } from './args';
 import { CliModule } from './cli.module';
+import { isRole, ROLES } from '../access/roles';
+import { AuditActor, AuditLog } from '../audit/audit-log.service';
+
+/** What the audit log says did what an operator command did. */
+const CLI_ACTOR: AuditActor = { userId: null, tokenId: null, actor: 'command line', ip: null };
 
 /**
  * Operator commands: `npm run cli -- <command>` (or `node dist/cli/main.js <command>`).
@@ -22,7 +27,9 @@ const HELP = `Usage: npm run cli -- <command> [options]
 Commands:
   token:create --description <text>            Create an API token and print it (last line of output).
                                                It is shown once: store it now.
-  user:create --email <email> --password <pw>  Create a dashboard user, or reset its password.
+  user:create --email <email> --password <pw> [--role owner|admin|member|viewer]
+                                               Create a dashboard user (an owner unless --role
+                                               says otherwise), or reset its password and role.
   migrate                                      Create the database if missing, run the pending
                                                migrations, and exit (a deployment's migration step).
   jobs:failed [--queue digest|alerts] [--limit <n>]
@@ -98,6 +105,14 @@ const COMMANDS: Record<
     },
     run: async (app, flags) => {
       const token = await app.get(TokensService).create(flags.description);
+      await app
+        .get(AuditLog)
+        .record(
+          CLI_ACTOR,
+          'token.create',
+          { type: 'token', id: token.id },
+          { description: token.description },
+        );
       process.stderr.write(`Created API token ${token.id} (${token.description}). It is not shown again:\n`);
       return token.token;
     },
@@ -105,13 +120,27 @@ const COMMANDS: Record<
   'user:create': {
     needsApp: true,
     check: (flags) => {
-      const { email, password } = takeFlags(flags, ['email', 'password']);
+      const { email, password } = takeFlags(flags, ['email', 'password'], ['role']);
+      const role = flags.role;
       if (!isEmail(email.trim())) throw new UsageError('--email must be an e-mail address');
       if (password.length === 0) throw new UsageError('--password must not be empty');
+      if (role !== undefined && !isRole(role))
+        throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
     },
     run: async (app, flags) => {
-      const user = await app.get(UsersService).createOrUpdate(flags.email, flags.password);
-      return `user ${user.email} is ready (id ${user.id})`;
+      const role = isRole(flags.role) ? flags.role : 'owner';
+      const user = await app.get(UsersService).createOrUpdate(flags.email, flags.password, role);
+      await app.get(AuditLog).record(
+        CLI_ACTOR,
+        'member.role_change',
+        { type: 'member', id: user.id },
+        {
+          email: user.email,
+          to: user.role,
+          by: 'user:create',
+        },
+      );
+      return `user ${user.email} is ready (id ${user.id}, ${user.role})`;
     },
   },
   // Only what `npm start` does before listening, under the same lock: a deployment's migration step.

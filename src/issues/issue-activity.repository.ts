@@ -60,6 +60,23 @@ export class IssueActivityRepository {
     );
   }
 
+  /**
+   * Rewrites what the log says of a comment (its excerpt after an edit, or that it was deleted),
+   * wherever the entry is: on the issue, or on an issue merged into it (comments move, entries stay).
+   */
+  async rewriteCommentEntry(
+    issueId: number,
+    commentId: number,
+    data: Record<string, unknown>,
+  ): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE issue_activity SET data = $3::jsonb
+        WHERE kind = 'commented' AND data->>'comment_id' = $2::text
+          AND issue_id IN (SELECT id FROM issues WHERE id = $1 OR merged_into_id = $1)`,
+      [issueId, commentId, JSON.stringify(data)],
+    );
+  }
+
   /** An issue's activity, oldest first, after the entry `after` (an id) when given. */
   list(issueId: number, limit: number, after?: string): Promise<ActivityRow[]> {
     return this.dataSource.query(

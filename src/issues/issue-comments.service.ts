@@ -79,12 +79,19 @@ export class IssueCommentsService {
   async edit(issueId: number, id: number, access: Access, body: string): Promise<CommentView> {
     await this.mayChange(issueId, id, access);
     await this.comments.updateBody(id, body);
+    await this.activity.rewriteCommentEntry(issueId, id, {
+      comment_id: id,
+      excerpt: excerpt(body),
+      edited: true,
+    });
     return toView((await this.comments.find(issueId, id)) as CommentRow);
   }
 
   async remove(issueId: number, id: number, access: Access): Promise<void> {
     await this.mayChange(issueId, id, access);
     await this.comments.delete(id);
+    // What was deleted must not stay readable in the log (a pasted secret, say).
+    await this.activity.rewriteCommentEntry(issueId, id, { comment_id: id, deleted: true });
   }
 
   /** Its author may change a comment, and admins may (to remove what should not be there). */

@@ -31,8 +31,9 @@ export class AlertHistoryEntry {
   @Column({ name: 'alert_type', type: 'text' })
   alertType: AlertType;
 
+  /** The channel's type, or `assignee` for the e-mail to the issue's assignee (a rule's notify_assignee). */
   @Column({ name: 'channel_type', type: 'text' })
-  channelType: ChannelType;
+  channelType: ChannelType | 'assignee';
 
   @Column({ name: 'channel_name', type: 'text' })
   channelName: string;

@@ -36,6 +36,10 @@ export class AlertRule {
   @Column({ name: 'cooldown_minutes', type: 'int', default: 0 })
   cooldownMinutes: number;
 
+  /** Also e-mail the assignee (the member, or each member of the team), besides the channels. */
+  @Column({ name: 'notify_assignee', type: 'boolean', default: false })
+  notifyAssignee: boolean;
+
   @ManyToMany(() => NotificationChannel, { onDelete: 'CASCADE' })
   @JoinTable({
     name: 'alert_rule_channels',

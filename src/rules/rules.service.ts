@@ -20,6 +20,7 @@ export interface RuleView {
   is_enabled: boolean;
   conditions: Record<string, unknown>;
   cooldown_minutes: number;
+  notify_assignee: boolean;
   channel_ids: number[];
   created_at: string;
 }
@@ -84,6 +85,7 @@ export class RulesService {
         alertType: body.alert_type,
         isEnabled: body.is_enabled ?? true,
         cooldownMinutes: body.cooldown_minutes ?? 0,
+        notifyAssignee: body.notify_assignee ?? false,
         conditions,
         channels,
       }),
@@ -96,6 +98,7 @@ export class RulesService {
     if (body.name !== undefined) rule.name = body.name.trim();
     if (body.is_enabled !== undefined) rule.isEnabled = body.is_enabled;
     if (body.cooldown_minutes !== undefined) rule.cooldownMinutes = body.cooldown_minutes;
+    if (body.notify_assignee !== undefined) rule.notifyAssignee = body.notify_assignee;
     if (body.conditions !== undefined) rule.conditions = checkedConditions(body.conditions);
     if (body.channel_ids !== undefined) rule.channels = await this.existingChannels(body.channel_ids);
     return toRuleView(await this.rules.save(rule));
@@ -156,6 +159,7 @@ export function toRuleView(rule: AlertRule): RuleView {
     is_enabled: rule.isEnabled,
     conditions: rule.conditions,
     cooldown_minutes: rule.cooldownMinutes,
+    notify_assignee: rule.notifyAssignee,
     channel_ids: (rule.channels ?? []).map((channel) => channel.id).sort((a, b) => a - b),
     created_at: rule.createdAt.toISOString(),
   };

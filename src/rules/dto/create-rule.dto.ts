@@ -58,6 +58,15 @@ export class CreateRuleDto {
   cooldown_minutes?: number;
 
   @ApiPropertyOptional({
+    default: false,
+    description:
+      "also e-mail the issue's assignee (a member, or each member of a team) who has personal e-mails on",
+  })
+  @IsOptional()
+  @IsBoolean()
+  notify_assignee?: boolean;
+
+  @ApiPropertyOptional({
     type: 'object',
     additionalProperties: true,
     description: CONDITIONS_DESCRIPTION,
