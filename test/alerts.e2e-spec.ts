@@ -12,6 +12,7 @@ import { Issue } from '../src/issues/issue.entity';
 import { Project } from '../src/projects/project.entity';
 import { AlertHistoryEntry } from '../src/rules/alert-history.entity';
 import { AlertRule, AlertType } from '../src/rules/alert-rule.entity';
+import { decodeQuotedPrintable, mailHeader } from './helpers/mail';
 import { startTestApp, TestApp } from './helpers/app';
 
 interface ReceivedRequest {
@@ -64,19 +65,6 @@ interface ReceivedMail {
   from: string;
   to: string[];
   raw: string;
-}
-
-/** Decodes what nodemailer may quoted-printable encode, enough for assertions on the text. */
-function decodeQuotedPrintable(text: string): string {
-  return text
-    .replace(/=\r?\n/g, '')
-    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-}
-
-function mailHeader(raw: string, name: string): string | undefined {
-  const head = raw.split(/\r?\n\r?\n/)[0].replace(/\r?\n[ \t]+/g, ' ');
-  const line = head.split(/\r?\n/).find((entry) => entry.toLowerCase().startsWith(`${name.toLowerCase()}:`));
-  return line?.slice(name.length + 1).trim();
 }
 
 async function waitFor<T>(

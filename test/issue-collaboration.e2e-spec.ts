@@ -10,6 +10,7 @@ import { SMTPServer } from 'smtp-server';
 import { DataSource } from 'typeorm';
 import { QueueName } from '../src/common/queues';
 import { RetentionService } from '../src/retention/retention.service';
+import { mailBody, mailHeader } from './helpers/mail';
 import { startTestApp, TestApp } from './helpers/app';
 import { Account, as, Client, expectStatus, invitedAccount } from './helpers/members';
 import { enqueueEvent, openQueue, storedEvent } from './helpers/queues';
@@ -63,28 +64,6 @@ interface ReceivedMail {
 
 /** Named accounts: names are what the API shows beside e-mails, so each must be its own. */
 type Person = Account & { name: string };
-
-/** Decodes what nodemailer may quoted-printable encode, enough for assertions on the text. */
-function decodeQuotedPrintable(text: string): string {
-  return text
-    .replace(/=\r?\n/g, '')
-    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-}
-
-function mailHeader(raw: string, name: string): string | undefined {
-  const head = raw.split(/\r?\n\r?\n/)[0].replace(/\r?\n[ \t]+/g, ' ');
-  const line = head.split(/\r?\n/).find((entry) => entry.toLowerCase().startsWith(`${name.toLowerCase()}:`));
-  return line?.slice(name.length + 1).trim();
-}
-
-function mailBody(raw: string): string {
-  return decodeQuotedPrintable(
-    raw
-      .split(/\r?\n\r?\n/)
-      .slice(1)
-      .join('\n\n'),
-  );
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

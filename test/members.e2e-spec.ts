@@ -932,6 +932,33 @@ describe('members, invitations, sessions and tokens', () => {
       ]);
     });
 
+    it('orders entries by their number, not by its digits', async () => {
+      // Ids of different lengths: sorted as text, 900000000 would come before 1000000000.
+      const ids = ['1000000000', '900000000', '99'];
+      try {
+        for (const id of ids) {
+          await db.query(
+            `INSERT INTO audit_log (id, actor, action, details) VALUES ($1, 'ordering test', 'test.order', '{}')`,
+            [id],
+          );
+        }
+        expect((await audit('action=test.order')).map((entry) => entry.id)).toEqual(ids);
+        const first = await expectStatus(
+          bySession(admin).get('/api/audit-log?action=test.order&limit=1'),
+          200,
+        );
+        const rest = await expectStatus(
+          bySession(admin).get(
+            `/api/audit-log?action=test.order&cursor=${encodeURIComponent(first.body.next_cursor)}`,
+          ),
+          200,
+        );
+        expect(rest.body.data.map((entry: AuditEntry) => entry.id)).toEqual(ids.slice(1));
+      } finally {
+        await db.query(`DELETE FROM audit_log WHERE action = 'test.order'`);
+      }
+    });
+
     it('records changes to channels, rules, projects and invitations, with the address they came from', async () => {
       const by = bySession(admin);
       const channel = await expectStatus(

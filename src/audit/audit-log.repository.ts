@@ -75,13 +75,13 @@ export class AuditLogRepository {
     if (filter.targetId !== undefined) add((p) => `target_id = ${p}`, filter.targetId);
     if (filter.since !== undefined) add((p) => `created_at >= ${p}`, filter.since);
     if (filter.until !== undefined) add((p) => `created_at < ${p}`, filter.until);
-    if (filter.beforeId !== undefined) add((p) => `id < ${p}::bigint`, filter.beforeId);
+    if (filter.beforeId !== undefined) add((p) => `audit_log.id < ${p}::bigint`, filter.beforeId);
     values.push(filter.limit + 1);
     return this.db.query(
       `SELECT id::text AS id, created_at, actor_user_id, actor_token_id, actor, action, target_type, target_id,
               details, ip
          FROM audit_log ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-        ORDER BY id DESC LIMIT $${values.length}`,
+        ORDER BY audit_log.id DESC LIMIT $${values.length}`,
       values,
     );
   }

@@ -121,9 +121,10 @@ export class OidcSignIn {
       }
     } catch (error) {
       if (error instanceof SsoRefusal) throw error;
-      throw new SsoRefusal(
-        `the answer of the identity provider was not accepted: ${(error as Error).message}`,
-      );
+      // openid-client says what was wrong (the state, the audience, …) in the error's cause.
+      const cause = (error as Error).cause;
+      const why = cause instanceof Error ? cause.message : (error as Error).message;
+      throw new SsoRefusal(`the answer of the identity provider was not accepted: ${why}`);
     }
     return { user: await this.accountFor(claims), next: pending.next };
   }
