@@ -29,11 +29,19 @@ export class SessionCookie {
   }
 
   private options(): CookieOptions {
-    return {
-      httpOnly: true,
-      sameSite: 'lax',
-      secure: this.config.COOKIE_SECURE ?? this.config.publicUrl.startsWith('https://'),
-      path: '/',
-    };
+    return authCookieOptions(this.config, '/');
   }
+}
+
+/**
+ * The sign-in cookies: httpOnly, Secure under https, and SameSite=Lax, which a provider's redirect
+ * back (a top-level GET) carries and another site's form post does not.
+ */
+export function authCookieOptions(config: AppConfig, path: string): CookieOptions {
+  return {
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: config.COOKIE_SECURE ?? config.publicUrl.startsWith('https://'),
+    path,
+  };
 }

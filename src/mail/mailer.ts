@@ -4,6 +4,16 @@ import { AppConfig } from '../config/app-config';
 
 const SMTP_TIMEOUT_MS = 10_000;
 
+/** A transport for one message to the operator's SMTP server (none is kept open between messages). */
+export function smtpTransport(url: string, timeoutMs = SMTP_TIMEOUT_MS) {
+  return createTransport({
+    url,
+    connectionTimeout: timeoutMs,
+    greetingTimeout: timeoutMs,
+    socketTimeout: timeoutMs * 2,
+  });
+}
+
 export interface PersonalMail {
   to: string;
   subject: string;
@@ -25,12 +35,7 @@ export class Mailer {
   /** Sends it; throws when the SMTP server cannot be reached or refuses it. */
   async send(mail: PersonalMail): Promise<void> {
     if (!this.config.SMTP_URL) throw new Error('SMTP_URL is not configured');
-    const transport = createTransport({
-      url: this.config.SMTP_URL,
-      connectionTimeout: SMTP_TIMEOUT_MS,
-      greetingTimeout: SMTP_TIMEOUT_MS,
-      socketTimeout: SMTP_TIMEOUT_MS * 2,
-    });
+    const transport = smtpTransport(this.config.SMTP_URL);
     try {
       await transport.sendMail({
         from: this.config.SMTP_FROM,

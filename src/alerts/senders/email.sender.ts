@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { createTransport } from 'nodemailer';
+import { smtpTransport } from '../../mail/mailer';
 import type { NotificationChannel } from '../../channels/channel.entity';
 import { AppConfig } from '../../config/app-config';
 import type { AlertNotification } from '../alert-notification';
@@ -32,12 +32,7 @@ export class EmailSender implements AlertSender {
     if (!this.config.SMTP_URL) throw new DeliveryError('SMTP_URL is not configured', true);
     const to = recipients(channel.config);
     if (to.length === 0) throw new DeliveryError('email channel has no recipients in config.to', true);
-    const transport = createTransport({
-      url: this.config.SMTP_URL,
-      connectionTimeout: OUTBOUND_TIMEOUT_MS,
-      greetingTimeout: OUTBOUND_TIMEOUT_MS,
-      socketTimeout: OUTBOUND_TIMEOUT_MS * 2,
-    });
+    const transport = smtpTransport(this.config.SMTP_URL, OUTBOUND_TIMEOUT_MS);
     try {
       const info = (await transport.sendMail({
         from: this.config.SMTP_FROM,

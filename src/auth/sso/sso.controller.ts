@@ -5,7 +5,7 @@ import { AuditLog } from '../../audit/audit-log.service';
 import { Public } from '../../common/public.decorator';
 import { AppConfig } from '../../config/app-config';
 import type { AuthenticatedRequest } from '../request-principal';
-import { SessionCookie } from '../session-cookie';
+import { authCookieOptions, SessionCookie } from '../session-cookie';
 import { OidcSignIn, SsoRefusal } from './oidc-sign-in.service';
 
 /** Holds the sign-in in progress between leaving for the provider and coming back. */
@@ -87,12 +87,6 @@ export class SsoController {
   }
 
   private cookieOptions(): CookieOptions {
-    return {
-      httpOnly: true,
-      // Lax: the provider sends the browser back with a top-level GET, which carries it.
-      sameSite: 'lax',
-      secure: this.config.COOKIE_SECURE ?? this.config.publicUrl.startsWith('https://'),
-      path: '/auth/sso',
-    };
+    return authCookieOptions(this.config, '/auth/sso');
   }
 }
