@@ -934,7 +934,7 @@ describe('members, invitations, sessions and tokens', () => {
 
     it('orders entries by their number, not by its digits', async () => {
       // Ids of different lengths: sorted as text, 900000000 would come before 1000000000.
-      const ids = ['1000000000', '900000000', '99'];
+      const ids = ['1000000000', '900000000', '90000000'];
       try {
         for (const id of ids) {
           await db.query(
@@ -1037,6 +1037,40 @@ describe('members, invitations, sessions and tokens', () => {
           });
         }
       }
+    });
+  });
+
+  describe("what stays an owner's or hidden", () => {
+    it("lists a team's projects as far as the asker sees them", async () => {
+      const team = await expectStatus(
+        operator()
+          .post('/api/teams')
+          .send({ name: `Mixed ${randomUUID()}` }),
+        201,
+      );
+      await expectStatus(operator().put(`/api/teams/${team.body.id}/projects/${unseen.id}`), 204);
+      await expectStatus(operator().put(`/api/teams/${team.body.id}/projects/${seen.id}`), 204);
+      const viewer = await invitedAccount(t, operator(), 'viewer', { teamIds: [coreId] });
+
+      const asViewer = await expectStatus(bySession(viewer).get(`/api/teams/${team.body.id}`), 200);
+      expect(asViewer.body.project_ids).toEqual([seen.id]);
+      const listed = await expectStatus(bySession(viewer).get('/api/teams'), 200);
+      const mixed = (listed.body.data as { id: number; project_ids: number[] }[]).find(
+        (each) => each.id === team.body.id,
+      );
+      expect(mixed?.project_ids).toEqual([seen.id]);
+      const asAdmin = await expectStatus(bySession(admin).get(`/api/teams/${team.body.id}`), 200);
+      expect(asAdmin.body.project_ids).toEqual([seen.id, unseen.id].sort((a, b) => a - b));
+    });
+
+    it("lets only owners delete an owner's token", async () => {
+      const holder = await invitedAccount(t, operator(), 'owner');
+      await bySession(admin)
+        .delete(`/api/tokens/${holder.tokenId}`)
+        .expect(403, { error: "only an owner can delete an owner's token" });
+      await byToken(holder.token).get('/auth/me').expect(200);
+      await bySession(owner).delete(`/api/tokens/${holder.tokenId}`).expect(204);
+      await byToken(holder.token).get('/auth/me').expect(401);
     });
   });
 });

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { Access, CurrentAccess } from '../access/access';
+import { Access, CurrentAccess, seesProject } from '../access/access';
 import { Requires } from '../access/route-access.decorator';
 import { actorOf } from '../audit/audit-log.service';
 import { IdPipe } from '../common/id.pipes';
@@ -51,16 +51,17 @@ export class MembersController {
 export class TeamsController {
   constructor(private readonly teams: TeamsService) {}
 
+  /** A team's projects are listed as far as the request sees them: others' existence stays hidden. */
   @Get()
   @Requires('members:read')
-  async list(): Promise<{ data: TeamView[] }> {
-    return { data: await this.teams.list() };
+  async list(@CurrentAccess() access: Access): Promise<{ data: TeamView[] }> {
+    return { data: (await this.teams.list()).map((team) => withVisibleProjects(team, access)) };
   }
 
   @Get(':id')
   @Requires('members:read')
-  get(@Param('id', IdPipe) id: number): Promise<TeamView> {
-    return this.teams.get(id);
+  async get(@CurrentAccess() access: Access, @Param('id', IdPipe) id: number): Promise<TeamView> {
+    return withVisibleProjects(await this.teams.get(id), access);
   }
 
   @Post()
@@ -138,4 +139,8 @@ export class TeamsController {
   ): Promise<void> {
     return this.teams.removeProject(actorOf(access, request.ip), id, projectId);
   }
+}
+
+function withVisibleProjects(team: TeamView, access: Access): TeamView {
+  return { ...team, project_ids: team.project_ids.filter((id) => seesProject(access, id)) };
 }

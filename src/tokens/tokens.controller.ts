@@ -5,7 +5,8 @@ import { Access, CurrentAccess, seesProject } from '../access/access';
 import { roleAtLeast } from '../access/roles';
 import { Requires } from '../access/route-access.decorator';
 import { actorOf, AuditLog } from '../audit/audit-log.service';
-import { InvalidInputError } from '../common/domain-errors';
+import { UsersService } from '../auth/users.service';
+import { ForbiddenError, InvalidInputError } from '../common/domain-errors';
 import { IdPipe } from '../common/id.pipes';
 import { ProjectsService } from '../projects/projects.service';
 import { CreateTokenDto } from './dto/create-token.dto';
@@ -23,6 +24,7 @@ export class TokensController {
     private readonly tokens: TokensService,
     private readonly projects: ProjectsService,
     private readonly audit: AuditLog,
+    private readonly users: UsersService,
   ) {}
 
   /** Admins see every token (to revoke them); others their own. */
@@ -71,6 +73,12 @@ export class TokensController {
   @HttpCode(204)
   @Requires('account')
   async remove(@CurrentAccess() access: Access, @Req() request: Request, @Param('id', IdPipe) id: number) {
+    const token = await this.tokens.find(id, this.ownerScope(access));
+    // An owner's tokens are an owner's business, as the owner's account is.
+    if (token.userId !== null && token.userId !== access.userId && !roleAtLeast(access.role, 'owner')) {
+      const holder = await this.users.findById(token.userId);
+      if (holder?.role === 'owner') throw new ForbiddenError("only an owner can delete an owner's token");
+    }
     const removed = await this.tokens.remove(id, this.ownerScope(access));
     await this.audit.record(
       actorOf(access, request.ip),

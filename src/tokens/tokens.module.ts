@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { UsersDataModule } from '../auth/users-data.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { ApiToken } from './api-token.entity';
 import { TokensController } from './tokens.controller';
 import { TokensService } from './tokens.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([ApiToken]), ProjectsModule],
+  imports: [TypeOrmModule.forFeature([ApiToken]), ProjectsModule, UsersDataModule],
   controllers: [TokensController],
   providers: [TokensService],
   exports: [TokensService],

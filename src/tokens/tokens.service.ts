@@ -68,6 +68,14 @@ export class TokensService {
     return found.map((token) => this.toView(token));
   }
 
+  /** A token: any (`ownerId` undefined) or one of this account's. */
+  async find(id: number, ownerId?: number): Promise<ApiToken> {
+    const found = await this.tokens.findOne({ where: { id } });
+    if (!found || (ownerId !== undefined && found.userId !== ownerId))
+      throw new NotFoundError('token not found');
+    return found;
+  }
+
   /** Deletes a token: any (`ownerId` undefined) or one of this account's; it stops working at once. */
   async remove(id: number, ownerId?: number): Promise<ApiToken> {
     const found = await this.tokens.findOne({ where: { id } });
