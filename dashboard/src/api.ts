@@ -10,10 +10,144 @@ export class ApiError extends Error {
   }
 }
 
+export type Role = 'owner' | 'admin' | 'member' | 'viewer';
+
+/** Strongest first. */
+export const ROLES: readonly Role[] = ['owner', 'admin', 'member', 'viewer'];
+
+export type Permission =
+  | 'account'
+  | 'project:read'
+  | 'project:triage'
+  | 'project:write'
+  | 'projects:admin'
+  | 'members:read'
+  | 'members:admin'
+  | 'channels:read'
+  | 'channels:admin'
+  | 'audit:read';
+
 export interface Me {
   kind: 'user' | 'token';
+  /** The account's id, or the token's for a token. */
   id: number;
+  user_id: number | null;
   email?: string;
+  name: string;
+  role: Role;
+  /** What the dashboard may offer; the API decides again on every request. */
+  permissions: Permission[];
+  read_only: boolean;
+  /** The projects it sees; null: every project. */
+  project_ids: number[] | null;
+  email_notifications: boolean;
+}
+
+export interface Member {
+  id: number;
+  email: string;
+  name: string;
+  role: Role;
+  is_active: boolean;
+  deactivated_at: string | null;
+  created_at: string;
+  team_ids: number[];
+  /** Signs in through single sign-on. */
+  sso: boolean;
+}
+
+export interface Team {
+  id: number;
+  slug: string;
+  name: string;
+  created_at: string;
+  member_ids: number[];
+  project_ids: number[];
+}
+
+export interface Invitation {
+  id: number;
+  email: string;
+  role: Role;
+  team_ids: number[];
+  invited_by: number | null;
+  created_at: string;
+  expires_at: string;
+  accepted_at: string | null;
+  state: 'pending' | 'expired' | 'accepted' | 'revoked';
+}
+
+/** What creating an invitation answers: the link is in this answer only. */
+export interface CreatedInvitation extends Invitation {
+  link: string;
+  emailed: boolean;
+}
+
+export interface InvitationPreview {
+  email: string;
+  role: Role;
+  expires_at: string;
+}
+
+export interface Session {
+  id: string;
+  created_at: string;
+  expires_at: string;
+  user_agent: string | null;
+  ip: string | null;
+  /** The session of this browser. */
+  current: boolean;
+}
+
+export interface AuditEntry {
+  id: string;
+  created_at: string;
+  /** The e-mail of the account, or how a token or the tracker itself is named. */
+  actor: string;
+  actor_user_id: number | null;
+  actor_token_id: number | null;
+  action: string;
+  target_type: string | null;
+  target_id: string | null;
+  details: Record<string, unknown> | null;
+  ip: string | null;
+}
+
+export interface SsoSettings {
+  enabled: boolean;
+  name: string;
+  /** False when accounts may only sign in through single sign-on. */
+  password_login: boolean;
+}
+
+/** An account: who wrote a comment, who is assigned. */
+export interface Person {
+  id: number;
+  email: string;
+  name: string;
+}
+
+/** Who did something an issue's activity records: an account, or (without id) an operator token. */
+export interface Actor {
+  id: number | null;
+  email: string | null;
+  name: string;
+}
+
+export type Assignee = ({ type: 'user' } & Person) | { type: 'team'; id: number; slug: string; name: string };
+
+export interface Comment {
+  id: number;
+  issue_id: number;
+  author: Person | null;
+  /** How the author is named when `author` is null (an operator token). */
+  author_label?: string;
+  /** Markdown, as written. */
+  body: string;
+  /** The body rendered and sanitised by the server. */
+  html: string;
+  created_at: string;
+  updated_at: string;
 }
 
 export interface Project {
@@ -54,6 +188,7 @@ export interface Issue {
   mute_until_users?: number | null;
   /** With `stats=24h`: events per hour over the last 24 hours, oldest first. */
   stats_24h?: number[];
+  assignee?: Assignee | null;
 }
 
 export interface Page<T> {
@@ -99,6 +234,8 @@ export interface Activity {
   id: number;
   kind: string;
   data?: Record<string, unknown> | null;
+  /** Who did it; null (or absent) when the tracker did. */
+  actor?: Actor | null;
   created_at: string;
 }
 
@@ -139,6 +276,12 @@ export interface Token {
   description: string;
   created_at: string;
   last_used_at?: string | null;
+  /** The account it acts for; null for an operator token. */
+  user_id?: number | null;
+  /** Only GET and HEAD requests. */
+  read_only?: boolean;
+  /** The projects it is limited to; null: every project its account sees. */
+  project_ids?: number[] | null;
 }
 
 export type ChannelType = 'webhook' | 'email' | 'chat';
@@ -165,6 +308,8 @@ export interface Rule {
   channel_ids: number[];
   is_enabled: boolean;
   cooldown_minutes: number;
+  /** Also e-mail the issue's assignee, besides the channels. */
+  notify_assignee?: boolean;
   conditions?: Record<string, unknown>;
   created_at: string;
 }
@@ -216,7 +361,8 @@ export async function request<T>(method: string, path: string, body?: unknown): 
     if (response.status === 401 && path !== '/auth/login') {
       onUnauthorized();
       const next = window.location.pathname + window.location.search;
-      if (window.location.pathname !== '/login') {
+      // Pages shown signed out stay where they are.
+      if (!/^\/(login$|invitations\/)/.test(window.location.pathname)) {
         navigate(`/login${next && next !== '/' ? `?next=${encodeURIComponent(next)}` : ''}`, { replace: true });
       }
     }
@@ -229,6 +375,7 @@ export const api = {
   get: <T>(path: string) => request<T>('GET', path),
   post: <T>(path: string, body?: unknown) => request<T>('POST', path, body ?? {}),
   patch: <T>(path: string, body: unknown) => request<T>('PATCH', path, body),
+  put: (path: string) => request<void>('PUT', path),
   del: (path: string) => request<void>('DELETE', path),
 };
 

@@ -91,6 +91,35 @@ export function RelTime({ value }: { value: unknown }) {
   );
 }
 
+/** A form's outcome: the server's error, or what was saved. */
+export function FormFeedback({ error, notice }: { error: string | null; notice: string | null }) {
+  return (
+    <div class="form-feedback">
+      <ErrorMessage error={error} />
+      {notice && (
+        <div class="alert alert-success" role="status">
+          {notice}
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** Shown instead of a page the signed-in role cannot use (the API would refuse it anyway). */
+export function NoAccess({ what, role }: { what: string; role: string }) {
+  return (
+    <div class="card">
+      <h1>Not available to your role</h1>
+      <p>
+        A {role} cannot {what}. Ask an admin if you need it.
+      </p>
+      <p>
+        <a href="/">Back to projects</a>
+      </p>
+    </div>
+  );
+}
+
 export function Badge({ kind, children }: { kind: string; children: ComponentChildren }) {
   return <span class={`badge badge-${kind}`}>{children}</span>;
 }
@@ -144,6 +173,22 @@ export function PageHeader({ title, children, sub }: { title: ComponentChildren;
       {children && <div class="page-actions">{children}</div>}
     </div>
   );
+}
+
+/**
+ * For a row of tabs that scrolls sideways on narrow screens: brings the current one into view, which
+ * would otherwise be off to the right where nothing shows it is there.
+ */
+export function useCurrentTabInView<T extends HTMLElement>() {
+  const ref = useRef<T>(null);
+  useEffect(() => {
+    const row = ref.current;
+    const current = row?.querySelector<HTMLElement>('[aria-current="page"]');
+    if (!row || !current) return;
+    const beyond = current.getBoundingClientRect().right - row.getBoundingClientRect().right;
+    if (beyond > 0) row.scrollLeft += beyond + 16;
+  });
+  return ref;
 }
 
 /** Keeps the document title in step with the page. */

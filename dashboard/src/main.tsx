@@ -1,10 +1,15 @@
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { can, personName, SessionContext } from './access';
 import { api, ApiError, errorMessage, Me, setUnauthorizedHandler } from './api';
-import { ErrorMessage, Loading } from './components';
+import { ErrorMessage, Loading, NoAccess } from './components';
+import { AccountPage } from './pages/AccountPage';
+import { AuditLogPage } from './pages/AuditLogPage';
+import { InvitationPage } from './pages/InvitationPage';
 import { IssuePage } from './pages/IssuePage';
 import { IssuesPage } from './pages/IssuesPage';
 import { LoginPage } from './pages/LoginPage';
+import { MembersPage, TeamsPage } from './pages/MembersPages';
 import { ProjectAlertsPage } from './pages/ProjectAlertsPage';
 import { ProjectSettingsPage } from './pages/ProjectSettingsPage';
 import { ProjectsPage } from './pages/ProjectsPage';
@@ -59,7 +64,7 @@ function Redirect({ to }: { to: string }) {
   return null;
 }
 
-function Routes({ path }: { path: string }) {
+function Routes({ path, me }: { path: string; me: Me }) {
   let params: Record<string, string> | null;
   if (path === '/' || path === '/projects') return <ProjectsPage />;
   if ((params = match('/projects/:id', path))) return <Redirect to={`/projects/${params.id}/issues`} />;
@@ -70,9 +75,22 @@ function Routes({ path }: { path: string }) {
   if ((params = match('/issues/:id', path))) return <IssuePage issueId={Number(params.id)} />;
   // The form of the links that alerts send (see issueUrl in src/alerts/alert-notification.ts).
   if ((params = match('/projects/:projectId/issues/:id', path))) return <Redirect to={`/issues/${params.id}`} />;
+  if (path === '/members') {
+    return can(me, 'members:read') ? <MembersPage /> : <NoAccess what="see the members" role={me.role} />;
+  }
+  if (path === '/members/teams') {
+    return can(me, 'members:read') ? <TeamsPage /> : <NoAccess what="see the teams" role={me.role} />;
+  }
   if (path === '/settings') return <Redirect to="/settings/tokens" />;
+  if (path === '/settings/account') return <AccountPage />;
   if (path === '/settings/tokens') return <TokensPage />;
-  if (path === '/settings/channels') return <ChannelsPage />;
+  if (path === '/settings/channels') {
+    if (!can(me, 'channels:read')) return <NoAccess what="see the alert channels" role={me.role} />;
+    return <ChannelsPage />;
+  }
+  if (path === '/settings/audit-log') {
+    return can(me, 'audit:read') ? <AuditLogPage /> : <NoAccess what="read the audit log" role={me.role} />;
+  }
   return <NotFound />;
 }
 
@@ -117,8 +135,11 @@ function App() {
     return focusHeadingOnceShown();
   }, [path]);
   const onLogin = path === '/login';
+  // Invitation links are opened signed out, by people who have no account yet.
+  const invitation = match('/invitations/:secret', path);
 
   useEffect(() => {
+    if (invitation) return;
     if (me === null && !onLogin) {
       const next = path + window.location.search;
       navigate(`/login${next !== '/' ? `?next=${encodeURIComponent(next)}` : ''}`, { replace: true });
@@ -126,6 +147,18 @@ function App() {
     if (me && onLogin) navigate(safeNext(location.query.get('next')), { replace: true });
   }, [me, onLogin, path]);
 
+  if (invitation) {
+    return (
+      <InvitationPage
+        secret={invitation.secret}
+        signedInAs={me ?? null}
+        onAccepted={(user) => {
+          setMe(user);
+          navigate('/', { replace: true });
+        }}
+      />
+    );
+  }
   if (bootError) {
     return (
       <main class="center-page">
@@ -159,7 +192,12 @@ function App() {
     navigate('/login', { replace: true });
   };
 
-  const section = path.startsWith('/settings') ? 'settings' : 'projects';
+  const section = path.startsWith('/settings')
+    ? 'settings'
+    : path.startsWith('/members')
+      ? 'members'
+      : 'projects';
+  const shownName = me.kind === 'token' ? me.name || `token #${me.id}` : personName(me);
   return (
     <>
       <a class="skip-link" href="#main">
@@ -174,21 +212,32 @@ function App() {
           <NavLink href="/" current={section === 'projects'}>
             Projects
           </NavLink>
+          {can(me, 'members:read') && (
+            <NavLink href="/members" current={section === 'members'}>
+              Members
+            </NavLink>
+          )}
           <NavLink href="/settings/tokens" current={section === 'settings'}>
             Settings
           </NavLink>
         </nav>
         <div class="topbar-user">
-          <span class="user-email" title={me.email}>
-            {me.email ?? `token #${me.id}`}
-          </span>
+          {me.kind === 'user' ? (
+            <a href="/settings/account" class="user-email" title={`Your account: ${me.email ?? shownName}`}>
+              {shownName}
+            </a>
+          ) : (
+            <span class="user-email">{shownName}</span>
+          )}
           <button type="button" class="btn btn-small btn-ghost-light" onClick={() => void signOut()} disabled={signingOut}>
             {signingOut ? 'Signing out…' : 'Sign out'}
           </button>
         </div>
       </header>
       <main id="main" class="container" tabIndex={-1}>
-        <Routes path={path} />
+        <SessionContext.Provider value={{ me, setMe }}>
+          <Routes path={path} me={me} />
+        </SessionContext.Provider>
       </main>
     </>
   );

@@ -1,10 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
-import { Activity, api, errorMessage, EventItem, Issue, Page, Project, qs } from '../api';
+import { useCan } from '../access';
+import { api, errorMessage, EventItem, Issue, Page, Project, qs } from '../api';
 import { Badge, Empty, ErrorMessage, Loading, RelTime, useAsync, useTitle } from '../components';
 import { navigate, useLocation } from '../router';
-import { exactTime, plural } from '../util';
 import { EventChart } from './EventChart';
 import { EventDetail, EventNavigation } from './EventDetail';
+import { ActivityLog, AssigneeControl, Comments, usePeople } from './IssueCollaboration';
 import { IssueTags } from './IssueTags';
 import { LevelMarker, rememberedListUrl, StateBadge } from './IssuesPage';
 import { stateCondition, TriageActions, TriageChoice } from './TriageActions';
@@ -13,6 +14,8 @@ const EVENTS_PAGE = 100;
 
 export function IssuePage({ issueId }: { issueId: number }) {
   const location = useLocation();
+  const triage = useCan()('project:triage');
+  const people = usePeople();
   const issue = useAsync(() => api.get<Issue>(`/api/issues/${issueId}`), [issueId]);
   const project = useAsync(
     () => (issue.data ? api.get<Project>(`/api/projects/${issue.data.project_id}`) : Promise.resolve(undefined)),
@@ -151,7 +154,19 @@ export function IssuePage({ issueId }: { issueId: number }) {
             </div>
           </dl>
         </div>
-        <TriageActions states={[current.state]} busy={busy} onChoose={(choice) => void changeState(choice)} />
+        <div class="issue-side">
+          {triage && (
+            <TriageActions states={[current.state]} busy={busy} onChoose={(choice) => void changeState(choice)} />
+          )}
+          <AssigneeControl
+            issue={current}
+            people={people}
+            onAssigned={(updated) => {
+              issue.setData(updated);
+              setActivityReload((n) => n + 1);
+            }}
+          />
+        </div>
       </header>
       <ErrorMessage error={actionError} />
 
@@ -211,52 +226,8 @@ export function IssuePage({ issueId }: { issueId: number }) {
           {selected.data && !selected.loading && <EventDetail event={selected.data} />}
         </section>
       </div>
-      <ActivityLog issueId={issueId} reloadKey={activityReload} />
+      <Comments issueId={issueId} onCommented={() => setActivityReload((n) => n + 1)} />
+      <ActivityLog issueId={issueId} reloadKey={activityReload} people={people.data} />
     </>
-  );
-}
-
-const ACTIVITY_WORDS: Record<string, string> = {
-  resolved: 'Resolved',
-  reopened: 'Reopened',
-  muted: 'Muted',
-  unmuted: 'Unmuted',
-  regressed: 'Regressed',
-  merged: 'Merged',
-};
-
-function activityText(entry: Activity): string {
-  const data = entry.data ?? {};
-  const word = ACTIVITY_WORDS[entry.kind] ?? entry.kind;
-  const details: string[] = [];
-  if (typeof data.resolved_in === 'string') details.push(data.resolved_in === 'next_release' ? 'in the next release' : `in release ${data.resolved_in}`);
-  if (typeof data.mute_until === 'string') details.push(`until ${exactTime(data.mute_until)}`);
-  if (typeof data.mute_until_count === 'number') details.push(`until ${plural(data.mute_until_count, 'more event')}`);
-  if (typeof data.mute_until_users === 'number') details.push(`until ${plural(data.mute_until_users, 'more user')}`);
-  if (Array.isArray(data.releases) && data.releases.length) details.push(`by an event of ${data.releases.join(', ')}`);
-  if (Array.isArray(data.merged)) details.push(`with ${plural(data.merged.length, 'issue')} (${data.merged.map((id) => `#${id}`).join(', ')})`);
-  if (typeof data.into === 'number') details.push(`into #${data.into}`);
-  if (data.by === 'snooze') details.push('when its snooze ended');
-  return [word, ...details].join(' ');
-}
-
-/** What happened to the issue, oldest first. */
-function ActivityLog({ issueId, reloadKey }: { issueId: number; reloadKey: number }) {
-  const activity = useAsync(() => api.get<Page<Activity>>(`/api/issues/${issueId}/activity?limit=100`), [issueId, reloadKey]);
-  const entries = activity.data?.data ?? [];
-  return (
-    <section class="card" aria-labelledby="activity-title">
-      <h2 id="activity-title">Activity</h2>
-      <ErrorMessage error={activity.error} onRetry={activity.reload} />
-      {activity.data && entries.length === 0 && <p class="muted">No state changes yet.</p>}
-      <ol class="activity-list">
-        {entries.map((entry) => (
-          <li key={entry.id}>
-            <span>{activityText(entry)}</span> <RelTime value={entry.created_at} />
-          </li>
-        ))}
-      </ol>
-      {activity.data?.next_cursor && <p class="muted small">The first 100 changes are shown.</p>}
-    </section>
   );
 }

@@ -18,7 +18,14 @@ const KEYS: { key: string; detail: string; values?: { value: string; detail?: st
       { value: 'unresolved', detail: 'open' },
       { value: 'resolved' },
       { value: 'muted' },
+      { value: 'assigned', detail: 'to anyone' },
+      { value: 'unassigned', detail: 'to nobody' },
     ],
+  },
+  {
+    key: 'assigned',
+    detail: 'me, an e-mail, or #team',
+    values: [{ value: 'me', detail: 'assigned to you' }],
   },
   {
     key: 'level',

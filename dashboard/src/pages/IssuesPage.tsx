@@ -1,11 +1,13 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, Environment, errorMessage, Issue, IssueList, Page, qs, Release } from '../api';
-import { Badge, Empty, ErrorMessage, Loading, RelTime, Sparkline, useAsync, useTitle } from '../components';
+import { useCan, useMe } from '../access';
+import { api, Environment, errorMessage, Issue, IssueList, Page, qs, Release, Team } from '../api';
+import { Badge, Empty, ErrorMessage, Loading, Menu, RelTime, Sparkline, useAsync, useTitle } from '../components';
 import { navigate, useLocation } from '../router';
 import { filterValue, setFilter } from '../search-query';
 import { plural } from '../util';
 import { DsnSetup } from './DsnSetup';
 import { EventChart } from './EventChart';
+import { AssigneeTag } from './IssueCollaboration';
 import { IssueSearchBox } from './IssueSearchBox';
 import { ProjectHeader, useProject } from './ProjectHeader';
 import { TriageActions, TriageChoice } from './TriageActions';
@@ -91,6 +93,8 @@ interface ListParams {
 
 export function IssuesPage({ projectId }: { projectId: number }) {
   const location = useLocation();
+  const me = useMe();
+  const triage = useCan()('project:triage');
   const params: ListParams = {
     query: location.query.has('query') ? (location.query.get('query') ?? '') : DEFAULT_QUERY,
     environment: location.query.get('environment') ?? '',
@@ -119,6 +123,15 @@ export function IssuesPage({ projectId }: { projectId: number }) {
   );
   const environments = useAsync(() => api.get<{ data: Environment[] }>(`/api/projects/${projectId}/environments`), [projectId]);
   const releases = useAsync(() => api.get<Page<Release>>(`/api/projects/${projectId}/releases?limit=100`), [projectId]);
+  // The teams that see this project, for the assignee picker; without them it offers "me" only.
+  const teams = useAsync(
+    () =>
+      api
+        .get<{ data: Team[] }>('/api/teams')
+        .then((r) => r.data.filter((team) => team.project_ids.includes(projectId)))
+        .catch(() => [] as Team[]),
+    [projectId],
+  );
 
   const [selected, setSelected] = useState<Set<number>>(new Set());
   /** Every issue the search matches is selected, not only this page's: bulk actions go by query. */
@@ -214,6 +227,27 @@ export function IssuesPage({ projectId }: { projectId: number }) {
     }
   };
 
+  const assignSelected = async (assignee: string | null, label: string) => {
+    setBusy('assign');
+    setActionError(null);
+    setNotice(null);
+    try {
+      const selection = allMatching ? { query: bulkQuery() } : { ids: [...selected] };
+      const { updated } = await api.patch<{ updated: number }>(`/api/projects/${projectId}/issues`, {
+        ...selection,
+        assignee,
+      });
+      setNotice(`${plural(updated, 'issue')} ${assignee ? `assigned to ${label}` : 'unassigned'}.`);
+      setSelected(new Set());
+      setAllMatching(false);
+    } catch (failure) {
+      setActionError(errorMessage(failure));
+    } finally {
+      setBusy(null);
+      issues.reload();
+    }
+  };
+
   // The merged issues fold into the one with the most events (the oldest on a tie).
   const survivor = [...selectedIssues].sort((a, b) => b.event_count - a.event_count || a.id - b.id)[0];
   const merge = async () => {
@@ -239,6 +273,11 @@ export function IssuesPage({ projectId }: { projectId: number }) {
   if (!project.data) return <Loading label="Loading project…" />;
   const stateView = filterValue(params.query, 'is');
   const release = filterValue(params.query, 'release') ?? '';
+  const assigned = filterValue(params.query, 'assigned') ?? '';
+  const assignedOptions = [
+    { value: 'me', label: 'Me' },
+    ...(teams.data ?? []).map((team) => ({ value: `#${team.slug}`, label: `${team.name} (team)` })),
+  ];
   const releaseOptions = releases.data?.data.map((row) => row.version) ?? [];
   const environmentOptions = environments.data?.data.map((row) => row.name) ?? [];
 
@@ -306,6 +345,26 @@ export function IssuesPage({ projectId }: { projectId: number }) {
             </select>
           </label>
           <label class="picker">
+            <span>Assigned to</span>
+            <select
+              name="assigned"
+              value={assigned}
+              onChange={(event) =>
+                go({ query: setFilter(params.query, 'assigned', event.currentTarget.value || null) })
+              }
+            >
+              <option value="">Anyone or nobody</option>
+              {assignedOptions.map((option) => (
+                <option key={option.value} value={option.value}>
+                  {option.label}
+                </option>
+              ))}
+              {assigned && !assignedOptions.some((option) => option.value === assigned) && (
+                <option value={assigned}>{assigned}</option>
+              )}
+            </select>
+          </label>
+          <label class="picker">
             <span>Sort by</span>
             <select name="sort" value={params.sort} onChange={(event) => go({ sort: event.currentTarget.value })}>
               {SORTS.map((sort) => (
@@ -365,7 +424,7 @@ export function IssuesPage({ projectId }: { projectId: number }) {
         </div>
       </div>
 
-      {rows.length > 0 && (
+      {triage && rows.length > 0 && (
         <label class="check list-select-all">
           <input type="checkbox" checked={allSelected} onChange={() => selectPage(!allSelected)} />
           Select all on this page
@@ -379,6 +438,20 @@ export function IssuesPage({ projectId }: { projectId: number }) {
             states={allMatching ? ['open', 'resolved', 'muted'] : selectedIssues.map((issue) => issue.state)}
             busy={busy}
             onChoose={(choice) => void applyChoice(choice)}
+          />
+          <Menu
+            label={busy === 'assign' ? 'Assigning…' : 'Assign'}
+            disabled={busy !== null}
+            items={[
+              ...(me.user_id !== null
+                ? [{ label: 'Assign to me', onSelect: () => void assignSelected(`user:${me.user_id}`, 'you') }]
+                : []),
+              ...(teams.data ?? []).map((team) => ({
+                label: `Assign to ${team.name} (team)`,
+                onSelect: () => void assignSelected(`team:${team.id}`, team.name),
+              })),
+              { label: 'Unassign', onSelect: () => void assignSelected(null, '') },
+            ]}
           />
           {!allMatching && selectedIssues.length >= 2 && (
             <button type="button" class="btn btn-small" disabled={busy !== null} onClick={() => setConfirmMerge(true)}>
@@ -437,12 +510,14 @@ export function IssuesPage({ projectId }: { projectId: number }) {
 
       {rows.length > 0 && (
         <div class={issues.loading ? 'table-wrap is-loading' : 'table-wrap'}>
-          <table class="issues-table">
+          <table class={triage ? 'issues-table' : 'issues-table no-select'}>
             <thead>
               <tr>
-                <th class="col-check">
-                  <input type="checkbox" aria-label="Select all issues on this page" checked={allSelected} onChange={() => selectPage(!allSelected)} />
-                </th>
+                {triage && (
+                  <th class="col-check">
+                    <input type="checkbox" aria-label="Select all issues on this page" checked={allSelected} onChange={() => selectPage(!allSelected)} />
+                  </th>
+                )}
                 <th>Issue</th>
                 <th class="col-trend">24 hours</th>
                 <th class="col-num">Events</th>
@@ -456,9 +531,11 @@ export function IssuesPage({ projectId }: { projectId: number }) {
             <tbody>
               {rows.map((issue) => (
                 <tr key={issue.id} class={selected.has(issue.id) ? 'selected' : undefined}>
-                  <td class="col-check">
-                    <input type="checkbox" aria-label={`Select ${issue.short_id}`} checked={selected.has(issue.id)} onChange={() => toggle(issue.id)} />
-                  </td>
+                  {triage && (
+                    <td class="col-check">
+                      <input type="checkbox" aria-label={`Select ${issue.short_id}`} checked={selected.has(issue.id)} onChange={() => toggle(issue.id)} />
+                    </td>
+                  )}
                   <td class="col-issue">
                     <div class="issue-cell">
                       <LevelMarker level={issue.level} />
@@ -473,6 +550,7 @@ export function IssuesPage({ projectId }: { projectId: number }) {
                         <div class="issue-sub">
                           {issue.state !== 'open' && <StateBadge state={issue.state} />}
                           {(issue.regression_count ?? 0) > 0 && issue.state === 'open' && <Badge kind="regressed">regressed</Badge>}
+                          {issue.assignee && <AssigneeTag assignee={issue.assignee} />}
                           {issue.culprit && <span class="culprit mono">{issue.culprit}</span>}
                         </div>
                       </div>

@@ -1,6 +1,25 @@
 import { useState } from 'preact/hooks';
-import { api, errorMessage, Me } from '../api';
-import { ErrorMessage, useTitle } from '../components';
+import { api, errorMessage, Me, SsoSettings } from '../api';
+import { Async, ErrorMessage, Loading, useAsync, useTitle } from '../components';
+import { useLocation } from '../router';
+
+/** Without single sign-on (or before the server offers it), the password form alone. */
+const PASSWORD_ONLY: SsoSettings = { enabled: false, name: '', password_login: true };
+
+/** What the server offers for signing in; password sign-in alone when it cannot say. */
+export function useSsoSettings(): Async<SsoSettings> {
+  return useAsync(() => api.get<SsoSettings>('/auth/sso').catch(() => PASSWORD_ONLY), []);
+}
+
+/** Leaves for the identity provider, to come back to `next` (a path of this site) when given. */
+export function SsoButton({ settings, next }: { settings: SsoSettings; next?: string | null }) {
+  const back = next && next.startsWith('/') && !next.startsWith('//') ? next : null;
+  return (
+    <a class="btn btn-block sso-button" href={`/auth/sso/start${back ? `?next=${encodeURIComponent(back)}` : ''}`}>
+      Sign in with {settings.name || 'single sign-on'}
+    </a>
+  );
+}
 
 export function LoginPage({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
   useTitle('Sign in');
@@ -8,6 +27,12 @@ export function LoginPage({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const location = useLocation();
+  // Where a refused single sign-on sends the browser back to, with the reason.
+  const ssoError = location.query.get('sso_error');
+  const sso = useSsoSettings();
+  const settings = sso.data ?? PASSWORD_ONLY;
+  const passwordForm = !settings.enabled || settings.password_login !== false;
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -24,40 +49,67 @@ export function LoginPage({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
 
   return (
     <main class="center-page" id="main">
-      <form class="card narrow login" onSubmit={(event) => void submit(event)} aria-labelledby="login-title">
+      <div class="card narrow login">
         <div class="login-brand">
           <img src="/favicon.svg" alt="" width="40" height="40" />
           <h1 id="login-title">Sign in to Error Tracker</h1>
         </div>
-        <ErrorMessage error={error} />
-        <label class="field">
-          <span>E-mail</span>
-          <input
-            type="email"
-            name="email"
-            autoComplete="username"
-            required
-            autoFocus
-            value={email}
-            onInput={(event) => setEmail(event.currentTarget.value)}
-          />
-        </label>
-        <label class="field">
-          <span>Password</span>
-          <input
-            type="password"
-            name="password"
-            autoComplete="current-password"
-            required
-            value={password}
-            onInput={(event) => setPassword(event.currentTarget.value)}
-          />
-        </label>
-        <button type="submit" class="btn btn-primary btn-block" disabled={busy}>
-          {busy ? 'Signing in…' : 'Sign in'}
-        </button>
-        <p class="hint">The first account is created with the CREATE_SUPERUSER setting (email:password) on the server.</p>
-      </form>
+        {sso.loading && !sso.data ? (
+          <Loading />
+        ) : (
+          <>
+            {ssoError && <ErrorMessage error={`Single sign-on failed: ${ssoError}`} />}
+            {settings.enabled && <SsoButton settings={settings} next={location.query.get('next')} />}
+            {settings.enabled && passwordForm && (
+              <p class="or-line" aria-hidden="true">
+                <span>or</span>
+              </p>
+            )}
+            {passwordForm && (
+              <form onSubmit={(event) => void submit(event)} aria-labelledby="login-title">
+                <ErrorMessage error={error} />
+                <label class="field">
+                  <span>E-mail</span>
+                  <input
+                    type="email"
+                    name="email"
+                    autoComplete="username"
+                    required
+                    autoFocus
+                    value={email}
+                    onInput={(event) => setEmail(event.currentTarget.value)}
+                  />
+                </label>
+                <label class="field">
+                  <span>Password</span>
+                  <input
+                    type="password"
+                    name="password"
+                    autoComplete="current-password"
+                    required
+                    value={password}
+                    onInput={(event) => setPassword(event.currentTarget.value)}
+                  />
+                </label>
+                <button type="submit" class="btn btn-primary btn-block" disabled={busy}>
+                  {busy ? 'Signing in…' : 'Sign in'}
+                </button>
+                {!settings.enabled && (
+                  <p class="hint">
+                    The first account is created with the CREATE_SUPERUSER setting (email:password) on the
+                    server.
+                  </p>
+                )}
+              </form>
+            )}
+            {!passwordForm && (
+              <p class="hint">
+                Accounts of this tracker sign in through {settings.name || 'single sign-on'} only.
+              </p>
+            )}
+          </>
+        )}
+      </div>
     </main>
   );
 }

@@ -1,6 +1,8 @@
 import { useState } from 'preact/hooks';
+import { useCan } from '../access';
 import { AlertType, api, Channel, errorMessage, HistoryEntry, qs, Rule } from '../api';
 import { Badge, EnabledAndActions, Empty, ErrorMessage, Loading, RelTime, useAsync, useTitle } from '../components';
+import { plural } from '../util';
 import { ProjectHeader, useProject } from './ProjectHeader';
 
 /** The filters a rule's `conditions` may hold (src/rules/rule-conditions.ts); none means every issue. */
@@ -51,6 +53,7 @@ interface RuleDraft {
   /** Comma-separated, as typed. */
   environments: string;
   min_level: Level | '';
+  notify_assignee: boolean;
 }
 
 function RuleForm({
@@ -78,6 +81,7 @@ function RuleForm({
       is_enabled: rule?.is_enabled ?? true,
       environments: (conditions.environments ?? []).join(', '),
       min_level: conditions.min_level ?? '',
+      notify_assignee: rule?.notify_assignee ?? false,
     };
   });
   const [busy, setBusy] = useState(false);
@@ -105,6 +109,10 @@ function RuleForm({
       cooldown_minutes: cooldown,
       is_enabled: draft.is_enabled,
       conditions,
+      // Sent when set, or when the rule shows the field: servers from before it refuse unknown fields.
+      ...(draft.notify_assignee || rule?.notify_assignee !== undefined
+        ? { notify_assignee: draft.notify_assignee }
+        : {}),
     };
     try {
       if (rule) await api.patch(`/api/projects/${projectId}/alert-rules/${rule.id}`, body);
@@ -173,6 +181,19 @@ function RuleForm({
           </div>
         )}
       </fieldset>
+      <label class="check rule-assignee">
+        <input
+          type="checkbox"
+          name="rule-notify-assignee"
+          checked={draft.notify_assignee}
+          aria-describedby={`${prefix}-assignee-hint`}
+          onChange={(e) => set({ notify_assignee: e.currentTarget.checked })}
+        />
+        Also e-mail the issue's assignee
+      </label>
+      <p class="hint rule-assignee-hint" id={`${prefix}-assignee-hint`}>
+        The assigned member, or each member of the assigned team, who has personal e-mail notifications on.
+      </p>
       <fieldset class="field rule-conditions">
         <legend>Only for</legend>
         <div class="field">
@@ -255,8 +276,15 @@ const STATUS_KIND: Record<string, string> = { sent: 'resolved', failed: 'failed'
 export function ProjectAlertsPage({ projectId }: { projectId: number }) {
   const project = useProject(projectId);
   useTitle(project.data ? `${project.data.name} alerts` : 'Alerts');
+  const can = useCan();
+  const manage = can('project:write');
+  const seesChannels = can('channels:read');
   const rules = useAsync(() => api.get<Rule[]>(`/api/projects/${projectId}/alert-rules`), [projectId]);
-  const channels = useAsync(() => api.get<Channel[]>('/api/alert-channels'), []);
+  // Viewers may not see the channels (their addresses are secrets): rules then name them by count.
+  const channels = useAsync(
+    () => (seesChannels ? api.get<Channel[]>('/api/alert-channels') : Promise.resolve([] as Channel[])),
+    [seesChannels],
+  );
   const [limit, setLimit] = useState(50);
   const history = useAsync(() => api.get<HistoryRow[]>(`/api/projects/${projectId}/alert-history${qs({ limit })}`), [projectId, limit]);
   // Suggestions only: the rule form works without them.
@@ -322,7 +350,7 @@ export function ProjectAlertsPage({ projectId }: { projectId: number }) {
       <section aria-labelledby="rules-title">
         <div class="section-head">
           <h2 id="rules-title">Alert rules</h2>
-          {editing !== 'new' && (
+          {manage && editing !== 'new' && (
             <button type="button" class="btn btn-primary" onClick={() => setEditing('new')}>
               New rule
             </button>
@@ -336,7 +364,11 @@ export function ProjectAlertsPage({ projectId }: { projectId: number }) {
         <ErrorMessage error={rules.error} onRetry={rules.reload} />
         {rules.loading && !rules.data && <Loading label="Loading rules…" />}
         {rules.data && ruleList.length === 0 && editing !== 'new' && (
-          <Empty title="No alert rules yet.">Create a rule to be notified about new issues, regressions or unmuted issues.</Empty>
+          <Empty title="No alert rules yet.">
+            {manage
+              ? 'Create a rule to be notified about new issues, regressions or unmuted issues.'
+              : 'A member of the project’s team or an admin can create rules.'}
+          </Empty>
         )}
         <ul class="rule-list">
           {ruleList.map((rule) =>
@@ -358,23 +390,33 @@ export function ProjectAlertsPage({ projectId }: { projectId: number }) {
                     {rule.name} {!rule.is_enabled && <Badge kind="muted">disabled</Badge>}
                   </h3>
                   <p class="small">
-                    <Badge kind="neutral">{rule.alert_type}</Badge> → {rule.channel_ids.length === 0 ? <span class="muted">no channels</span> : rule.channel_ids.map(channelName).join(', ')}
+                    <Badge kind="neutral">{rule.alert_type}</Badge> →{' '}
+                    {rule.channel_ids.length === 0 ? (
+                      <span class="muted">no channels</span>
+                    ) : seesChannels ? (
+                      rule.channel_ids.map(channelName).join(', ')
+                    ) : (
+                      plural(rule.channel_ids.length, 'channel')
+                    )}
+                    {rule.notify_assignee && <span> · e-mails the assignee</span>}
                     <span class="muted"> · cooldown {rule.cooldown_minutes} min</span>
                   </p>
                   <p class="small muted rule-filter">{describeConditions(conditionsOf(rule))}</p>
                 </div>
-                <div class="channel-actions">
-                  <label class="switch">
-                    <input type="checkbox" checked={rule.is_enabled} onChange={() => void toggle(rule)} aria-label={`Enable rule ${rule.name}`} />
-                    <span>{rule.is_enabled ? 'Enabled' : 'Disabled'}</span>
-                  </label>
-                  <button type="button" class="btn btn-small" onClick={() => setEditing(rule.id)} aria-label={`Edit rule ${rule.name}`}>
-                    Edit
-                  </button>
-                  <button type="button" class="btn btn-small btn-danger" disabled={pending === rule.id} onClick={() => void remove(rule)} aria-label={`Delete rule ${rule.name}`}>
-                    Delete
-                  </button>
-                </div>
+                {manage && (
+                  <div class="channel-actions">
+                    <label class="switch">
+                      <input type="checkbox" checked={rule.is_enabled} onChange={() => void toggle(rule)} aria-label={`Enable rule ${rule.name}`} />
+                      <span>{rule.is_enabled ? 'Enabled' : 'Disabled'}</span>
+                    </label>
+                    <button type="button" class="btn btn-small" onClick={() => setEditing(rule.id)} aria-label={`Edit rule ${rule.name}`}>
+                      Edit
+                    </button>
+                    <button type="button" class="btn btn-small btn-danger" disabled={pending === rule.id} onClick={() => void remove(rule)} aria-label={`Delete rule ${rule.name}`}>
+                      Delete
+                    </button>
+                  </div>
+                )}
               </li>
             ),
           )}

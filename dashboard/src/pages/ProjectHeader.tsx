@@ -1,5 +1,6 @@
-import type { Project } from '../api';
-import { useAsync } from '../components';
+import { useCan } from '../access';
+import type { Permission, Project } from '../api';
+import { useAsync, useCurrentTabInView } from '../components';
 import { api } from '../api';
 
 export function useProject(projectId: number) {
@@ -8,22 +9,25 @@ export function useProject(projectId: number) {
 
 type Section = 'issues' | 'alerts' | 'source-maps' | 'settings';
 
-const SECTIONS: { section: Section; path: string; label: string }[] = [
+const SECTIONS: { section: Section; path: string; label: string; needs?: Permission }[] = [
   { section: 'issues', path: 'issues', label: 'Issues' },
   { section: 'alerts', path: 'alerts', label: 'Alert rules & history' },
   { section: 'source-maps', path: 'source-maps', label: 'Source maps' },
-  { section: 'settings', path: 'settings', label: 'Settings' },
+  { section: 'settings', path: 'settings', label: 'Settings', needs: 'project:write' },
 ];
 
 export function ProjectHeader({ project, active }: { project: Project; active: Section }) {
+  const can = useCan();
+  const tabs = useCurrentTabInView<HTMLElement>();
+  const visible = SECTIONS.filter(({ section, needs }) => !needs || can(needs) || section === active);
   return (
     <div class="project-header">
       <nav aria-label="Breadcrumb" class="crumbs">
         <a href="/">Projects</a> <span aria-hidden="true">/</span> <span>{project.name}</span>
       </nav>
       <h1>{project.name}</h1>
-      <nav class="tabs" aria-label="Project sections">
-        {SECTIONS.map(({ section, path, label }) => (
+      <nav class="tabs" aria-label="Project sections" ref={tabs}>
+        {visible.map(({ section, path, label }) => (
           <a
             key={section}
             href={`/projects/${project.id}/${path}`}

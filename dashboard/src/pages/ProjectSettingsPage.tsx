@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
+import { useCan, useMe } from '../access';
 import { api, errorMessage, Project } from '../api';
-import { CopyButton, ErrorMessage, Loading, useTitle } from '../components';
+import { CopyButton, ErrorMessage, FormFeedback, Loading, useTitle } from '../components';
 import { navigate } from '../router';
 import { plural, relativeTime, toDate } from '../util';
 import { ProjectHeader, useProject } from './ProjectHeader';
@@ -59,20 +60,6 @@ function NameForm({ project, onSaved }: { project: Project; onSaved: (project: P
       </small>
       <FormFeedback error={error} notice={notice} />
     </form>
-  );
-}
-
-/** A form's outcome: the server's error, or what was saved. */
-function FormFeedback({ error, notice }: { error: string | null; notice: string | null }) {
-  return (
-    <div class="form-feedback">
-      <ErrorMessage error={error} />
-      {notice && (
-        <div class="alert alert-success" role="status">
-          {notice}
-        </div>
-      )}
-    </div>
   );
 }
 
@@ -361,6 +348,8 @@ function DangerZone({ project }: { project: Project }) {
 }
 
 export function ProjectSettingsPage({ projectId }: { projectId: number }) {
+  const me = useMe();
+  const can = useCan();
   const project = useProject(projectId);
   useTitle(project.data ? `${project.data.name} settings` : 'Project settings');
   if (project.error) return <ErrorMessage error={project.error} onRetry={project.reload} />;
@@ -370,12 +359,18 @@ export function ProjectSettingsPage({ projectId }: { projectId: number }) {
   return (
     <>
       <ProjectHeader project={project.data} active="settings" />
-      <div class="settings-stack">
-        <NameForm key={`name-${projectId}`} project={project.data} onSaved={saved} />
-        <RetentionForm key={`retention-${projectId}`} project={project.data} onSaved={saved} />
-        <ClientKeyCard key={`client-key-${projectId}`} project={project.data} onSaved={saved} />
-        <DangerZone key={`danger-${projectId}`} project={project.data} />
-      </div>
+      {can('project:write') ? (
+        <div class="settings-stack">
+          <NameForm key={`name-${projectId}`} project={project.data} onSaved={saved} />
+          <RetentionForm key={`retention-${projectId}`} project={project.data} onSaved={saved} />
+          <ClientKeyCard key={`client-key-${projectId}`} project={project.data} onSaved={saved} />
+          {can('projects:admin') && <DangerZone key={`danger-${projectId}`} project={project.data} />}
+        </div>
+      ) : (
+        <p class="lead">
+          A {me.role} cannot change a project's settings. Ask an admin or a member of its team.
+        </p>
+      )}
     </>
   );
 }

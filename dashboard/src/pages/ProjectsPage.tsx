@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { useCan } from '../access';
 import { api, errorMessage, Project } from '../api';
 import { Empty, ErrorMessage, Loading, PageHeader, RelTime, useAsync, useTitle } from '../components';
 import { navigate } from '../router';
@@ -6,6 +7,7 @@ import { DsnField } from './DsnSetup';
 
 export function ProjectsPage() {
   useTitle('Projects');
+  const can = useCan();
   const projects = useAsync(() => api.get<{ data: Project[] }>('/api/projects').then((r) => r.data), []);
   const [name, setName] = useState('');
   const [busy, setBusy] = useState(false);
@@ -29,28 +31,34 @@ export function ProjectsPage() {
   return (
     <>
       <PageHeader title="Projects" sub="Each project has its own DSN; SDKs send errors to it." />
-      <form class="card inline-form" onSubmit={(event) => void create(event)}>
-        <label class="field grow">
-          <span>New project name</span>
-          <input
-            name="project-name"
-            required
-            maxLength={200}
-            placeholder="e.g. Web shop"
-            value={name}
-            onInput={(event) => setName(event.currentTarget.value)}
-          />
-        </label>
-        <button type="submit" class="btn btn-primary" disabled={busy || !name.trim()}>
-          {busy ? 'Creating…' : 'Create project'}
-        </button>
-        <ErrorMessage error={error} />
-      </form>
+      {can('projects:admin') && (
+        <form class="card inline-form" onSubmit={(event) => void create(event)}>
+          <label class="field grow">
+            <span>New project name</span>
+            <input
+              name="project-name"
+              required
+              maxLength={200}
+              placeholder="e.g. Web shop"
+              value={name}
+              onInput={(event) => setName(event.currentTarget.value)}
+            />
+          </label>
+          <button type="submit" class="btn btn-primary" disabled={busy || !name.trim()}>
+            {busy ? 'Creating…' : 'Create project'}
+          </button>
+          <ErrorMessage error={error} />
+        </form>
+      )}
 
       <ErrorMessage error={projects.error} onRetry={projects.reload} />
       {projects.loading && !projects.data && <Loading label="Loading projects…" />}
       {projects.data && projects.data.length === 0 && (
-        <Empty title="No projects yet">Create your first project above to get a DSN for your SDK.</Empty>
+        <Empty title="No projects yet">
+          {can('projects:admin')
+            ? 'Create your first project above to get a DSN for your SDK.'
+            : 'You see the projects of your teams: an admin can add you to a team, or a project to your team.'}
+        </Empty>
       )}
       {projects.data && projects.data.length > 0 && (
         <ul class="project-list">
@@ -72,9 +80,11 @@ export function ProjectsPage() {
                 <a class="btn btn-small" href={`/projects/${project.id}/alerts`}>
                   Alerts
                 </a>
-                <a class="btn btn-small" href={`/projects/${project.id}/settings`}>
-                  Settings
-                </a>
+                {can('project:write') && (
+                  <a class="btn btn-small" href={`/projects/${project.id}/settings`}>
+                    Settings
+                  </a>
+                )}
               </div>
             </li>
           ))}

@@ -1,37 +1,74 @@
 import { useState } from 'preact/hooks';
-import { api, Channel, ChannelType, errorMessage, Token } from '../api';
+import { personName, useCan, useMe } from '../access';
+import { api, Channel, ChannelType, errorMessage, Member, Project, Token } from '../api';
 import { Badge, CopyButton, EnabledAndActions, Empty, ErrorMessage, Loading, PageHeader, RelTime, useAsync, useTitle } from '../components';
-
-function SettingsNav({ active }: { active: 'tokens' | 'channels' }) {
-  return (
-    <nav class="tabs" aria-label="Settings sections">
-      <a href="/settings/tokens" class={active === 'tokens' ? 'tab active' : 'tab'} aria-current={active === 'tokens' ? 'page' : undefined}>
-        API tokens
-      </a>
-      <a href="/settings/channels" class={active === 'channels' ? 'tab active' : 'tab'} aria-current={active === 'channels' ? 'page' : undefined}>
-        Notification channels
-      </a>
-    </nav>
-  );
-}
+import { SettingsNav } from './SettingsNav';
 
 export function TokensPage() {
   useTitle('API tokens');
+  const me = useMe();
   const tokens = useAsync(() => api.get<{ data: Token[] }>('/api/tokens').then((r) => r.data), []);
+  // Names for the project limits and for whose tokens an admin sees; the page works without them.
+  const projects = useAsync(
+    () =>
+      api
+        .get<{ data: Project[] }>('/api/projects')
+        .then((r) => r.data)
+        .catch(() => [] as Project[]),
+    [],
+  );
+  const members = useAsync(
+    () =>
+      api
+        .get<{ data: Member[] }>('/api/members')
+        .then((r) => r.data)
+        .catch(() => [] as Member[]),
+    [],
+  );
   const [description, setDescription] = useState('');
+  const [readOnly, setReadOnly] = useState(false);
+  const [scope, setScope] = useState<'all' | 'some'>('all');
+  const [chosen, setChosen] = useState<number[]>([]);
   const [created, setCreated] = useState<Token | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<number | null>(null);
+  const projectList = projects.data ?? [];
+  const projectName = (id: number) =>
+    projectList.find((project) => project.id === id)?.name ?? `Project #${id}`;
+  const ownerName = (id: number | null | undefined) => {
+    if (id === null || id === undefined) return 'Operator';
+    const member = members.data?.find((candidate) => candidate.id === id);
+    return member ? personName(member) : `Account #${id}`;
+  };
+  const list = tokens.data ?? [];
+  // Only owners remove an owner's tokens.
+  const mayDelete = (token: Token) =>
+    token.user_id === me.user_id ||
+    me.role === 'owner' ||
+    members.data?.find((member) => member.id === token.user_id)?.role !== 'owner';
+  // Admins see everyone's tokens: then each row says whose it is.
+  const showOwner = list.some((token) => token.user_id !== me.user_id);
 
   const create = async (event: Event) => {
     event.preventDefault();
+    if (scope === 'some' && chosen.length === 0) {
+      setError('Choose at least one project, or let the token see every project.');
+      return;
+    }
     setBusy(true);
     setError(null);
     try {
-      const token = await api.post<Token>('/api/tokens', { description: description.trim() });
+      const token = await api.post<Token>('/api/tokens', {
+        description: description.trim(),
+        read_only: readOnly,
+        ...(scope === 'some' ? { project_ids: chosen } : {}),
+      });
       setCreated(token);
       setDescription('');
+      setReadOnly(false);
+      setScope('all');
+      setChosen([]);
       tokens.reload();
     } catch (failure) {
       setError(errorMessage(failure));
@@ -59,7 +96,11 @@ export function TokensPage() {
     <>
       <PageHeader title="Settings" />
       <SettingsNav active="tokens" />
-      <p class="lead">API tokens authenticate scripts and integrations against the REST API (<code>Authorization: Bearer &lt;token&gt;</code>).</p>
+      <p class="lead">
+        API tokens authenticate scripts and integrations against the REST API (
+        <code>Authorization: Bearer &lt;token&gt;</code>). A token acts as your account, with your role,
+        narrowed further if you choose.
+      </p>
 
       {created && (
         <div class="card token-reveal" role="region" aria-labelledby="new-token-title">
@@ -77,8 +118,13 @@ export function TokensPage() {
         </div>
       )}
 
-      <form class="card inline-form" onSubmit={(event) => void create(event)}>
-        <label class="field grow">
+      <form
+        class="card token-form"
+        onSubmit={(event) => void create(event)}
+        aria-labelledby="token-form-title"
+      >
+        <h2 id="token-form-title">New token</h2>
+        <label class="field">
           <span>Description</span>
           <input
             name="token-description"
@@ -89,21 +135,83 @@ export function TokensPage() {
             onInput={(event) => setDescription(event.currentTarget.value)}
           />
         </label>
+        <label class="check">
+          <input
+            type="checkbox"
+            name="token-read-only"
+            checked={readOnly}
+            onChange={(event) => setReadOnly(event.currentTarget.checked)}
+          />
+          <span>
+            Read-only{' '}
+            <span class="muted small">(GET requests only: it can read issues and events, not change them)</span>
+          </span>
+        </label>
+        <fieldset class="field token-scope">
+          <legend>Projects</legend>
+          <label class="check">
+            <input
+              type="radio"
+              name="token-scope"
+              checked={scope === 'all'}
+              onChange={() => setScope('all')}
+            />
+            Every project you can see
+          </label>
+          <label class="check">
+            <input
+              type="radio"
+              name="token-scope"
+              checked={scope === 'some'}
+              onChange={() => setScope('some')}
+            />
+            Only some projects
+          </label>
+          {scope === 'some' && (
+            <div class="check-list scope-projects" role="group" aria-label="Projects the token may use">
+              {projectList.length === 0 && (
+                <p class="muted small">{projects.loading ? 'Loading projects…' : 'No projects to choose from.'}</p>
+              )}
+              {projectList.map((project) => (
+                <label key={project.id} class="check">
+                  <input
+                    type="checkbox"
+                    checked={chosen.includes(project.id)}
+                    onChange={(event) =>
+                      setChosen(
+                        event.currentTarget.checked
+                          ? [...chosen, project.id]
+                          : chosen.filter((id) => id !== project.id),
+                      )
+                    }
+                  />
+                  {project.name}
+                </label>
+              ))}
+            </div>
+          )}
+          <small class="hint">
+            A token limited to projects cannot manage members, channels or other accounts' things.
+          </small>
+        </fieldset>
+        <ErrorMessage error={error} />
         <button type="submit" class="btn btn-primary" disabled={busy || !description.trim()}>
           {busy ? 'Creating…' : 'Create token'}
         </button>
       </form>
-      <ErrorMessage error={error} />
       <ErrorMessage error={tokens.error} onRetry={tokens.reload} />
       {tokens.loading && !tokens.data && <Loading label="Loading tokens…" />}
-      {tokens.data && tokens.data.length === 0 && <Empty title="No API tokens yet." />}
-      {tokens.data && tokens.data.length > 0 && (
+      {tokens.data && list.length === 0 && <Empty title="No API tokens yet." />}
+      {list.length > 0 && (
         <div class="table-wrap">
           <table class="data-table">
             <thead>
               <tr>
                 <th>Description</th>
                 <th>Token</th>
+                <th>Access</th>
+                <th>Projects</th>
+                {showOwner && <th>Account</th>}
                 <th>Created</th>
                 <th>Last used</th>
                 <th>
@@ -112,26 +220,43 @@ export function TokensPage() {
               </tr>
             </thead>
             <tbody>
-              {tokens.data.map((token) => (
+              {list.map((token) => (
                 <tr key={token.id}>
                   <td data-label="Description">{token.description}</td>
                   <td data-label="Token" class="mono token-masked">
                     {token.token}
                   </td>
+                  <td data-label="Access">
+                    {token.read_only ? <Badge kind="neutral">read-only</Badge> : 'Read and write'}
+                  </td>
+                  <td data-label="Projects">
+                    {token.project_ids ? (
+                      token.project_ids.map(projectName).join(', ')
+                    ) : (
+                      <span class="muted">All you see</span>
+                    )}
+                  </td>
+                  {showOwner && (
+                    <td data-label="Account">
+                      {token.user_id === me.user_id ? <span class="muted">You</span> : ownerName(token.user_id)}
+                    </td>
+                  )}
                   <td data-label="Created">
                     <RelTime value={token.created_at} />
                   </td>
                   <td data-label="Last used">{token.last_used_at ? <RelTime value={token.last_used_at} /> : <span class="muted">never</span>}</td>
                   <td class="col-actions">
-                    <button
-                      type="button"
-                      class="btn btn-tiny btn-danger"
-                      disabled={deleting === token.id}
-                      aria-label={`Delete token ${token.description}`}
-                      onClick={() => void remove(token)}
-                    >
-                      {deleting === token.id ? 'Deleting…' : 'Delete'}
-                    </button>
+                    {mayDelete(token) && (
+                      <button
+                        type="button"
+                        class="btn btn-tiny btn-danger"
+                        disabled={deleting === token.id}
+                        aria-label={`Delete token ${token.description}`}
+                        onClick={() => void remove(token)}
+                      >
+                        {deleting === token.id ? 'Deleting…' : 'Delete'}
+                      </button>
+                    )}
                   </td>
                 </tr>
               ))}
@@ -393,6 +518,7 @@ function ChannelForm({ channel, onDone, onCancel }: { channel?: Channel; onDone:
 
 export function ChannelsPage() {
   useTitle('Notification channels');
+  const manage = useCan()('channels:admin');
   const channels = useAsync(() => api.get<Channel[]>('/api/alert-channels'), []);
   const [editing, setEditing] = useState<number | 'new' | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -447,8 +573,11 @@ export function ChannelsPage() {
       <PageHeader title="Settings" />
       <SettingsNav active="channels" />
       <div class="section-head">
-        <p class="lead">Channels receive alerts when an alert rule of a project fires.</p>
-        {editing !== 'new' && (
+        <p class="lead">
+          Channels receive alerts when an alert rule of a project fires.
+          {!manage && ' Only admins can add or change them.'}
+        </p>
+        {manage && editing !== 'new' && (
           <button type="button" class="btn btn-primary" onClick={() => setEditing('new')}>
             New channel
           </button>
@@ -515,32 +644,34 @@ export function ChannelsPage() {
                   </p>
                 )}
               </div>
-              <div class="channel-actions">
-                <label class="switch">
-                  <input
-                    type="checkbox"
-                    checked={channel.is_enabled}
-                    onChange={() => void toggle(channel)}
-                    aria-label={`Enable ${channel.name}`}
-                  />
-                  <span>{channel.is_enabled ? 'Enabled' : 'Disabled'}</span>
-                </label>
-                <button type="button" class="btn btn-small" disabled={tests[channel.id] === 'running'} onClick={() => void test(channel)}>
-                  {tests[channel.id] === 'running' ? 'Sending…' : 'Send test'}
-                </button>
-                <button type="button" class="btn btn-small" onClick={() => setEditing(channel.id)} aria-label={`Edit ${channel.name}`}>
-                  Edit
-                </button>
-                <button
-                  type="button"
-                  class="btn btn-small btn-danger"
-                  disabled={pending === channel.id}
-                  onClick={() => void remove(channel)}
-                  aria-label={`Delete ${channel.name}`}
-                >
-                  Delete
-                </button>
-              </div>
+              {manage && (
+                <div class="channel-actions">
+                  <label class="switch">
+                    <input
+                      type="checkbox"
+                      checked={channel.is_enabled}
+                      onChange={() => void toggle(channel)}
+                      aria-label={`Enable ${channel.name}`}
+                    />
+                    <span>{channel.is_enabled ? 'Enabled' : 'Disabled'}</span>
+                  </label>
+                  <button type="button" class="btn btn-small" disabled={tests[channel.id] === 'running'} onClick={() => void test(channel)}>
+                    {tests[channel.id] === 'running' ? 'Sending…' : 'Send test'}
+                  </button>
+                  <button type="button" class="btn btn-small" onClick={() => setEditing(channel.id)} aria-label={`Edit ${channel.name}`}>
+                    Edit
+                  </button>
+                  <button
+                    type="button"
+                    class="btn btn-small btn-danger"
+                    disabled={pending === channel.id}
+                    onClick={() => void remove(channel)}
+                    aria-label={`Delete ${channel.name}`}
+                  >
+                    Delete
+                  </button>
+                </div>
+              )}
             </li>
           ),
         )}

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { useCan } from '../access';
 import { api, errorMessage, Page, Project, qs, Release } from '../api';
 import { CopyButton, Empty, ErrorMessage, Loading, RelTime, useAsync, useTitle } from '../components';
 import { plural } from '../util';
@@ -145,6 +146,7 @@ export function SourceMapsPage({ projectId }: { projectId: number }) {
 }
 
 function BundleCard({ projectId, bundle, onDeleted }: { projectId: number; bundle: ArtifactBundle; onDeleted: () => void }) {
+  const manage = useCan()('project:write');
   const [confirming, setConfirming] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -177,7 +179,7 @@ function BundleCard({ projectId, bundle, onDeleted }: { projectId: number; bundl
           </p>
         </div>
         <div class="inline-actions">
-          {!confirming && (
+          {manage && !confirming && (
             <button type="button" class="btn btn-small btn-danger" onClick={() => setConfirming(true)}>
               Delete
             </button>
