@@ -13,6 +13,13 @@ describe('redactUrl', () => {
     );
   });
 
+  it('hides the secret of an invitation link, which is in its path', () => {
+    const secret = 'a'.repeat(64);
+    expect(redactUrl(`/auth/invitations/${secret}/accept`)).toBe('/auth/invitations/[redacted]/accept');
+    expect(redactUrl(`/auth/invitations/${secret}?x=1`)).toBe('/auth/invitations/[redacted]?x=1');
+    expect(redactUrl('/api/invitations/12')).toBe('/api/invitations/12');
+  });
+
   it('keeps everything else as sent', () => {
     expect(redactUrl('/api/projects/1/issues?state=open&limit=10')).toBe(
       '/api/projects/1/issues?state=open&limit=10',

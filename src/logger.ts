@@ -62,8 +62,12 @@ export class AppLogger implements LoggerService {
 /** Query parameters whose values are credentials: client keys, tokens, passwords, signatures. */
 const SECRET_PARAMETER = /key|token|secret|passw|pwd|auth|session|signature|sig$|credential|code$/i;
 
-/** The URL as it may be logged: values of parameters named like secrets are replaced. */
-export function redactUrl(url: string): string {
+/** Paths that carry a secret as a segment: an invitation link's. */
+const SECRET_PATH = /^(\/auth\/invitations\/)[^/?]+/;
+
+/** The URL as it may be logged: secrets in the path and values of parameters named like secrets are replaced. */
+export function redactUrl(rawUrl: string): string {
+  const url = rawUrl.replace(SECRET_PATH, '$1[redacted]');
   const queryStart = url.indexOf('?');
   if (queryStart === -1) return url;
   const parts = url

@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { DataSource } from 'typeorm';
 import { UsersService } from '../src/auth/users.service';
 import { startTestApp, TestApp } from './helpers/app';
 
@@ -331,6 +332,39 @@ describe('401 responses', () => {
       expect(Object.keys(response.body)).toEqual(['error']);
       expect(typeof response.body.error).toBe('string');
       expect(response.text).not.toMatch(/\bat \S+ \(|node_modules|\.ts:\d+|stack/);
+    }
+  });
+});
+
+describe('CREATE_SUPERUSER at every start', () => {
+  it('makes an owner once, then only resets the password: a deactivation or demotion is not undone', async () => {
+    const email = `keeper-${Date.now()}@example.com`;
+    const first = await startTestApp({ CREATE_SUPERUSER: `${email}:first-pass` });
+    let userId: number;
+    try {
+      await first.http().post('/auth/login').send({ email, password: 'first-pass' }).expect(200);
+      const db = first.app.get(DataSource);
+      [{ id: userId }] = await db.query('SELECT id FROM users WHERE email = $1', [email]);
+      await db.query(`UPDATE users SET role = 'member', is_active = false WHERE id = $1`, [userId]);
+    } finally {
+      await first.close();
+    }
+    const second = await startTestApp({ CREATE_SUPERUSER: `${email}:second-pass` });
+    try {
+      await second.http().post('/auth/login').send({ email, password: 'second-pass' }).expect(401);
+      const db = second.app.get(DataSource);
+      const [row] = await db.query('SELECT role, is_active FROM users WHERE id = $1', [userId]);
+      expect(row).toEqual({ role: 'member', is_active: false });
+      const audit: { action: string; actor: string }[] = await db.query(
+        `SELECT action, actor FROM audit_log WHERE target_type = 'member' AND target_id = $1 ORDER BY id`,
+        [String(userId)],
+      );
+      expect(audit.filter((entry) => entry.actor === 'CREATE_SUPERUSER')).toEqual([
+        { action: 'member.create', actor: 'CREATE_SUPERUSER' },
+        { action: 'auth.password_change', actor: 'CREATE_SUPERUSER' },
+      ]);
+    } finally {
+      await second.close();
     }
   });
 });

@@ -1063,6 +1063,68 @@ describe('members, invitations, sessions and tokens', () => {
       expect(asAdmin.body.project_ids).toEqual([seen.id, unseen.id].sort((a, b) => a - b));
     });
 
+    it('answers 404 for what does not exist before saying what the asker may not do', async () => {
+      const viewer = await invitedAccount(t, operator(), 'viewer', { teamIds: [coreId] });
+      const teamMember = await invitedAccount(t, operator(), 'member', { teamIds: [coreId] });
+      const readOnly = await expectStatus(
+        bySession(teamMember).post('/api/tokens').send({ description: 'reader', read_only: true }),
+        201,
+      );
+      const missing = 2_000_000_000;
+      // The same answers for an issue that does not exist and one of a project out of sight.
+      const [other] = await db.query('SELECT id FROM issues WHERE project_id = $1 LIMIT 1', [unseen.id]);
+      for (const id of [missing, ...(other ? [other.id] : [])]) {
+        await bySession(viewer)
+          .patch(`/api/issues/${id}`)
+          .send({ state: 'resolved' })
+          .expect(404, { error: 'issue not found' });
+        await bySession(viewer)
+          .post(`/api/issues/${id}/comments`)
+          .send({ body: 'x' })
+          .expect(404, { error: 'issue not found' });
+      }
+      await byToken(readOnly.body.token)
+        .delete(`/api/issues/${missing}`)
+        .expect(404, { error: 'issue not found' });
+      await byToken(readOnly.body.token)
+        .delete(`/api/issues/${seenIssueId}`)
+        .expect(403, { error: 'this token is read-only' });
+      await bySession(viewer)
+        .post('/api/0/projects/default/no-such-project/releases/')
+        .send({ version: '1.0' })
+        .expect(404, { error: 'project "no-such-project" not found' });
+      // What exists and is in sight is a 403.
+      await bySession(viewer)
+        .patch(`/api/issues/${seenIssueId}`)
+        .send({ state: 'resolved' })
+        .expect(403, { error: 'a viewer cannot triage issues' });
+    });
+
+    it('refuses cursors and times beyond what the database holds with a 400', async () => {
+      const cursor = (text: string) => encodeURIComponent(Buffer.from(text).toString('base64url'));
+      await bySession(admin)
+        .get(`/api/issues/${seenIssueId}/comments?cursor=${cursor('comment|9999999999')}`)
+        .expect(400, { error: 'cursor is not valid' });
+      await bySession(admin)
+        .get(`/api/audit-log?cursor=${cursor('9999999999999999999')}`)
+        .expect(400, { error: 'cursor is not valid' });
+      await bySession(admin)
+        .get('/api/audit-log?since=-271821-04-20T00:00:00.000Z')
+        .expect(400, { error: 'since must be a date from the year 1 to 9999' });
+    });
+
+    it('lets only owners delete an operator token, which acts as an owner', async () => {
+      const operatorToken = await expectStatus(
+        operator().post('/api/tokens').send({ description: 'ops' }),
+        201,
+      );
+      expect(operatorToken.body.user_id).toBeNull();
+      await bySession(admin)
+        .delete(`/api/tokens/${operatorToken.body.id}`)
+        .expect(403, { error: "only an owner can delete an owner's token" });
+      await bySession(owner).delete(`/api/tokens/${operatorToken.body.id}`).expect(204);
+    });
+
     it("lets only owners delete an owner's token", async () => {
       const holder = await invitedAccount(t, operator(), 'owner');
       await bySession(admin)

@@ -38,6 +38,7 @@ interface MeView {
   email?: string;
   name: string;
   role: string;
+  sso_linked: boolean;
 }
 
 /** What the browser went through, from leaving for the provider to the page it was sent to. */
@@ -173,19 +174,13 @@ describe('single sign-on (OpenID Connect)', () => {
     return (await expectStatus(app.http().get('/auth/me').set('Cookie', `et_session=${session}`), 200)).body;
   }
 
-  /**
-   * The newest audit entry's id, from the table: entries after it are the ones a step made (the apps
-   * share one database). Not from the API, whose "newest first" orders the ids as text (see below).
-   */
+  /** The newest audit entry's id, from the table: entries after it are the ones a step made (the apps share one database). */
   async function auditMark(): Promise<bigint> {
     const rows: { id: string | null }[] = await db.query('SELECT max(id)::text AS id FROM audit_log');
     return BigInt(rows[0].id ?? '0');
   }
 
-  /**
-   * The entries of `action` after `mark`, as the API lists them, oldest first. A whole page is read
-   * and sorted here: the API sorts `id::text`, so past id 9 its first entry is not the newest.
-   */
+  /** The entries of `action` after `mark`, as the API lists them, oldest first. */
   async function auditSince(mark: bigint, action: string, app: TestApp = t): Promise<AuditEntry[]> {
     const page = await expectStatus(app.api().get(`/api/audit-log?action=${action}&limit=1000`), 200);
     return (page.body.data as AuditEntry[])
@@ -260,6 +255,7 @@ describe('single sign-on (OpenID Connect)', () => {
         carol: { email: 'carol@example.com', email_verified: true, name: 'Carol' },
         eve: { email: 'eve@example.com', email_verified: false, name: 'Eve' },
         mallory: { email: 'mallory@evil.test', email_verified: true, name: 'Mallory' },
+        dora: { email: 'dora@example.com', email_verified: true, name: 'Dora at the provider' },
       },
     });
     t = await startTestApp({
@@ -391,6 +387,42 @@ describe('single sign-on (OpenID Connect)', () => {
       await signIn(t, bob.email, bob.password);
     });
 
+    it("does not link an admin's account by e-mail; the admin links it, signed in, from the account page", async () => {
+      const dora = await invitedAccount(t, operator(), 'admin', { email: 'dora@example.com', name: 'Dora' });
+      const message = await refusedSignIn('dora', 'dora@example.com');
+      expect(message).toContain("is an admin's account");
+      expect((await userRow(dora.id)).oidc_subject).toBeNull();
+
+      const mark = await auditMark();
+      const linked = await browserSignIn('dora', async (page) => {
+        const login = await page.context().request.post(`${t.url}/auth/login`, {
+          data: { email: dora.email, password: dora.password },
+        });
+        expect(login.status()).toBe(200);
+        await page.goto('/auth/sso/start?link=1&next=/settings/account');
+      });
+      expect(linked.landed.href).toBe(`${t.url}/settings/account`);
+      expect(await me(t, (await sessionOf(linked.context)) as string)).toMatchObject({
+        user_id: dora.id,
+        role: 'admin',
+        sso_linked: true,
+      });
+      expect((await userRow(dora.id)).oidc_subject).toBe('dora');
+      const links = await auditSince(mark, 'auth.sso_link');
+      expect(links.map((entry) => [entry.actor_user_id, entry.target_id])).toEqual([
+        [dora.id, String(dora.id)],
+      ]);
+
+      // From now on the provider's subject finds her account.
+      const again = await browserSignIn('dora', '/auth/sso/start?next=/projects');
+      expect(await me(t, (await sessionOf(again.context)) as string)).toMatchObject({ user_id: dora.id });
+    });
+
+    it('will not link without a signed-in account', async () => {
+      const start = await t.http().get('/auth/sso/start?link=1').expect(303);
+      expect(refusalIn(new URL(start.headers.location, t.url))).toBe('sign in first to link your identity');
+    });
+
     it('takes up an open invitation of the e-mail: its role and its teams, the invitation used', async () => {
       const team = (
         await expectStatus(
@@ -460,6 +492,32 @@ describe('single sign-on (OpenID Connect)', () => {
       await expectRefusalAudited(mark, message);
       // The reason the sign-in page and the audit log give must say what was wrong with the answer.
       expect(message).toContain('"state"');
+    });
+
+    it("reads a provider's error only with this browser's state, and shows its code, not its description", async () => {
+      const context = await newContext();
+      const page = await context.newPage();
+      page.setDefaultTimeout(15_000);
+      await page.goto('/auth/sso/start?next=/projects');
+      const genuine = new URL(await heldBackAnswer(page, 'bob'));
+      const errorAnswer = (state: string) =>
+        `${CALLBACK_PATH}?error=access_denied&error_description=${encodeURIComponent('Call +1-555 now')}&state=${state}`;
+
+      await page.goto(errorAnswer('not-the-state'));
+      await page.waitForURL((url) => url.pathname === '/login');
+      expect(refusalIn(new URL(page.url()))).toContain('"state"');
+
+      // A new browser (the provider remembers this one's sign-in, and would not show its pages).
+      const other = await (await newContext()).newPage();
+      other.setDefaultTimeout(15_000);
+      await other.goto('/auth/sso/start?next=/projects');
+      const fresh = new URL(await heldBackAnswer(other, 'bob'));
+      expect(fresh.searchParams.get('state')).not.toBe(genuine.searchParams.get('state'));
+      await other.goto(errorAnswer(fresh.searchParams.get('state') as string));
+      await other.waitForURL((url) => url.pathname === '/login');
+      const message = refusalIn(new URL(other.url()));
+      expect(message).toBe('the identity provider refused the sign-in (access_denied)');
+      expect(message).not.toContain('555');
     });
 
     it('refuses a callback used already, with or without a sign-in started since', async () => {

@@ -41,6 +41,8 @@ export interface Me {
   /** The projects it sees; null: every project. */
   project_ids: number[] | null;
   email_notifications: boolean;
+  /** Linked to its identity at the single sign-on provider. */
+  sso_linked: boolean;
 }
 
 export interface Member {

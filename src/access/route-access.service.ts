@@ -74,21 +74,24 @@ export class RouteAccessService {
     const request = context.switchToHttp().getRequest<{ method: string; params: Record<string, string> }>();
     if (rule.scope && access.projects !== 'all') {
       const found = await this.projectOf(rule.scope, request.params);
-      // First, so that what cannot be seen answers the same as what does not exist.
-      if (found && !access.projects.has(found.projectId)) throw new NotFoundError(found.notFound);
+      // Before the permission: what cannot be seen, and what does not exist, answer the same 404,
+      // whatever the request may do.
+      if (found && (found.projectId === null || !access.projects.has(found.projectId))) {
+        throw new NotFoundError(found.notFound);
+      }
     }
     const decision = decide(access, rule.permission, request.method);
     if (!decision.allowed) throw new ForbiddenError(decision.reason);
   }
 
   /**
-   * The project a route's path names, with the 404 its route gives for something missing; undefined
-   * when the path does not name an existing one (the route answers that itself: a 400 or a 404).
+   * The project a route's path names (null when there is no such thing), with the 404 its route
+   * gives for something missing; undefined when the path is malformed (the route's pipe answers 400).
    */
   private async projectOf(
     scope: ProjectScope,
     params: Record<string, string>,
-  ): Promise<{ projectId: number; notFound: string } | undefined> {
+  ): Promise<{ projectId: number | null; notFound: string } | undefined> {
     if ('projectId' in scope) {
       const projectId = idParam(params[scope.projectId]);
       return projectId === undefined ? undefined : { projectId, notFound: 'project not found' };
@@ -96,16 +99,15 @@ export class RouteAccessService {
     if ('issueId' in scope) {
       const issueId = idParam(params[scope.issueId]);
       if (issueId === undefined) return undefined;
-      const projectId = await this.issues.projectIdOf(issueId);
-      return projectId === null ? undefined : { projectId, notFound: 'issue not found' };
+      return { projectId: await this.issues.projectIdOf(issueId), notFound: 'issue not found' };
     }
     const reference = params[scope.projectRef];
     if (reference === undefined) return undefined;
+    const notFound = `project ${JSON.stringify(reference)} not found`;
     try {
-      const project = await this.projects.findBySlugOrId(reference);
-      return { projectId: project.id, notFound: `project ${JSON.stringify(reference)} not found` };
+      return { projectId: (await this.projects.findBySlugOrId(reference)).id, notFound };
     } catch (error) {
-      if (error instanceof NotFoundError) return undefined;
+      if (error instanceof NotFoundError) return { projectId: null, notFound };
       throw error;
     }
   }

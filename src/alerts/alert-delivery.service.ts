@@ -89,12 +89,12 @@ export class AlertDeliveryService {
   private async assigneeChannel(issue: Issue, name: string): Promise<NotificationChannel | null> {
     const assignee =
       issue.assigneeUserId !== null
-        ? { userId: issue.assigneeUserId, label: '' }
+        ? { userId: issue.assigneeUserId }
         : issue.assigneeTeamId !== null
-          ? { teamId: issue.assigneeTeamId, label: '' }
+          ? { teamId: issue.assigneeTeamId }
           : null;
     if (!assignee) return null;
-    const to = (await this.assignees.recipients(assignee))
+    const to = (await this.assignees.recipients(assignee, issue.projectId))
       .filter((user) => user.isActive && user.emailNotifications)
       .map((user) => user.email);
     if (to.length === 0) return null;

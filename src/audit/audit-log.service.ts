@@ -8,6 +8,9 @@ export type AuditAction =
   | 'auth.sign_in'
   | 'auth.sign_in_failed'
   | 'auth.password_change'
+  | 'auth.password_change_failed'
+  | 'auth.sso_link'
+  | 'member.create'
   | 'invitation.create'
   | 'invitation.revoke'
   | 'invitation.accept'
@@ -60,6 +63,7 @@ export interface AuditEntryView {
 }
 
 const ENTRY_ID = /^[1-9]\d{0,18}$/;
+const MAX_ENTRY_ID = 9_223_372_036_854_775_807n;
 
 @Injectable()
 export class AuditLog {
@@ -112,7 +116,7 @@ export class AuditLog {
 
 function decodeEntryCursor(cursor: string): string {
   const fields = cursorFields(cursor);
-  if (fields.length !== 1 || !ENTRY_ID.test(fields[0])) throw invalidCursor();
+  if (fields.length !== 1 || !ENTRY_ID.test(fields[0]) || BigInt(fields[0]) > MAX_ENTRY_ID) throw invalidCursor();
   return fields[0];
 }
 

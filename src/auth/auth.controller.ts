@@ -47,6 +47,8 @@ interface MeView {
   /** The projects it sees; null: every project. */
   project_ids: number[] | null;
   email_notifications: boolean;
+  /** The account is linked to its identity at the single sign-on provider. */
+  sso_linked: boolean;
 }
 
 @ApiTags('auth')
@@ -142,6 +144,7 @@ export class AuthController {
       read_only: access.readOnly,
       project_ids: access.projects === 'all' ? null : [...access.projects].sort((a, b) => a - b),
       email_notifications: user?.emailNotifications ?? false,
+      sso_linked: (user?.oidcSubject ?? null) !== null,
     };
   }
 
@@ -170,9 +173,16 @@ export class AuthController {
     const account = await this.users.findById(accountOf(access));
     if (!account) throw new UnauthorizedException('the account no longer exists');
     if (!account.passwordHash) throw new InvalidInputError('this account signs in through single sign-on');
+    // Guessing the current password here is throttled and audited as sign-ins are.
+    await this.throttle.attempt(account.email, request.ip, response);
     if (!(await this.verify(account.email, body.current_password, response))) {
+      await this.audit.record(actorOf(access, request.ip), 'auth.password_change_failed', {
+        type: 'member',
+        id: account.id,
+      });
       throw new InvalidInputError('current_password is not the password of this account');
     }
+    await this.throttle.succeeded(account.email);
     await this.users.setPassword(account.id, body.new_password);
     await this.sessions.endAllOf(
       account.id,

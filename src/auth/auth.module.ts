@@ -30,6 +30,6 @@ import { UsersDataModule } from './users-data.module';
     LoginThrottle,
     { provide: APP_GUARD, useClass: AuthGuard },
   ],
-  exports: [UsersDataModule, SessionsService, SessionCookie],
+  exports: [UsersDataModule, SessionsService, SessionCookie, LoginThrottle],
 })
 export class AuthModule {}

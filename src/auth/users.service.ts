@@ -2,6 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import type { Role } from '../access/roles';
+import { AuditLog } from '../audit/audit-log.service';
 import { AppConfig } from '../config/app-config';
 import { ConflictError } from '../common/domain-errors';
 import { hashPassword, verifyPassword } from '../common/crypto';
@@ -19,24 +20,63 @@ export class UsersService implements OnApplicationBootstrap {
   constructor(
     @InjectRepository(User) private readonly users: Repository<User>,
     private readonly config: AppConfig,
+    private readonly audit: AuditLog,
   ) {}
 
-  /** CREATE_SUPERUSER creates the account (an owner), or resets its password, at every start. */
+  /**
+   * CREATE_SUPERUSER, at every start: makes the account an owner if it does not exist, or resets its
+   * password. An existing account keeps its role and standing: a deactivation or a demotion its
+   * admins made is not undone by a restart.
+   */
   async onApplicationBootstrap(): Promise<void> {
-    if (this.config.superuser && this.config.APP_ROLE !== 'worker') {
-      await this.createOrUpdate(this.config.superuser.email, this.config.superuser.password);
-      this.logger.log(`superuser ${this.config.superuser.email} is ready`);
+    if (!this.config.superuser || this.config.APP_ROLE === 'worker') return;
+    const { email, password } = this.config.superuser;
+    const existing = await this.findByEmail(email);
+    const by = { userId: null, tokenId: null, actor: 'CREATE_SUPERUSER', ip: null };
+    if (existing) {
+      await this.setPassword(existing.id, password);
+      await this.audit.record(by, 'auth.password_change', { type: 'member', id: existing.id }, { email });
+    } else {
+      const passwordHash = await hashPassword(password);
+      const created = await this.create({ email, name: '', role: 'owner', passwordHash });
+      await this.audit.record(
+        by,
+        'member.create',
+        { type: 'member', id: created.id },
+        { email, role: 'owner' },
+      );
     }
+    this.logger.log(`superuser ${email} is ready`);
   }
 
-  /** An operator's account (CREATE_SUPERUSER, the CLI): an active owner with this password. */
+  /**
+   * The operator's command (`user:create`): an active account with this password and role, made or
+   * updated; what changed is in the audit log.
+   */
   async createOrUpdate(email: string, password: string, role: Role = 'owner'): Promise<User> {
     const normalised = normaliseEmail(email);
+    const before = await this.findByEmail(normalised);
     const passwordHash = await hashPassword(password);
     await this.users.upsert({ email: normalised, passwordHash, role, isActive: true, deactivatedAt: null }, [
       'email',
     ]);
-    return this.users.findOneOrFail({ where: { email: normalised } });
+    const user = await this.users.findOneOrFail({ where: { email: normalised } });
+    const by = { userId: null, tokenId: null, actor: 'command line', ip: null };
+    const target = { type: 'member', id: user.id };
+    if (!before) {
+      await this.audit.record(by, 'member.create', target, { email: normalised, role });
+      return user;
+    }
+    await this.audit.record(by, 'auth.password_change', target, { email: normalised });
+    if (before.role !== role) {
+      await this.audit.record(by, 'member.role_change', target, {
+        email: normalised,
+        from: before.role,
+        to: role,
+      });
+    }
+    if (!before.isActive) await this.audit.record(by, 'member.reactivate', target, { email: normalised });
+    return user;
   }
 
   /** A new account; a ConflictError when the e-mail has one. */

@@ -130,16 +130,6 @@ const COMMANDS: Record<
     run: async (app, flags) => {
       const role = isRole(flags.role) ? flags.role : 'owner';
       const user = await app.get(UsersService).createOrUpdate(flags.email, flags.password, role);
-      await app.get(AuditLog).record(
-        CLI_ACTOR,
-        'member.role_change',
-        { type: 'member', id: user.id },
-        {
-          email: user.email,
-          to: user.role,
-          by: 'user:create',
-        },
-      );
       return `user ${user.email} is ready (id ${user.id}, ${user.role})`;
     },
   },

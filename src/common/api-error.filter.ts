@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
+import { HashingBusyError } from './crypto';
 import { DomainError, MovedError } from './domain-errors';
 import { isDatabaseUnavailable } from '../database/database-errors';
 import { DatabaseUnavailableError } from '../database/database-unavailable.error';
@@ -48,6 +49,7 @@ export class ApiErrorFilter implements ExceptionFilter {
       const path = host.switchToHttp().getRequest<Request>().originalUrl;
       response.setHeader('Location', exception.locationFor(path));
     }
+    if (exception instanceof HashingBusyError) response.setHeader('Retry-After', '1');
     response.status(status).json(body);
   }
 }
@@ -75,6 +77,10 @@ export function describeError(
     }[exception.kind];
     const details = exception instanceof MovedError ? exception.details : {};
     return { status, body: { error: exception.message, ...details } };
+  }
+  // Every route that hashes a password (sign-in, invitations, password changes) is busy together.
+  if (exception instanceof HashingBusyError) {
+    return { status: HttpStatus.SERVICE_UNAVAILABLE, body: { error: 'sign-in is busy, try again in a moment' } };
   }
   if (exception instanceof HttpException) {
     return { status: exception.getStatus(), body: bodyOf(exception.getResponse(), exception.message) };

@@ -332,6 +332,12 @@ export function validateEnvironment(raw: Record<string, unknown>): ResolvedConfi
       'Invalid configuration: PASSWORD_LOGIN=false needs single sign-on (OIDC_ISSUER) to sign in with',
     );
   }
+  if (env.OIDC_ISSUER && env.OIDC_DEFAULT_ROLE !== 'viewer' && !env.OIDC_ALLOWED_DOMAINS) {
+    // Anyone the provider vouches for gets an account: more than read access needs a domain list.
+    throw new Error(
+      `Invalid configuration: OIDC_DEFAULT_ROLE=${env.OIDC_DEFAULT_ROLE} needs OIDC_ALLOWED_DOMAINS (who may sign up)`,
+    );
+  }
   const oidc = env.OIDC_ISSUER
     ? {
         issuer: env.OIDC_ISSUER,

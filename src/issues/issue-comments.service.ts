@@ -47,8 +47,11 @@ export class IssueCommentsService {
     let after: number | undefined;
     if (query.cursor !== undefined) {
       const fields = cursorFields(query.cursor);
-      if (fields.length !== 2 || fields[0] !== 'comment' || !/^[1-9]\d{0,9}$/.test(fields[1]))
-        throw invalidCursor();
+      const id =
+        fields.length === 2 && fields[0] === 'comment' && /^[1-9]\d{0,9}$/.test(fields[1])
+          ? Number(fields[1])
+          : NaN;
+      if (!(id <= 2_147_483_647)) throw invalidCursor();
       after = Number(fields[1]);
     }
     const rows = await this.comments.list(issueId, limit + 1, after);
@@ -77,7 +80,7 @@ export class IssueCommentsService {
   }
 
   async edit(issueId: number, id: number, access: Access, body: string): Promise<CommentView> {
-    await this.mayChange(issueId, id, access);
+    await this.mayChange(issueId, id, access, 'edit');
     await this.comments.updateBody(id, body);
     await this.activity.rewriteCommentEntry(issueId, id, {
       comment_id: id,
@@ -88,19 +91,30 @@ export class IssueCommentsService {
   }
 
   async remove(issueId: number, id: number, access: Access): Promise<void> {
-    await this.mayChange(issueId, id, access);
+    await this.mayChange(issueId, id, access, 'delete');
     await this.comments.delete(id);
     // What was deleted must not stay readable in the log (a pasted secret, say).
     await this.activity.rewriteCommentEntry(issueId, id, { comment_id: id, deleted: true });
   }
 
-  /** Its author may change a comment, and admins may (to remove what should not be there). */
-  private async mayChange(issueId: number, id: number, access: Access): Promise<CommentRow> {
+  /**
+   * Its author may edit or delete a comment; admins may delete it (to remove what should not be
+   * there) but not put words in its author's mouth.
+   */
+  private async mayChange(
+    issueId: number,
+    id: number,
+    access: Access,
+    change: 'edit' | 'delete',
+  ): Promise<CommentRow> {
     const comment = await this.comments.find(issueId, id);
     if (!comment) throw new NotFoundError('comment not found');
     const own = comment.author_user_id !== null && comment.author_user_id === access.userId;
-    if (!own && !roleAtLeast(access.role, 'admin'))
-      throw new ForbiddenError('only its author or an admin can change a comment');
+    if (own) return comment;
+    if (change === 'edit') throw new ForbiddenError('only its author can edit a comment');
+    if (!roleAtLeast(access.role, 'admin')) {
+      throw new ForbiddenError('only its author or an admin can delete a comment');
+    }
     return comment;
   }
 }

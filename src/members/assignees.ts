@@ -85,14 +85,22 @@ export class Assignees {
     return team.id;
   }
 
-  /** The members (with their e-mail settings) an assignment reaches: the member, or the team's. */
-  async recipients(assignee: Assignee): Promise<User[]> {
+  /**
+   * The members (with their e-mail settings) an assignment reaches: the member, or the team's; only
+   * those who still see the project (access can be lost after the assignment).
+   */
+  async recipients(assignee: { userId: number } | { teamId: number }, projectId: number): Promise<User[]> {
+    let users: User[];
     if ('userId' in assignee) {
       const user = await this.users.findById(assignee.userId);
-      return user ? [user] : [];
+      users = user ? [user] : [];
+    } else {
+      const team = await this.teams.find(assignee.teamId);
+      users = team ? await this.users.findByIds(team.member_ids) : [];
     }
-    const team = await this.teams.find(assignee.teamId);
-    return team ? this.users.findByIds(team.member_ids) : [];
+    const seeing: User[] = [];
+    for (const user of users) if (await this.seesProject(user, projectId)) seeing.push(user);
+    return seeing;
   }
 
   private async seesProject(user: User, projectId: number): Promise<boolean> {

@@ -33,7 +33,7 @@ export class AssignmentMail {
   async send(assignee: Assignee, issues: AssignedIssue[], by: { userId: number | null; actor: string }) {
     if (!this.mailer.configured || issues.length === 0) return;
     try {
-      const recipients = (await this.assignees.recipients(assignee)).filter(
+      const recipients = (await this.assignees.recipients(assignee, issues[0].project_id)).filter(
         (user) => user.isActive && user.emailNotifications && user.id !== by.userId,
       );
       for (const user of recipients) {

@@ -18,6 +18,7 @@ import { actorOf } from '../audit/audit-log.service';
 import { AcceptInvitationDto } from '../auth/dto/account.dto';
 import type { AuthenticatedRequest } from '../auth/request-principal';
 import { originOf, requestSite } from '../auth/same-origin';
+import { LoginThrottle } from '../auth/login-throttle.service';
 import { SessionCookie } from '../auth/session-cookie';
 import { IdPipe } from '../common/id.pipes';
 import { Public } from '../common/public.decorator';
@@ -74,6 +75,7 @@ export class InvitationAcceptController {
   constructor(
     private readonly invitations: InvitationsService,
     private readonly cookie: SessionCookie,
+    private readonly throttle: LoginThrottle,
     private readonly config: AppConfig,
   ) {
     this.publicOrigin = originOf(config.publicUrl);
@@ -101,11 +103,14 @@ export class InvitationAcceptController {
       // The invitation is taken up at the first sign-in through the provider with its e-mail.
       throw new ForbiddenException(`accept this invitation by signing in with ${this.config.OIDC_NAME}`);
     }
+    // Guessing links is throttled as sign-ins are.
+    await this.throttle.attempt(body.email, request.ip, response);
     const user = await this.invitations.accept(
       secret,
       { email: body.email, password: body.password, name: body.name ?? '' },
       request.ip,
     );
+    await this.throttle.succeeded(body.email);
     await this.cookie.signIn(request, response, user.id);
     return { id: user.id, email: user.email, role: user.role };
   }

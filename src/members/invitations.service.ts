@@ -129,6 +129,11 @@ export class InvitationsService {
     ip: string | undefined,
   ): Promise<User> {
     if (!SECRET.test(secret)) throw new NotFoundError('invitation not found');
+    // Checked before the (slow, shared) hashing, so that made-up links cost it nothing.
+    const early = usable(await this.invitations.findByTokenHash(sha256Hex(secret)));
+    if (normaliseEmail(input.email) !== early.email) {
+      throw new ForbiddenError('this invitation is for another e-mail address');
+    }
     const passwordHash = await hashPassword(input.password);
     const user = await this.db.transaction(async (manager) => {
       const row = usable(await this.invitations.findByTokenHash(sha256Hex(secret), manager, true));

@@ -74,10 +74,13 @@ export class TokensController {
   @Requires('account')
   async remove(@CurrentAccess() access: Access, @Req() request: Request, @Param('id', IdPipe) id: number) {
     const token = await this.tokens.find(id, this.ownerScope(access));
-    // An owner's tokens are an owner's business, as the owner's account is.
-    if (token.userId !== null && token.userId !== access.userId && !roleAtLeast(access.role, 'owner')) {
-      const holder = await this.users.findById(token.userId);
-      if (holder?.role === 'owner') throw new ForbiddenError("only an owner can delete an owner's token");
+    // An owner's tokens are an owner's business, as the owner's account is; an operator token (no
+    // account) acts as an owner.
+    if (token.userId !== access.userId && !roleAtLeast(access.role, 'owner')) {
+      const holder = token.userId === null ? null : await this.users.findById(token.userId);
+      if (token.userId === null || holder?.role === 'owner') {
+        throw new ForbiddenError("only an owner can delete an owner's token");
+      }
     }
     const removed = await this.tokens.remove(id, this.ownerScope(access));
     await this.audit.record(

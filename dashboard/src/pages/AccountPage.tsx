@@ -11,6 +11,7 @@ import {
   useAsync,
   useTitle,
 } from '../components';
+import { useSsoSettings } from './LoginPage';
 import { SettingsNav } from './SettingsNav';
 
 const PASSWORD_MIN = 8;
@@ -299,6 +300,30 @@ function SessionsCard({ reloadKey }: { reloadKey: number }) {
   );
 }
 
+/** Links the account to its identity at the provider: how admins and owners start using single sign-on. */
+function SingleSignOnCard() {
+  const { me } = useSession();
+  const sso = useSsoSettings();
+  if (!sso.data?.enabled) return null;
+  return (
+    <section class="card" aria-labelledby="sso-title">
+      <h2 id="sso-title">Single sign-on</h2>
+      {me.sso_linked ? (
+        <p>This account signs in with {sso.data.name}.</p>
+      ) : (
+        <>
+          <p class="muted small">
+            Link this account to your identity at {sso.data.name} to sign in with it from now on.
+          </p>
+          <a class="btn" href="/auth/sso/start?link=1&next=%2Fsettings%2Faccount">
+            Link your {sso.data.name} identity
+          </a>
+        </>
+      )}
+    </section>
+  );
+}
+
 export function AccountPage() {
   useTitle('Your account');
   const { me } = useSession();
@@ -313,6 +338,7 @@ export function AccountPage() {
         <div class="settings-stack">
           <ProfileForm />
           <PasswordForm onChanged={() => setSessionsKey((n) => n + 1)} />
+          <SingleSignOnCard />
           <SessionsCard reloadKey={sessionsKey} />
           <p class="muted small">
             API tokens that act as you are on the <a href="/settings/tokens">API tokens</a> page.

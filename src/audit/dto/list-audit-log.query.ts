@@ -1,7 +1,11 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsDate, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { IsDate, IsInt, IsOptional, IsString, Length, Matches, Max, MaxDate, Min, MinDate } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination';
+
+/** The times PostgreSQL and toISOString both spell plainly. */
+const EARLIEST = new Date('0001-01-01T00:00:00Z');
+const LATEST = new Date('9999-12-31T23:59:59.999Z');
 
 export class ListAuditLogQuery extends PageQueryDto {
   @ApiPropertyOptional({ description: 'an action (member.role_change) or a family of them (member)' })
@@ -34,11 +38,15 @@ export class ListAuditLogQuery extends PageQueryDto {
   @IsOptional()
   @Type(() => Date)
   @IsDate({ message: 'since must be an ISO 8601 date' })
+  @MinDate(EARLIEST, { message: 'since must be a date from the year 1 to 9999' })
+  @MaxDate(LATEST, { message: 'since must be a date from the year 1 to 9999' })
   since?: Date;
 
   @ApiPropertyOptional({ description: 'ISO 8601; entries before it' })
   @IsOptional()
   @Type(() => Date)
   @IsDate({ message: 'until must be an ISO 8601 date' })
+  @MinDate(EARLIEST, { message: 'until must be a date from the year 1 to 9999' })
+  @MaxDate(LATEST, { message: 'until must be a date from the year 1 to 9999' })
   until?: Date;
 }

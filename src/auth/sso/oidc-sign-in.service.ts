@@ -8,6 +8,7 @@ import { InvitationAccounts } from '../../members/invitation-accounts';
 import { InvitationsRepository } from '../../members/invitations.repository';
 import { REDIS, RedisClient } from '../../redis/redis.module';
 import type { User } from '../user.entity';
+import { roleAtLeast } from '../../access/roles';
 import { normaliseEmail, UsersService } from '../users.service';
 import { emailDomainAllowed, isLoopbackHttp, safeNextPath } from './sso-redirect';
 
@@ -31,7 +32,12 @@ interface PendingSignIn {
   nonce: string;
   verifier: string;
   next: string;
+  /** Set when a signed-in account links its identity at the provider (from its account page). */
+  linkUserId?: number;
 }
+
+/** What a sign-in through the provider did, for the audit log besides the sign-in itself. */
+export type SsoOutcome = 'signed_in' | 'linked' | 'created' | 'invited';
 
 /**
  * OpenID Connect sign-in with openid-client: the authorization code flow with PKCE, state and
@@ -67,13 +73,14 @@ export class OidcSignIn {
   }
 
   /** The provider's sign-in URL, and the secret the browser keeps (as a cookie) until it comes back. */
-  async start(next: unknown): Promise<{ url: string; secret: string }> {
+  async start(next: unknown, linkUserId?: number): Promise<{ url: string; secret: string }> {
     const configuration = await this.discovered();
     const pending: PendingSignIn = {
       state: openid.randomState(),
       nonce: openid.randomNonce(),
       verifier: openid.randomPKCECodeVerifier(),
       next: safeNextPath(next),
+      ...(linkUserId !== undefined ? { linkUserId } : {}),
     };
     const secret = randomHex(32);
     await this.redis.set(this.key(secret), JSON.stringify(pending), 'EX', PENDING_TTL_SECONDS);
@@ -93,17 +100,24 @@ export class OidcSignIn {
    * Checks the provider's answer (`query`: the callback's query string) against what the browser's
    * secret holds, and returns the account to sign in, with where to go next.
    */
-  async finish(secret: string | undefined, query: string): Promise<{ user: User; next: string }> {
+  async finish(
+    secret: string | undefined,
+    query: string,
+  ): Promise<{ user: User; next: string; outcome: SsoOutcome }> {
     const stored = secret && /^[0-9a-f]{64}$/.test(secret) ? await this.redis.getdel(this.key(secret)) : null;
     if (!stored) throw new SsoRefusal('the sign-in took too long or was used already: start again');
     const pending = JSON.parse(stored) as PendingSignIn;
     const configuration = await this.discovered();
     const callback = new URL(`${this.redirectUri}?${query}`);
+    // The state first: an answer that is not the one this browser asked for is not read further.
+    if (callback.searchParams.get('state') !== pending.state) {
+      throw new SsoRefusal('the answer of the identity provider was not accepted: unexpected "state" value');
+    }
     const providerError = callback.searchParams.get('error');
     if (providerError) {
-      throw new SsoRefusal(
-        `the identity provider refused: ${callback.searchParams.get('error_description') ?? providerError}`,
-      );
+      // Its code, not its description: the page shows it, and must not say what someone else chose.
+      const code = /^[a-z_]{1,40}$/.test(providerError) ? providerError : 'an error';
+      throw new SsoRefusal(`the identity provider refused the sign-in (${code})`);
     }
     let claims: Record<string, unknown>;
     try {
@@ -126,10 +140,30 @@ export class OidcSignIn {
       const why = cause instanceof Error ? cause.message : (error as Error).message;
       throw new SsoRefusal(`the answer of the identity provider was not accepted: ${why}`);
     }
-    return { user: await this.accountFor(claims), next: pending.next };
+    if (pending.linkUserId !== undefined) {
+      return { user: await this.link(pending.linkUserId, claims), next: pending.next, outcome: 'linked' };
+    }
+    return { ...(await this.accountFor(claims)), next: pending.next };
   }
 
-  private async accountFor(claims: Record<string, unknown>): Promise<User> {
+  /** Links a signed-in account (its own request, from its account page) to the provider's identity. */
+  private async link(userId: number, claims: Record<string, unknown>): Promise<User> {
+    const issuer = (this.config.oidc as NonNullable<AppConfig['oidc']>).issuer;
+    const subject = String(claims.sub);
+    const account = await this.users.findById(userId);
+    if (!account || !account.isActive) throw new SsoRefusal('this account is deactivated');
+    const holder = await this.users.findByOidcSubject(issuer, subject);
+    if (holder && holder.id !== account.id) {
+      throw new SsoRefusal('this identity is linked to another account already', account.email);
+    }
+    if (account.oidcSubject !== null && account.oidcSubject !== subject) {
+      throw new SsoRefusal('this account is linked to another identity already', account.email);
+    }
+    await this.users.linkOidcSubject(account.id, issuer, subject);
+    return Object.assign(account, { oidcIssuer: issuer, oidcSubject: subject });
+  }
+
+  private async accountFor(claims: Record<string, unknown>): Promise<{ user: User; outcome: SsoOutcome }> {
     const issuer = (this.config.oidc as NonNullable<AppConfig['oidc']>).issuer;
     const subject = String(claims.sub);
     const email = typeof claims.email === 'string' ? normaliseEmail(claims.email) : undefined;
@@ -147,7 +181,7 @@ export class OidcSignIn {
       if (allowed.length > 0 && !emailDomainAllowed(linked.email, allowed)) {
         throw new SsoRefusal('this account may not sign in through the identity provider', linked.email);
       }
-      return linked;
+      return { user: linked, outcome: 'signed_in' };
     }
     // Past this point an e-mail decides which account it is: only one the provider vouches for.
     if (!email) throw new SsoRefusal('the identity provider gave no e-mail address');
@@ -160,19 +194,34 @@ export class OidcSignIn {
         throw new SsoRefusal(`${email} belongs to an account linked to another identity`, email);
       }
       if (!existing.isActive) throw new SsoRefusal('this account is deactivated', email);
+      // Whoever controls e-mails at the provider would take over an admin's account here: admins and
+      // owners link their identity themselves, signed in, from their account page.
+      if (roleAtLeast(existing.role, 'admin')) {
+        throw new SsoRefusal(
+          `${email} is an ${existing.role}'s account: sign in with its password once and link your identity from the account page`,
+          email,
+        );
+      }
       await this.users.linkOidcSubject(existing.id, issuer, subject);
       this.logger.log(`account ${existing.id} linked to its identity at ${issuer}`);
-      return existing;
+      return { user: existing, outcome: 'linked' };
     }
     return this.db.transaction(async (manager) => {
       const oidc = { issuer, subject };
       const invitation = await this.invitations.findOpenByEmail(manager, email);
-      if (invitation)
-        return this.invitationAccounts.create(manager, invitation, { name, passwordHash: null, oidc });
-      return this.users.create(
+      if (invitation) {
+        const user = await this.invitationAccounts.create(manager, invitation, {
+          name,
+          passwordHash: null,
+          oidc,
+        });
+        return { user, outcome: 'invited' as const };
+      }
+      const user = await this.users.create(
         { email, name, role: this.config.OIDC_DEFAULT_ROLE, passwordHash: null, oidc },
         manager,
       );
+      return { user, outcome: 'created' as const };
     });
   }
 

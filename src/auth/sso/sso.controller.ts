@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Query, Req, Res } from '@nestjs/common';
+import { Controller, Get, HttpCode, Logger, Query, Req, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { CookieOptions, Response } from 'express';
 import { AuditLog } from '../../audit/audit-log.service';
@@ -6,6 +6,7 @@ import { Public } from '../../common/public.decorator';
 import { AppConfig } from '../../config/app-config';
 import type { AuthenticatedRequest } from '../request-principal';
 import { authCookieOptions, SessionCookie } from '../session-cookie';
+import { SESSION_COOKIE, SessionsService } from '../sessions.service';
 import { OidcSignIn, SsoRefusal } from './oidc-sign-in.service';
 
 /** Holds the sign-in in progress between leaving for the provider and coming back. */
@@ -19,9 +20,12 @@ const SSO_COOKIE = 'et_sso';
 @ApiTags('auth')
 @Controller('auth/sso')
 export class SsoController {
+  private readonly logger = new Logger('SingleSignOn');
+
   constructor(
     private readonly sso: OidcSignIn,
     private readonly cookie: SessionCookie,
+    private readonly sessions: SessionsService,
     private readonly audit: AuditLog,
     private readonly config: AppConfig,
   ) {}
@@ -37,12 +41,26 @@ export class SsoController {
     };
   }
 
-  /** `next`: the dashboard path to return to (paths of this site only). */
+  /**
+   * `next`: the dashboard path to return to (paths of this site only). `link=1`, signed in: link
+   * this account to the identity at the provider (how admins and owners do it; see OidcSignIn).
+   */
   @Public()
   @Get('start')
-  async start(@Query('next') next: unknown, @Res() response: Response): Promise<void> {
+  async start(
+    @Query('next') next: unknown,
+    @Query('link') link: unknown,
+    @Req() request: AuthenticatedRequest,
+    @Res() response: Response,
+  ): Promise<void> {
     try {
-      const { url, secret } = await this.sso.start(next);
+      let linkUserId: number | undefined;
+      if (link === '1') {
+        const signedIn = await this.sessions.resolve(request.cookies?.[SESSION_COOKIE]);
+        if (!signedIn) throw new SsoRefusal('sign in first to link your identity');
+        linkUserId = signedIn.user.id;
+      }
+      const { url, secret } = await this.sso.start(next, linkUserId);
       response.cookie(SSO_COOKIE, secret, { ...this.cookieOptions(), maxAge: 600_000 });
       response.redirect(303, url);
     } catch (error) {
@@ -61,17 +79,26 @@ export class SsoController {
       ? request.originalUrl.slice(request.originalUrl.indexOf('?') + 1)
       : '';
     try {
-      const { user, next } = await this.sso.finish(secret, query);
+      const { user, next, outcome } = await this.sso.finish(secret, query);
       await this.cookie.signIn(request, response, user.id);
-      await this.audit.record(
-        { userId: user.id, tokenId: null, actor: user.email, ip: request.ip ?? null },
-        'auth.sign_in',
-        { type: 'member', id: user.id },
-        { method: 'sso' },
-      );
+      const by = { userId: user.id, tokenId: null, actor: user.email, ip: request.ip ?? null };
+      const target = { type: 'member', id: user.id };
+      if (outcome === 'linked')
+        await this.audit.record(by, 'auth.sso_link', target, { subject: user.oidcSubject });
+      if (outcome === 'created')
+        await this.audit.record(by, 'member.create', target, { role: user.role, method: 'sso' });
+      if (outcome === 'invited')
+        await this.audit.record(by, 'invitation.accept', target, { role: user.role, method: 'sso' });
+      await this.audit.record(by, 'auth.sign_in', target, { method: 'sso' });
       response.redirect(303, next);
-    } catch (error) {
-      if (!(error instanceof SsoRefusal)) throw error;
+    } catch (caught) {
+      // Whatever went wrong, the browser goes back to the sign-in page with a reason, not to JSON.
+      const error =
+        caught instanceof SsoRefusal
+          ? caught
+          : new SsoRefusal('the sign-in could not be completed; try again');
+      if (!(caught instanceof SsoRefusal))
+        this.logger.error({ err: caught }, `single sign-on failed: ${String(caught)}`);
       await this.audit.record(
         { userId: null, tokenId: null, actor: error.email ?? 'single sign-on', ip: request.ip ?? null },
         'auth.sign_in_failed',
