@@ -460,7 +460,7 @@ describe('issue collaboration: assignment, assignee search, activity, comments',
     it('refuses assigned:me from an operator token, which is nobody', async () => {
       await operator()
         .get(`/api/projects/${projectId}/issues?query=${encodeURIComponent('assigned:me')}`)
-        .expect(400, { error: 'query: assigned:me needs a member, not an operator token' });
+        .expect(400, { error: 'query: "assigned:me": an operator token has no account to be me' });
     });
 
     it('finds the issues of a member by e-mail, of a team by slug, and of several at once', async () => {

@@ -203,9 +203,14 @@ describe('issue search, sorts and totals', () => {
     ['an empty value', 'release:', 'query: "release:": release: needs a value'],
     ['an open quote', 'release:"1.0', 'query: "release:\\"1.0": a quoted value needs its closing "'],
     [
-      'assignment, which needs teams',
+      'assigned:me with an operator token, which has no account',
       'assigned:me',
-      'query: "assigned:me": assignment comes with members and teams',
+      'query: "assigned:me": an operator token has no account to be me',
+    ],
+    [
+      'suggested assignees',
+      'assigned_or_suggested:me',
+      'query: "assigned_or_suggested:me": suggested assignees are not supported',
     ],
   ])('answers 400 naming the term for %s', async (_, query, message) => {
     const response = await t

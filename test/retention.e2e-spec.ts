@@ -28,7 +28,7 @@ interface Snapshot {
   partitions: Partition[];
   /** Rows per (partition, project, issue). */
   events: { part: string; project_id: number; issue_id: number; n: number }[];
-  issues: { id: number; project_id: number; last_seen: Date }[];
+  issues: { id: number; project_id: number; last_seen: Date; merged_into_id: number | null }[];
   /** Event parts per (issue, day they are stored under). */
   parts: { issue_id: number; project_id: number; day: string; n: number }[];
   issueHours: { issue_id: number; project_id: number; hour: Date }[];
@@ -56,7 +56,7 @@ async function snapshot(db: DataSource): Promise<Snapshot> {
       `SELECT tableoid::regclass::text AS part, project_id, issue_id, count(*)::int AS n
          FROM events GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
     ),
-    issues: await db.query('SELECT id, project_id, last_seen FROM issues ORDER BY id'),
+    issues: await db.query('SELECT id, project_id, last_seen, merged_into_id FROM issues ORDER BY id'),
     parts: await db.query(
       `SELECT p.issue_id, i.project_id, p.day::text AS day, count(*)::int AS n
          FROM event_parts p JOIN issues i ON i.id = p.issue_id GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
@@ -99,12 +99,17 @@ function plan(before: Snapshot, now: number, defaultDays: number) {
     .filter((row) => !dropped.includes(row.part) && goes(row))
     .reduce((sum, row) => sum + row.n, 0);
   const remainingEvents = before.events.filter((row) => !goes(row));
+  // Merged issues (pointers) go with the issue they point to, uncounted: the database deletes them.
   const issuesDeleted = before.issues
     .filter(
       (issue) =>
+        issue.merged_into_id === null &&
         issue.last_seen.getTime() < cutoff(issue.project_id) &&
         !remainingEvents.some((row) => row.issue_id === issue.id),
     )
+    .map((issue) => issue.id);
+  const pointersDeleted = before.issues
+    .filter((issue) => issue.merged_into_id !== null && issuesDeleted.includes(issue.merged_into_id))
     .map((issue) => issue.id);
   // A part stored under day D serves arrivals up to D's end: it goes with D's partition, or once its
   // project's cutoff has passed D; then the parts of the issues that go.
@@ -126,7 +131,7 @@ function plan(before: Snapshot, now: number, defaultDays: number) {
     remainingEvents,
     issuesDeleted,
     remainingIssues: before.issues
-      .filter((issue) => !issuesDeleted.includes(issue.id))
+      .filter((issue) => !issuesDeleted.includes(issue.id) && !pointersDeleted.includes(issue.id))
       .map((issue) => issue.id),
     remainingParts: before.parts.filter(
       (row) => !partDropped(row.day) && !partExpired(row) && !issuesDeleted.includes(row.issue_id),

@@ -236,7 +236,7 @@ export class IssuesService {
       for (const target of filter.targets) {
         if ('me' in target) {
           if (viewerId === null)
-            throw new InvalidInputError('query: assigned:me needs a member, not an operator token');
+            throw new InvalidInputError('query: "assigned:me": an operator token has no account to be me');
           resolved.userIds.push(viewerId);
         } else if ('email' in target) {
           resolved.userIds.push(await this.assignees.userIdOf(target.email));
