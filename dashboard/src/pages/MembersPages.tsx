@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { personName, ROLE_HINTS, ROLE_LABELS, useCan, useMe } from '../access';
 import { api, CreatedInvitation, errorMessage, Invitation, Member, Project, Role, ROLES, Team } from '../api';
@@ -724,76 +725,90 @@ function TeamCard({
       )}
       <ErrorMessage error={error} />
       <div class="team-columns">
-        <section aria-label={`Members of ${team.name}`}>
-          <h3>
-            Members <span class="muted small">({team.member_ids.length})</span>
-          </h3>
-          {team.member_ids.length === 0 && <p class="muted small">Nobody yet.</p>}
-          <ul class="chip-list">
-            {team.member_ids.map((id) => (
-              <li key={id} class="item-chip">
-                <span>{memberName(id)}</span>
-                {manage && (
-                  <button
-                    type="button"
-                    class="chip-remove"
-                    disabled={busy}
-                    aria-label={`Remove ${memberName(id)} from ${team.name}`}
-                    onClick={() => void run(() => api.del(`/api/teams/${team.id}/members/${id}`))}
-                  >
-                    <span aria-hidden="true">×</span>
-                  </button>
-                )}
-              </li>
-            ))}
-          </ul>
-          {manage && (
-            <AddToTeam
-              label={`Add a member to ${team.name}`}
-              button="Add member"
-              placeholder="Choose a member…"
-              options={candidates}
-              busy={busy}
-              onAdd={(id) => void run(() => api.put(`/api/teams/${team.id}/members/${id}`))}
-            />
-          )}
-        </section>
-        <section aria-label={`Projects of ${team.name}`}>
-          <h3>
-            Projects <span class="muted small">({team.project_ids.length})</span>
-          </h3>
-          {team.project_ids.length === 0 && <p class="muted small">No projects yet.</p>}
-          <ul class="chip-list">
-            {team.project_ids.map((id) => (
-              <li key={id} class="item-chip">
-                <a href={`/projects/${id}/issues`}>{projectName(id)}</a>
-                {manage && (
-                  <button
-                    type="button"
-                    class="chip-remove"
-                    disabled={busy}
-                    aria-label={`Remove ${projectName(id)} from ${team.name}`}
-                    onClick={() => void run(() => api.del(`/api/teams/${team.id}/projects/${id}`))}
-                  >
-                    <span aria-hidden="true">×</span>
-                  </button>
-                )}
-              </li>
-            ))}
-          </ul>
-          {manage && (
-            <AddToTeam
-              label={`Add a project to ${team.name}`}
-              button="Add project"
-              placeholder="Choose a project…"
-              options={projectChoices}
-              busy={busy}
-              onAdd={(id) => void run(() => api.put(`/api/teams/${team.id}/projects/${id}`))}
-            />
-          )}
-        </section>
+        <TeamSide
+          title="Members"
+          noun="member"
+          empty="Nobody yet."
+          team={team}
+          ids={team.member_ids}
+          label={(id) => <span>{memberName(id)}</span>}
+          name={memberName}
+          path="members"
+          options={candidates}
+          manage={manage}
+          busy={busy}
+          run={run}
+        />
+        <TeamSide
+          title="Projects"
+          noun="project"
+          empty="No projects yet."
+          team={team}
+          ids={team.project_ids}
+          label={(id) => <a href={`/projects/${id}/issues`}>{projectName(id)}</a>}
+          name={projectName}
+          path="projects"
+          options={projectChoices}
+          manage={manage}
+          busy={busy}
+          run={run}
+        />
       </div>
     </li>
+  );
+}
+
+/** One side of a team, its members or its projects: chips to remove, a picker to add. */
+function TeamSide(props: {
+  title: string;
+  noun: string;
+  empty: string;
+  team: Team;
+  ids: number[];
+  label: (id: number) => ComponentChildren;
+  name: (id: number) => string;
+  path: 'members' | 'projects';
+  options: Parameters<typeof AddToTeam>[0]['options'];
+  manage: boolean;
+  busy: boolean;
+  run: (action: () => Promise<unknown>) => Promise<unknown>;
+}) {
+  const { team, ids, manage, busy, run } = props;
+  return (
+    <section aria-label={`${props.title} of ${team.name}`}>
+      <h3>
+        {props.title} <span class="muted small">({ids.length})</span>
+      </h3>
+      {ids.length === 0 && <p class="muted small">{props.empty}</p>}
+      <ul class="chip-list">
+        {ids.map((id) => (
+          <li key={id} class="item-chip">
+            {props.label(id)}
+            {manage && (
+              <button
+                type="button"
+                class="chip-remove"
+                disabled={busy}
+                aria-label={`Remove ${props.name(id)} from ${team.name}`}
+                onClick={() => void run(() => api.del(`/api/teams/${team.id}/${props.path}/${id}`))}
+              >
+                <span aria-hidden="true">×</span>
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+      {manage && (
+        <AddToTeam
+          label={`Add a ${props.noun} to ${team.name}`}
+          button={`Add ${props.noun}`}
+          placeholder={`Choose a ${props.noun}…`}
+          options={props.options}
+          busy={busy}
+          onAdd={(id) => void run(() => api.put(`/api/teams/${team.id}/${props.path}/${id}`))}
+        />
+      )}
+    </section>
   );
 }
 
