@@ -566,20 +566,22 @@ describe('members, invitations, sessions and tokens', () => {
 
   describe('one’s own account', () => {
     it('lets any role change its name and e-mail notifications', async () => {
+      // A name of its own: the dashboard tests pick people by name in the same database.
+      const newName = `Renamed Viewer ${randomUUID().slice(0, 6)}`;
       const person = await invitedAccount(t, operator(), 'viewer');
       const me = await expectStatus(bySession(person).get('/auth/me'), 200);
       expect(me.body).toMatchObject({ kind: 'user', name: 'viewer person', email_notifications: true });
       const changed = await expectStatus(
-        bySession(person).patch('/auth/me').send({ name: 'Vic Viewer', email_notifications: false }),
+        bySession(person).patch('/auth/me').send({ name: newName, email_notifications: false }),
         200,
       );
-      expect(changed.body).toMatchObject({ id: person.id, name: 'Vic Viewer', email_notifications: false });
+      expect(changed.body).toMatchObject({ id: person.id, name: newName, email_notifications: false });
       expect((await expectStatus(bySession(person).get('/auth/me'), 200)).body).toMatchObject({
-        name: 'Vic Viewer',
+        name: newName,
         email_notifications: false,
         role: 'viewer',
       });
-      expect(await member(person.id)).toMatchObject({ name: 'Vic Viewer', role: 'viewer' });
+      expect(await member(person.id)).toMatchObject({ name: newName, role: 'viewer' });
       // Not a way to one's own promotion.
       await bySession(person).patch('/auth/me').send({ role: 'owner' }).expect(400);
       expect(await member(person.id)).toMatchObject({ role: 'viewer' });
