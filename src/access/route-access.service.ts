@@ -1,6 +1,7 @@
 import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ForbiddenError, NotFoundError } from '../common/domain-errors';
+import { parseId } from '../common/id.pipes';
 import { IssuesService } from '../issues/issues.service';
 import { TeamsRepository } from '../members/teams.repository';
 import { ProjectsService } from '../projects/projects.service';
@@ -18,13 +19,6 @@ export interface Identity {
   readOnly: boolean;
   /** A token's limit to some projects. */
   tokenProjectIds: number[] | null;
-}
-
-/** A path id as IdPipe takes it; anything else is left to the pipe's 400. */
-function idParam(value: string | undefined): number | undefined {
-  return value !== undefined && /^[1-9]\d{0,9}$/.test(value) && Number(value) <= 2_147_483_647
-    ? Number(value)
-    : undefined;
 }
 
 /**
@@ -93,11 +87,11 @@ export class RouteAccessService {
     params: Record<string, string>,
   ): Promise<{ projectId: number | null; notFound: string } | undefined> {
     if ('projectId' in scope) {
-      const projectId = idParam(params[scope.projectId]);
+      const projectId = parseId(params[scope.projectId]);
       return projectId === undefined ? undefined : { projectId, notFound: 'project not found' };
     }
     if ('issueId' in scope) {
-      const issueId = idParam(params[scope.issueId]);
+      const issueId = parseId(params[scope.issueId]);
       if (issueId === undefined) return undefined;
       return { projectId: await this.issues.projectIdOf(issueId), notFound: 'issue not found' };
     }

@@ -10,7 +10,6 @@ import {
   Post,
   Req,
   Res,
-  ServiceUnavailableException,
   UnauthorizedException,
 } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
@@ -20,7 +19,6 @@ import { Permission, permissionsOf } from '../access/roles';
 import { Requires } from '../access/route-access.decorator';
 import { actorOf, AuditLog } from '../audit/audit-log.service';
 import { AppConfig } from '../config/app-config';
-import { HashingBusyError } from '../common/crypto';
 import { InvalidInputError, NotFoundError } from '../common/domain-errors';
 import { Public } from '../common/public.decorator';
 import { ChangePasswordDto, UpdateAccountDto } from './dto/account.dto';
@@ -89,7 +87,7 @@ export class AuthController {
       );
     }
     await this.throttle.attempt(body.email, request.ip, response);
-    const user = await this.verify(body.email, body.password, response);
+    const user = await this.users.verify(body.email, body.password);
     if (!user) {
       await this.audit.record(
         {
@@ -175,7 +173,7 @@ export class AuthController {
     if (!account.passwordHash) throw new InvalidInputError('this account signs in through single sign-on');
     // Guessing the current password here is throttled and audited as sign-ins are.
     await this.throttle.attempt(account.email, request.ip, response);
-    if (!(await this.verify(account.email, body.current_password, response))) {
+    if (!(await this.users.verify(account.email, body.current_password))) {
       await this.audit.record(actorOf(access, request.ip), 'auth.password_change_failed', {
         type: 'member',
         id: account.id,
@@ -208,16 +206,6 @@ export class AuthController {
   @Requires('account')
   async endSession(@CurrentAccess() access: Access, @Param('id') id: string): Promise<void> {
     if (!(await this.sessions.endById(accountOf(access), id))) throw new NotFoundError('session not found');
-  }
-
-  private async verify(email: string, password: string, response: Response): Promise<User | null> {
-    try {
-      return await this.users.verify(email, password);
-    } catch (error) {
-      if (!(error instanceof HashingBusyError)) throw error;
-      response.setHeader('Retry-After', '1');
-      throw new ServiceUnavailableException('sign-in is busy, try again in a moment');
-    }
   }
 }
 

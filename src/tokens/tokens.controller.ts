@@ -82,14 +82,14 @@ export class TokensController {
         throw new ForbiddenError("only an owner can delete an owner's token");
       }
     }
-    const removed = await this.tokens.remove(id, this.ownerScope(access));
+    await this.tokens.remove(token);
     await this.audit.record(
       actorOf(access, request.ip),
       'token.delete',
       { type: 'token', id },
       {
-        description: removed.description,
-        user_id: removed.userId,
+        description: token.description,
+        user_id: token.userId,
       },
     );
   }

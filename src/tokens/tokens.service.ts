@@ -76,13 +76,9 @@ export class TokensService {
     return found;
   }
 
-  /** Deletes a token: any (`ownerId` undefined) or one of this account's; it stops working at once. */
-  async remove(id: number, ownerId?: number): Promise<ApiToken> {
-    const found = await this.tokens.findOne({ where: { id } });
-    if (!found || (ownerId !== undefined && found.userId !== ownerId))
-      throw new NotFoundError('token not found');
-    await this.tokens.delete({ id });
-    return found;
+  /** Deletes a token (found with `find`); it stops working at once. */
+  async remove(token: ApiToken): Promise<void> {
+    await this.tokens.delete({ id: token.id });
   }
 
   /**
