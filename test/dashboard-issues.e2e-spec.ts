@@ -231,9 +231,10 @@ describe('issue triage in the dashboard (browser)', () => {
     await row('CheckoutError').waitFor();
     await page.getByLabel('Release').selectOption('shop@1.0.0');
     await page.waitForURL(/release%3Ashop%401\.0\.0/);
-    expect(await page.getByRole('combobox', { name: 'Search issues' }).inputValue()).toBe(
-      'is:unresolved release:shop@1.0.0',
-    );
+    // The search box renders the new query after the address changes: waited for, not raced.
+    const searchBox = page.getByRole('combobox', { name: 'Search issues' });
+    await eventually(async () => (await searchBox.inputValue()) === 'is:unresolved release:shop@1.0.0');
+    expect(await searchBox.inputValue()).toBe('is:unresolved release:shop@1.0.0');
     await eventually(async () => (await rows().count()) === 2);
     await row('LoginFatal').waitFor();
     await row('CartWarning').waitFor();
