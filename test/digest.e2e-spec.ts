@@ -199,7 +199,7 @@ describe('digest pipeline', () => {
       const job = await digest.getJob(digestJobId(projectId, eventId));
       return job?.failedReason ? job : undefined;
     });
-    expect(failed.failedReason).toBe('event payload is not a JSON object');
+    expect(failed.failedReason).toBe('invalid event: event payload is not a JSON object');
     expect(failed.attemptsMade).toBe(1);
   });
 });

@@ -223,6 +223,16 @@ export class Environment {
   )
   TRUST_PROXY = 'loopback, linklocal, uniquelocal';
 
+  /**
+   * Readiness reports "degraded" once the oldest digest job has waited longer than this, in seconds:
+   * events are accepted but not yet stored (no worker, or a database that refuses work).
+   */
+  @Transform(toInt)
+  @IsInt({ message: 'DIGEST_LAG_DEGRADED_SECONDS must be an integer from 1 to 86400' })
+  @Min(1, { message: 'DIGEST_LAG_DEGRADED_SECONDS must be an integer from 1 to 86400' })
+  @Max(86400, { message: 'DIGEST_LAG_DEGRADED_SECONDS must be an integer from 1 to 86400' })
+  DIGEST_LAG_DEGRADED_SECONDS = 300;
+
   /** When set, GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>`; open otherwise. */
   @IsOptional()
   @IsString()

@@ -13,6 +13,7 @@ import { ClientKeyRotation1795700000000 } from './migrations/1795700000000-Clien
 import { SourceMapArtifacts1795800000000 } from './migrations/1795800000000-SourceMapArtifacts';
 import { MembersAndTeams1795900000000 } from './migrations/1795900000000-MembersAndTeams';
 import { AssignmentAndComments1796000000000 } from './migrations/1796000000000-AssignmentAndComments';
+import { HealthProbe1796100000000 } from './migrations/1796100000000-HealthProbe';
 
 /** Migrations are listed explicitly so that ts (tests, CLI) and compiled js resolve the same set. */
 export const MIGRATIONS = [
@@ -29,6 +30,7 @@ export const MIGRATIONS = [
   SourceMapArtifacts1795800000000,
   MembersAndTeams1795900000000,
   AssignmentAndComments1796000000000,
+  HealthProbe1796100000000,
 ];
 
 /** No query of the service runs this long; one that does waits on a server that is gone. */

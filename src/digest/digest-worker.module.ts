@@ -11,6 +11,8 @@ import { WorkerHeartbeat } from '../jobs/worker-heartbeat';
 import { SymbolicationModule } from '../symbolication/symbolication.module';
 import { DigestProcessor } from './digest.processor';
 import { DigestService } from './digest.service';
+import { FailedDigestSweeper } from './failed-digest-sweeper';
+import { DatabaseWriteProbe } from '../database/database-write-probe';
 import { IssueStoreService } from './issue-store.service';
 
 /** The consuming side of the digest queue (worker role). */
@@ -24,7 +26,15 @@ import { IssueStoreService } from './issue-store.service';
     IssueActivityDataModule,
     SymbolicationModule,
   ],
-  providers: [DigestProcessor, DigestService, IssueStoreService, RollupFolder, WorkerHeartbeat],
+  providers: [
+    DigestProcessor,
+    DigestService,
+    IssueStoreService,
+    RollupFolder,
+    WorkerHeartbeat,
+    FailedDigestSweeper,
+    DatabaseWriteProbe,
+  ],
   exports: [DigestService, RollupFolder],
 })
 export class DigestWorkerModule {}

@@ -3,7 +3,8 @@ import { BeforeApplicationShutdown, Logger, OnApplicationBootstrap } from '@nest
 import { Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import { AppConfig } from '../config/app-config';
 import { QueueName } from '../common/queues';
-import { classifyDatabaseError } from '../database/database-errors';
+import { classifyDatabaseError, describeDatabaseError } from '../database/database-errors';
+import { FailedReasonPrefix } from '../jobs/failed-reason';
 import { WorkerErrorLog } from '../jobs/worker-error-log';
 import { WorkerHeartbeat } from '../jobs/worker-heartbeat';
 import { RepeatedLog } from '../common/repeated-log';
@@ -17,6 +18,7 @@ import {
   splitOutJob,
 } from './digest-job';
 import { DigestService } from './digest.service';
+import { FailedDigestSweeper } from './failed-digest-sweeper';
 import { InvalidEventError } from './event-normaliser';
 import { JobConcurrency } from './job-concurrency';
 
@@ -78,6 +80,7 @@ export class DigestProcessor extends WorkerHost implements OnApplicationBootstra
     private readonly config: AppConfig,
     private readonly heartbeat: WorkerHeartbeat,
     private readonly rollupFolder: RollupFolder,
+    private readonly sweeper: FailedDigestSweeper,
     @InjectQueue(QueueName.Digest) private readonly queue: Queue<DigestJobData>,
   ) {
     super();
@@ -131,13 +134,28 @@ export class DigestProcessor extends WorkerHost implements OnApplicationBootstra
     const outage = failures.find((failure) => failure.kind === 'unavailable');
     // The whole job goes back: its stored events are found stored when it comes again.
     if (outage) return this.waitForDatabase(outage.error);
-    this.outagePauseMs = 0;
+    this.databaseAnswered();
     if (failures.length === 0) return;
     if (events.length > 1) return this.splitOut(job, failures);
     const [{ error, kind }] = failures;
-    if (kind === 'invalid') throw new UnrecoverableError((error as Error).message);
-    if (kind === 'data') throw new UnrecoverableError(`cannot be stored: ${(error as Error).message}`);
-    throw error; // a conflict still deadlocked after the in-transaction retries, or a bug: retried with backoff
+    // The reasons carry the SQLSTATE, so that the failed set can be read again by a later version
+    // (FailedDigestSweeper puts back what it then reads as an outage).
+    if (kind === 'invalid')
+      throw new UnrecoverableError(`${FailedReasonPrefix.Invalid}${(error as Error).message}`);
+    if (kind === 'data')
+      throw new UnrecoverableError(`${FailedReasonPrefix.Data}${describeDatabaseError(error)}`);
+    // A conflict still deadlocked after the in-transaction retries, or a bug: retried with backoff.
+    throw Object.assign(new Error(`${FailedReasonPrefix.Other}${describeDatabaseError(error)}`), {
+      cause: error,
+    });
+  }
+
+  /** After an outage: the digest goes on, and what an outage put in the failed set comes back. */
+  private databaseAnswered(): void {
+    if (this.outagePauseMs === 0) return;
+    this.outagePauseMs = 0;
+    this.heartbeat.databaseAnswered();
+    this.sweeper.sweepSoon();
   }
 
   /** Parses and stores one event; what went wrong, if anything. */
@@ -154,7 +172,7 @@ export class DigestProcessor extends WorkerHost implements OnApplicationBootstra
       await this.digest.digest(item);
       return undefined;
     } catch (error) {
-      return { event, error, kind: classifyDatabaseError(error) };
+      return { event, error, kind: classifyDatabaseError(error, { onEventData: true }) };
     }
   }
 
@@ -185,9 +203,10 @@ export class DigestProcessor extends WorkerHost implements OnApplicationBootstra
         Math.max(OUTAGE_PAUSE_MIN_MS, this.outagePauseMs * 2),
       );
       this.pausedUntil = now + this.outagePauseMs;
+      this.heartbeat.databaseRefused(describeDatabaseError(error));
       this.outageLog.warn(
         'database unavailable',
-        `database unavailable (${(error as Error).message}): digest paused, retrying in ${this.outagePauseMs} ms`,
+        `database unavailable (${describeDatabaseError(error)}): digest paused, retrying in ${this.outagePauseMs} ms`,
       );
       try {
         await this.worker.rateLimit(this.outagePauseMs);

@@ -75,7 +75,7 @@ export class DigestService {
       if (outcome.stored > 0)
         this.rollupFolder.batchStored(this.batchesInFlight > 1 || this.batcher.waiting > 0);
     } catch (error) {
-      const failure = classifyDatabaseError(error);
+      const failure = classifyDatabaseError(error, { onEventData: true });
       if (items.length === 1 || failure === 'unavailable' || failure === 'conflict')
         return items.map(() => ({ ok: false, error }));
       // One bad event must not hold back the others: store them one by one to find it.

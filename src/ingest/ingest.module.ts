@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { HealthModule } from '../health/health.module';
 import { JobsModule } from '../jobs/jobs.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { DigestProducer, digestProducerQueueProvider } from './digest.producer';
@@ -12,7 +13,7 @@ import { IngestRateLimiter } from './rate-limiter';
 /** Ingestion is served by IngestHttpHandler, mounted ahead of Express by src/http-app.ts. */
 @Module({
   // ProjectsModule: its key changes reach the client-key snapshot at once.
-  imports: [JobsModule, ProjectsModule],
+  imports: [JobsModule, HealthModule, ProjectsModule],
   controllers: [MetricsController],
   providers: [
     ProjectKeys,

@@ -4,6 +4,8 @@ import { ApiTags } from '@nestjs/swagger';
 import { timingSafeEqual } from 'node:crypto';
 import { Public } from '../common/public.decorator';
 import { AppConfig } from '../config/app-config';
+import { ReadinessService } from '../health/readiness.service';
+import { FAILED_JOB_CLASSES } from '../jobs/failed-reason';
 import { QueueMonitor } from '../jobs/queue-monitor';
 import { IngestMetrics } from './ingest.metrics';
 
@@ -33,6 +35,7 @@ export class MetricsController {
   constructor(
     private readonly metrics: IngestMetrics,
     private readonly queues: QueueMonitor,
+    private readonly readiness: ReadinessService,
     config: AppConfig,
   ) {
     this.token = config.METRICS_TOKEN ? Buffer.from(`Bearer ${config.METRICS_TOKEN}`) : undefined;
@@ -74,7 +77,46 @@ export class MetricsController {
           .map(([status, count]): [string, number] => [`{status="${status}"}`, count]),
       ),
     ];
-    const queues = await this.queues.snapshot();
+    const [{ view, queues }, failedByClass] = await Promise.all([
+      this.readiness.check(),
+      this.queues.failedByClass(),
+    ]);
+    const up = (ok: boolean): [string, number][] => [['', ok ? 1 : 0]];
+    lines.push(
+      ...metric(
+        'error_tracker_database_writable',
+        'gauge',
+        "PostgreSQL took this instance's write probe (an upsert of one row): 1, or 0 when it refused or did not answer.",
+        up(view.checks.database_writes.status === 'ok'),
+      ),
+      ...metric(
+        'error_tracker_redis_writable',
+        'gauge',
+        "Redis took this instance's write probe: 1, or 0 when it refused (OOM, READONLY, MISCONF) or did not answer.",
+        up(view.checks.redis_writes.status === 'ok'),
+      ),
+      ...metric(
+        'error_tracker_degraded',
+        'gauge',
+        '1 while /health/ready reports "degraded" or cannot reach a dependency, 0 when it reports "ok".',
+        up(view.status !== 'ok' || view.database !== 'connected' || view.redis !== 'connected'),
+      ),
+    );
+    if (failedByClass !== undefined) {
+      lines.push(
+        ...metric(
+          'error_tracker_jobs_failed_by_class',
+          'gauge',
+          'Jobs in the failed set, by queue and class of error (invalid, data, unavailable, conflict, unknown, stalled).',
+          Object.entries(failedByClass).flatMap(([queue, counts]) =>
+            FAILED_JOB_CLASSES.map((name): [string, number] => [
+              `{queue="${queue}",class="${name}"}`,
+              counts[name],
+            ]),
+          ),
+        ),
+      );
+    }
     if (queues !== undefined) {
       lines.push(
         ...metric(
@@ -100,6 +142,18 @@ export class MetricsController {
           'gauge',
           'When a worker last took a digest job (Unix time; 0 when none has since they started).',
           [['', queues.digestLastJobAt ? Math.floor(Date.parse(queues.digestLastJobAt) / 1000) : 0]],
+        ),
+        ...metric(
+          'error_tracker_digest_oldest_waiting_seconds',
+          'gauge',
+          'How long the oldest digest job not yet taken by a worker has waited (0 when none waits).',
+          [['', Math.floor(queues.digestOldestWaitingMs / 1000)]],
+        ),
+        ...metric(
+          'error_tracker_digest_paused_workers',
+          'gauge',
+          'Worker processes whose digest waits for a database that refuses work.',
+          [['', queues.workers.filter((worker) => worker.digest_paused).length]],
         ),
       );
     }

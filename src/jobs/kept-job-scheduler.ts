@@ -20,7 +20,11 @@ export class KeptJobScheduler {
 
   constructor(
     private readonly queue: Queue,
-    private readonly job: { name: string; repeat: { every: number } | { pattern: string }; opts?: JobsOptions },
+    private readonly job: {
+      name: string;
+      repeat: { every: number } | { pattern: string };
+      opts?: JobsOptions;
+    },
     logger: Logger,
   ) {
     this.failures = new RepeatedLog(logger, 60_000);
@@ -38,11 +42,10 @@ export class KeptJobScheduler {
 
   private register(): void {
     this.queue
-      .upsertJobScheduler(
-        this.job.name,
-        this.job.repeat,
-        { name: this.job.name, opts: { removeOnComplete: 100, removeOnFail: 100, ...this.job.opts } },
-      )
+      .upsertJobScheduler(this.job.name, this.job.repeat, {
+        name: this.job.name,
+        opts: { removeOnComplete: 100, removeOnFail: 100, ...this.job.opts },
+      })
       .catch((error: unknown) =>
         this.failures.warn(
           `scheduler:${this.job.name}`,

@@ -2,10 +2,13 @@ import { Inject, Injectable } from '@nestjs/common';
 import { QueueName } from '../common/queues';
 import { AppConfig } from '../config/app-config';
 import { REDIS, RedisClient } from '../redis/redis.module';
+import { countByClass, FailedJobClass, readFailedReasons } from './failed-reason';
 import { queueKey, QueueSettings } from './queue-layout';
 import { parseWorkerBeats, WORKERS_KEY, WorkerBeat } from './worker-heartbeat';
 
 const TIMEOUT_MS = 1_000;
+/** Reading every failed job's reason is not free: scrapes within this long share one reading. */
+const FAILED_CLASSES_REUSE_MS = 15_000;
 
 export interface QueueSnapshot {
   /** Digest jobs not yet processed: waiting, paused, prioritized, active and delayed. */
@@ -16,6 +19,8 @@ export interface QueueSnapshot {
   workers: WorkerBeat[];
   /** When one of them last took a digest job (ISO), null when none has since they started. */
   digestLastJobAt: string | null;
+  /** How long the oldest digest job still waiting to be taken has waited (0 when none waits). */
+  digestOldestWaitingMs: number;
 }
 
 /**
@@ -33,6 +38,8 @@ export interface QueueSnapshot {
 export class QueueMonitor {
   private readonly settings: QueueSettings;
   private readonly workersKey: string;
+  private failedClasses:
+    { at: number; counts: Promise<Record<QueueName, Record<FailedJobClass, number>>> } | undefined;
 
   constructor(
     @Inject(REDIS) private readonly redis: RedisClient,
@@ -53,13 +60,19 @@ export class QueueMonitor {
       .zcard(key(QueueName.Digest, 'prioritized'))
       .zcard(key(QueueName.Digest, 'delayed'))
       .zcard(key(QueueName.Digest, 'failed'))
+      // Jobs are pushed on the left and taken from the right: the oldest waiting is the last.
+      .lindex(key(QueueName.Digest, 'wait'), -1)
+      .lindex(key(QueueName.Digest, 'paused'), -1)
       .exec()
-      .then((results) => {
+      .then(async (results) => {
         if (!results) throw new Error('transaction aborted');
-        return results.map(([error, value]) => {
+        const values = results.map(([error, value]) => {
           if (error) throw error;
-          return Number(value);
+          return value;
         });
+        const counts = values.slice(0, 6).map(Number);
+        const oldest = await this.oldestCreatedAt(values.slice(6).filter((id): id is string => !!id));
+        return { counts, oldest };
       });
     const read = Promise.all([
       digest,
@@ -75,7 +88,10 @@ export class QueueMonitor {
       const results = await Promise.race([read, timeout]);
       if (!results) return undefined;
       const [
-        [wait, paused, active, prioritized, delayed, digestFailed],
+        {
+          counts: [wait, paused, active, prioritized, delayed, digestFailed],
+          oldest,
+        },
         alertsFailed,
         maintenanceFailed,
         beats,
@@ -91,6 +107,7 @@ export class QueueMonitor {
         workers,
         // Most recently busy first.
         digestLastJobAt: workers[0]?.last_job_at ?? null,
+        digestOldestWaitingMs: oldest === undefined ? 0 : Math.max(0, now - oldest),
       };
     } catch {
       return undefined;
@@ -99,5 +116,37 @@ export class QueueMonitor {
       // A read that lost the race must not become an unhandled rejection.
       read.catch(() => undefined);
     }
+  }
+
+  /** The jobs of each queue's failed set by class (see classOfFailedReason); undefined when Redis does not answer. */
+  async failedByClass(
+    now = Date.now(),
+  ): Promise<Record<QueueName, Record<FailedJobClass, number>> | undefined> {
+    if (!this.failedClasses || now - this.failedClasses.at >= FAILED_CLASSES_REUSE_MS) {
+      const counts = (async () => {
+        const byQueue = {} as Record<QueueName, Record<FailedJobClass, number>>;
+        for (const queue of Object.values(QueueName)) {
+          byQueue[queue] = countByClass(await readFailedReasons(this.redis, this.settings, queue));
+        }
+        return byQueue;
+      })();
+      this.failedClasses = { at: now, counts };
+      // A failed reading is not kept: the next scrape tries again.
+      counts.catch(() => (this.failedClasses = undefined));
+    }
+    try {
+      return await this.failedClasses.counts;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** When the earliest of these digest jobs was created (BullMQ's `timestamp` field of the job). */
+  private async oldestCreatedAt(ids: string[]): Promise<number | undefined> {
+    const created = await Promise.all(
+      ids.map((id) => this.redis.hget(queueKey(this.settings, QueueName.Digest, id), 'timestamp')),
+    );
+    const times = created.map(Number).filter((time) => Number.isFinite(time) && time > 0);
+    return times.length > 0 ? Math.min(...times) : undefined;
   }
 }

@@ -23,3 +23,33 @@ describe('parseWorkerBeats', () => {
     expect(parseWorkerBeats(null, now)).toEqual([]);
   });
 });
+
+describe('parseWorkerBeats: a paused digest', () => {
+  const now = Date.parse('2026-11-23T12:00:00Z');
+
+  it('shows since when and why a worker waits for the database, and only while it does', () => {
+    const beats = parseWorkerBeats(
+      {
+        waiting: JSON.stringify({
+          seen: now - 1_000,
+          lastJob: now - 40_000,
+          paused: { since: now - 30_000, reason: 'could not extend file (SQLSTATE 53100)' },
+        }),
+        working: JSON.stringify({ seen: now - 1_000, lastJob: now - 500, paused: null }),
+      },
+      now,
+    );
+    expect(beats).toEqual([
+      { id: 'working', seen_at: '2026-11-23T11:59:59.000Z', last_job_at: '2026-11-23T11:59:59.500Z' },
+      {
+        id: 'waiting',
+        seen_at: '2026-11-23T11:59:59.000Z',
+        last_job_at: '2026-11-23T11:59:20.000Z',
+        digest_paused: {
+          since: '2026-11-23T11:59:30.000Z',
+          reason: 'could not extend file (SQLSTATE 53100)',
+        },
+      },
+    ]);
+  });
+});

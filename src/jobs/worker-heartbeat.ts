@@ -18,11 +18,14 @@ export interface WorkerBeat {
   seen_at: string;
   /** When it last took a digest job (ISO), null when it has not taken one since it started. */
   last_job_at: string | null;
+  /** Present while its digest waits for a database that refuses work: since when, and why. */
+  digest_paused?: { since: string; reason: string };
 }
 
 interface StoredBeat {
   seen: number;
   lastJob: number | null;
+  paused?: { since: number; reason: string } | null;
 }
 
 function seenAt(raw: string): number {
@@ -44,11 +47,18 @@ export function parseWorkerBeats(hash: Record<string, string> | null, now: numbe
       continue;
     }
     if (typeof beat.seen !== 'number' || now - beat.seen > WORKER_GONE_AFTER_MS) continue;
-    beats.push({
+    const view: WorkerBeat = {
       id,
       seen_at: new Date(beat.seen).toISOString(),
       last_job_at: typeof beat.lastJob === 'number' ? new Date(beat.lastJob).toISOString() : null,
-    });
+    };
+    if (beat.paused && typeof beat.paused.since === 'number') {
+      view.digest_paused = {
+        since: new Date(beat.paused.since).toISOString(),
+        reason: String(beat.paused.reason).slice(0, 300),
+      };
+    }
+    beats.push(view);
   }
   return beats.sort((a, b) => (b.last_job_at ?? '').localeCompare(a.last_job_at ?? ''));
 }
@@ -63,6 +73,7 @@ export class WorkerHeartbeat implements OnApplicationBootstrap, OnApplicationShu
   private readonly id = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly key: string;
   private lastJob: number | null = null;
+  private paused: { since: number; reason: string } | null = null;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -74,6 +85,19 @@ export class WorkerHeartbeat implements OnApplicationBootstrap, OnApplicationShu
 
   tookJob(): void {
     this.lastJob = Date.now();
+  }
+
+  /** The digest paused because the database refused work; told at once, not at the next beat. */
+  databaseRefused(reason: string): void {
+    const first = this.paused === null;
+    this.paused = { since: this.paused?.since ?? Date.now(), reason };
+    if (first) void this.beat();
+  }
+
+  databaseAnswered(): void {
+    if (this.paused === null) return;
+    this.paused = null;
+    void this.beat();
   }
 
   onApplicationBootstrap(): void {
@@ -90,7 +114,11 @@ export class WorkerHeartbeat implements OnApplicationBootstrap, OnApplicationShu
   private async beat(): Promise<void> {
     const now = Date.now();
     try {
-      await this.redis.hset(this.key, this.id, JSON.stringify({ seen: now, lastJob: this.lastJob }));
+      await this.redis.hset(
+        this.key,
+        this.id,
+        JSON.stringify({ seen: now, lastJob: this.lastJob, paused: this.paused }),
+      );
       const all = await this.redis.hgetall(this.key);
       const forgotten = Object.entries(all)
         .filter(([, raw]) => !(now - seenAt(raw) < FORGET_AFTER_MS))
