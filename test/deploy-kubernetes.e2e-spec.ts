@@ -4,7 +4,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { validateEnvironment } from '../src/config/environment';
-import { QUERY_TIMEOUT_MS } from '../src/database/data-source-options';
+import { QUERY_TIMEOUT_MS } from '../src/schema/data-source-options';
 import { startTestApp } from './helpers/app';
 import { configurationVariables as readConfigurationVariables } from './helpers/config-variables';
 import { testDatabaseUrl, TEST_REDIS_URL } from './helpers/test-env';

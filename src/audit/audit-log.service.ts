@@ -116,7 +116,8 @@ export class AuditLog {
 
 function decodeEntryCursor(cursor: string): string {
   const fields = cursorFields(cursor);
-  if (fields.length !== 1 || !ENTRY_ID.test(fields[0]) || BigInt(fields[0]) > MAX_ENTRY_ID) throw invalidCursor();
+  if (fields.length !== 1 || !ENTRY_ID.test(fields[0]) || BigInt(fields[0]) > MAX_ENTRY_ID)
+    throw invalidCursor();
   return fields[0];
 }
 

@@ -80,7 +80,10 @@ export function describeError(
   }
   // Every route that hashes a password (sign-in, invitations, password changes) is busy together.
   if (exception instanceof HashingBusyError) {
-    return { status: HttpStatus.SERVICE_UNAVAILABLE, body: { error: 'sign-in is busy, try again in a moment' } };
+    return {
+      status: HttpStatus.SERVICE_UNAVAILABLE,
+      body: { error: 'sign-in is busy, try again in a moment' },
+    };
   }
   if (exception instanceof HttpException) {
     return { status: exception.getStatus(), body: bodyOf(exception.getResponse(), exception.message) };

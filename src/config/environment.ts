@@ -10,7 +10,7 @@ import {
   Min,
   validateSync,
 } from 'class-validator';
-import { parseRedisUrl } from '../redis/redis-url';
+import { parseRedisUrl } from './redis-url';
 
 export const APP_ROLES = ['all', 'api', 'worker'] as const;
 export type AppRole = (typeof APP_ROLES)[number];

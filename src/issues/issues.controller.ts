@@ -9,10 +9,11 @@ import { IssueMergeService } from './issue-merge.service';
 import { IssueTriageService } from './issue-triage.service';
 import { MergeIssuesDto } from './dto/merge-issues.dto';
 import { Page } from '../common/pagination';
-import { IssuePage, IssuesService, IssueView } from './issues.service';
+import { IssuePage, IssuesService } from './issues.service';
+import { IssueView } from './issue-view';
 import { Access, CurrentAccess } from '../access/access';
 import { Requires } from '../access/route-access.decorator';
-import { AssignmentMail } from '../members/assignment-mail';
+import { AssignmentMail } from './assignment-mail';
 import { Assignees, parseAssigneeReference } from '../members/assignees';
 import type { ActivityActor } from './issue-activity.repository';
 

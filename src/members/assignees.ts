@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { roleAtLeast } from '../access/roles';
-import { normaliseEmail, UsersService } from '../auth/users.service';
-import type { User } from '../auth/user.entity';
+import { normaliseEmail, UsersService } from '../users/users.service';
+import type { User } from '../users/user.entity';
 import { InvalidInputError } from '../common/domain-errors';
 import { TeamsRepository } from './teams.repository';
 

@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
-import { UsersDataModule } from '../auth/users-data.module';
+import { UsersDataModule } from '../users/users-data.module';
 import { MailModule } from '../mail/mail.module';
-import { AssignmentMail } from './assignment-mail';
 import { Assignees } from './assignees';
 import { InvitationAccounts } from './invitation-accounts';
 import { InvitationsRepository } from './invitations.repository';
@@ -13,7 +12,7 @@ import { TeamsRepository } from './teams.repository';
  */
 @Module({
   imports: [UsersDataModule, MailModule],
-  providers: [TeamsRepository, InvitationsRepository, Assignees, AssignmentMail, InvitationAccounts],
-  exports: [TeamsRepository, InvitationsRepository, Assignees, AssignmentMail, InvitationAccounts],
+  providers: [TeamsRepository, InvitationsRepository, Assignees, InvitationAccounts],
+  exports: [TeamsRepository, InvitationsRepository, Assignees, InvitationAccounts],
 })
 export class MembersDataModule {}

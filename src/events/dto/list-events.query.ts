@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination';
-import { MAX_QUERY_LENGTH } from '../../issues/search/issue-query';
+import { MAX_QUERY_LENGTH } from '../../search/query-language';
 
 export class ListEventsQuery extends PageQueryDto {
   @ApiPropertyOptional({ description: 'e.g. `environment:production !release:1.0 region:eu` (see README)' })

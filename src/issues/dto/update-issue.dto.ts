@@ -18,7 +18,7 @@ import {
 import { InvalidInputError } from '../../common/domain-errors';
 import { ISSUE_STATES, IssueState } from '../issue.entity';
 import type { IssueChange } from '../issue-triage.service';
-import { MAX_QUERY_LENGTH } from '../search/issue-query';
+import { MAX_QUERY_LENGTH } from '../../search/query-language';
 
 const MAX_INT = 2_147_483_647;
 
