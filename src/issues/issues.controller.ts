@@ -31,7 +31,7 @@ export class IssuesController {
     private readonly assignmentMail: AssignmentMail,
   ) {}
 
-  /** Searched with `query`, sorted by `sort` (last_seen by default); paginated with `limit` and `cursor` (see README). */
+  /** Searched with `query`, sorted by `sort` (last_seen by default); paginated with `limit` and `cursor` (see docs/api.md). */
   @Get('projects/:projectId/issues')
   @Requires('project:read', { projectId: 'projectId' })
   async list(
@@ -50,7 +50,7 @@ export class IssuesController {
   }
 
   /**
-   * A state, and with `resolved` or `muted` how long it holds (see README, Triage); an assignee
+   * A state, and with `resolved` or `muted` how long it holds (see docs/issues.md, Triage); an assignee
    * (who is told by e-mail); or both.
    */
   @Patch('issues/:id')

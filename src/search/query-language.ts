@@ -2,7 +2,7 @@ import { InvalidInputError } from '../common/domain-errors';
 import { MAX_TAG_KEY_LENGTH, TAG_KEY_PATTERN } from './tag-keys';
 
 /**
- * The issue search language, close to Sentry's (see the README's "Searching issues"):
+ * The issue search language, close to Sentry's (see docs/api.md, "Searching issues"):
  *
  *   is:unresolved level:[error,fatal] !environment:staging browser.name:"Mobile Safari"
  *   first_seen:-24h last_seen:<2026-01-01 times_seen:>100 "cannot read" TypeError

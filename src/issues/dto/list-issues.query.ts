@@ -15,7 +15,7 @@ export class ListIssuesQuery extends PageQueryDto {
 
   @ApiPropertyOptional({
     description:
-      'Search, e.g. `is:unresolved level:error environment:production !release:1.0 times_seen:>100 TypeError` (see README)',
+      'Search, e.g. `is:unresolved level:error environment:production !release:1.0 times_seen:>100 TypeError` (see docs/api.md, Searching issues)',
   })
   @IsOptional()
   @IsString({ message: 'query must be a string' })
