@@ -8,9 +8,11 @@
 const LAYERS = [
   // Infrastructure: imports no domain folder.
   'config',
-  'database',
   'common',
   'logger.ts',
+  'database',
+  // How errors become HTTP answers: the one filter, which knows the database's errors.
+  'http',
   'redis',
   'mail',
   'jobs',

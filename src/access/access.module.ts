@@ -4,6 +4,6 @@ import { RouteAccessService } from './route-access.service';
 
 @Module({
   providers: [AccessRepository, RouteAccessService],
-  exports: [RouteAccessService],
+  exports: [RouteAccessService, AccessRepository],
 })
 export class AccessModule {}

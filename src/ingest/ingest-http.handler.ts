@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { describeError } from '../common/api-error.filter';
+import { describeError } from '../http/api-error.filter';
 import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS } from '../common/cors';
 import { IngestEndpoint, IngestRejection, IngestService } from './ingest.service';
 

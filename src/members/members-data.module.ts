@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AccessModule } from '../access/access.module';
 import { UsersDataModule } from '../users/users-data.module';
 import { MailModule } from '../mail/mail.module';
 import { Assignees } from './assignees';
@@ -11,7 +12,7 @@ import { TeamsRepository } from './teams.repository';
  * have; issues look their assignees up).
  */
 @Module({
-  imports: [UsersDataModule, MailModule],
+  imports: [UsersDataModule, MailModule, AccessModule],
   providers: [TeamsRepository, InvitationsRepository, Assignees, InvitationAccounts],
   exports: [TeamsRepository, InvitationsRepository, Assignees, InvitationAccounts],
 })

@@ -1,12 +1,12 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { HashingBusyError } from './crypto';
-import { DomainError, MovedError } from './domain-errors';
+import { HashingBusyError } from '../common/crypto';
+import { DomainError, MovedError } from '../common/domain-errors';
 import { isDatabaseUnavailable } from '../database/database-errors';
 import { DatabaseUnavailableError } from '../database/database-unavailable.error';
-import { RepeatedLog } from './repeated-log';
-import { TOO_DEEP } from './validation';
+import { RepeatedLog } from '../common/repeated-log';
+import { TOO_DEEP } from '../common/validation';
 
 /** Body-parser and other express middleware report problems as errors carrying a status. */
 interface ErrorWithStatus {
