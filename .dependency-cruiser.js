@@ -47,6 +47,8 @@ const LAYERS = [
   'cli',
   // The process.
   'app.module.ts',
+  // The OpenAPI document of the app's routes, and the script that writes it.
+  'openapi',
   'http-app.ts',
   'main.ts',
 ];

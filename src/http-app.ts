@@ -1,7 +1,7 @@
 import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import cookieParser from 'cookie-parser';
 import { json, NextFunction, Request, Response } from 'express';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -14,6 +14,7 @@ import { ApiErrorFilter } from './http/api-error.filter';
 import { jsonNesting, NESTING_SCAN_FROM_BYTES } from './common/json-nesting';
 import { createValidationPipe, MAX_BODY_DEPTH } from './common/validation';
 import { validateEnvironment, ResolvedConfig } from './config/environment';
+import { buildOpenApiDocument } from './openapi/openapi-document';
 
 export interface CreatedApp {
   app: INestApplication;
@@ -59,17 +60,7 @@ export async function createHttpApp(
   app.enableShutdownHooks();
 
   if (config.APP_ROLE !== 'worker') {
-    const document = SwaggerModule.createDocument(
-      app,
-      new DocumentBuilder()
-        .setTitle('Error Tracker API')
-        .setDescription(
-          'Management API of the error tracker. Ingestion follows the Sentry envelope protocol.',
-        )
-        .setVersion('1')
-        .addBearerAuth({ type: 'http', scheme: 'bearer', description: '40 hexadecimal characters' })
-        .build(),
-    );
+    const document = buildOpenApiDocument(app);
     SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/docs-json' });
   }
   await app.init();

@@ -1,4 +1,5 @@
-import { SetMetadata } from '@nestjs/common';
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { ApiErrors } from '../http/api-responses';
 import type { Permission } from './roles';
 
 /**
@@ -17,7 +18,11 @@ export const ROUTE_ACCESS = 'routeAccess';
 
 /**
  * The permission a route needs (see roles.ts). Every route declares one or is @Public(): the guard
- * refuses a route that does neither, and a test lists them all.
+ * refuses a route that does neither, and a test lists them all. The OpenAPI document lists the
+ * refusals that follow from it: 401, 403, and a project's 404.
  */
 export const Requires = (permission: Permission, scope?: ProjectScope) =>
-  SetMetadata(ROUTE_ACCESS, { permission, scope } satisfies RouteAccess);
+  applyDecorators(
+    SetMetadata(ROUTE_ACCESS, { permission, scope } satisfies RouteAccess),
+    ApiErrors(401, 403, ...(scope ? [404] : [])),
+  );

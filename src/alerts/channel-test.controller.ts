@@ -1,7 +1,9 @@
 import { Controller, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { IdPipe } from '../common/id.pipes';
-import { ChannelTestResult, ChannelTestService } from './channel-test.service';
+import { ChannelTestService } from './channel-test.service';
+import { ChannelTestResult } from './dto/channel-test.response';
+import { ApiErrors } from '../http/api-responses';
 import { Requires } from '../access/route-access.decorator';
 
 @ApiTags('alert-channels')
@@ -14,6 +16,8 @@ export class ChannelTestController {
   @Post(':id/test')
   @Requires('channels:admin')
   @HttpCode(200)
+  @ApiOkResponse({ type: ChannelTestResult })
+  @ApiErrors(400, 404)
   test(@Param('id', IdPipe) id: number): Promise<ChannelTestResult> {
     return this.tests.test(id);
   }

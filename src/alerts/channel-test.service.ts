@@ -5,11 +5,9 @@ import { AppConfig } from '../config/app-config';
 import { buildTestNotification } from './alert-notification';
 import { AlertSenders } from './senders/alert-senders';
 import { deliveryErrorMessage } from './senders/delivery-error';
+import type { ChannelTestResult } from './dto/channel-test.response';
 
-export interface ChannelTestResult {
-  success: boolean;
-  message: string;
-}
+export type { ChannelTestResult };
 
 /**
  * Sends a labelled test message through a channel, synchronously, and reports the receiver's answer

@@ -9,20 +9,9 @@ import {
   toPage,
 } from '../common/pagination';
 import { ArtifactBundlesRepository, BundleRow } from './artifact-bundles.repository';
+import type { ArtifactBundleView } from './dto/artifact-bundle.response';
 
-export interface ArtifactBundleView {
-  id: number;
-  checksum: string;
-  bundle_debug_id: string | null;
-  release: string | null;
-  dist: string | null;
-  file_count: number;
-  /** Bytes of its files, inflated. */
-  size: number;
-  created_at: string;
-  last_used_at: string | null;
-  files: BundleRow['files'];
-}
+export type { ArtifactBundleView };
 
 /** The uploaded bundles of a project, as the API lists them. */
 @Injectable()

@@ -11,6 +11,7 @@ import { ArtifactBundlesRepository, BundleUpload } from './artifact-bundles.repo
 import { AssembleAnswer, assembleStep, failed, ok } from './assemble-state';
 import { readChunkUpload, UPLOAD_LIMITS } from './chunk-upload';
 import { FileChunksRepository } from './file-chunks.repository';
+import type { ChunkUploadOptions } from './dto/upload.response';
 
 /** An assemble call as sentry-cli makes it (see AssembleBundleDto). */
 export interface AssembleRequest {
@@ -25,7 +26,7 @@ export interface AssembleRequest {
 const CONCURRENT_ASSEMBLIES = 2;
 
 /** The chunk-upload options sentry-cli asks for before uploading (see docs/source-maps.md). */
-export function chunkUploadOptions(org: string): Record<string, unknown> {
+export function chunkUploadOptions(org: string): ChunkUploadOptions {
   return {
     url: `/api/0/organizations/${encodeURIComponent(org)}/chunk-upload/`,
     chunkSize: UPLOAD_LIMITS.chunkSize,

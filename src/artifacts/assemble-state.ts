@@ -1,16 +1,12 @@
+import type { AssembleAnswer, AssembleState } from './dto/upload.response';
+
 /**
  * The answers of the artifact-bundle assemble call, which sentry-cli makes twice or more with the
  * same body: first to learn which chunks it must upload (`missingChunks`), then to have them put
  * together (and, with `--wait`, again every second until `ok` or `error`). Assembly happens within
  * the call that finds every chunk, so this server never answers `created` or `assembling`.
  */
-export type AssembleState = 'not_found' | 'created' | 'assembling' | 'ok' | 'error';
-
-export interface AssembleAnswer {
-  state: AssembleState;
-  missingChunks: string[];
-  detail: string | null;
-}
+export type { AssembleAnswer, AssembleState };
 
 export type AssembleStep = { kind: 'answer'; answer: AssembleAnswer } | { kind: 'assemble' };
 

@@ -1,8 +1,10 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { Requires } from '../access/route-access.decorator';
 import { DEFAULT_PAGE_SIZE, Page } from '../common/pagination';
-import { AuditEntryView, AuditLog } from './audit-log.service';
+import { AuditLog } from './audit-log.service';
+import { AuditEntryView } from './dto/audit-entry.response';
+import { ApiErrors, PageOf } from '../http/api-responses';
 import { ListAuditLogQuery } from './dto/list-audit-log.query';
 
 @ApiTags('audit log')
@@ -14,6 +16,8 @@ export class AuditLogController {
   /** Newest first; filtered by action (or family), account, target and time. */
   @Get()
   @Requires('audit:read')
+  @ApiOkResponse({ type: PageOf(AuditEntryView) })
+  @ApiErrors(400)
   list(@Query() query: ListAuditLogQuery): Promise<Page<AuditEntryView>> {
     return this.log.page({
       action: query.action,

@@ -2,6 +2,9 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { Access } from '../access/access';
 import { encodeCursor, cursorFields, invalidCursor, Page } from '../common/pagination';
 import { AuditEntryRow, AuditFilter, AuditLogRepository } from './audit-log.repository';
+import type { AuditEntryView } from './dto/audit-entry.response';
+
+export type { AuditEntryView };
 
 /** What admins must be able to review (see docs/teams-and-access.md, Audit log). */
 export type AuditAction =
@@ -47,19 +50,6 @@ export interface AuditActor {
 
 export function actorOf(access: Access, ip: string | undefined): AuditActor {
   return { userId: access.userId, tokenId: access.tokenId, actor: access.actor, ip: ip ?? null };
-}
-
-export interface AuditEntryView {
-  id: string;
-  created_at: string;
-  actor: string;
-  actor_user_id: number | null;
-  actor_token_id: number | null;
-  action: string;
-  target_type: string | null;
-  target_id: string | null;
-  details: Record<string, unknown>;
-  ip: string | null;
 }
 
 const ENTRY_ID = /^[1-9]\d{0,18}$/;

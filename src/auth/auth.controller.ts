@@ -12,10 +12,10 @@ import {
   Res,
   UnauthorizedException,
 } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Access, CurrentAccess } from '../access/access';
-import { Permission, permissionsOf } from '../access/roles';
+import { permissionsOf } from '../access/roles';
 import { Requires } from '../access/route-access.decorator';
 import { actorOf, AuditLog } from '../audit/audit-log.service';
 import { AppConfig } from '../config/app-config';
@@ -27,27 +27,12 @@ import { LoginThrottle } from '../users/login-throttle.service';
 import type { AuthenticatedRequest } from '../users/request-principal';
 import { originOf, requestSite } from '../users/same-origin';
 import { SessionCookie } from '../users/session-cookie';
-import { SESSION_COOKIE, SessionsService, SessionView } from '../users/sessions.service';
+import { SESSION_COOKIE, SessionsService } from '../users/sessions.service';
+import { SessionView } from '../users/dto/session.response';
+import { ApiErrors, ListOf } from '../http/api-responses';
+import { MeView, SignedIn } from './dto/auth.response';
 import type { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
-
-interface MeView {
-  kind: 'user' | 'token';
-  /** The account's id, or the token's for a token. */
-  id: number;
-  user_id: number | null;
-  email?: string;
-  name: string;
-  role: string;
-  /** What the dashboard may offer; the API decides again on every request. */
-  permissions: Permission[];
-  read_only: boolean;
-  /** The projects it sees; null: every project. */
-  project_ids: number[] | null;
-  email_notifications: boolean;
-  /** The account is linked to its identity at the single sign-on provider. */
-  sso_linked: boolean;
-}
 
 @ApiTags('auth')
 @Controller('auth')
@@ -73,11 +58,19 @@ export class AuthController {
   @Public()
   @Post('login')
   @HttpCode(200)
+  @ApiOkResponse({ type: SignedIn })
+  @ApiErrors(
+    400,
+    [401, 'Wrong e-mail or password.'],
+    [403, 'A cross-site request, or sign-in by password turned off.'],
+    429,
+    503,
+  )
   async login(
     @Body() body: LoginDto,
     @Req() request: AuthenticatedRequest,
     @Res({ passthrough: true }) response: Response,
-  ): Promise<{ id: number; email: string }> {
+  ): Promise<SignedIn> {
     if (requestSite(request, this.publicOrigin) === 'cross-site') {
       throw new ForbiddenException('cross-site sign-in refused');
     }
@@ -116,6 +109,8 @@ export class AuthController {
   @Public()
   @Post('logout')
   @HttpCode(204)
+  @ApiNoContentResponse({ description: 'Signed out: the session ends and its cookie is cleared.' })
+  @ApiErrors([403, 'A cross-site request.'])
   async logout(
     @Req() request: AuthenticatedRequest,
     @Res({ passthrough: true }) response: Response,
@@ -128,6 +123,7 @@ export class AuthController {
 
   @Get('me')
   @Requires('account')
+  @ApiOkResponse({ type: MeView })
   async me(@CurrentAccess() access: Access): Promise<MeView> {
     const user = access.userId === null ? null : await this.users.findById(access.userId);
     if (access.userId !== null && !user) throw new UnauthorizedException('the account no longer exists');
@@ -149,6 +145,8 @@ export class AuthController {
   /** One's name and whether personal e-mails are wanted. */
   @Patch('me')
   @Requires('account')
+  @ApiOkResponse({ type: MeView })
+  @ApiErrors([400, 'Invalid, or an operator token (it has no account).'])
   async updateMe(@CurrentAccess() access: Access, @Body() body: UpdateAccountDto): Promise<MeView> {
     const userId = accountOf(access);
     if (body.name !== undefined) await this.users.setName(userId, body.name.trim());
@@ -162,6 +160,12 @@ export class AuthController {
   @Post('password')
   @HttpCode(204)
   @Requires('account')
+  @ApiNoContentResponse({ description: 'Changed; every other session of the account ended.' })
+  @ApiErrors(
+    [400, 'Invalid, the current password is wrong, or the account signs in through single sign-on.'],
+    429,
+    503,
+  )
   async changePassword(
     @CurrentAccess() access: Access,
     @Req() request: AuthenticatedRequest,
@@ -194,6 +198,8 @@ export class AuthController {
 
   @Get('sessions')
   @Requires('account')
+  @ApiOkResponse({ type: ListOf(SessionView) })
+  @ApiErrors([400, 'An operator token (it has no account).'])
   async listSessions(
     @CurrentAccess() access: Access,
     @Req() request: AuthenticatedRequest,
@@ -204,6 +210,8 @@ export class AuthController {
   @Delete('sessions/:id')
   @HttpCode(204)
   @Requires('account')
+  @ApiNoContentResponse({ description: 'Ended: that browser is signed out.' })
+  @ApiErrors([400, 'An operator token (it has no account).'], 404)
   async endSession(@CurrentAccess() access: Access, @Param('id') id: string): Promise<void> {
     if (!(await this.sessions.endById(accountOf(access), id))) throw new NotFoundError('session not found');
   }

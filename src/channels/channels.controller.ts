@@ -1,7 +1,15 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import { IdPipe } from '../common/id.pipes';
-import { ChannelsService, ChannelView } from './channels.service';
+import { ChannelsService } from './channels.service';
+import { ChannelView } from './dto/channel.response';
+import { ApiErrors } from '../http/api-responses';
 import { CreateChannelDto } from './dto/create-channel.dto';
 import { UpdateChannelDto } from './dto/update-channel.dto';
 import { Requires } from '../access/route-access.decorator';
@@ -20,18 +28,23 @@ export class ChannelsController {
 
   @Get()
   @Requires('channels:read')
+  @ApiOkResponse({ type: [ChannelView] })
   list(): Promise<ChannelView[]> {
     return this.channels.list();
   }
 
   @Get(':id')
   @Requires('channels:read')
+  @ApiOkResponse({ type: ChannelView })
+  @ApiErrors(400, 404)
   get(@Param('id', IdPipe) id: number): Promise<ChannelView> {
     return this.channels.get(id);
   }
 
   @Post()
   @Requires('channels:admin')
+  @ApiCreatedResponse({ type: ChannelView })
+  @ApiErrors(400)
   async create(@Actor() actor: AuditActor, @Body() body: CreateChannelDto): Promise<ChannelView> {
     const created = await this.channels.create(body);
     await this.audit.record(
@@ -48,6 +61,8 @@ export class ChannelsController {
 
   @Patch(':id')
   @Requires('channels:admin')
+  @ApiOkResponse({ type: ChannelView })
+  @ApiErrors(400, 404)
   async update(
     @Actor() actor: AuditActor,
     @Param('id', IdPipe) id: number,
@@ -62,6 +77,8 @@ export class ChannelsController {
   @Delete(':id')
   @Requires('channels:admin')
   @HttpCode(204)
+  @ApiNoContentResponse({ description: 'Deleted.' })
+  @ApiErrors(400, 404)
   async remove(@Actor() actor: AuditActor, @Param('id', IdPipe) id: number): Promise<void> {
     await this.channels.remove(id);
     await this.audit.record(actor, 'channel.delete', { type: 'channel', id });

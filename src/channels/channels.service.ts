@@ -11,18 +11,9 @@ import {
 import { ChannelType, NotificationChannel } from './channel.entity';
 import type { CreateChannelDto } from './dto/create-channel.dto';
 import type { UpdateChannelDto } from './dto/update-channel.dto';
+import type { ChannelView } from './dto/channel.response';
 
-export interface ChannelView {
-  id: number;
-  name: string;
-  channel_type: ChannelType;
-  config: Record<string, unknown>;
-  is_enabled: boolean;
-  failure_count: number;
-  last_success_at: string | null;
-  last_error: string | null;
-  created_at: string;
-}
+export type { ChannelView };
 
 /** Delivery errors can be long (HTML error pages): what is kept for display is bounded. */
 const MAX_ERROR_LENGTH = 1_000;

@@ -1,7 +1,9 @@
 import { Controller, Get, Param } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { EventIdPipe } from '../common/id.pipes';
-import { EventsService, FullEventView } from './events.service';
+import { EventsService } from './events.service';
+import { FullEventView } from './dto/event.response';
+import { ApiErrors } from '../http/api-responses';
 import { Access, CurrentAccess, visibleProjectIds } from '../access/access';
 import { Requires } from '../access/route-access.decorator';
 
@@ -13,6 +15,8 @@ export class EventsController {
 
   @Get('events/:id')
   @Requires('project:read')
+  @ApiOkResponse({ type: FullEventView })
+  @ApiErrors(400, 404)
   get(@CurrentAccess() access: Access, @Param('id', EventIdPipe) id: string): Promise<FullEventView> {
     return this.events.get(id, undefined, visibleProjectIds(access));
   }

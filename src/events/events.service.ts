@@ -8,29 +8,9 @@ import { partDay, utcDay } from './event-partitions';
 import { joinParts, partRefs } from './event-parts';
 import { fullEvent } from './event-payload';
 import { applyEventSearch } from './event-search';
+import type { EventListItem, FullEventView } from './dto/event.response';
 
-export interface EventListItem {
-  id: string;
-  issue_id: number;
-  timestamp: string;
-  received_at: string;
-  level: string;
-  environment: string | null;
-  release: string | null;
-  user: { id: string | null; email: string | null } | null;
-}
-
-/**
- * An event in full: its payload, with the list item's columns, the user as the SDK sent it (every
- * field), and its neighbours in its issue (by timestamp, then id): `previous_event_id` the one
- * before (older), `next_event_id` the one after (newer), null at either end.
- */
-export type FullEventView = Omit<EventListItem, 'user'> & {
-  project_id: number;
-  user: (Record<string, unknown> & { id: string | null; email: string | null }) | null;
-  previous_event_id: string | null;
-  next_event_id: string | null;
-} & Record<string, unknown>;
+export type { EventListItem, FullEventView };
 
 @Injectable()
 export class EventsService {

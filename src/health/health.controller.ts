@@ -1,7 +1,8 @@
 import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { Public } from '../common/public.decorator';
-import { ReadinessService, ReadinessView } from './readiness.service';
+import { ReadinessService } from './readiness.service';
+import { LivenessView, NotReadyView, ReadinessView } from './dto/readiness.response';
 
 @ApiTags('health')
 @Public()
@@ -11,7 +12,8 @@ export class HealthController {
 
   /** Liveness: the process answers. Dependencies are deliberately not checked here. */
   @Get()
-  live(): { status: 'ok' } {
+  @ApiOkResponse({ type: LivenessView })
+  live(): LivenessView {
     return { status: 'ok' };
   }
 
@@ -21,6 +23,8 @@ export class HealthController {
    * ReadinessService for why those keep the instance in rotation).
    */
   @Get('ready')
+  @ApiOkResponse({ type: ReadinessView })
+  @ApiServiceUnavailableResponse({ type: NotReadyView })
   async ready(): Promise<ReadinessView> {
     const { ready, unreachable, view } = await this.readiness.check();
     if (!ready) {

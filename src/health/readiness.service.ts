@@ -1,48 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
-import { DatabaseWriteProbe, WriteProbeResult } from '../database/database-write-probe';
+import { DatabaseWriteProbe } from '../database/database-write-probe';
 import { QueueMonitor, QueueSnapshot } from '../jobs/queue-monitor';
-import type { WorkerBeat } from '../jobs/worker-heartbeat';
-import { RedisWriteProbe, RedisWriteResult } from './redis-write-probe';
+import { RedisWriteProbe } from './redis-write-probe';
 import { RedisHealthIndicator } from './redis.health';
+import type { DigestCheck, ReadinessChecks, ReadinessView } from './dto/readiness.response';
+
+export type { DigestCheck, ReadinessChecks, ReadinessView };
 
 type DependencyState = 'connected' | 'disconnected';
-
-export interface DigestCheck {
-  /** `paused`: a worker waits for a database that refuses work; `behind`: the oldest job is past the threshold. */
-  status: 'ok' | 'paused' | 'behind' | 'unknown';
-  oldest_waiting_seconds: number | null;
-  threshold_seconds: number;
-  paused_reason?: string;
-}
-
-export interface ReadinessChecks {
-  database_writes: WriteProbeResult;
-  redis_writes: RedisWriteResult;
-  digest: DigestCheck;
-}
-
-export interface ReadinessView {
-  /** `degraded`: every dependency answers, but one refuses work (see `degraded`); still 200. */
-  status: 'ok' | 'degraded';
-  database: DependencyState;
-  redis: DependencyState;
-  /** What is wrong, in words, when the status is `degraded`. */
-  degraded?: string[];
-  checks: ReadinessChecks;
-  /** Digest jobs not yet processed (waiting, active, delayed); the queue fields are omitted when Redis does not answer. */
-  digest_backlog?: number;
-  /** Digest jobs whose payload could never be stored (see `npm run cli -- jobs:failed`). */
-  digest_failed?: number;
-  /** Alert jobs that failed for good. */
-  alerts_failed?: number;
-  /**
-   * Worker processes that reported in the last 30 s, and when one last took a digest job: a backlog
-   * with no worker, or with a stale `digest_last_job_at`, means events wait.
-   */
-  workers?: WorkerBeat[];
-  digest_last_job_at?: string | null;
-}
 
 export interface Readiness {
   /** False: answer 503, this instance cannot reach PostgreSQL or Redis at all. */

@@ -1,6 +1,7 @@
 import { Controller, Get, Headers, Res, UnauthorizedException } from '@nestjs/common';
 import type { Response } from 'express';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '../http/api-responses';
 import { timingSafeEqual } from 'node:crypto';
 import { Public } from '../common/public.decorator';
 import { AppConfig } from '../config/app-config';
@@ -42,6 +43,11 @@ export class MetricsController {
   }
 
   @Get()
+  @ApiOkResponse({
+    description: 'Prometheus text exposition (version 0.0.4).',
+    content: { 'text/plain': { schema: { type: 'string' } } },
+  })
+  @ApiErrors([401, 'METRICS_TOKEN is set and the request does not send it.'])
   async scrape(
     @Headers('authorization') authorization: string | undefined,
     @Res({ passthrough: true }) response: Response,

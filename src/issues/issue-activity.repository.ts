@@ -6,16 +6,18 @@ import { DataSource, EntityManager } from 'typeorm';
  * What happened to an issue: `resolved`, `reopened`, `muted`, `unmuted`, `regressed`, `merged`, …,
  * each with its details (`data`) and time, recorded in the transaction that made the change.
  */
-export type ActivityKind =
-  | 'resolved'
-  | 'reopened'
-  | 'muted'
-  | 'unmuted'
-  | 'regressed'
-  | 'merged'
-  | 'assigned'
-  | 'unassigned'
-  | 'commented';
+export const ACTIVITY_KINDS = [
+  'resolved',
+  'reopened',
+  'muted',
+  'unmuted',
+  'regressed',
+  'merged',
+  'assigned',
+  'unassigned',
+  'commented',
+] as const;
+export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
 
 /** Who did it: a member, an operator token, or (null) the tracker itself. */
 export interface ActivityActor {

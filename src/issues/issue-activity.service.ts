@@ -8,18 +8,12 @@ import {
   PageQueryDto,
   toPage,
 } from '../common/pagination';
-import { ActivityKind, ActivityRow, IssueActivityRepository } from './issue-activity.repository';
+import { ActivityRow, IssueActivityRepository } from './issue-activity.repository';
+import type { ActivityView } from './dto/activity.response';
+
+export type { ActivityView };
 
 export class ActivityQuery extends PageQueryDto {}
-
-export interface ActivityView {
-  id: string;
-  kind: ActivityKind | 'first_seen';
-  data: Record<string, unknown>;
-  created_at: string;
-  /** Who did it; null when the tracker did (an event arrived, a snooze ended). */
-  actor: { id: number | null; email: string | null; name: string } | null;
-}
 
 /** The id of the entry every log starts with (the issue's first event), before any stored one. */
 const FIRST_SEEN_ID = '0';

@@ -1,11 +1,20 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Access, CurrentAccess } from '../access/access';
 import { Requires } from '../access/route-access.decorator';
 import { IdPipe } from '../common/id.pipes';
 import { Page } from '../common/pagination';
 import { CommentBodyDto, ListCommentsQuery } from './dto/comment.dto';
-import { CommentView, IssueCommentsService } from './issue-comments.service';
+import { IssueCommentsService } from './issue-comments.service';
+import { CommentView } from './dto/comment.response';
+import { ApiIssueMoved } from './dto/issue.response';
+import { ApiErrors, PageOf } from '../http/api-responses';
 import { IssuesService } from './issues.service';
 
 @ApiTags('issues')
@@ -20,6 +29,9 @@ export class IssueCommentsController {
   /** Oldest first; `html` is the Markdown rendered and sanitized. */
   @Get()
   @Requires('project:read', { issueId: 'id' })
+  @ApiOkResponse({ type: PageOf(CommentView) })
+  @ApiErrors(400)
+  @ApiIssueMoved()
   async list(@Param('id', IdPipe) id: number, @Query() query: ListCommentsQuery): Promise<Page<CommentView>> {
     await this.issues.get(id); // 404, or a pointer to the issue it was merged into (its comments moved there)
     return this.comments.page(id, query);
@@ -27,6 +39,9 @@ export class IssueCommentsController {
 
   @Post()
   @Requires('project:triage', { issueId: 'id' })
+  @ApiCreatedResponse({ type: CommentView })
+  @ApiErrors(400)
+  @ApiIssueMoved()
   async add(
     @CurrentAccess() access: Access,
     @Param('id', IdPipe) id: number,
@@ -39,6 +54,9 @@ export class IssueCommentsController {
   /** Its author's, or an admin's. */
   @Patch(':commentId')
   @Requires('project:triage', { issueId: 'id' })
+  @ApiOkResponse({ type: CommentView })
+  @ApiErrors(400)
+  @ApiIssueMoved()
   async edit(
     @CurrentAccess() access: Access,
     @Param('id', IdPipe) id: number,
@@ -52,6 +70,9 @@ export class IssueCommentsController {
   @Delete(':commentId')
   @HttpCode(204)
   @Requires('project:triage', { issueId: 'id' })
+  @ApiNoContentResponse({ description: 'Deleted.' })
+  @ApiErrors(400)
+  @ApiIssueMoved()
   async remove(
     @CurrentAccess() access: Access,
     @Param('id', IdPipe) id: number,

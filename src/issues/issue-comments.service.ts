@@ -15,20 +15,9 @@ import {
 import { renderComment } from './comment-markdown';
 import { CommentRow, IssueCommentsRepository } from './issue-comments.repository';
 import { IssueActivityRepository } from './issue-activity.repository';
+import type { CommentView } from './dto/comment.response';
 
-export interface CommentView {
-  id: number;
-  issue_id: number;
-  /** Null for an operator token's comment (`author_label` says which). */
-  author: { id: number; email: string; name: string } | null;
-  author_label: string;
-  /** As written (Markdown). */
-  body: string;
-  /** Rendered and sanitized: safe to insert in a page as is. */
-  html: string;
-  created_at: string;
-  updated_at: string;
-}
+export type { CommentView };
 
 /** How much of a comment the activity log quotes. */
 const EXCERPT_LENGTH = 140;

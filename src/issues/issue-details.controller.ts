@@ -1,13 +1,16 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { Requires } from '../access/route-access.decorator';
 import { IdPipe } from '../common/id.pipes';
 import { Page, PageQueryDto } from '../common/pagination';
 import { ListEventsQuery } from '../events/dto/list-events.query';
-import { EventListItem, EventsService, FullEventView } from '../events/events.service';
+import { EventsService } from '../events/events.service';
+import { EventListItem, FullEventView } from '../events/dto/event.response';
 import { StatsQuery } from '../rollups/dto/stats.query';
-import { TagKeySummary, TagValueRow } from '../rollups/rollups.repository';
-import { StatsService, StatsView } from '../rollups/stats.service';
+import { StatsView, TagKeySummary, TagValueRow } from '../rollups/dto/rollups.response';
+import { StatsService } from '../rollups/stats.service';
+import { ApiErrors, ListOf, PageOf } from '../http/api-responses';
+import { ApiIssueMoved } from './dto/issue.response';
 import { TagKeyPipe } from '../rollups/tag-key.pipe';
 import { TagsService } from '../rollups/tags.service';
 import { IssuesService } from './issues.service';
@@ -30,6 +33,9 @@ export class IssueDetailsController {
   @ApiTags('events')
   @Get(':issueId/events')
   @Requires('project:read', { issueId: 'issueId' })
+  @ApiOkResponse({ type: PageOf(EventListItem) })
+  @ApiErrors(400)
+  @ApiIssueMoved()
   async listEvents(
     @Param('issueId', new IdPipe('issue_id')) issueId: number,
     @Query() query: ListEventsQuery,
@@ -42,6 +48,9 @@ export class IssueDetailsController {
   @ApiTags('events')
   @Get(':issueId/events/latest')
   @Requires('project:read', { issueId: 'issueId' })
+  @ApiOkResponse({ type: FullEventView })
+  @ApiErrors(400, [404, 'Not found, or the issue has no events left.'])
+  @ApiIssueMoved()
   async latestEvent(@Param('issueId', new IdPipe('issue_id')) issueId: number): Promise<FullEventView> {
     await this.issues.get(issueId);
     return this.events.edge(issueId, 'latest');
@@ -51,6 +60,9 @@ export class IssueDetailsController {
   @ApiTags('events')
   @Get(':issueId/events/oldest')
   @Requires('project:read', { issueId: 'issueId' })
+  @ApiOkResponse({ type: FullEventView })
+  @ApiErrors(400, [404, 'Not found, or the issue has no events left.'])
+  @ApiIssueMoved()
   async oldestEvent(@Param('issueId', new IdPipe('issue_id')) issueId: number): Promise<FullEventView> {
     await this.issues.get(issueId);
     return this.events.edge(issueId, 'oldest');
@@ -60,6 +72,9 @@ export class IssueDetailsController {
   @ApiTags('stats')
   @Get(':id/stats')
   @Requires('project:read', { issueId: 'id' })
+  @ApiOkResponse({ type: StatsView })
+  @ApiErrors(400)
+  @ApiIssueMoved()
   async issueStats(@Param('id', IdPipe) id: number, @Query() query: StatsQuery): Promise<StatsView> {
     await this.issues.get(id);
     return this.stats.stats('issue', id, query);
@@ -69,6 +84,9 @@ export class IssueDetailsController {
   @ApiTags('stats')
   @Get(':id/tags')
   @Requires('project:read', { issueId: 'id' })
+  @ApiOkResponse({ type: ListOf(TagKeySummary) })
+  @ApiErrors(400)
+  @ApiIssueMoved()
   async issueTags(@Param('id', IdPipe) id: number): Promise<{ data: TagKeySummary[] }> {
     await this.issues.get(id);
     return { data: await this.tags.summaries(id) };
@@ -77,6 +95,9 @@ export class IssueDetailsController {
   @ApiTags('stats')
   @Get(':id/tags/:key')
   @Requires('project:read', { issueId: 'id' })
+  @ApiOkResponse({ type: PageOf(TagValueRow) })
+  @ApiErrors(400, [404, 'Not found, or no event of the issue has the tag.'])
+  @ApiIssueMoved()
   async issueTagValues(
     @Param('id', IdPipe) id: number,
     @Param('key', TagKeyPipe) key: string,

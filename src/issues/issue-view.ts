@@ -1,42 +1,12 @@
-import type { Issue, IssueState } from './issue.entity';
+import type { Issue } from './issue.entity';
+import type { IssueAssignee, IssueView } from './dto/issue.response';
 
 /**
- * An issue as the API shows it, and the names and links built from it: small and free of services,
- * so that alerts, rules and e-mails can show an issue without the issue list's machinery.
+ * An issue as the API shows it (IssueView, declared with its schema in dto/issue.response.ts), and
+ * the names and links built from it: small and free of services, so that alerts, rules and e-mails
+ * can show an issue without the issue list's machinery.
  */
-export interface IssueView {
-  id: number;
-  project_id: number;
-  short_id: string;
-  type: string;
-  message: string;
-  culprit: string;
-  level: string;
-  state: IssueState;
-  event_count: number;
-  user_count: number;
-  first_seen: string;
-  last_seen: string;
-  resolved_at: string | null;
-  last_regressed_at: string | null;
-  regression_count: number;
-  first_release: string | null;
-  last_release: string | null;
-  /** When resolved in a release: `next_release` or the version. */
-  resolved_in: string | null;
-  /** When muted until something: a time, a number of events or of users after muting. */
-  mute_until: string | null;
-  mute_until_count: number | null;
-  mute_until_users: number | null;
-  /** With `stats=24h` in a list: events per hour over the last 24 hours, oldest first. */
-  stats_24h?: number[];
-  /** Who is on it: a member or a team, or null. */
-  assignee: IssueAssignee | null;
-}
-
-export type IssueAssignee =
-  | { type: 'user'; id: number; email: string; name: string }
-  | { type: 'team'; id: number; slug: string; name: string };
+export type { IssueAssignee, IssueView };
 
 export function shortId(slug: string, number: number): string {
   return `${slug.toUpperCase()}-${number}`;

@@ -1,16 +1,18 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { IdPipe } from '../common/id.pipes';
 import { ProjectsService } from '../projects/projects.service';
 import { ListIssuesQuery } from './dto/list-issues.query';
 import { BulkUpdateIssuesDto, issueChangeOf, UpdateIssueDto } from './dto/update-issue.dto';
-import { ActivityQuery, ActivityView, IssueActivityService } from './issue-activity.service';
+import { ActivityQuery, IssueActivityService } from './issue-activity.service';
+import { ActivityView } from './dto/activity.response';
+import { ApiIssueMoved, BulkUpdateResult, IssuePage, IssueView } from './dto/issue.response';
+import { ApiErrors, PageOf } from '../http/api-responses';
 import { IssueMergeService } from './issue-merge.service';
 import { IssueTriageService } from './issue-triage.service';
 import { MergeIssuesDto } from './dto/merge-issues.dto';
 import { Page } from '../common/pagination';
-import { IssuePage, IssuesService } from './issues.service';
-import { IssueView } from './issue-view';
+import { IssuesService } from './issues.service';
 import { Access, CurrentAccess } from '../access/access';
 import { Requires } from '../access/route-access.decorator';
 import { AssignmentMail } from './assignment-mail';
@@ -34,6 +36,8 @@ export class IssuesController {
   /** Searched with `query`, sorted by `sort` (last_seen by default); paginated with `limit` and `cursor` (see docs/api.md). */
   @Get('projects/:projectId/issues')
   @Requires('project:read', { projectId: 'projectId' })
+  @ApiOkResponse({ type: IssuePage })
+  @ApiErrors(400)
   async list(
     @CurrentAccess() access: Access,
     @Param('projectId', new IdPipe('project_id')) projectId: number,
@@ -45,6 +49,9 @@ export class IssuesController {
 
   @Get('issues/:id')
   @Requires('project:read', { issueId: 'id' })
+  @ApiOkResponse({ type: IssueView })
+  @ApiErrors(400)
+  @ApiIssueMoved()
   get(@Param('id', IdPipe) id: number): Promise<IssueView> {
     return this.issues.get(id);
   }
@@ -55,6 +62,9 @@ export class IssuesController {
    */
   @Patch('issues/:id')
   @Requires('project:triage', { issueId: 'id' })
+  @ApiOkResponse({ type: IssueView })
+  @ApiErrors(400)
+  @ApiIssueMoved()
   async update(
     @CurrentAccess() access: Access,
     @Param('id', IdPipe) id: number,
@@ -75,11 +85,13 @@ export class IssuesController {
   /** The same change for many issues of a project, by ids or by a search, in one transaction. */
   @Patch('projects/:projectId/issues')
   @Requires('project:triage', { projectId: 'projectId' })
+  @ApiOkResponse({ type: BulkUpdateResult })
+  @ApiErrors(400)
   async updateMany(
     @CurrentAccess() access: Access,
     @Param('projectId', new IdPipe('project_id')) projectId: number,
     @Body() body: BulkUpdateIssuesDto,
-  ): Promise<{ updated: number }> {
+  ): Promise<BulkUpdateResult> {
     const project = await this.projects.findOrFail(projectId);
     const assignee = await this.assigneeOf(body.assignee, project.id);
     const by = activityActorOf(access);
@@ -101,6 +113,9 @@ export class IssuesController {
   @Post('issues/:id/merge')
   @Requires('project:triage', { issueId: 'id' })
   @HttpCode(200)
+  @ApiOkResponse({ type: IssueView, description: 'The issue the others were merged into.' })
+  @ApiErrors(400, [409, 'The issue was merged into another meanwhile.'])
+  @ApiIssueMoved()
   merge(
     @CurrentAccess() access: Access,
     @Param('id', IdPipe) id: number,
@@ -112,6 +127,9 @@ export class IssuesController {
   /** What happened to the issue, oldest first. */
   @Get('issues/:id/activity')
   @Requires('project:read', { issueId: 'id' })
+  @ApiOkResponse({ type: PageOf(ActivityView) })
+  @ApiErrors(400)
+  @ApiIssueMoved()
   async activity(
     @Param('id', IdPipe) id: number,
     @Query() query: ActivityQuery,
@@ -123,6 +141,8 @@ export class IssuesController {
   @Delete('issues/:id')
   @Requires('project:triage', { issueId: 'id' })
   @HttpCode(204)
+  @ApiNoContentResponse({ description: 'Deleted, with its events.' })
+  @ApiErrors(400)
   async remove(@Param('id', IdPipe) id: number): Promise<void> {
     await this.issues.remove(id);
   }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository, SelectQueryBuilder } from 'typeorm';
 import { InvalidInputError, MovedError, NotFoundError } from '../common/domain-errors';
-import { DEFAULT_PAGE_SIZE, Page, toPage } from '../common/pagination';
+import { DEFAULT_PAGE_SIZE, toPage } from '../common/pagination';
 import type { RowDeletion } from '../events/event-partitions';
 import { Project } from '../projects/project.entity';
 import { RollupsRepository } from '../rollups/rollups.repository';
@@ -14,6 +14,9 @@ import { applyIssueFilters, IssueSort, SORT_COLUMNS } from './search/issue-searc
 import { Issue, IssueState } from './issue.entity';
 import { Assignees } from '../members/assignees';
 import { IssueAssignee, IssueView, toIssueView } from './issue-view';
+import type { IssuePage } from './dto/issue.response';
+
+export type { IssuePage };
 
 /** The assignee's names, read with the issue (see withSlug). */
 interface AssigneeColumns {
@@ -60,11 +63,6 @@ export interface IssueListOptions {
 
 export const ISSUE_LIST_STATS = ['24h'] as const;
 export type IssueListStats = (typeof ISSUE_LIST_STATS)[number];
-
-export interface IssuePage extends Page<IssueView> {
-  total: number;
-  total_is_estimate: boolean;
-}
 
 /** Issues counted exactly for a list's `total`; beyond, PostgreSQL's estimate is given. */
 export const TOTAL_COUNTED = 10_000;

@@ -10,7 +10,13 @@ import {
   Req,
   Res,
 } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Access, CurrentAccess } from '../access/access';
 import { Requires } from '../access/route-access.decorator';
@@ -24,7 +30,14 @@ import { IdPipe } from '../common/id.pipes';
 import { Public } from '../common/public.decorator';
 import { AppConfig } from '../config/app-config';
 import { CreateInvitationDto } from './dto/members.dto';
-import { InvitationPreview, InvitationsService, InvitationView } from './invitations.service';
+import { InvitationsService } from './invitations.service';
+import {
+  AcceptedInvitation,
+  CreatedInvitation,
+  InvitationPreview,
+  InvitationView,
+} from './dto/member.response';
+import { ApiErrors, ListOf } from '../http/api-responses';
 
 @ApiTags('members')
 @ApiBearerAuth()
@@ -35,6 +48,7 @@ export class InvitationsController {
   /** Neither accepted nor revoked; `state` says which have expired. */
   @Get()
   @Requires('members:admin')
+  @ApiOkResponse({ type: ListOf(InvitationView) })
   async list(): Promise<{ data: InvitationView[] }> {
     return { data: await this.invitations.listOpen() };
   }
@@ -42,11 +56,13 @@ export class InvitationsController {
   /** E-mailed when SMTP is set up (`emailed`); `link` is in this answer only, to copy. */
   @Post()
   @Requires('members:admin')
+  @ApiCreatedResponse({ type: CreatedInvitation })
+  @ApiErrors(400, [409, 'An account with this e-mail exists already.'])
   create(
     @CurrentAccess() access: Access,
     @Req() request: Request,
     @Body() body: CreateInvitationDto,
-  ): Promise<InvitationView & { link: string; emailed: boolean }> {
+  ): Promise<CreatedInvitation> {
     return this.invitations.invite(access, actorOf(access, request.ip), {
       email: body.email,
       role: body.role,
@@ -57,6 +73,8 @@ export class InvitationsController {
   @Delete(':id')
   @HttpCode(204)
   @Requires('members:admin')
+  @ApiNoContentResponse({ description: 'Revoked: its link no longer works.' })
+  @ApiErrors(400, 404)
   revoke(
     @CurrentAccess() access: Access,
     @Req() request: Request,
@@ -83,6 +101,8 @@ export class InvitationAcceptController {
 
   @Public()
   @Get(':secret')
+  @ApiOkResponse({ type: InvitationPreview })
+  @ApiErrors(404, [410, 'Accepted, revoked or expired.'])
   preview(@Param('secret') secret: string): Promise<InvitationPreview> {
     return this.invitations.preview(secret);
   }
@@ -90,12 +110,25 @@ export class InvitationAcceptController {
   /** Makes the account and signs the browser in with it (like POST /auth/login). */
   @Public()
   @Post(':secret/accept')
+  @ApiCreatedResponse({
+    type: AcceptedInvitation,
+    description: 'Signed in: the answer sets the session cookie.',
+  })
+  @ApiErrors(
+    400,
+    [403, 'A cross-site request, sign-in by password turned off, or an invitation for another e-mail.'],
+    404,
+    [409, 'An account with this e-mail exists already.'],
+    [410, 'Accepted, revoked or expired.'],
+    429,
+    503,
+  )
   async accept(
     @Param('secret') secret: string,
     @Body() body: AcceptInvitationDto,
     @Req() request: AuthenticatedRequest,
     @Res({ passthrough: true }) response: Response,
-  ): Promise<{ id: number; email: string; role: string }> {
+  ): Promise<AcceptedInvitation> {
     if (requestSite(request, this.publicOrigin) === 'cross-site') {
       throw new ForbiddenException('cross-site sign-in refused');
     }

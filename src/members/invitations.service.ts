@@ -19,26 +19,9 @@ import { Mailer } from '../mail/mailer';
 import { InvitationAccounts } from './invitation-accounts';
 import { InvitationRow, InvitationsRepository } from './invitations.repository';
 import { TeamsRepository } from './teams.repository';
+import type { InvitationView, InvitationPreview } from './dto/member.response';
 
-export interface InvitationView {
-  id: number;
-  email: string;
-  role: Role;
-  team_ids: number[];
-  invited_by: number | null;
-  created_at: string;
-  expires_at: string;
-  accepted_at: string | null;
-  /** `pending`, or `expired` once its time is up (it can then only be revoked). */
-  state: 'pending' | 'expired' | 'accepted' | 'revoked';
-}
-
-/** What the invitee's page shows before they accept. */
-export interface InvitationPreview {
-  email: string;
-  role: Role;
-  expires_at: string;
-}
+export type { InvitationView, InvitationPreview };
 
 const SECRET = /^[0-9a-f]{64}$/;
 

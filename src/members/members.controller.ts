@@ -1,13 +1,21 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Access, CurrentAccess, seesProject } from '../access/access';
 import { Requires } from '../access/route-access.decorator';
 import { actorOf } from '../audit/audit-log.service';
 import { IdPipe } from '../common/id.pipes';
 import { TeamNameDto, UpdateMemberDto } from './dto/members.dto';
-import { MembersService, MemberView } from './members.service';
-import { TeamsService, TeamView } from './teams.service';
+import { MembersService } from './members.service';
+import { TeamsService } from './teams.service';
+import { MemberView, TeamView } from './dto/member.response';
+import { ApiErrors, ListOf } from '../http/api-responses';
 
 @ApiTags('members')
 @ApiBearerAuth()
@@ -18,12 +26,15 @@ export class MembersController {
   /** Everyone may see who is on the tracker (to assign issues, to mention them). */
   @Get()
   @Requires('members:read')
+  @ApiOkResponse({ type: ListOf(MemberView) })
   async list(): Promise<{ data: MemberView[] }> {
     return { data: await this.members.list() };
   }
 
   @Get(':id')
   @Requires('members:read')
+  @ApiOkResponse({ type: MemberView })
+  @ApiErrors(400, 404)
   get(@Param('id', IdPipe) id: number): Promise<MemberView> {
     return this.members.get(id);
   }
@@ -31,6 +42,8 @@ export class MembersController {
   /** `role`, `is_active` (false deactivates), `name`. */
   @Patch(':id')
   @Requires('members:admin')
+  @ApiOkResponse({ type: MemberView })
+  @ApiErrors(400, 404, [409, 'The change would leave no active owner.'])
   update(
     @CurrentAccess() access: Access,
     @Req() request: Request,
@@ -54,18 +67,23 @@ export class TeamsController {
   /** A team's projects are listed as far as the request sees them: others' existence stays hidden. */
   @Get()
   @Requires('members:read')
+  @ApiOkResponse({ type: ListOf(TeamView) })
   async list(@CurrentAccess() access: Access): Promise<{ data: TeamView[] }> {
     return { data: (await this.teams.list()).map((team) => withVisibleProjects(team, access)) };
   }
 
   @Get(':id')
   @Requires('members:read')
+  @ApiOkResponse({ type: TeamView })
+  @ApiErrors(400, 404)
   async get(@CurrentAccess() access: Access, @Param('id', IdPipe) id: number): Promise<TeamView> {
     return withVisibleProjects(await this.teams.get(id), access);
   }
 
   @Post()
   @Requires('members:admin')
+  @ApiCreatedResponse({ type: TeamView })
+  @ApiErrors(400, [409, 'A team with the same slug exists.'])
   create(
     @CurrentAccess() access: Access,
     @Req() request: Request,
@@ -76,6 +94,8 @@ export class TeamsController {
 
   @Patch(':id')
   @Requires('members:admin')
+  @ApiOkResponse({ type: TeamView, description: 'Renamed; the slug stays.' })
+  @ApiErrors(400, 404)
   rename(
     @CurrentAccess() access: Access,
     @Req() request: Request,
@@ -88,6 +108,8 @@ export class TeamsController {
   @Delete(':id')
   @HttpCode(204)
   @Requires('members:admin')
+  @ApiNoContentResponse({ description: 'Deleted.' })
+  @ApiErrors(400, 404)
   remove(@CurrentAccess() access: Access, @Req() request: Request, @Param('id', IdPipe) id: number) {
     return this.teams.remove(actorOf(access, request.ip), id);
   }
@@ -95,6 +117,8 @@ export class TeamsController {
   @Put(':id/members/:userId')
   @HttpCode(204)
   @Requires('members:admin')
+  @ApiNoContentResponse({ description: 'The member is in the team.' })
+  @ApiErrors(400, 404)
   addMember(
     @CurrentAccess() access: Access,
     @Req() request: Request,
@@ -107,6 +131,8 @@ export class TeamsController {
   @Delete(':id/members/:userId')
   @HttpCode(204)
   @Requires('members:admin')
+  @ApiNoContentResponse({ description: 'The member left the team.' })
+  @ApiErrors(400, 404)
   removeMember(
     @CurrentAccess() access: Access,
     @Req() request: Request,
@@ -119,6 +145,8 @@ export class TeamsController {
   @Put(':id/projects/:projectId')
   @HttpCode(204)
   @Requires('members:admin')
+  @ApiNoContentResponse({ description: "The project is among the team's." })
+  @ApiErrors(400, 404)
   addProject(
     @CurrentAccess() access: Access,
     @Req() request: Request,
@@ -131,6 +159,8 @@ export class TeamsController {
   @Delete(':id/projects/:projectId')
   @HttpCode(204)
   @Requires('members:admin')
+  @ApiNoContentResponse({ description: "The project is no longer among the team's." })
+  @ApiErrors(400, 404)
   removeProject(
     @CurrentAccess() access: Access,
     @Req() request: Request,

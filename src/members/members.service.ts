@@ -7,19 +7,9 @@ import type { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from '../common/domain-errors';
 import { TeamsRepository } from './teams.repository';
+import type { MemberView } from './dto/member.response';
 
-export interface MemberView {
-  id: number;
-  email: string;
-  name: string;
-  role: Role;
-  is_active: boolean;
-  deactivated_at: string | null;
-  created_at: string;
-  team_ids: number[];
-  /** Signs in through the identity provider. */
-  sso: boolean;
-}
+export type { MemberView };
 
 export interface MemberChange {
   role?: Role;

@@ -5,15 +5,9 @@ import { ConflictError, NotFoundError } from '../common/domain-errors';
 import { ProjectsService } from '../projects/projects.service';
 import { slugify } from '../projects/slug';
 import { TeamRow, TeamsRepository } from './teams.repository';
+import type { TeamView } from './dto/member.response';
 
-export interface TeamView {
-  id: number;
-  slug: string;
-  name: string;
-  created_at: string;
-  member_ids: number[];
-  project_ids: number[];
-}
+export type { TeamView };
 
 /** Teams group members and are given projects: a member or viewer sees their teams' projects. */
 @Injectable()

@@ -1,10 +1,18 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import { IdPipe } from '../common/id.pipes';
 import { ProjectNameDto } from './dto/project-name.dto';
 import { DEFAULT_GRACE_HOURS, RotateClientKeyDto } from './dto/rotate-client-key.dto';
 import { UpdateProjectDto } from './dto/update-project.dto';
-import { ProjectsService, ProjectView } from './projects.service';
+import { ProjectsService } from './projects.service';
+import { ProjectView } from './dto/project.response';
+import { ApiErrors, ListOf } from '../http/api-responses';
 import { Access, CurrentAccess } from '../access/access';
 import { Requires } from '../access/route-access.decorator';
 import { Actor } from '../audit/actor.decorator';
@@ -21,18 +29,23 @@ export class ProjectsController {
 
   @Get()
   @Requires('project:read')
+  @ApiOkResponse({ type: ListOf(ProjectView), description: 'The projects the caller sees.' })
   async list(@CurrentAccess() access: Access): Promise<{ data: ProjectView[] }> {
     return { data: await this.projects.list(access.projects) };
   }
 
   @Get(':id')
   @Requires('project:read', { projectId: 'id' })
+  @ApiOkResponse({ type: ProjectView })
+  @ApiErrors(400)
   get(@Param('id', IdPipe) id: number): Promise<ProjectView> {
     return this.projects.get(id);
   }
 
   @Post()
   @Requires('projects:admin')
+  @ApiCreatedResponse({ type: ProjectView })
+  @ApiErrors(400, 409)
   async create(@Actor() actor: AuditActor, @Body() body: ProjectNameDto): Promise<ProjectView> {
     const created = await this.projects.create(body.name);
     await this.audit.record(
@@ -50,6 +63,8 @@ export class ProjectsController {
   /** `name` renames (the slug stays); `retention_days` sets how long events are kept (null: the default). */
   @Patch(':id')
   @Requires('project:write', { projectId: 'id' })
+  @ApiOkResponse({ type: ProjectView })
+  @ApiErrors(400)
   async update(
     @Actor() actor: AuditActor,
     @Param('id', IdPipe) id: number,
@@ -64,6 +79,8 @@ export class ProjectsController {
   @Post(':id/client-key/rotate')
   @Requires('project:write', { projectId: 'id' })
   @HttpCode(200)
+  @ApiOkResponse({ type: ProjectView, description: 'The project with its new client key and DSN.' })
+  @ApiErrors(400)
   async rotateClientKey(
     @Actor() actor: AuditActor,
     @Param('id', IdPipe) id: number,
@@ -83,6 +100,8 @@ export class ProjectsController {
   @Delete(':id')
   @Requires('projects:admin', { projectId: 'id' })
   @HttpCode(204)
+  @ApiNoContentResponse({ description: 'Deleted, with its issues and events.' })
+  @ApiErrors(400)
   async remove(@Actor() actor: AuditActor, @Param('id', IdPipe) id: number): Promise<void> {
     const project = await this.projects.findOrFail(id);
     await this.projects.remove(id);

@@ -8,24 +8,9 @@ import { buildDsn } from './dsn';
 import { ProjectKeyChanges } from './project-key-changes';
 import { Project } from './project.entity';
 import { firstFreeSlug, slugify } from './slug';
+import type { ProjectView } from './dto/project.response';
 
-export interface ProjectView {
-  id: number;
-  name: string;
-  slug: string;
-  client_key: string;
-  dsn: string;
-  /**
-   * The DSN of the key the last rotation replaced, while ingest still accepts it, and until when;
-   * both null otherwise. The old key is no secret to whoever sees this: it is the DSN their clients
-   * were given.
-   */
-  previous_dsn: string | null;
-  previous_client_key_expires_at: string | null;
-  /** Days its events are kept; null follows EVENT_RETENTION_DAYS. */
-  retention_days: number | null;
-  created_at: string;
-}
+export type { ProjectView };
 
 const UNIQUE_VIOLATION = '23505';
 

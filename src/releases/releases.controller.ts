@@ -1,9 +1,11 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { IdPipe } from '../common/id.pipes';
 import { Page, PageQueryDto } from '../common/pagination';
 import { ProjectsService } from '../projects/projects.service';
-import { ReleaseDetailView, ReleasesService, ReleaseView } from './releases.service';
+import { ReleasesService } from './releases.service';
+import { ReleaseDetailView, ReleaseView } from './dto/release.response';
+import { ApiErrors, PageOf } from '../http/api-responses';
 import { Requires } from '../access/route-access.decorator';
 
 @ApiTags('releases')
@@ -18,6 +20,8 @@ export class ReleasesController {
   /** The project's releases, the most recently seen first, with their events and the issues they opened. */
   @Get()
   @Requires('project:read', { projectId: 'projectId' })
+  @ApiOkResponse({ type: PageOf(ReleaseView) })
+  @ApiErrors(400)
   async list(
     @Param('projectId', new IdPipe('project_id')) projectId: number,
     @Query() query: PageQueryDto,
@@ -29,6 +33,8 @@ export class ReleasesController {
   /** One release, by its version (URL-encoded: `shop%401.2.0`). */
   @Get(':version')
   @Requires('project:read', { projectId: 'projectId' })
+  @ApiOkResponse({ type: ReleaseDetailView })
+  @ApiErrors(400)
   async get(
     @Param('projectId', new IdPipe('project_id')) projectId: number,
     @Param('version') version: string,

@@ -11,30 +11,9 @@ import {
   toPage,
 } from '../common/pagination';
 import { DeployRow, ReleaseRow, ReleasesRepository } from './releases.repository';
+import type { ReleaseView, DeployView, ReleaseDetailView } from './dto/release.response';
 
-export interface ReleaseView {
-  version: string;
-  first_event: string | null;
-  last_event: string | null;
-  event_count: number;
-  new_issues: number;
-  created_at: string;
-  /** When it was finalized (`sentry-cli releases finalize`), or null. */
-  date_released: string | null;
-}
-
-export interface DeployView {
-  environment: string;
-  name: string | null;
-  url: string | null;
-  date_started: string | null;
-  date_finished: string;
-}
-
-/** One release with its latest deploys (GET /api/projects/{id}/releases/{version}). */
-export interface ReleaseDetailView extends ReleaseView {
-  deploys: DeployView[];
-}
+export type { ReleaseView, DeployView, ReleaseDetailView };
 
 /** How many deploys a release's page lists. */
 const DEPLOYS_SHOWN = 10;

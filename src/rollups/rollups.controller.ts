@@ -1,12 +1,13 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { IdPipe } from '../common/id.pipes';
 import { ProjectsService } from '../projects/projects.service';
 import { StatsQuery } from './dto/stats.query';
 import { TagValuesQuery } from './dto/tag-values.query';
 import { TagKeyPipe } from './tag-key.pipe';
-import { EnvironmentRow, ProjectTagKey, TagValueRow } from './rollups.repository';
-import { StatsService, StatsView } from './stats.service';
+import { EnvironmentRow, ProjectTagKey, StatsView, TagValueRow } from './dto/rollups.response';
+import { StatsService } from './stats.service';
+import { ApiErrors, ListOf } from '../http/api-responses';
 import { TagsService } from './tags.service';
 import { Requires } from '../access/route-access.decorator';
 
@@ -24,6 +25,8 @@ export class RollupsController {
   /** Events per hour (`period=24h`) or per UTC day (`14d`, `90d`). */
   @Get('projects/:id/stats')
   @Requires('project:read', { projectId: 'id' })
+  @ApiOkResponse({ type: StatsView })
+  @ApiErrors(400)
   async projectStats(@Param('id', IdPipe) id: number, @Query() query: StatsQuery): Promise<StatsView> {
     await this.projects.findOrFail(id);
     return this.stats.stats('project', id, query);
@@ -32,6 +35,8 @@ export class RollupsController {
   /** The environments the project's events were sent from (within the retention), the busiest first. */
   @Get('projects/:id/environments')
   @Requires('project:read', { projectId: 'id' })
+  @ApiOkResponse({ type: ListOf(EnvironmentRow) })
+  @ApiErrors(400)
   async environments(@Param('id', IdPipe) id: number): Promise<{ data: EnvironmentRow[] }> {
     await this.projects.findOrFail(id);
     return { data: await this.stats.environments(id) };
@@ -40,6 +45,8 @@ export class RollupsController {
   /** The tag keys of the project's recent issues with their events: for search suggestions. */
   @Get('projects/:id/tags')
   @Requires('project:read', { projectId: 'id' })
+  @ApiOkResponse({ type: ListOf(ProjectTagKey) })
+  @ApiErrors(400)
   async projectTags(@Param('id', IdPipe) id: number): Promise<{ data: ProjectTagKey[] }> {
     await this.projects.findOrFail(id);
     return { data: await this.tags.projectKeys(id) };
@@ -48,6 +55,8 @@ export class RollupsController {
   /** The most frequent values of a tag of the project's recent issues, those starting with `query` if given. */
   @Get('projects/:id/tags/:key')
   @Requires('project:read', { projectId: 'id' })
+  @ApiOkResponse({ type: ListOf(TagValueRow) })
+  @ApiErrors(400)
   async projectTagValues(
     @Param('id', IdPipe) id: number,
     @Param('key', TagKeyPipe) key: string,

@@ -5,6 +5,9 @@ import type { RowDeletion } from '../events/event-partitions';
 import { ReleasesRepository } from '../releases/releases.repository';
 import { CountedEvent, foldPending, pendingDeltas, readPendingDelta, RollupDelta } from './rollup-delta';
 import { escapeLike } from '../common/like-pattern';
+import type { EnvironmentRow, TagKeySummary, ProjectTagKey, TagValueRow } from './dto/rollups.response';
+
+export type { EnvironmentRow, TagKeySummary, ProjectTagKey, TagValueRow };
 
 /**
  * Adds a batch's counts to the rollups, inside the transaction that stored the batch's events, so a
@@ -51,32 +54,6 @@ const WRITE_ROLLUPS = `
 
 export interface BucketCount {
   start: Date;
-  count: number;
-}
-
-/** An environment as the project's hourly counts know it (times to the hour). */
-export interface EnvironmentRow {
-  name: string;
-  event_count: number;
-  first_seen: string;
-  last_seen: string;
-}
-
-export interface TagKeySummary {
-  key: string;
-  total: number;
-  distinct: number;
-  top: { value: string; count: number }[];
-}
-
-/** A tag key over a project's recent issues (see projectTagKeys). */
-export interface ProjectTagKey {
-  key: string;
-  total: number;
-}
-
-export interface TagValueRow {
-  value: string;
   count: number;
 }
 

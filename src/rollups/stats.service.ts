@@ -1,12 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { EnvironmentRow, RollupsRepository } from './rollups.repository';
 import { fillBuckets, StatsPeriod, statsWindow } from './stats-period';
+import type { StatsView } from './dto/rollups.response';
 
-export interface StatsView {
-  period: StatsPeriod;
-  interval: '1h' | '1d';
-  buckets: { start: string; count: number }[];
-}
+export type { StatsView };
 
 /** Event counts over time, from the hourly rollups (never from the events themselves). */
 @Injectable()

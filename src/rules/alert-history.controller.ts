@@ -1,9 +1,11 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { IdPipe } from '../common/id.pipes';
 import { ProjectsService } from '../projects/projects.service';
 import { HistoryQueryDto } from './dto/history-query.dto';
-import { AlertHistoryView, RulesService } from './rules.service';
+import { RulesService } from './rules.service';
+import { AlertHistoryView } from './dto/rule.response';
+import { ApiErrors } from '../http/api-responses';
 import { Requires } from '../access/route-access.decorator';
 
 @ApiTags('alert-history')
@@ -18,6 +20,8 @@ export class AlertHistoryController {
   /** Newest first; `limit` defaults to 50, at most 500. A bare array, as the spec shows. */
   @Get()
   @Requires('project:read', { projectId: 'projectId' })
+  @ApiOkResponse({ type: [AlertHistoryView] })
+  @ApiErrors(400)
   async list(
     @Param('projectId', new IdPipe('project_id')) projectId: number,
     @Query() query: HistoryQueryDto,

@@ -1,10 +1,18 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import { IdPipe } from '../common/id.pipes';
 import { ProjectsService } from '../projects/projects.service';
 import { CreateRuleDto } from './dto/create-rule.dto';
 import { UpdateRuleDto } from './dto/update-rule.dto';
-import { RulesService, RuleView } from './rules.service';
+import { RulesService } from './rules.service';
+import { RuleView } from './dto/rule.response';
+import { ApiErrors } from '../http/api-responses';
 import { Requires } from '../access/route-access.decorator';
 import { Actor } from '../audit/actor.decorator';
 import { AuditActor, AuditLog } from '../audit/audit-log.service';
@@ -22,6 +30,8 @@ export class RulesController {
 
   @Get()
   @Requires('project:read', { projectId: 'projectId' })
+  @ApiOkResponse({ type: [RuleView] })
+  @ApiErrors(400)
   async list(@Param('projectId', new IdPipe('project_id')) projectId: number): Promise<RuleView[]> {
     await this.projects.findOrFail(projectId);
     return this.rules.list(projectId);
@@ -29,6 +39,8 @@ export class RulesController {
 
   @Get(':ruleId')
   @Requires('project:read', { projectId: 'projectId' })
+  @ApiOkResponse({ type: RuleView })
+  @ApiErrors(400)
   async get(
     @Param('projectId', new IdPipe('project_id')) projectId: number,
     @Param('ruleId', new IdPipe('rule_id')) ruleId: number,
@@ -39,6 +51,8 @@ export class RulesController {
 
   @Post()
   @Requires('project:write', { projectId: 'projectId' })
+  @ApiCreatedResponse({ type: RuleView })
+  @ApiErrors(400)
   async create(
     @Actor() actor: AuditActor,
     @Param('projectId', new IdPipe('project_id')) projectId: number,
@@ -60,6 +74,8 @@ export class RulesController {
 
   @Patch(':ruleId')
   @Requires('project:write', { projectId: 'projectId' })
+  @ApiOkResponse({ type: RuleView })
+  @ApiErrors(400)
   async update(
     @Actor() actor: AuditActor,
     @Param('projectId', new IdPipe('project_id')) projectId: number,
@@ -83,6 +99,8 @@ export class RulesController {
   @Delete(':ruleId')
   @Requires('project:write', { projectId: 'projectId' })
   @HttpCode(204)
+  @ApiNoContentResponse({ description: 'Deleted.' })
+  @ApiErrors(400)
   async remove(
     @Actor() actor: AuditActor,
     @Param('projectId', new IdPipe('project_id')) projectId: number,

@@ -5,41 +5,15 @@ import { NotificationChannel } from '../channels/channel.entity';
 import { ChannelsService } from '../channels/channels.service';
 import { InvalidInputError, NotFoundError } from '../common/domain-errors';
 import { shortId } from '../issues/issue-view';
-import { AlertHistoryEntry, AlertStatus } from './alert-history.entity';
-import { AlertRule, AlertType } from './alert-rule.entity';
+import { AlertHistoryEntry } from './alert-history.entity';
+import { AlertRule } from './alert-rule.entity';
 import { DEFAULT_HISTORY_LIMIT } from './dto/history-query.dto';
 import type { CreateRuleDto } from './dto/create-rule.dto';
 import type { UpdateRuleDto } from './dto/update-rule.dto';
 import { RuleConditionsError, validateRuleConditions } from './rule-conditions';
+import type { RuleView, AlertHistoryView } from './dto/rule.response';
 
-export interface RuleView {
-  id: number;
-  project_id: number;
-  name: string;
-  alert_type: AlertType;
-  is_enabled: boolean;
-  conditions: Record<string, unknown>;
-  cooldown_minutes: number;
-  notify_assignee: boolean;
-  channel_ids: number[];
-  created_at: string;
-}
-
-export interface AlertHistoryView {
-  id: number;
-  alert_type: AlertType;
-  channel_type: string;
-  channel_name: string;
-  status: AlertStatus;
-  error: string | null;
-  issue_id: number | null;
-  /** `<SLUG>-<n>` of the issue, for people; null once the issue is deleted. */
-  issue_short_id: string | null;
-  rule_id: number | null;
-  channel_id: number | null;
-  created_at: string;
-  sent_at: string | null;
-}
+export type { RuleView, AlertHistoryView };
 
 function checkedConditions(raw: unknown): Record<string, unknown> {
   try {

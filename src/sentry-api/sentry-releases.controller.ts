@@ -1,7 +1,10 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { NewDeployDto, NewReleaseDto, UpdateReleaseDto } from './dto/release.dto';
-import { SentryDeploy, SentryRelease, SentryReleasesService } from './sentry-releases.service';
+import { SentryReleasesService } from './sentry-releases.service';
+import { SentryDeploy, SentryRelease } from './dto/sentry.response';
+import { ApiOrganization } from './dto/organization.param';
+import { ApiErrors } from '../http/api-responses';
 import { Access, CurrentAccess } from '../access/access';
 import { Requires } from '../access/route-access.decorator';
 
@@ -18,6 +21,9 @@ export class SentryReleasesController {
   @Post('organizations/:org/releases')
   @Requires('project:write')
   @HttpCode(201)
+  @ApiOrganization()
+  @ApiCreatedResponse({ type: SentryRelease })
+  @ApiErrors([400, 'Invalid, or `projects` names no project the token sees.'])
   create(@CurrentAccess() access: Access, @Body() body: NewReleaseDto): Promise<SentryRelease> {
     return this.releases.create(body.version, body.projects, body.dateReleased, access.projects);
   }
@@ -25,6 +31,9 @@ export class SentryReleasesController {
   @Post('projects/:org/:project/releases')
   @Requires('project:write', { projectRef: 'project' })
   @HttpCode(201)
+  @ApiOrganization()
+  @ApiCreatedResponse({ type: SentryRelease })
+  @ApiErrors(400)
   createForProject(
     @CurrentAccess() access: Access,
     @Param('project') project: string,
@@ -41,12 +50,16 @@ export class SentryReleasesController {
 
   @Get('organizations/:org/releases')
   @Requires('project:read')
+  @ApiOrganization()
+  @ApiOkResponse({ type: [SentryRelease], description: 'The 100 newest.' })
   list(@CurrentAccess() access: Access): Promise<SentryRelease[]> {
     return this.releases.list(access.projects);
   }
 
   @Get('projects/:org/:project/releases')
   @Requires('project:read', { projectRef: 'project' })
+  @ApiOrganization()
+  @ApiOkResponse({ type: [SentryRelease], description: 'The 100 newest.' })
   listForProject(
     @CurrentAccess() access: Access,
     @Param('project') project: string,
@@ -56,12 +69,17 @@ export class SentryReleasesController {
 
   @Get('organizations/:org/releases/:version')
   @Requires('project:read')
+  @ApiOrganization()
+  @ApiOkResponse({ type: SentryRelease })
+  @ApiErrors(404)
   get(@CurrentAccess() access: Access, @Param('version') version: string): Promise<SentryRelease> {
     return this.releases.get(version, access.projects);
   }
 
   @Get('projects/:org/:project/releases/:version')
   @Requires('project:read', { projectRef: 'project' })
+  @ApiOrganization()
+  @ApiOkResponse({ type: SentryRelease })
   getForProject(
     @CurrentAccess() access: Access,
     @Param('project') project: string,
@@ -73,6 +91,9 @@ export class SentryReleasesController {
   /** `releases finalize`: marks it released (now, or at `dateReleased`). */
   @Put('organizations/:org/releases/:version')
   @Requires('project:write')
+  @ApiOrganization()
+  @ApiOkResponse({ type: SentryRelease })
+  @ApiErrors(400, 404)
   update(
     @CurrentAccess() access: Access,
     @Param('version') version: string,
@@ -83,6 +104,9 @@ export class SentryReleasesController {
 
   @Put('projects/:org/:project/releases/:version')
   @Requires('project:write', { projectRef: 'project' })
+  @ApiOrganization()
+  @ApiOkResponse({ type: SentryRelease })
+  @ApiErrors(400)
   updateForProject(
     @CurrentAccess() access: Access,
     @Param('project') project: string,
@@ -95,6 +119,9 @@ export class SentryReleasesController {
   @Post('organizations/:org/releases/:version/deploys')
   @Requires('project:write')
   @HttpCode(201)
+  @ApiOrganization()
+  @ApiCreatedResponse({ type: SentryDeploy })
+  @ApiErrors(400, 404)
   deploy(
     @CurrentAccess() access: Access,
     @Param('version') version: string,

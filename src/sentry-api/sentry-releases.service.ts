@@ -3,28 +3,9 @@ import { InvalidInputError, NotFoundError } from '../common/domain-errors';
 import { Project } from '../projects/project.entity';
 import { ProjectsService, VisibleProjects } from '../projects/projects.service';
 import { DeployView, ReleasesService, ReleaseView } from '../releases/releases.service';
+import type { SentryDeploy, SentryRelease } from './dto/sentry.response';
 
-/** A release as Sentry's API shows it, with the fields sentry-cli reads. */
-export interface SentryRelease {
-  version: string;
-  shortVersion: string;
-  dateCreated: string;
-  dateReleased: string | null;
-  firstEvent: string | null;
-  lastEvent: string | null;
-  newGroups: number;
-  url: null;
-  projects: { id: number; slug: string; name: string }[];
-}
-
-export interface SentryDeploy {
-  id: string;
-  environment: string;
-  name: string | null;
-  url: string | null;
-  dateStarted: string | null;
-  dateFinished: string;
-}
+export type { SentryDeploy, SentryRelease };
 
 /** How many releases `sentry-cli releases list` gets. */
 const LISTED = 100;

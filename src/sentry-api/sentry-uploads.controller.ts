@@ -1,8 +1,11 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { ArtifactUploadService, chunkUploadOptions } from '../artifacts/artifact-upload.service';
-import type { AssembleAnswer } from '../artifacts/assemble-state';
+import { AssembleAnswer, ChunkUploadOptions } from '../artifacts/dto/upload.response';
+import { SentryAuthInfo } from './dto/sentry.response';
+import { ApiOrganization } from './dto/organization.param';
+import { ApiErrors } from '../http/api-responses';
 import { AssembleBundleDto } from './dto/assemble-bundle.dto';
 import { Access, CurrentAccess } from '../access/access';
 import { Requires } from '../access/route-access.decorator';
@@ -21,7 +24,8 @@ export class SentryUploadsController {
   /** `sentry-cli info`: who the token is (nobody in particular) and what it may do. */
   @Get()
   @Requires('account')
-  info(): { user: null; auth: { scopes: string[] } } {
+  @ApiOkResponse({ type: SentryAuthInfo })
+  info(): SentryAuthInfo {
     return {
       user: null,
       auth: { scopes: ['org:read', 'project:read', 'project:write', 'project:releases'] },
@@ -30,7 +34,8 @@ export class SentryUploadsController {
 
   @Get('organizations/:org/chunk-upload')
   @Requires('project:write')
-  options(@Param('org') org: string): Record<string, unknown> {
+  @ApiOkResponse({ type: ChunkUploadOptions })
+  options(@Param('org') org: string): ChunkUploadOptions {
     return chunkUploadOptions(org);
   }
 
@@ -38,6 +43,9 @@ export class SentryUploadsController {
   @Post('organizations/:org/chunk-upload')
   @Requires('project:write')
   @HttpCode(200)
+  @ApiOrganization()
+  @ApiOkResponse({ description: 'Stored; the body is empty.' })
+  @ApiErrors([400, 'Not multipart, too large, or a chunk that does not match its SHA-1.'])
   async chunks(@Req() request: Request): Promise<void> {
     await this.uploads.storeChunks(request);
   }
@@ -46,6 +54,9 @@ export class SentryUploadsController {
   @Post('organizations/:org/artifactbundle/assemble')
   @Requires('project:write')
   @HttpCode(200)
+  @ApiOrganization()
+  @ApiOkResponse({ type: AssembleAnswer })
+  @ApiErrors(400)
   assemble(@CurrentAccess() access: Access, @Body() body: AssembleBundleDto): Promise<AssembleAnswer> {
     return this.uploads.assemble(body, access.projects);
   }

@@ -1,5 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Access, CurrentAccess, seesProject } from '../access/access';
 import { roleAtLeast } from '../access/roles';
@@ -10,7 +16,9 @@ import { ForbiddenError, InvalidInputError } from '../common/domain-errors';
 import { IdPipe } from '../common/id.pipes';
 import { ProjectsService } from '../projects/projects.service';
 import { CreateTokenDto } from './dto/create-token.dto';
-import { TokensService, TokenView } from './tokens.service';
+import { TokensService } from './tokens.service';
+import { TokenView } from './dto/token.response';
+import { ApiErrors, ListOf } from '../http/api-responses';
 
 /**
  * Tokens belong to the account that makes them (an operator token makes operator tokens) and act
@@ -30,6 +38,7 @@ export class TokensController {
   /** Admins see every token (to revoke them); others their own. */
   @Get()
   @Requires('account')
+  @ApiOkResponse({ type: ListOf(TokenView) })
   async list(@CurrentAccess() access: Access): Promise<{ data: TokenView[] }> {
     return { data: await this.tokens.list(this.ownerScope(access)) };
   }
@@ -37,6 +46,8 @@ export class TokensController {
   /** The only response that ever contains the full token. */
   @Post()
   @Requires('account')
+  @ApiCreatedResponse({ type: TokenView, description: 'The new token, with `token` in full (only here).' })
+  @ApiErrors(400)
   async create(
     @CurrentAccess() access: Access,
     @Req() request: Request,
@@ -72,6 +83,8 @@ export class TokensController {
   @Delete(':id')
   @HttpCode(204)
   @Requires('account')
+  @ApiNoContentResponse({ description: 'Revoked.' })
+  @ApiErrors(400, 404)
   async remove(@CurrentAccess() access: Access, @Req() request: Request, @Param('id', IdPipe) id: number) {
     const token = await this.tokens.find(id, this.ownerScope(access));
     // An owner's tokens are an owner's business, as the owner's account is; an operator token (no

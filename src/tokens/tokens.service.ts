@@ -4,24 +4,14 @@ import { Repository } from 'typeorm';
 import { NotFoundError } from '../common/domain-errors';
 import { randomHex, sha256Hex } from '../common/crypto';
 import { ApiToken } from './api-token.entity';
+import type { TokenView } from './dto/token.response';
+
+export type { TokenView };
 
 export const TOKEN_PATTERN = /^[0-9a-fA-F]{40}$/;
 const PREFIX_LENGTH = 8;
 /** Writing last_used_at on every request would turn each read into a write; minute precision is enough. */
 const LAST_USED_PRECISION_MS = 60_000;
-
-export interface TokenView {
-  id: number;
-  token: string;
-  description: string;
-  created_at: string;
-  last_used_at: string | null;
-  /** The account it acts for (never beyond that account's role); null: an operator token. */
-  user_id: number | null;
-  read_only: boolean;
-  /** The projects it is limited to; null: every project its account sees. */
-  project_ids: number[] | null;
-}
 
 /** What a new token may do, within its account's role. */
 export interface TokenLimits {

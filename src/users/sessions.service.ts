@@ -5,22 +5,15 @@ import { AppConfig } from '../config/app-config';
 import { randomHex, sha256Hex } from '../common/crypto';
 import { Session } from './session.entity';
 import { User } from './user.entity';
+import type { SessionView } from './dto/session.response';
+
+export type { SessionView };
 
 export const SESSION_COOKIE = 'et_session';
 
 /** How a session is named in its account's list: the start of its hash, which reveals nothing of the cookie. */
 const SESSION_ID_LENGTH = 16;
 const SESSION_ID = /^[0-9a-f]{16}$/;
-
-export interface SessionView {
-  id: string;
-  created_at: string;
-  expires_at: string;
-  user_agent: string | null;
-  ip: string | null;
-  /** The session this request was made with. */
-  current: boolean;
-}
 
 @Injectable()
 export class SessionsService {

@@ -1,5 +1,5 @@
 import { Controller, Get, HttpCode, Logger, Query, Req, Res } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { CookieOptions, Response } from 'express';
 import { AuditLog } from '../../audit/audit-log.service';
 import { Public } from '../../common/public.decorator';
@@ -8,6 +8,9 @@ import type { AuthenticatedRequest } from '../../users/request-principal';
 import { authCookieOptions, SessionCookie } from '../../users/session-cookie';
 import { SESSION_COOKIE, SessionsService } from '../../users/sessions.service';
 import { OidcSignIn, SsoRefusal } from './oidc-sign-in.service';
+import { SsoSettings } from '../dto/auth.response';
+
+const LOCATION = { Location: { description: 'Where the browser goes.', schema: { type: 'string' } } };
 
 /** Holds the sign-in in progress between leaving for the provider and coming back. */
 const SSO_COOKIE = 'et_sso';
@@ -33,7 +36,8 @@ export class SsoController {
   /** What the sign-in page offers. */
   @Public()
   @Get()
-  settings(): { enabled: boolean; name: string; password_login: boolean } {
+  @ApiOkResponse({ type: SsoSettings })
+  settings(): SsoSettings {
     return {
       enabled: this.sso.enabled,
       name: this.config.OIDC_NAME,
@@ -47,6 +51,11 @@ export class SsoController {
    */
   @Public()
   @Get('start')
+  @ApiResponse({
+    status: 303,
+    description: 'To the identity provider, or back to the sign-in page with the reason (`sso_error`).',
+    headers: LOCATION,
+  })
   async start(
     @Query('next') next: unknown,
     @Query('link') link: unknown,
@@ -72,6 +81,12 @@ export class SsoController {
   @Public()
   @Get('callback')
   @HttpCode(303)
+  @ApiResponse({
+    status: 303,
+    description:
+      'Signed in, to the dashboard path asked for; or to the sign-in page with the reason (`sso_error`).',
+    headers: LOCATION,
+  })
   async callback(@Req() request: AuthenticatedRequest, @Res() response: Response): Promise<void> {
     const secret = request.cookies?.[SSO_COOKIE];
     response.clearCookie(SSO_COOKIE, this.cookieOptions());

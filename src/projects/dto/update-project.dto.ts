@@ -15,6 +15,7 @@ export class UpdateProjectDto {
   name?: string;
 
   @ApiPropertyOptional({
+    type: 'integer',
     nullable: true,
     minimum: MIN_RETENTION_DAYS,
     maximum: MAX_RETENTION_DAYS,

@@ -54,24 +54,24 @@ export class NewDeployDto {
   @Length(1, 200, { message: 'environment must be 1 to 200 characters' })
   environment: string;
 
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ type: String, nullable: true })
   @IsOptional()
   @IsString({ message: 'name must be a string' })
   @Length(0, 200, { message: 'name must be at most 200 characters' })
   name?: string | null;
 
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ type: String, nullable: true })
   @IsOptional()
   @IsString({ message: 'url must be a string' })
   @Length(0, 2048, { message: 'url must be at most 2048 characters' })
   url?: string | null;
 
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true })
   @IsOptional()
   @IsDateString({}, { message: 'dateStarted must be an ISO 8601 time' })
   dateStarted?: string | null;
 
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true })
   @IsOptional()
   @IsDateString({}, { message: 'dateFinished must be an ISO 8601 time' })
   dateFinished?: string | null;
