@@ -1,7 +1,7 @@
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { can, personName, SessionContext } from './access';
-import { api, ApiError, errorMessage, Me, setUnauthorizedHandler } from './api';
+import { ApiError, call, client, errorMessage, Me, setUnauthorizedHandler } from './api';
 import { ErrorMessage, Loading, NoAccess } from './components';
 import { AccountPage } from './pages/AccountPage';
 import { AuditLogPage } from './pages/AuditLogPage';
@@ -110,7 +110,7 @@ function App() {
 
   const checkSession = () => {
     setBootError(null);
-    api.get<Me>('/auth/me').then(
+    call(client.GET('/auth/me')).then(
       (value) => setMe(value),
       (error: unknown) => {
         if (error instanceof ApiError && error.status === 401) setMe(null);
@@ -183,7 +183,7 @@ function App() {
   const signOut = async () => {
     setSigningOut(true);
     try {
-      await api.post('/auth/logout');
+      await call(client.POST('/auth/logout'));
     } catch {
       // the session is dropped client-side anyway
     }

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { ROLE_HINTS, ROLE_LABELS, useSession } from '../access';
-import { api, errorMessage, Me, Session } from '../api';
+import { call, client, errorMessage, Session } from '../api';
 import {
   Badge,
   ErrorMessage,
@@ -31,10 +31,9 @@ function ProfileForm() {
     setError(null);
     setNotice(null);
     try {
-      const updated = await api.patch<Me>('/auth/me', {
-        name: name.trim(),
-        email_notifications: notifications,
-      });
+      const updated = await call(
+        client.PATCH('/auth/me', { body: { name: name.trim(), email_notifications: notifications } }),
+      );
       setMe(updated);
       setName(updated.name);
       setNotifications(updated.email_notifications);
@@ -118,7 +117,7 @@ function PasswordForm({ onChanged }: { onChanged: () => void }) {
     setBusy(true);
     setError(null);
     try {
-      await api.post('/auth/password', { current_password: current, new_password: next });
+      await call(client.POST('/auth/password', { body: { current_password: current, new_password: next } }));
       setCurrent('');
       setNext('');
       setRepeat('');
@@ -213,7 +212,7 @@ export function describeAgent(agent: string | null): string {
 
 function SessionsCard({ reloadKey }: { reloadKey: number }) {
   const sessions = useAsync(
-    () => api.get<{ data: Session[] }>('/auth/sessions').then((r) => r.data),
+    () => call(client.GET('/auth/sessions')).then((r) => r.data),
     [reloadKey],
   );
   const [pending, setPending] = useState<string | null>(null);
@@ -227,7 +226,7 @@ function SessionsCard({ reloadKey }: { reloadKey: number }) {
     setPending(session.id);
     setError(null);
     try {
-      await api.del(`/auth/sessions/${encodeURIComponent(session.id)}`);
+      await call(client.DELETE('/auth/sessions/{id}', { params: { path: { id: session.id } } }));
       sessions.setData(list.filter((other) => other.id !== session.id));
     } catch (failure) {
       setError(errorMessage(failure));

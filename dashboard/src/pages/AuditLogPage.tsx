@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { personName } from '../access';
-import { api, AuditEntry, Member, Page, Project, qs, Team } from '../api';
+import { AuditEntry, call, client, Member, Project, Team } from '../api';
 import { Empty, ErrorMessage, Loading, PageHeader, RelTime, useAsync, useTitle } from '../components';
 import { navigate, useLocation } from '../router';
 import { display, isRecord } from '../util';
@@ -96,38 +96,39 @@ export function AuditLogPage() {
 
   const entries = useAsync(
     () =>
-      api.get<Page<AuditEntry>>(
-        `/api/audit-log${qs({
-          action: filters.action,
-          actor_id: filters.actor,
-          since: filters.since ? dayStart(filters.since) : undefined,
-          limit: PAGE_SIZE,
-          cursor,
-        })}`,
+      call(
+        client.GET('/api/audit-log', {
+          params: {
+            query: {
+              action: filters.action,
+              actor_id: filters.actor ? Number(filters.actor) : undefined,
+              since: filters.since ? dayStart(filters.since) : undefined,
+              limit: PAGE_SIZE,
+              cursor: cursor ?? undefined,
+            },
+          },
+        }),
       ),
     [filterKey, cursor],
   );
   // For the member filter and to name what entries are about; the log reads without them.
   const members = useAsync(
     () =>
-      api
-        .get<{ data: Member[] }>('/api/members')
+      call(client.GET('/api/members'))
         .then((r) => r.data)
         .catch(() => [] as Member[]),
     [],
   );
   const teams = useAsync(
     () =>
-      api
-        .get<{ data: Team[] }>('/api/teams')
+      call(client.GET('/api/teams'))
         .then((r) => r.data)
         .catch(() => [] as Team[]),
     [],
   );
   const projects = useAsync(
     () =>
-      api
-        .get<{ data: Project[] }>('/api/projects')
+      call(client.GET('/api/projects'))
         .then((r) => r.data)
         .catch(() => [] as Project[]),
     [],

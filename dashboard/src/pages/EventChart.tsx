@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, qs, Stats, StatsPeriod } from '../api';
+import { call, client, Stats, StatsPeriod } from '../api';
 import { ErrorMessage, Loading, useAsync } from '../components';
 import { plural } from '../util';
 
@@ -52,13 +52,23 @@ function bucketTitle(start: string, interval: Stats['interval'], count: number):
   return `${bucketName(start, interval)} (UTC day): ${events}`;
 }
 
+/** Whose events a chart counts: an issue's or a project's. */
+export type StatsOf = { issueId: number } | { projectId: number };
+
+function loadStats(of: StatsOf, period: StatsPeriod): Promise<Stats> {
+  return 'issueId' in of
+    ? call(client.GET('/api/issues/{id}/stats', { params: { path: { id: of.issueId }, query: { period } } }))
+    : call(client.GET('/api/projects/{id}/stats', { params: { path: { id: of.projectId }, query: { period } } }));
+}
+
 /**
  * Events over time from a stats endpoint (`/api/issues/:id/stats` or `/api/projects/:id/stats`),
  * drawn from the server's buckets with a 24h / 14d / 90d switch. A new `reloadKey` asks again.
  */
-export function EventChart({ path, storageKey, reloadKey = 0 }: { path: string; storageKey: string; reloadKey?: number }) {
+export function EventChart({ of, storageKey, reloadKey = 0 }: { of: StatsOf; storageKey: string; reloadKey?: number }) {
   const [period, setPeriod] = useState<StatsPeriod>(() => storedPeriod(storageKey));
-  const stats = useAsync(() => api.get<Stats>(`${path}${qs({ period })}`), [path, period, reloadKey]);
+  const key = 'issueId' in of ? `issue ${of.issueId}` : `project ${of.projectId}`;
+  const stats = useAsync(() => loadStats(of, period), [key, period, reloadKey]);
   const choose = (value: StatsPeriod) => {
     storePeriod(storageKey, value);
     setPeriod(value);

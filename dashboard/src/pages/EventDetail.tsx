@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { api, errorMessage } from '../api';
+import { call, client, errorMessage } from '../api';
 import { Badge, CopyButton, KeyValue, RelTime } from '../components';
 import { clockTime, display, exactTime, isRecord } from '../util';
 
@@ -271,11 +271,13 @@ export function EventNavigation({ issueId, event, onShow }: { issueId: number; e
   const next = str(event.next_event_id);
   const end = (which: 'oldest' | 'latest') => {
     setError(null);
-    api.get<Json>(`/api/issues/${issueId}/events/${which}`).then(
-      (found) => {
-        const id = str(found.id);
-        if (id) onShow(id);
-      },
+    const params = { params: { path: { issueId } } };
+    const found =
+      which === 'oldest'
+        ? client.GET('/api/issues/{issueId}/events/oldest', params)
+        : client.GET('/api/issues/{issueId}/events/latest', params);
+    call(found).then(
+      (event) => onShow(event.id),
       (failure: unknown) => setError(errorMessage(failure)),
     );
   };

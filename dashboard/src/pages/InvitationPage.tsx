@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { personName, ROLE_HINTS, ROLE_LABELS } from '../access';
-import { api, ApiError, errorMessage, InvitationPreview, Me } from '../api';
+import { ApiError, call, client, errorMessage, Me } from '../api';
 import { ErrorMessage, Loading, RelTime, useAsync, useTitle } from '../components';
 import { SsoButton, useSsoSettings } from './LoginPage';
 
@@ -46,12 +46,12 @@ export function InvitationPage({
   const [failure, setFailure] = useState<unknown>(null);
   const preview = useAsync(() => {
     setFailure(null);
-    return api
-      .get<InvitationPreview>(`/auth/invitations/${encodeURIComponent(secret)}`)
-      .catch((error: unknown) => {
+    return call(client.GET('/auth/invitations/{secret}', { params: { path: { secret } } })).catch(
+      (error: unknown) => {
         setFailure(error);
         throw error;
-      });
+      },
+    );
   }, [secret]);
   const [email, setEmail] = useState('');
   const [name, setName] = useState('');
@@ -83,12 +83,13 @@ export function InvitationPage({
     setBusy(true);
     setError(null);
     try {
-      await api.post(`/auth/invitations/${encodeURIComponent(secret)}/accept`, {
-        email: email.trim(),
-        password,
-        ...(name.trim() ? { name: name.trim() } : {}),
-      });
-      onAccepted(await api.get<Me>('/auth/me'));
+      await call(
+        client.POST('/auth/invitations/{secret}/accept', {
+          params: { path: { secret } },
+          body: { email: email.trim(), password, ...(name.trim() ? { name: name.trim() } : {}) },
+        }),
+      );
+      onAccepted(await call(client.GET('/auth/me')));
     } catch (failed) {
       // Used or revoked while the form was open: the form is of no use any more.
       if (final(failed)) setGone(unusable(failed));

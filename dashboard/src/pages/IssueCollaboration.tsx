@@ -1,6 +1,6 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { can, personName, useMe } from '../access';
-import { Activity, api, Assignee, Comment, errorMessage, Issue, Member, Page, Team } from '../api';
+import { Activity, Assignee, call, client, Comment, errorMessage, Issue, Member, Team } from '../api';
 import { Async, ErrorMessage, Loading, RelTime, useAsync } from '../components';
 import { scrubHtml } from '../markup';
 import { exactTime, plural } from '../util';
@@ -53,8 +53,8 @@ export function usePeople(): Async<People> {
   return useAsync(
     () =>
       Promise.all([
-        api.get<{ data: Member[] }>('/api/members').then((r) => r.data),
-        api.get<{ data: Team[] }>('/api/teams').then((r) => r.data),
+        call(client.GET('/api/members')).then((r) => r.data),
+        call(client.GET('/api/teams')).then((r) => r.data),
       ]).then(([members, teams]) => ({ members, teams })),
     [],
   );
@@ -83,7 +83,7 @@ export function AssigneeControl({
     setBusy(true);
     setError(null);
     try {
-      onAssigned(await api.patch<Issue>(`/api/issues/${issue.id}`, { assignee: value }));
+      onAssigned(await call(client.PATCH('/api/issues/{id}', { params: { path: { id: issue.id } }, body: { assignee: value } })));
     } catch (failure) {
       setError(errorMessage(failure));
     } finally {
@@ -261,7 +261,14 @@ function CommentItem({
     setBusy(true);
     setError(null);
     try {
-      onChanged(await api.patch<Comment>(`/api/issues/${issueId}/comments/${comment.id}`, { body: draft }));
+      onChanged(
+        await call(
+          client.PATCH('/api/issues/{id}/comments/{commentId}', {
+            params: { path: { id: issueId, commentId: comment.id } },
+            body: { body: draft },
+          }),
+        ),
+      );
       setEditing(false);
     } catch (failure) {
       setError(errorMessage(failure));
@@ -274,7 +281,9 @@ function CommentItem({
     setBusy(true);
     setError(null);
     try {
-      await api.del(`/api/issues/${issueId}/comments/${comment.id}`);
+      await call(
+        client.DELETE('/api/issues/{id}/comments/{commentId}', { params: { path: { id: issueId, commentId: comment.id } } }),
+      );
       onDeleted(comment);
     } catch (failure) {
       setError(errorMessage(failure));
@@ -388,8 +397,8 @@ export function Comments({ issueId, onCommented }: { issueId: number; onCommente
     setLoading(true);
     setLoadError(null);
     try {
-      const page = await api.get<Page<Comment>>(
-        `/api/issues/${issueId}/comments${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`,
+      const page = await call(
+        client.GET('/api/issues/{id}/comments', { params: { path: { id: issueId }, query: { cursor: cursor ?? undefined } } }),
       );
       setComments((previous) => (cursor ? [...previous, ...page.data] : page.data));
       setNextCursor(page.next_cursor);
@@ -409,7 +418,7 @@ export function Comments({ issueId, onCommented }: { issueId: number; onCommente
     setBusy(true);
     setError(null);
     try {
-      const comment = await api.post<Comment>(`/api/issues/${issueId}/comments`, { body: draft });
+      const comment = await call(client.POST('/api/issues/{id}/comments', { params: { path: { id: issueId } }, body: { body: draft } }));
       // Older pages may still be unread: the new one shows once they are.
       if (!nextCursor) setComments((previous) => [...previous, comment]);
       setDraft('');
@@ -549,7 +558,7 @@ export function ActivityLog({
   people?: People;
 }) {
   const activity = useAsync(
-    () => api.get<Page<Activity>>(`/api/issues/${issueId}/activity?limit=100`),
+    () => call(client.GET('/api/issues/{id}/activity', { params: { path: { id: issueId }, query: { limit: 100 } } })),
     [issueId, reloadKey],
   );
   const entries = activity.data?.data ?? [];

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useCan } from '../access';
-import { api, errorMessage, EventItem, Issue, Page, Project, qs } from '../api';
+import { call, client, errorMessage, EventItem, qs } from '../api';
 import { Badge, Empty, ErrorMessage, Loading, RelTime, useAsync, useTitle } from '../components';
 import { navigate, useLocation } from '../router';
 import { EventChart } from './EventChart';
@@ -16,9 +16,12 @@ export function IssuePage({ issueId }: { issueId: number }) {
   const location = useLocation();
   const triage = useCan()('project:triage');
   const people = usePeople();
-  const issue = useAsync(() => api.get<Issue>(`/api/issues/${issueId}`), [issueId]);
+  const issue = useAsync(() => call(client.GET('/api/issues/{id}', { params: { path: { id: issueId } } })), [issueId]);
   const project = useAsync(
-    () => (issue.data ? api.get<Project>(`/api/projects/${issue.data.project_id}`) : Promise.resolve(undefined)),
+    () =>
+      issue.data
+        ? call(client.GET('/api/projects/{id}', { params: { path: { id: issue.data.project_id } } }))
+        : Promise.resolve(undefined),
     [issue.data?.project_id],
   );
   useTitle(issue.data ? `${issue.data.short_id} ${issue.data.type}` : 'Issue');
@@ -41,7 +44,11 @@ export function IssuePage({ issueId }: { issueId: number }) {
     setEventsLoading(true);
     setEventsError(null);
     try {
-      const page = await api.get<Page<EventItem>>(`/api/issues/${issueId}/events${qs({ limit: EVENTS_PAGE, cursor })}`);
+      const page = await call(
+        client.GET('/api/issues/{issueId}/events', {
+          params: { path: { issueId }, query: { limit: EVENTS_PAGE, cursor: cursor ?? undefined } },
+        }),
+      );
       setEvents((previous) => (cursor ? [...previous, ...page.data] : page.data));
       setNextCursor(page.next_cursor);
     } catch (failure) {
@@ -59,7 +66,7 @@ export function IssuePage({ issueId }: { issueId: number }) {
 
   const selectedId = location.query.get('event') ?? events[0]?.id ?? null;
   const selected = useAsync(
-    () => (selectedId ? api.get<Record<string, unknown>>(`/api/events/${selectedId}`) : Promise.resolve(undefined)),
+    () => (selectedId ? call(client.GET('/api/events/{id}', { params: { path: { id: selectedId } } })) : Promise.resolve(undefined)),
     [selectedId],
   );
   // Choosing an event replaces the address rather than adding to the history: Back leaves the issue.
@@ -69,7 +76,7 @@ export function IssuePage({ issueId }: { issueId: number }) {
     setBusy(choice.label);
     setActionError(null);
     try {
-      issue.setData(await api.patch<Issue>(`/api/issues/${issueId}`, choice.change()));
+      issue.setData(await call(client.PATCH('/api/issues/{id}', { params: { path: { id: issueId } }, body: choice.change() })));
       setActivityReload((n) => n + 1);
     } catch (failure) {
       setActionError(errorMessage(failure));
@@ -171,7 +178,7 @@ export function IssuePage({ issueId }: { issueId: number }) {
       <ErrorMessage error={actionError} />
 
       <div class="card">
-        <EventChart path={`/api/issues/${issueId}/stats`} storageKey="chart-period:issue" />
+        <EventChart of={{ issueId }} storageKey="chart-period:issue" />
       </div>
       <IssueTags issueId={issueId} />
 

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { api, Environment, Page, ProjectTag, Release } from '../api';
+import { call, client, ProjectTag } from '../api';
 import { quoteValue, replaceTerm, splitTerm, termAt } from '../search-query';
 
 interface Suggestion {
@@ -80,9 +80,13 @@ function useVocabulary(projectId: number, wanted: boolean): Vocabulary | undefin
     let current = true;
     // Suggestions are a convenience: one that cannot be loaded leaves its list empty.
     void Promise.all([
-      api.get<{ data: ProjectTag[] }>(`/api/projects/${projectId}/tags`).catch(() => ({ data: [] })),
-      api.get<{ data: Environment[] }>(`/api/projects/${projectId}/environments`).catch(() => ({ data: [] })),
-      api.get<Page<Release>>(`/api/projects/${projectId}/releases?limit=100`).catch(() => ({ data: [] })),
+      call(client.GET('/api/projects/{id}/tags', { params: { path: { id: projectId } } })).catch(() => ({ data: [] })),
+      call(client.GET('/api/projects/{id}/environments', { params: { path: { id: projectId } } })).catch(() => ({
+        data: [],
+      })),
+      call(
+        client.GET('/api/projects/{projectId}/releases', { params: { path: { projectId }, query: { limit: 100 } } }),
+      ).catch(() => ({ data: [] })),
     ]).then(([tags, environments, releases]) => {
       if (!current) return;
       setVocabulary({
@@ -106,9 +110,7 @@ function useTagValues(projectId: number, key: string | null, prefix: string): st
     if (!key) return;
     let current = true;
     const timer = window.setTimeout(() => {
-      api
-        .get<{ data: { value: string }[] }>(`/api/projects/${projectId}/tags/${encodeURIComponent(key)}?query=${encodeURIComponent(prefix)}`)
-        .then(
+      call(client.GET('/api/projects/{id}/tags/{key}', { params: { path: { id: projectId, key }, query: { query: prefix } } })).then(
           (answer) => current && setValues(answer.data.map((row) => row.value)),
           () => current && setValues([]),
         );

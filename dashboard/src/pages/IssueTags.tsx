@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, errorMessage, Page, qs, TagSummary, TagValue } from '../api';
+import { call, client, errorMessage, TagSummary, TagValue } from '../api';
 import { ErrorMessage, Loading, useAsync } from '../components';
 import { plural } from '../util';
 
@@ -47,8 +47,10 @@ function TagKey({ issueId, tag }: { issueId: number; tag: TagSummary }) {
     setLoading(true);
     setError(null);
     try {
-      const page = await api.get<Page<TagValue>>(
-        `/api/issues/${issueId}/tags/${encodeURIComponent(tag.key)}${qs({ limit: VALUES_PAGE, cursor: after })}`,
+      const page = await call(
+        client.GET('/api/issues/{id}/tags/{key}', {
+          params: { path: { id: issueId, key: tag.key }, query: { limit: VALUES_PAGE, cursor: after ?? undefined } },
+        }),
       );
       setValues((previous) => (after ? [...previous, ...page.data] : page.data));
       setCursor(page.next_cursor);
@@ -128,7 +130,10 @@ function TagKey({ issueId, tag }: { issueId: number; tag: TagSummary }) {
 
 /** The tag distribution of an issue's events (from the tag rollups), like Sentry's tag summary. */
 export function IssueTags({ issueId }: { issueId: number }) {
-  const tags = useAsync(() => api.get<{ data: TagSummary[] }>(`/api/issues/${issueId}/tags`).then((r) => r.data), [issueId]);
+  const tags = useAsync(
+    () => call(client.GET('/api/issues/{id}/tags', { params: { path: { id: issueId } } })).then((r) => r.data),
+    [issueId],
+  );
   const [allKeys, setAllKeys] = useState(false);
   const list = tags.data ?? [];
   const shown = allKeys ? list : list.slice(0, SUMMARY_KEYS);

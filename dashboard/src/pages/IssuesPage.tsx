@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useCan, useMe } from '../access';
-import { api, Environment, errorMessage, Issue, IssueList, Page, qs, Release, Team } from '../api';
+import type { paths } from '../api-schema';
+import { call, client, errorMessage, Issue, Team } from '../api';
 import { Badge, Empty, ErrorMessage, Loading, Menu, RelTime, Sparkline, useAsync, useTitle } from '../components';
 import { navigate, useLocation } from '../router';
 import { filterValue, setFilter } from '../search-query';
@@ -18,6 +19,7 @@ export const DEFAULT_QUERY = 'is:unresolved';
 /** The API jumps to a page by offset up to here (its exact total's bound); further pages go by cursor. */
 const MAX_OFFSET = 10_000;
 const REFRESH_MS = 30_000;
+type IssueSort = NonNullable<paths['/api/projects/{projectId}/issues']['get']['parameters']['query']>['sort'];
 /** While a new project waits for its first event, the list asks this often. */
 const FIRST_EVENT_POLL_MS = 3_000;
 
@@ -108,26 +110,37 @@ export function IssuesPage({ projectId }: { projectId: number }) {
   useTitle(project.data ? `${project.data.name} issues` : 'Issues');
   const issues = useAsync(
     () =>
-      api.get<IssueList>(
-        `/api/projects/${projectId}/issues${qs({
-          query: params.query,
-          environment: params.environment,
-          sort: params.sort === 'last_seen' ? '' : params.sort,
-          limit: PAGE_SIZE,
-          stats: '24h',
-          offset: byCursor || offset === 0 ? undefined : offset,
-          cursor: byCursor ? params.cursor : undefined,
-        })}`,
+      call(
+        client.GET('/api/projects/{projectId}/issues', {
+          params: {
+            path: { projectId },
+            query: {
+              query: params.query,
+              environment: params.environment,
+              // As the address has it: a sort the API does not know is its error to show.
+              sort: params.sort === 'last_seen' ? undefined : (params.sort as IssueSort),
+              limit: PAGE_SIZE,
+              stats: '24h',
+              offset: byCursor || offset === 0 ? undefined : offset,
+              cursor: byCursor ? params.cursor : undefined,
+            },
+          },
+        }),
       ),
     [projectId, params.query, params.environment, params.sort, params.page, params.cursor],
   );
-  const environments = useAsync(() => api.get<{ data: Environment[] }>(`/api/projects/${projectId}/environments`), [projectId]);
-  const releases = useAsync(() => api.get<Page<Release>>(`/api/projects/${projectId}/releases?limit=100`), [projectId]);
+  const environments = useAsync(
+    () => call(client.GET('/api/projects/{id}/environments', { params: { path: { id: projectId } } })),
+    [projectId],
+  );
+  const releases = useAsync(
+    () => call(client.GET('/api/projects/{projectId}/releases', { params: { path: { projectId }, query: { limit: 100 } } })),
+    [projectId],
+  );
   // The teams that see this project, for the assignee picker; without them it offers "me" only.
   const teams = useAsync(
     () =>
-      api
-        .get<{ data: Team[] }>('/api/teams')
+      call(client.GET('/api/teams'))
         .then((r) => r.data.filter((team) => team.project_ids.includes(projectId)))
         .catch(() => [] as Team[]),
     [projectId],
@@ -215,7 +228,9 @@ export function IssuesPage({ projectId }: { projectId: number }) {
     const change = choice.change();
     try {
       const selection = allMatching ? { query: bulkQuery() } : { ids: [...selected] };
-      const { updated } = await api.patch<{ updated: number }>(`/api/projects/${projectId}/issues`, { ...selection, ...change });
+      const { updated } = await call(
+        client.PATCH('/api/projects/{projectId}/issues', { params: { path: { projectId } }, body: { ...selection, ...change } }),
+      );
       setNotice(`${plural(updated, 'issue')} marked ${change.state}.`);
       setSelected(new Set());
       setAllMatching(false);
@@ -233,10 +248,9 @@ export function IssuesPage({ projectId }: { projectId: number }) {
     setNotice(null);
     try {
       const selection = allMatching ? { query: bulkQuery() } : { ids: [...selected] };
-      const { updated } = await api.patch<{ updated: number }>(`/api/projects/${projectId}/issues`, {
-        ...selection,
-        assignee,
-      });
+      const { updated } = await call(
+        client.PATCH('/api/projects/{projectId}/issues', { params: { path: { projectId } }, body: { ...selection, assignee } }),
+      );
       setNotice(`${plural(updated, 'issue')} ${assignee ? `assigned to ${label}` : 'unassigned'}.`);
       setSelected(new Set());
       setAllMatching(false);
@@ -257,7 +271,7 @@ export function IssuesPage({ projectId }: { projectId: number }) {
     setNotice(null);
     const others = selectedIssues.filter((issue) => issue.id !== survivor.id).map((issue) => issue.id);
     try {
-      await api.post<Issue>(`/api/issues/${survivor.id}/merge`, { ids: others });
+      await call(client.POST('/api/issues/{id}/merge', { params: { path: { id: survivor.id } }, body: { ids: others } }));
       setNotice(`${plural(others.length, 'issue')} merged into ${survivor.short_id}.`);
       setSelected(new Set());
     } catch (failure) {
@@ -295,7 +309,7 @@ export function IssuesPage({ projectId }: { projectId: number }) {
       </details>
       {!noIssuesAtAll && (
         <section class="card" aria-label="Events of this project">
-          <EventChart path={`/api/projects/${projectId}/stats`} storageKey="chart-period:project" reloadKey={chartReload} />
+          <EventChart of={{ projectId }} storageKey="chart-period:project" reloadKey={chartReload} />
         </section>
       )}
 

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, errorMessage, Me, SsoSettings } from '../api';
+import { call, client, errorMessage, Me, SsoSettings } from '../api';
 import { Async, ErrorMessage, Loading, useAsync, useTitle } from '../components';
 import { useLocation } from '../router';
 
@@ -8,7 +8,7 @@ const PASSWORD_ONLY: SsoSettings = { enabled: false, name: '', password_login: t
 
 /** What the server offers for signing in; password sign-in alone when it cannot say. */
 export function useSsoSettings(): Async<SsoSettings> {
-  return useAsync(() => api.get<SsoSettings>('/auth/sso').catch(() => PASSWORD_ONLY), []);
+  return useAsync(() => call(client.GET('/auth/sso')).catch(() => PASSWORD_ONLY), []);
 }
 
 /** Leaves for the identity provider, to come back to `next` (a path of this site) when given. */
@@ -39,8 +39,8 @@ export function LoginPage({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
     setBusy(true);
     setError(null);
     try {
-      await api.post('/auth/login', { email: email.trim(), password });
-      onSignedIn(await api.get<Me>('/auth/me'));
+      await call(client.POST('/auth/login', { body: { email: email.trim(), password } }));
+      onSignedIn(await call(client.GET('/auth/me')));
     } catch (failure) {
       setError(errorMessage(failure));
       setBusy(false);

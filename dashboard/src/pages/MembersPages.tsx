@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { personName, ROLE_HINTS, ROLE_LABELS, useCan, useMe } from '../access';
-import { api, CreatedInvitation, errorMessage, Invitation, Member, Project, Role, ROLES, Team } from '../api';
+import { call, client, CreatedInvitation, errorMessage, Invitation, Member, Project, Role, ROLES, Team } from '../api';
 import {
   Badge,
   CopyButton,
@@ -60,7 +60,21 @@ function assignableRoles(myRole: Role): Role[] {
 }
 
 function useTeams() {
-  return useAsync(() => api.get<{ data: Team[] }>('/api/teams').then((r) => r.data), []);
+  return useAsync(() => call(client.GET('/api/teams')).then((r) => r.data), []);
+}
+
+/** Adds a member or a project to a team. */
+function addToTeam(teamId: number, side: 'members' | 'projects', id: number): Promise<unknown> {
+  return side === 'members'
+    ? call(client.PUT('/api/teams/{id}/members/{userId}', { params: { path: { id: teamId, userId: id } } }))
+    : call(client.PUT('/api/teams/{id}/projects/{projectId}', { params: { path: { id: teamId, projectId: id } } }));
+}
+
+/** Takes a member or a project out of a team. */
+function removeFromTeam(teamId: number, side: 'members' | 'projects', id: number): Promise<unknown> {
+  return side === 'members'
+    ? call(client.DELETE('/api/teams/{id}/members/{userId}', { params: { path: { id: teamId, userId: id } } }))
+    : call(client.DELETE('/api/teams/{id}/projects/{projectId}', { params: { path: { id: teamId, projectId: id } } }));
 }
 
 function InviteForm({ teams, onInvited }: { teams: Team[]; onInvited: () => void }) {
@@ -81,11 +95,9 @@ function InviteForm({ teams, onInvited }: { teams: Team[]; onInvited: () => void
     setBusy(true);
     setError(null);
     try {
-      const invitation = await api.post<CreatedInvitation>('/api/invitations', {
-        email: email.trim(),
-        role,
-        team_ids: teamIds,
-      });
+      const invitation = await call(
+        client.POST('/api/invitations', { body: { email: email.trim(), role, team_ids: teamIds } }),
+      );
       setCreated(invitation);
       setEmail('');
       setTeamIds([]);
@@ -216,7 +228,7 @@ function InvitationsTable({
     setPending(invitation.id);
     setError(null);
     try {
-      await api.del(`/api/invitations/${invitation.id}`);
+      await call(client.DELETE('/api/invitations/{id}', { params: { path: { id: invitation.id } } }));
       onChanged();
     } catch (failure) {
       setError(errorMessage(failure));
@@ -363,12 +375,12 @@ export function MembersPage() {
   useTitle('Members');
   const me = useMe();
   const manage = useCan()('members:admin');
-  const members = useAsync(() => api.get<{ data: Member[] }>('/api/members').then((r) => r.data), []);
+  const members = useAsync(() => call(client.GET('/api/members')).then((r) => r.data), []);
   const teams = useTeams();
   const invitations = useAsync(
     () =>
       manage
-        ? api.get<{ data: Invitation[] }>('/api/invitations').then((r) => r.data)
+        ? call(client.GET('/api/invitations')).then((r) => r.data)
         : Promise.resolve([] as Invitation[]),
     [manage],
   );
@@ -386,7 +398,7 @@ export function MembersPage() {
     setError(null);
     setNotice(null);
     try {
-      const updated = await api.patch<Member>(`/api/members/${member.id}`, change);
+      const updated = await call(client.PATCH('/api/members/{id}', { params: { path: { id: member.id } }, body: change }));
       members.setData((members.data ?? []).map((m) => (m.id === updated.id ? updated : m)));
       setNotice(done);
     } catch (failure) {
@@ -630,7 +642,8 @@ function TeamCard({
 
   const rename = async (event: Event) => {
     event.preventDefault();
-    if (await run(() => api.patch(`/api/teams/${team.id}`, { name: name.trim() }))) setRenaming(false);
+    const renamed = () => call(client.PATCH('/api/teams/{id}', { params: { path: { id: team.id } }, body: { name: name.trim() } }));
+    if (await run(renamed)) setRenaming(false);
   };
 
   const candidates = members
@@ -713,7 +726,7 @@ function TeamCard({
               type="button"
               class="btn btn-small btn-danger-solid"
               disabled={busy}
-              onClick={() => void run(() => api.del(`/api/teams/${team.id}`))}
+              onClick={() => void run(() => call(client.DELETE('/api/teams/{id}', { params: { path: { id: team.id } } })))}
             >
               Delete team
             </button>
@@ -790,7 +803,7 @@ function TeamSide(props: {
                 class="chip-remove"
                 disabled={busy}
                 aria-label={`Remove ${props.name(id)} from ${team.name}`}
-                onClick={() => void run(() => api.del(`/api/teams/${team.id}/${props.path}/${id}`))}
+                onClick={() => void run(() => removeFromTeam(team.id, props.path, id))}
               >
                 <span aria-hidden="true">×</span>
               </button>
@@ -805,7 +818,7 @@ function TeamSide(props: {
           placeholder={`Choose a ${props.noun}…`}
           options={props.options}
           busy={busy}
-          onAdd={(id) => void run(() => api.put(`/api/teams/${team.id}/${props.path}/${id}`))}
+          onAdd={(id) => void run(() => addToTeam(team.id, props.path, id))}
         />
       )}
     </section>
@@ -816,12 +829,11 @@ export function TeamsPage() {
   useTitle('Teams');
   const manage = useCan()('members:admin');
   const teams = useTeams();
-  const members = useAsync(() => api.get<{ data: Member[] }>('/api/members').then((r) => r.data), []);
+  const members = useAsync(() => call(client.GET('/api/members')).then((r) => r.data), []);
   // Names only: a team's projects that this account cannot see show as numbers.
   const projects = useAsync(
     () =>
-      api
-        .get<{ data: Project[] }>('/api/projects')
+      call(client.GET('/api/projects'))
         .then((r) => r.data)
         .catch(() => [] as Project[]),
     [],
@@ -835,7 +847,7 @@ export function TeamsPage() {
     setBusy(true);
     setError(null);
     try {
-      await api.post<Team>('/api/teams', { name: name.trim() });
+      await call(client.POST('/api/teams', { body: { name: name.trim() } }));
       setName('');
       teams.refresh();
     } catch (failure) {

@@ -1,21 +1,18 @@
 import { useState } from 'preact/hooks';
 import { useCan } from '../access';
-import { AlertType, api, Channel, errorMessage, HistoryEntry, qs, Rule } from '../api';
+import { AlertType, call, Channel, client, errorMessage, Rule } from '../api';
 import { Badge, EnabledAndActions, Empty, ErrorMessage, Loading, RelTime, useAsync, useTitle } from '../components';
 import { plural } from '../util';
 import { ProjectHeader, useProject } from './ProjectHeader';
 
 /** The filters a rule's `conditions` may hold (src/rules/rule-conditions.ts); none means every issue. */
-interface RuleConditions {
+type RuleConditions = {
   environments?: string[];
   min_level?: Level;
-}
+};
 
 const LEVELS = ['debug', 'info', 'warning', 'error', 'fatal'] as const;
 type Level = (typeof LEVELS)[number];
-
-/** A history entry names its issue by short id too (null once the issue is deleted). */
-type HistoryRow = HistoryEntry & { issue_short_id?: string | null };
 
 function conditionsOf(rule?: Rule): RuleConditions {
   const raw = rule?.conditions ?? {};
@@ -115,8 +112,21 @@ function RuleForm({
         : {}),
     };
     try {
-      if (rule) await api.patch(`/api/projects/${projectId}/alert-rules/${rule.id}`, body);
-      else await api.post(`/api/projects/${projectId}/alert-rules`, { ...body, alert_type: draft.alert_type });
+      if (rule) {
+        await call(
+          client.PATCH('/api/projects/{projectId}/alert-rules/{ruleId}', {
+            params: { path: { projectId, ruleId: rule.id } },
+            body,
+          }),
+        );
+      } else {
+        await call(
+          client.POST('/api/projects/{projectId}/alert-rules', {
+            params: { path: { projectId } },
+            body: { ...body, alert_type: draft.alert_type },
+          }),
+        );
+      }
       onDone();
     } catch (failure) {
       setError(errorMessage(failure));
@@ -279,19 +289,24 @@ export function ProjectAlertsPage({ projectId }: { projectId: number }) {
   const can = useCan();
   const manage = can('project:write');
   const seesChannels = can('channels:read');
-  const rules = useAsync(() => api.get<Rule[]>(`/api/projects/${projectId}/alert-rules`), [projectId]);
+  const rules = useAsync(
+    () => call(client.GET('/api/projects/{projectId}/alert-rules', { params: { path: { projectId } } })),
+    [projectId],
+  );
   // Viewers may not see the channels (their addresses are secrets): rules then name them by count.
   const channels = useAsync(
-    () => (seesChannels ? api.get<Channel[]>('/api/alert-channels') : Promise.resolve([] as Channel[])),
+    () => (seesChannels ? call(client.GET('/api/alert-channels')) : Promise.resolve([] as Channel[])),
     [seesChannels],
   );
   const [limit, setLimit] = useState(50);
-  const history = useAsync(() => api.get<HistoryRow[]>(`/api/projects/${projectId}/alert-history${qs({ limit })}`), [projectId, limit]);
+  const history = useAsync(
+    () => call(client.GET('/api/projects/{projectId}/alert-history', { params: { path: { projectId }, query: { limit } } })),
+    [projectId, limit],
+  );
   // Suggestions only: the rule form works without them.
   const environments = useAsync(
     () =>
-      api
-        .get<{ data: { name: string }[] }>(`/api/projects/${projectId}/environments`)
+      call(client.GET('/api/projects/{id}/environments', { params: { path: { id: projectId } } }))
         .then((page) => page.data.map((env) => env.name))
         .catch(() => [] as string[]),
     [projectId],
@@ -320,7 +335,12 @@ export function ProjectAlertsPage({ projectId }: { projectId: number }) {
     setError(null);
     replace({ is_enabled: !rule.is_enabled });
     try {
-      const updated = await api.patch<Rule>(`/api/projects/${projectId}/alert-rules/${rule.id}`, { is_enabled: !rule.is_enabled });
+      const updated = await call(
+        client.PATCH('/api/projects/{projectId}/alert-rules/{ruleId}', {
+          params: { path: { projectId, ruleId: rule.id } },
+          body: { is_enabled: !rule.is_enabled },
+        }),
+      );
       replace(updated);
     } catch (failure) {
       replace({ is_enabled: rule.is_enabled });
@@ -335,7 +355,9 @@ export function ProjectAlertsPage({ projectId }: { projectId: number }) {
     setPending(rule.id);
     setError(null);
     try {
-      await api.del(`/api/projects/${projectId}/alert-rules/${rule.id}`);
+      await call(
+        client.DELETE('/api/projects/{projectId}/alert-rules/{ruleId}', { params: { path: { projectId, ruleId: rule.id } } }),
+      );
       rules.reload();
     } catch (failure) {
       setError(errorMessage(failure));

@@ -1,10 +1,10 @@
 import { useCan } from '../access';
 import type { Permission, Project } from '../api';
 import { useAsync, useCurrentTabInView } from '../components';
-import { api } from '../api';
+import { call, client } from '../api';
 
 export function useProject(projectId: number) {
-  return useAsync(() => api.get<Project>(`/api/projects/${projectId}`), [projectId]);
+  return useAsync(() => call(client.GET('/api/projects/{id}', { params: { path: { id: projectId } } })), [projectId]);
 }
 
 type Section = 'issues' | 'alerts' | 'source-maps' | 'settings';

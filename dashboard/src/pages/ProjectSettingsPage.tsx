@@ -1,17 +1,10 @@
 import { useState } from 'preact/hooks';
 import { useCan, useMe } from '../access';
-import { api, errorMessage, Project } from '../api';
+import { call, client, errorMessage, Project } from '../api';
 import { CopyButton, ErrorMessage, FormFeedback, Loading, useTitle } from '../components';
 import { navigate } from '../router';
 import { plural, relativeTime, toDate } from '../util';
 import { ProjectHeader, useProject } from './ProjectHeader';
-
-/** The project as the API returns it, with what a key rotation adds. */
-type ProjectWithKeys = Project & {
-  /** DSN of the key the last rotation replaced, while ingest still accepts it. */
-  previous_dsn?: string | null;
-  previous_client_key_expires_at?: string | null;
-};
 
 const MIN_DAYS = 1;
 const MAX_DAYS = 3650;
@@ -32,7 +25,7 @@ function NameForm({ project, onSaved }: { project: Project; onSaved: (project: P
     setError(null);
     setNotice(null);
     try {
-      const updated = await api.patch<Project>(`/api/projects/${project.id}`, { name: name.trim() });
+      const updated = await call(client.PATCH('/api/projects/{id}', { params: { path: { id: project.id } }, body: { name: name.trim() } }));
       setName(updated.name);
       onSaved(updated);
       setNotice('Project renamed.');
@@ -87,7 +80,9 @@ function RetentionForm({ project, onSaved }: { project: Project; onSaved: (proje
     }
     setBusy(true);
     try {
-      const updated = await api.patch<Project>(`/api/projects/${project.id}`, { retention_days: value });
+      const updated = await call(
+        client.PATCH('/api/projects/{id}', { params: { path: { id: project.id } }, body: { retention_days: value } }),
+      );
       const saved = updated.retention_days ?? null;
       setMode(saved === null ? 'default' : 'custom');
       setDays(saved === null ? days : String(saved));
@@ -189,7 +184,7 @@ function DsnRow({ id, label, dsn }: { id: string; label: string; dsn: string }) 
   );
 }
 
-function ClientKeyCard({ project, onSaved }: { project: ProjectWithKeys; onSaved: (project: Project) => void }) {
+function ClientKeyCard({ project, onSaved }: { project: Project; onSaved: (project: Project) => void }) {
   const [asking, setAsking] = useState(false);
   const [grace, setGrace] = useState(24);
   const [busy, setBusy] = useState(false);
@@ -203,7 +198,9 @@ function ClientKeyCard({ project, onSaved }: { project: ProjectWithKeys; onSaved
     setError(null);
     setNotice(null);
     try {
-      const updated = await api.post<ProjectWithKeys>(`/api/projects/${project.id}/client-key/rotate`, { grace_hours: grace });
+      const updated = await call(
+        client.POST('/api/projects/{id}/client-key/rotate', { params: { path: { id: project.id } }, body: { grace_hours: grace } }),
+      );
       onSaved(updated);
       setAsking(false);
       setNotice(
@@ -290,7 +287,7 @@ function DangerZone({ project }: { project: Project }) {
     setBusy(true);
     setError(null);
     try {
-      await api.del(`/api/projects/${project.id}`);
+      await call(client.DELETE('/api/projects/{id}', { params: { path: { id: project.id } } }));
       navigate('/');
     } catch (failure) {
       setError(errorMessage(failure));

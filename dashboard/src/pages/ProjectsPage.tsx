@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { useCan } from '../access';
-import { api, errorMessage, Project } from '../api';
+import { call, client, errorMessage } from '../api';
 import { Empty, ErrorMessage, Loading, PageHeader, RelTime, useAsync, useTitle } from '../components';
 import { navigate } from '../router';
 import { DsnField } from './DsnSetup';
@@ -8,7 +8,7 @@ import { DsnField } from './DsnSetup';
 export function ProjectsPage() {
   useTitle('Projects');
   const can = useCan();
-  const projects = useAsync(() => api.get<{ data: Project[] }>('/api/projects').then((r) => r.data), []);
+  const projects = useAsync(() => call(client.GET('/api/projects')).then((r) => r.data), []);
   const [name, setName] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -18,7 +18,7 @@ export function ProjectsPage() {
     setBusy(true);
     setError(null);
     try {
-      const project = await api.post<Project>('/api/projects', { name: name.trim() });
+      const project = await call(client.POST('/api/projects', { body: { name: name.trim() } }));
       setName('');
       navigate(`/projects/${project.id}/issues`);
     } catch (failure) {

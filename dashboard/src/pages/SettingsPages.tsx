@@ -1,26 +1,24 @@
 import { useState } from 'preact/hooks';
 import { personName, useCan, useMe } from '../access';
-import { api, Channel, ChannelType, errorMessage, Member, Project, Token } from '../api';
+import { call, Channel, ChannelType, client, errorMessage, Member, Project, Token } from '../api';
 import { Badge, CopyButton, EnabledAndActions, Empty, ErrorMessage, Loading, PageHeader, RelTime, useAsync, useTitle } from '../components';
 import { SettingsNav } from './SettingsNav';
 
 export function TokensPage() {
   useTitle('API tokens');
   const me = useMe();
-  const tokens = useAsync(() => api.get<{ data: Token[] }>('/api/tokens').then((r) => r.data), []);
+  const tokens = useAsync(() => call(client.GET('/api/tokens')).then((r) => r.data), []);
   // Names for the project limits and for whose tokens an admin sees; the page works without them.
   const projects = useAsync(
     () =>
-      api
-        .get<{ data: Project[] }>('/api/projects')
+      call(client.GET('/api/projects'))
         .then((r) => r.data)
         .catch(() => [] as Project[]),
     [],
   );
   const members = useAsync(
     () =>
-      api
-        .get<{ data: Member[] }>('/api/members')
+      call(client.GET('/api/members'))
         .then((r) => r.data)
         .catch(() => [] as Member[]),
     [],
@@ -59,11 +57,15 @@ export function TokensPage() {
     setBusy(true);
     setError(null);
     try {
-      const token = await api.post<Token>('/api/tokens', {
-        description: description.trim(),
-        read_only: readOnly,
-        ...(scope === 'some' ? { project_ids: chosen } : {}),
-      });
+      const token = await call(
+        client.POST('/api/tokens', {
+          body: {
+            description: description.trim(),
+            read_only: readOnly,
+            ...(scope === 'some' ? { project_ids: chosen } : {}),
+          },
+        }),
+      );
       setCreated(token);
       setDescription('');
       setReadOnly(false);
@@ -82,7 +84,7 @@ export function TokensPage() {
     setDeleting(token.id);
     setError(null);
     try {
-      await api.del(`/api/tokens/${token.id}`);
+      await call(client.DELETE('/api/tokens/{id}', { params: { path: { id: token.id } } }));
       if (created?.id === token.id) setCreated(null);
       tokens.reload();
     } catch (failure) {
@@ -395,8 +397,8 @@ function ChannelForm({ channel, onDone, onCancel }: { channel?: Channel; onDone:
     setError(null);
     try {
       const body = { name: draft.name.trim(), is_enabled: draft.is_enabled, config: configOf(draft, channel?.config) };
-      if (channel) await api.patch(`/api/alert-channels/${channel.id}`, body);
-      else await api.post('/api/alert-channels', { ...body, channel_type: draft.channel_type });
+      if (channel) await call(client.PATCH('/api/alert-channels/{id}', { params: { path: { id: channel.id } }, body }));
+      else await call(client.POST('/api/alert-channels', { body: { ...body, channel_type: draft.channel_type } }));
       onDone();
     } catch (failure) {
       setError(errorMessage(failure));
@@ -519,7 +521,7 @@ function ChannelForm({ channel, onDone, onCancel }: { channel?: Channel; onDone:
 export function ChannelsPage() {
   useTitle('Notification channels');
   const manage = useCan()('channels:admin');
-  const channels = useAsync(() => api.get<Channel[]>('/api/alert-channels'), []);
+  const channels = useAsync(() => call(client.GET('/api/alert-channels')), []);
   const [editing, setEditing] = useState<number | 'new' | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState<number | null>(null);
@@ -534,7 +536,9 @@ export function ChannelsPage() {
     setError(null);
     replace({ is_enabled: !channel.is_enabled });
     try {
-      const updated = await api.patch<Channel>(`/api/alert-channels/${channel.id}`, { is_enabled: !channel.is_enabled });
+      const updated = await call(
+        client.PATCH('/api/alert-channels/{id}', { params: { path: { id: channel.id } }, body: { is_enabled: !channel.is_enabled } }),
+      );
       replace(updated);
     } catch (failure) {
       replace({ is_enabled: channel.is_enabled });
@@ -549,7 +553,7 @@ export function ChannelsPage() {
     setPending(channel.id);
     setError(null);
     try {
-      await api.del(`/api/alert-channels/${channel.id}`);
+      await call(client.DELETE('/api/alert-channels/{id}', { params: { path: { id: channel.id } } }));
       channels.reload();
     } catch (failure) {
       setError(errorMessage(failure));
@@ -561,7 +565,7 @@ export function ChannelsPage() {
   const test = async (channel: Channel) => {
     setTests({ ...tests, [channel.id]: 'running' });
     try {
-      const result = await api.post<{ success: boolean; message: string }>(`/api/alert-channels/${channel.id}/test`);
+      const result = await call(client.POST('/api/alert-channels/{id}/test', { params: { path: { id: channel.id } } }));
       setTests((all) => ({ ...all, [channel.id]: result }));
     } catch (failure) {
       setTests((all) => ({ ...all, [channel.id]: { success: false, message: errorMessage(failure) } }));

@@ -1,31 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useCan } from '../access';
-import { api, errorMessage, Page, Project, qs, Release } from '../api';
+import { ArtifactBundle, call, client, errorMessage, Project } from '../api';
 import { CopyButton, Empty, ErrorMessage, Loading, RelTime, useAsync, useTitle } from '../components';
 import { plural } from '../util';
 import { ProjectHeader, useProject } from './ProjectHeader';
-
-interface BundleFile {
-  path: string;
-  url: string;
-  type: string;
-  debug_id: string | null;
-  source_map: string | null;
-  size: number;
-}
-
-interface ArtifactBundle {
-  id: number;
-  checksum: string;
-  bundle_debug_id: string | null;
-  release: string | null;
-  dist: string | null;
-  file_count: number;
-  size: number;
-  created_at: string;
-  last_used_at: string | null;
-  files: BundleFile[];
-}
 
 const TYPE_LABELS: Record<string, string> = {
   minified_source: 'minified',
@@ -55,7 +33,10 @@ export function SourceMapsPage({ projectId }: { projectId: number }) {
   const project = useProject(projectId);
   useTitle(project.data ? `${project.data.name} source maps` : 'Source maps');
   const [release, setRelease] = useState('');
-  const releases = useAsync(() => api.get<Page<Release>>(`/api/projects/${projectId}/releases?limit=100`), [projectId]);
+  const releases = useAsync(
+    () => call(client.GET('/api/projects/{projectId}/releases', { params: { path: { projectId }, query: { limit: 100 } } })),
+    [projectId],
+  );
   const [bundles, setBundles] = useState<ArtifactBundle[]>([]);
   const [next, setNext] = useState<string | null>(null);
   const [loading, setLoading] = useState(true);
@@ -65,8 +46,10 @@ export function SourceMapsPage({ projectId }: { projectId: number }) {
     setLoading(true);
     setError(null);
     try {
-      const page = await api.get<Page<ArtifactBundle>>(
-        `/api/projects/${projectId}/artifact-bundles${qs({ release, cursor, limit: 20 })}`,
+      const page = await call(
+        client.GET('/api/projects/{projectId}/artifact-bundles', {
+          params: { path: { projectId }, query: { release, cursor: cursor ?? undefined, limit: 20 } },
+        }),
       );
       setBundles((previous) => (cursor ? [...previous, ...page.data] : page.data));
       setNext(page.next_cursor);
@@ -154,7 +137,11 @@ function BundleCard({ projectId, bundle, onDeleted }: { projectId: number; bundl
     setBusy(true);
     setError(null);
     try {
-      await api.del(`/api/projects/${projectId}/artifact-bundles/${bundle.id}`);
+      await call(
+        client.DELETE('/api/projects/{projectId}/artifact-bundles/{bundleId}', {
+          params: { path: { projectId, bundleId: bundle.id } },
+        }),
+      );
       onDeleted();
     } catch (failure) {
       setError(errorMessage(failure));
