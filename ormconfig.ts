@@ -1,2 +1,2 @@
 /** Data source for the TypeORM CLI (`npm run migration:run|revert|generate`). */
-export { default } from './src/database/data-source';
+export { default } from './src/schema/data-source';

@@ -69,7 +69,7 @@ import {
   waitForHttp,
 } from './support';
 import { QueueName } from '../src/common/queues';
-import { dataSourceOptions } from '../src/database/data-source-options';
+import { dataSourceOptions } from '../src/schema/data-source-options';
 import { DIGEST_JOB_OPTIONS, QueuedEvent, DigestJobName, digestJobId } from '../src/digest/digest-job';
 import { normaliseEvent } from '../src/digest/event-normaliser';
 import type { NormalisedEvent } from '../src/events/normalised-event';

@@ -120,7 +120,7 @@ export async function benchDatabase(name: string, options: { fresh: boolean }): 
   url.pathname = `/${name}`;
   // Loaded late: the load-generator child process of bench:ingest never needs TypeORM.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { prepareDatabase } = require('../src/database/migrate') as typeof import('../src/database/migrate');
+  const { prepareDatabase } = require('../src/schema/migrate') as typeof import('../src/schema/migrate');
   await prepareDatabase(url.toString());
   return url.toString();
 }

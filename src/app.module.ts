@@ -11,7 +11,7 @@ import { ChannelsModule } from './channels/channels.module';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import type { ResolvedConfig } from './config/environment';
-import { dataSourceOptions } from './database/data-source-options';
+import { dataSourceOptions } from './schema/data-source-options';
 import { DigestWorkerModule } from './digest/digest-worker.module';
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { Logger } from '@nestjs/common';
-import { prepareDatabase } from './database/migrate';
+import { prepareDatabase } from './schema/migrate';
 import { createHttpApp } from './http-app';
 import { AppLogger, createPino } from './logger';
 import { validateEnvironment } from './config/environment';

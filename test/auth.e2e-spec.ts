@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { UsersService } from '../src/auth/users.service';
+import { UsersService } from '../src/users/users.service';
 import { startTestApp, TestApp } from './helpers/app';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { MIGRATIONS } from '../src/database/data-source-options';
+import { MIGRATIONS } from '../src/schema/data-source-options';
 import { startTestApp, TestApp } from './helpers/app';
 import { testDatabaseUrl, TEST_REDIS_URL } from './helpers/test-env';
 

@@ -3,8 +3,9 @@ import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { validateEnvironment } from '../src/config/environment';
-import { QUERY_TIMEOUT_MS } from '../src/database/data-source-options';
+import { describedVariables } from '../src/config/describe';
+import { Environment, validateEnvironment } from '../src/config/environment';
+import { QUERY_TIMEOUT_MS } from '../src/schema/data-source-options';
 import { startTestApp } from './helpers/app';
 import { configurationVariables as readConfigurationVariables } from './helpers/config-variables';
 import { testDatabaseUrl, TEST_REDIS_URL } from './helpers/test-env';
@@ -101,8 +102,14 @@ const allContainers = workloads.flatMap((workload) =>
   podContainers(workload).map((container) => ({ workload, container })),
 );
 
-/** The variables of the configuration schema, read from its validation metadata. */
+/** The variables of the configuration schema, read from its declaration (src/config). */
 const configurationVariables = new Set(readConfigurationVariables());
+/** Those the declaration marks as secrets (credentials). */
+const secretVariables = new Set(
+  describedVariables(Environment)
+    .filter((variable) => variable.secret)
+    .map((variable) => variable.name),
+);
 
 function named(kind: 'ConfigMap' | 'Secret', name: string): KubeObject {
   const found = ofKind(kind).find((object) => object.metadata.name === name);
@@ -300,6 +307,19 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
       for (const [key, value] of Object.entries(values))
         expect({ key, value }).toEqual({ key, value: expect.stringContaining('REPLACE-ME') });
     }
+  });
+
+  it('keep the variables declared secret in the Secret, and only those', () => {
+    expect(secretVariables.size).toBeGreaterThan(0);
+    const secretKeys = ofKind('Secret').flatMap((secret) => Object.keys(secretValues(secret)));
+    expect(secretKeys.filter((key) => !secretVariables.has(key))).toEqual([]);
+    const inPlainSight = [
+      ...ofKind('ConfigMap').flatMap((map) => Object.keys(map.data ?? {})),
+      ...allContainers.flatMap(({ container }) =>
+        (container.env ?? []).filter((entry) => entry.value !== undefined).map((entry) => entry.name),
+      ),
+    ];
+    expect(inPlainSight.filter((key) => secretVariables.has(key))).toEqual([]);
   });
 
   it('declare the port the server listens on (PORT), and probes and the Service use it', () => {

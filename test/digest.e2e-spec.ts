@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { AlertTriggerProducer } from '../src/alerts/alert-trigger.producer';
+import { AlertTriggerProducer } from '../src/issues/transitions/alert-trigger.producer';
 import { QueueName } from '../src/common/queues';
 import { digestJobId, DigestJobName } from '../src/digest/digest-job';
 import { fixtureEvent } from './fixtures/fixtures';

@@ -7,7 +7,7 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
-import { AlertJobName } from '../src/alerts/alert-trigger';
+import { AlertJobName } from '../src/issues/transitions/alert-trigger';
 import { QueueName } from '../src/common/queues';
 import { digestJobId, DigestJobName } from '../src/digest/digest-job';
 import { FailedJobs } from '../src/jobs/failed-jobs';

@@ -178,6 +178,9 @@ describe('Redis at maxmemory with noeviction', () => {
     expect(degraded).toMatchObject({ status: 'degraded', redis: 'connected', database: 'connected' });
     expect(degraded.checks.redis_writes.error).toMatch(/^OOM /);
     expect(degraded.degraded).toEqual([expect.stringMatching(/^Redis refuses writes: OOM /)]);
+    // The queues are still read (Redis refuses a MULTI then, even of reads).
+    expect(degraded.digest_backlog).toEqual(expect.any(Number));
+    expect(degraded.checks.digest.status).toBe('ok');
     const metrics = await t.http().get('/metrics').expect(200);
     expect(metrics.text).toMatch(/^error_tracker_redis_writable 0$/m);
 

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { AlertJobName } from '../src/alerts/alert-trigger';
+import { AlertJobName } from '../src/issues/transitions/alert-trigger';
 import { QueueName } from '../src/common/queues';
 import { MaintenanceJobName } from '../src/retention/maintenance.processor';
 import { startTestApp, TestApp } from './helpers/app';

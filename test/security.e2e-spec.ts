@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { deflate } from 'node:zlib';
-import { UsersService } from '../src/auth/users.service';
+import { UsersService } from '../src/users/users.service';
 import { Environment } from '../src/config/environment';
 import { startTestApp, TestApp } from './helpers/app';
 import { eventually } from './helpers/queues';

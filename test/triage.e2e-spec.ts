@@ -6,7 +6,7 @@ import { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { QueueName } from '../src/common/queues';
 import { IssueTriageService } from '../src/issues/issue-triage.service';
-import type { IssueView } from '../src/issues/issues.service';
+import type { IssueView } from '../src/issues/issue-view';
 import { startTestApp, TestApp } from './helpers/app';
 import { enqueueEvent, eventually, openQueue } from './helpers/queues';
 import { settleRollups } from './helpers/rollups';

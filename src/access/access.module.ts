@@ -1,12 +1,9 @@
 import { Module } from '@nestjs/common';
-import { IssuesDataModule } from '../issues/issues-data.module';
-import { MembersDataModule } from '../members/members-data.module';
-import { ProjectsModule } from '../projects/projects.module';
+import { AccessRepository } from './access.repository';
 import { RouteAccessService } from './route-access.service';
 
 @Module({
-  imports: [MembersDataModule, IssuesDataModule, ProjectsModule],
-  providers: [RouteAccessService],
-  exports: [RouteAccessService],
+  providers: [AccessRepository, RouteAccessService],
+  exports: [RouteAccessService, AccessRepository],
 })
 export class AccessModule {}

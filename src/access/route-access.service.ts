@@ -2,10 +2,8 @@ import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ForbiddenError, NotFoundError } from '../common/domain-errors';
 import { parseId } from '../common/id.pipes';
-import { IssuesService } from '../issues/issues.service';
-import { TeamsRepository } from '../members/teams.repository';
-import { ProjectsService } from '../projects/projects.service';
 import type { Access } from './access';
+import { AccessRepository } from './access.repository';
 import { decide, isRole, roleAtLeast } from './roles';
 import { ProjectScope, ROUTE_ACCESS, RouteAccess } from './route-access.decorator';
 
@@ -29,9 +27,7 @@ export interface Identity {
 export class RouteAccessService {
   constructor(
     private readonly reflector: Reflector,
-    private readonly teams: TeamsRepository,
-    private readonly issues: IssuesService,
-    private readonly projects: ProjectsService,
+    private readonly lookups: AccessRepository,
   ) {}
 
   async accessOf(identity: Identity): Promise<Access> {
@@ -40,7 +36,7 @@ export class RouteAccessService {
     const teamProjects =
       roleAtLeast(role, 'admin') || identity.userId === null
         ? 'all'
-        : new Set(await this.teams.projectIdsOfUser(identity.userId));
+        : new Set(await this.lookups.projectIdsOfUser(identity.userId));
     const limit = identity.tokenProjectIds;
     const projects =
       limit === null
@@ -93,16 +89,11 @@ export class RouteAccessService {
     if ('issueId' in scope) {
       const issueId = parseId(params[scope.issueId]);
       if (issueId === undefined) return undefined;
-      return { projectId: await this.issues.projectIdOf(issueId), notFound: 'issue not found' };
+      return { projectId: await this.lookups.projectIdOfIssue(issueId), notFound: 'issue not found' };
     }
     const reference = params[scope.projectRef];
     if (reference === undefined) return undefined;
     const notFound = `project ${JSON.stringify(reference)} not found`;
-    try {
-      return { projectId: (await this.projects.findBySlugOrId(reference)).id, notFound };
-    } catch (error) {
-      if (error instanceof NotFoundError) return { projectId: null, notFound };
-      throw error;
-    }
+    return { projectId: await this.lookups.projectIdOfReference(reference), notFound };
   }
 }

@@ -11,7 +11,7 @@ import { IssuesService } from '../issues/issues.service';
 import { AlertHistoryEntry } from '../rules/alert-history.entity';
 import { AlertRule } from '../rules/alert-rule.entity';
 import { conditionsMatch, needsEnvironment, parseConditions } from './alert-conditions';
-import { AlertJobName, AlertTrigger, alertTriggerJobId } from './alert-trigger';
+import { AlertJobName, AlertTrigger, alertTriggerJobId } from '../issues/transitions/alert-trigger';
 
 /** Payload of a `deliver` job: the history row it delivers (everything else is read from there). */
 export interface AlertDeliveryJob {

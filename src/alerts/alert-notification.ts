@@ -1,5 +1,5 @@
 import type { Issue } from '../issues/issue.entity';
-import { IssueView, toIssueView } from '../issues/issues.service';
+import { issueUrl, IssueView, toIssueView } from '../issues/issue-view';
 import type { Project } from '../projects/project.entity';
 import type { AlertType } from '../rules/alert-rule.entity';
 
@@ -24,11 +24,6 @@ const ALERT_TITLES: Record<AlertNotification['alertType'], string> = {
 
 export function alertTitle(alertType: AlertNotification['alertType']): string {
   return ALERT_TITLES[alertType];
-}
-
-/** `${PUBLIC_URL}/projects/<projectId>/issues/<issueId>`: the dashboard's page of the issue. */
-export function issueUrl(publicUrl: string, projectId: number, issueId: number): string {
-  return `${publicUrl.replace(/\/+$/, '')}/projects/${projectId}/issues/${issueId}`;
 }
 
 export function buildNotification(

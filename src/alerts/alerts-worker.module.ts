@@ -10,7 +10,7 @@ import { AlertHistoryEntry } from '../rules/alert-history.entity';
 import { AlertRule } from '../rules/alert-rule.entity';
 import { AlertDeliveryService } from './alert-delivery.service';
 import { AlertDispatchService } from './alert-dispatch.service';
-import { AlertTriggersModule } from './alert-triggers.module';
+import { AlertTriggersModule } from '../issues/transitions/alert-triggers.module';
 import { AlertsProcessor } from './alerts.processor';
 import { AlertSendersModule } from './senders/alert-senders.module';
 

@@ -6,8 +6,8 @@ import { KeptJobScheduler } from '../jobs/kept-job-scheduler';
 import { WorkerErrorLog } from '../jobs/worker-error-log';
 import { AlertDeliveryService } from './alert-delivery.service';
 import { AlertDeliveryJob, AlertDispatchService } from './alert-dispatch.service';
-import { AlertJobName, AlertTrigger, alertTriggerJobId } from './alert-trigger';
-import { AlertTriggerProducer } from './alert-trigger.producer';
+import { AlertJobName, AlertTrigger, alertTriggerJobId } from '../issues/transitions/alert-trigger';
+import { AlertTriggerProducer } from '../issues/transitions/alert-trigger.producer';
 import { DeliveryError } from './senders/delivery-error';
 
 /** How often the outbox is swept: once per interval for the whole installation (KeptJobScheduler). */
@@ -28,7 +28,11 @@ export class AlertsProcessor extends WorkerHost implements OnApplicationBootstra
     super();
     this.outboxSweeps = new KeptJobScheduler(
       queue,
-      { name: AlertJobName.SweepOutbox, repeat: { every: OUTBOX_SWEEP_EVERY_MS }, opts: { removeOnComplete: true } },
+      {
+        name: AlertJobName.SweepOutbox,
+        repeat: { every: OUTBOX_SWEEP_EVERY_MS },
+        opts: { removeOnComplete: true },
+      },
       new Logger(AlertsProcessor.name),
     );
   }

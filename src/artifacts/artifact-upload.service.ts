@@ -24,7 +24,7 @@ export interface AssembleRequest {
 /** Bundles put together at once per process: each holds its bundle (up to 256 MiB) in memory. */
 const CONCURRENT_ASSEMBLIES = 2;
 
-/** The chunk-upload options sentry-cli asks for before uploading (see the README, Source maps). */
+/** The chunk-upload options sentry-cli asks for before uploading (see docs/source-maps.md). */
 export function chunkUploadOptions(org: string): Record<string, unknown> {
   return {
     url: `/api/0/organizations/${encodeURIComponent(org)}/chunk-upload/`,

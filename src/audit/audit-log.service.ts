@@ -3,7 +3,7 @@ import type { Access } from '../access/access';
 import { encodeCursor, cursorFields, invalidCursor, Page } from '../common/pagination';
 import { AuditEntryRow, AuditFilter, AuditLogRepository } from './audit-log.repository';
 
-/** What admins must be able to review (see the README, Audit log). */
+/** What admins must be able to review (see docs/teams-and-access.md, Audit log). */
 export type AuditAction =
   | 'auth.sign_in'
   | 'auth.sign_in_failed'
@@ -116,7 +116,8 @@ export class AuditLog {
 
 function decodeEntryCursor(cursor: string): string {
   const fields = cursorFields(cursor);
-  if (fields.length !== 1 || !ENTRY_ID.test(fields[0]) || BigInt(fields[0]) > MAX_ENTRY_ID) throw invalidCursor();
+  if (fields.length !== 1 || !ENTRY_ID.test(fields[0]) || BigInt(fields[0]) > MAX_ENTRY_ID)
+    throw invalidCursor();
   return fields[0];
 }
 

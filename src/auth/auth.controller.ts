@@ -21,15 +21,15 @@ import { actorOf, AuditLog } from '../audit/audit-log.service';
 import { AppConfig } from '../config/app-config';
 import { InvalidInputError, NotFoundError } from '../common/domain-errors';
 import { Public } from '../common/public.decorator';
-import { ChangePasswordDto, UpdateAccountDto } from './dto/account.dto';
+import { ChangePasswordDto, UpdateAccountDto } from '../users/dto/account.dto';
 import { LoginDto } from './dto/login.dto';
-import { LoginThrottle } from './login-throttle.service';
-import type { AuthenticatedRequest } from './request-principal';
-import { originOf, requestSite } from './same-origin';
-import { SessionCookie } from './session-cookie';
-import { SESSION_COOKIE, SessionsService, SessionView } from './sessions.service';
-import type { User } from './user.entity';
-import { UsersService } from './users.service';
+import { LoginThrottle } from '../users/login-throttle.service';
+import type { AuthenticatedRequest } from '../users/request-principal';
+import { originOf, requestSite } from '../users/same-origin';
+import { SessionCookie } from '../users/session-cookie';
+import { SESSION_COOKIE, SessionsService, SessionView } from '../users/sessions.service';
+import type { User } from '../users/user.entity';
+import { UsersService } from '../users/users.service';
 
 interface MeView {
   kind: 'user' | 'token';

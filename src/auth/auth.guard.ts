@@ -10,9 +10,9 @@ import { Identity, RouteAccessService } from '../access/route-access.service';
 import { IS_PUBLIC } from '../common/public.decorator';
 import { AppConfig } from '../config/app-config';
 import { TOKEN_PATTERN, TokensService } from '../tokens/tokens.service';
-import type { AuthenticatedRequest } from './request-principal';
-import { changesState, originOf, requestSite } from './same-origin';
-import { SESSION_COOKIE, SessionsService } from './sessions.service';
+import type { AuthenticatedRequest } from '../users/request-principal';
+import { changesState, originOf, requestSite } from '../users/same-origin';
+import { SESSION_COOKIE, SessionsService } from '../users/sessions.service';
 
 export const CROSS_SITE_MESSAGE =
   'cross-site request refused: send it from the dashboard or with a bearer token';

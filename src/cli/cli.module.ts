@@ -1,10 +1,10 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditDataModule } from '../audit/audit-data.module';
-import { UsersDataModule } from '../auth/users-data.module';
+import { UsersDataModule } from '../users/users-data.module';
 import { ConfigModule } from '../config/config.module';
 import type { ResolvedConfig } from '../config/environment';
-import { dataSourceOptions } from '../database/data-source-options';
+import { dataSourceOptions } from '../schema/data-source-options';
 import { TokensModule } from '../tokens/tokens.module';
 
 /**

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { describeError } from './api-error.filter';
+import { describeError } from '../http/api-error.filter';
 import {
   ConflictError,
   DomainError,

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { withDeadline } from '../common/deadline';
 import { describeDatabaseError } from './database-errors';
 
 /**
@@ -41,24 +42,18 @@ export class DatabaseWriteProbe {
   }
 
   private async probe(): Promise<WriteProbeResult> {
-    let timer: NodeJS.Timeout | undefined;
-    const write = this.dataSource.query(
-      `INSERT INTO health_probe (id, probed_at) VALUES (1, now())
-       ON CONFLICT (id) DO UPDATE SET probed_at = excluded.probed_at`,
-    );
     try {
-      await Promise.race([
-        write,
-        new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new Error('no answer within 2 s')), PROBE_TIMEOUT_MS);
-        }),
-      ]);
+      await withDeadline(
+        this.dataSource.query(
+          `INSERT INTO health_probe (id, probed_at) VALUES (1, now())
+           ON CONFLICT (id) DO UPDATE SET probed_at = excluded.probed_at`,
+        ),
+        PROBE_TIMEOUT_MS,
+        'no answer within 2 s',
+      );
       return { status: 'ok' };
     } catch (error) {
-      write.catch(() => undefined);
       return { status: answered(error) ? 'refused' : 'unreachable', error: describeDatabaseError(error) };
-    } finally {
-      clearTimeout(timer);
     }
   }
 }

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { AlertTriggersModule } from '../alerts/alert-triggers.module';
+import { AlertTriggersModule } from '../issues/transitions/alert-triggers.module';
 import { QueueName } from '../common/queues';
 import { registerQueue } from '../jobs/queue-layout';
 import { EventsDataModule } from '../events/events-data.module';

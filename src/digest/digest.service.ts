@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AlertTriggerProducer } from '../alerts/alert-trigger.producer';
+import { AlertTriggerProducer } from '../issues/transitions/alert-trigger.producer';
 import { Batcher } from '../common/batcher';
 import { classifyDatabaseError } from '../database/database-errors';
 import { RollupFolder } from '../rollups/rollup-folder';

@@ -1,5 +1,4 @@
 import type { NormalisedEvent } from './normalised-event';
-import type { GroupingResult } from '../digest/grouping';
 
 /** Fields of the full event that are stored in columns of their own, hence not again in the payload. */
 export const COLUMN_FIELDS = ['event_id', 'timestamp', 'level', 'environment', 'release'] as const;
@@ -17,7 +16,10 @@ export interface EventColumns {
  * The payload column of a stored event: the normalised event with what grouping decided about it,
  * minus what the row's columns already hold (see `fullEvent` for the way back).
  */
-export function storedPayload(event: NormalisedEvent, group: GroupingResult): Record<string, unknown> {
+export function storedPayload(
+  event: NormalisedEvent,
+  group: { key: string; components: string[]; title: string; culprit: string },
+): Record<string, unknown> {
   const payload: Record<string, unknown> = {
     ...event,
     title: group.title,

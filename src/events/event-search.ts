@@ -1,5 +1,5 @@
 import { SelectQueryBuilder } from 'typeorm';
-import { parseQueryTerms, QuerySyntaxError } from '../issues/search/issue-query';
+import { parseQueryTerms, QuerySyntaxError } from '../search/query-language';
 import type { ErrorEvent } from './event.entity';
 
 /** Filters of the issue language that an issue's events can be listed by (alias `event`). */

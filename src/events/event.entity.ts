@@ -38,7 +38,7 @@ export class ErrorEvent {
   @Column({ type: 'text', default: 'error' })
   level: string;
 
-  /** The normalised event minus the fields above (see `fullEvent`, and README, "The full event"). */
+  /** The normalised event minus the fields above (see `fullEvent`, and docs/api.md, "The full event"). */
   @Column({ type: 'jsonb' })
   payload: Record<string, unknown>;
 }

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { withDeadline } from '../common/deadline';
 import { QueueName } from '../common/queues';
 import { AppConfig } from '../config/app-config';
 import { queuePrefix } from '../jobs/queue-layout';
@@ -40,23 +41,17 @@ export class RedisWriteProbe {
   }
 
   private async probe(): Promise<RedisWriteResult> {
-    let timer: NodeJS.Timeout | undefined;
-    const write = this.redis.set(this.key, String(Date.now()), 'PX', PROBE_TTL_MS);
     try {
-      await Promise.race([
-        write,
-        new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new Error('no answer within 1 s')), PROBE_TIMEOUT_MS);
-        }),
-      ]);
+      await withDeadline(
+        this.redis.set(this.key, String(Date.now()), 'PX', PROBE_TTL_MS),
+        PROBE_TIMEOUT_MS,
+        'no answer within 1 s',
+      );
       return { status: 'ok' };
     } catch (error) {
-      write.catch(() => undefined);
       // A reply error is Redis answering no; anything else is the connection.
       const refused = (error as Error).name === 'ReplyError';
       return { status: refused ? 'refused' : 'unreachable', error: (error as Error).message.slice(0, 300) };
-    } finally {
-      clearTimeout(timer);
     }
   }
 }

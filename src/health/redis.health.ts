@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
 import { Cluster } from 'ioredis';
+import { withDeadline } from '../common/deadline';
 import { REDIS, RedisClient } from '../redis/redis.module';
 
 const PING_TIMEOUT_MS = 1_000;
@@ -14,19 +15,11 @@ export class RedisHealthIndicator {
 
   async pingCheck(key: string): Promise<HealthIndicatorResult> {
     const check = this.indicator.check(key);
-    let timer: NodeJS.Timeout | undefined;
-    const reachable = this.reachable();
     try {
-      await Promise.race([
-        reachable,
-        new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), PING_TIMEOUT_MS))),
-      ]);
+      await withDeadline(this.reachable(), PING_TIMEOUT_MS, 'timeout');
       return check.up();
     } catch (error) {
-      reachable.catch(() => undefined);
       return check.down({ message: (error as Error).message });
-    } finally {
-      clearTimeout(timer);
     }
   }
 

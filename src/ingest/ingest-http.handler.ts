@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { describeError } from '../common/api-error.filter';
+import { describeError } from '../http/api-error.filter';
 import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS } from '../common/cors';
 import { IngestEndpoint, IngestRejection, IngestService } from './ingest.service';
 
@@ -23,7 +23,7 @@ const PREFLIGHT_HEADERS = {
  * Serves the ingest routes straight from Node's HTTP server, ahead of Express and Nest: the route
  * carries most of the traffic, and Express routing, the global guards, the body parser, cookie and
  * CORS middleware and Nest's request pipeline together cost more CPU per envelope than everything
- * ingest itself does (see bench/ingest.ts and the README's performance section). Authentication,
+ * ingest itself does (see bench/ingest.ts and docs/performance.md). Authentication,
  * limits and errors follow the same rules and the same `{ "error" }` shape as the rest of the API.
  */
 @Injectable()

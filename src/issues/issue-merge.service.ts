@@ -6,7 +6,8 @@ import { moveEventsToIssue } from '../events/event-moves';
 import { RollupsRepository } from '../rollups/rollups.repository';
 import { ActivityActor, IssueActivityRepository } from './issue-activity.repository';
 import { IssueCommentsRepository } from './issue-comments.repository';
-import { IssuesService, IssueView } from './issues.service';
+import { IssuesService } from './issues.service';
+import { IssueView } from './issue-view';
 
 /** Issues one merge may fold into another. */
 export const MAX_MERGED = 100;

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, ObjectLiteral } from 'typeorm';
-import type { AlertTrigger } from '../alerts/alert-trigger';
-import { AlertTriggerProducer } from '../alerts/alert-trigger.producer';
+import type { AlertTrigger } from './transitions/alert-trigger';
+import { AlertTriggerProducer } from './transitions/alert-trigger.producer';
 import { InvalidInputError, NotFoundError } from '../common/domain-errors';
 import type { Project } from '../projects/project.entity';
 import { compareReleases } from '../releases/release-order';
@@ -10,7 +10,8 @@ import { ReleasesRepository } from '../releases/releases.repository';
 import type { Assignee } from '../members/assignees';
 import { ActivityActor, ActivityEntry, IssueActivityRepository } from './issue-activity.repository';
 import { Issue, ISSUE_STATES, IssueState } from './issue.entity';
-import { IssuesService, IssueView } from './issues.service';
+import { IssuesService } from './issues.service';
+import { IssueView } from './issue-view';
 
 /** What a user asks of an issue's state (PATCH /api/issues/{id}, and in bulk). */
 export interface IssueChange {

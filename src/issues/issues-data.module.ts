@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AlertTriggersModule } from '../alerts/alert-triggers.module';
+import { AlertTriggersModule } from './transitions/alert-triggers.module';
 import { MembersDataModule } from '../members/members-data.module';
 import { ReleasesDataModule } from '../releases/releases-data.module';
 import { RollupsDataModule } from '../rollups/rollups-data.module';

@@ -9,10 +9,11 @@ import { IssueMergeService } from './issue-merge.service';
 import { IssueTriageService } from './issue-triage.service';
 import { MergeIssuesDto } from './dto/merge-issues.dto';
 import { Page } from '../common/pagination';
-import { IssuePage, IssuesService, IssueView } from './issues.service';
+import { IssuePage, IssuesService } from './issues.service';
+import { IssueView } from './issue-view';
 import { Access, CurrentAccess } from '../access/access';
 import { Requires } from '../access/route-access.decorator';
-import { AssignmentMail } from '../members/assignment-mail';
+import { AssignmentMail } from './assignment-mail';
 import { Assignees, parseAssigneeReference } from '../members/assignees';
 import type { ActivityActor } from './issue-activity.repository';
 
@@ -30,7 +31,7 @@ export class IssuesController {
     private readonly assignmentMail: AssignmentMail,
   ) {}
 
-  /** Searched with `query`, sorted by `sort` (last_seen by default); paginated with `limit` and `cursor` (see README). */
+  /** Searched with `query`, sorted by `sort` (last_seen by default); paginated with `limit` and `cursor` (see docs/api.md). */
   @Get('projects/:projectId/issues')
   @Requires('project:read', { projectId: 'projectId' })
   async list(
@@ -49,7 +50,7 @@ export class IssuesController {
   }
 
   /**
-   * A state, and with `resolved` or `muted` how long it holds (see README, Triage); an assignee
+   * A state, and with `resolved` or `muted` how long it holds (see docs/issues.md, Triage); an assignee
    * (who is told by e-mail); or both.
    */
   @Patch('issues/:id')

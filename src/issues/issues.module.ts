@@ -1,5 +1,10 @@
 import { Module } from '@nestjs/common';
+import { EventsModule } from '../events/events.module';
+import { MailModule } from '../mail/mail.module';
+import { RollupsModule } from '../rollups/rollups.module';
+import { IssueDetailsController } from './issue-details.controller';
 import { MembersDataModule } from '../members/members-data.module';
+import { AssignmentMail } from './assignment-mail';
 import { ProjectsModule } from '../projects/projects.module';
 import { IssueCommentsController } from './issue-comments.controller';
 import { IssueCommentsService } from './issue-comments.service';
@@ -8,9 +13,9 @@ import { IssuesDataModule } from './issues-data.module';
 
 /** The issues API (role `api`). */
 @Module({
-  imports: [IssuesDataModule, ProjectsModule, MembersDataModule],
-  controllers: [IssuesController, IssueCommentsController],
-  providers: [IssueCommentsService],
+  imports: [IssuesDataModule, ProjectsModule, MembersDataModule, MailModule, EventsModule, RollupsModule],
+  controllers: [IssuesController, IssueDetailsController, IssueCommentsController],
+  providers: [IssueCommentsService, AssignmentMail],
   exports: [IssuesDataModule],
 })
 export class IssuesModule {}

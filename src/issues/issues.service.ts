@@ -9,44 +9,11 @@ import { RollupsRepository } from '../rollups/rollups.repository';
 import { BUILT_IN_TAGS } from '../rollups/event-tags';
 import { fillBuckets, statsWindow } from '../rollups/stats-period';
 import { compareKeys, decodeIssueCursor, encodeIssueCursor, IssueCursor, IssueKey } from './issue-cursor';
-import { IssueFilter, parseIssueQuery } from './search/issue-query';
+import { IssueFilter, parseIssueQuery } from '../search/query-language';
 import { applyIssueFilters, IssueSort, SORT_COLUMNS } from './search/issue-search';
 import { Issue, IssueState } from './issue.entity';
 import { Assignees } from '../members/assignees';
-
-export interface IssueView {
-  id: number;
-  project_id: number;
-  short_id: string;
-  type: string;
-  message: string;
-  culprit: string;
-  level: string;
-  state: IssueState;
-  event_count: number;
-  user_count: number;
-  first_seen: string;
-  last_seen: string;
-  resolved_at: string | null;
-  last_regressed_at: string | null;
-  regression_count: number;
-  first_release: string | null;
-  last_release: string | null;
-  /** When resolved in a release: `next_release` or the version. */
-  resolved_in: string | null;
-  /** When muted until something: a time, a number of events or of users after muting. */
-  mute_until: string | null;
-  mute_until_count: number | null;
-  mute_until_users: number | null;
-  /** With `stats=24h` in a list: events per hour over the last 24 hours, oldest first. */
-  stats_24h?: number[];
-  /** Who is on it: a member or a team, or null. */
-  assignee: IssueAssignee | null;
-}
-
-export type IssueAssignee =
-  | { type: 'user'; id: number; email: string; name: string }
-  | { type: 'team'; id: number; slug: string; name: string };
+import { IssueAssignee, IssueView, toIssueView } from './issue-view';
 
 /** The assignee's names, read with the issue (see withSlug). */
 interface AssigneeColumns {
@@ -109,10 +76,6 @@ interface IssueSearch {
   filters: IssueFilter[];
   /** Lists scoped to an environment: its issues, with their counts in it (see listQuery). */
   environment?: string;
-}
-
-export function shortId(slug: string, number: number): string {
-  return `${slug.toUpperCase()}-${number}`;
 }
 
 @Injectable()
@@ -337,15 +300,6 @@ export class IssuesService {
     }));
   }
 
-  /** The project an issue (merged or not) belongs to, or null when there is no such issue. */
-  async projectIdOf(id: number): Promise<number | null> {
-    const rows: { project_id: number }[] = await this.issues.query(
-      'SELECT project_id FROM issues WHERE id = $1',
-      [id],
-    );
-    return rows[0]?.project_id ?? null;
-  }
-
   /** The issue; one merged into another answers with a pointer to it (MovedError, a 308). */
   async get(id: number): Promise<IssueView> {
     const { entities, raw } = await this.withSlug()
@@ -491,31 +445,4 @@ function nextCursor(
 ): IssueCursor & { snapshot: string } {
   if (!previous?.snapshot || compareKeys(last, previous.key) < 0) return { sort, key: last, snapshot };
   return { sort, key: previous.key, snapshot: previous.snapshot, catchUp: { key: last, snapshot } };
-}
-
-export function toIssueView(issue: Issue, slug: string, assignee: IssueAssignee | null = null): IssueView {
-  return {
-    id: issue.id,
-    project_id: issue.projectId,
-    short_id: shortId(slug, issue.number),
-    type: issue.type,
-    message: issue.message,
-    culprit: issue.culprit,
-    level: issue.level,
-    state: issue.state,
-    event_count: issue.eventCount,
-    user_count: issue.userCount,
-    first_seen: issue.firstSeen.toISOString(),
-    last_seen: issue.lastSeen.toISOString(),
-    resolved_at: issue.resolvedAt?.toISOString() ?? null,
-    last_regressed_at: issue.lastRegressedAt?.toISOString() ?? null,
-    regression_count: issue.regressionCount,
-    first_release: issue.firstRelease,
-    last_release: issue.lastRelease,
-    resolved_in: issue.resolvedIn,
-    mute_until: issue.muteUntil?.toISOString() ?? null,
-    mute_until_count: issue.muteUntilCount,
-    mute_until_users: issue.muteUntilUsers,
-    assignee,
-  };
 }

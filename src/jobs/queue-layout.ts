@@ -20,7 +20,7 @@ export type QueueSettings = Pick<Environment, 'REDIS_URL' | 'REDIS_CLUSTER' | 'R
  *
  * A single Redis keeps the untagged layout it has always had: changing it would orphan the jobs
  * waiting under the old names when an installation upgrades. Moving to a cluster means a new Redis
- * anyway, whose queues start empty (drain the backlog first; see the README's Redis Cluster section).
+ * anyway, whose queues start empty (drain the backlog first; see docs/operations.md, Redis Cluster).
  */
 export function queuePrefix(
   settings: Pick<QueueSettings, 'REDIS_PREFIX' | 'REDIS_CLUSTER'>,

@@ -52,28 +52,11 @@ export class QueueMonitor {
   /** The snapshot, or undefined when Redis does not answer within a second. */
   async snapshot(now = Date.now()): Promise<QueueSnapshot | undefined> {
     const key = (queue: QueueName, kind: string) => queueKey(this.settings, queue, kind);
-    const digest = this.redis
-      .multi()
-      .llen(key(QueueName.Digest, 'wait'))
-      .llen(key(QueueName.Digest, 'paused'))
-      .llen(key(QueueName.Digest, 'active'))
-      .zcard(key(QueueName.Digest, 'prioritized'))
-      .zcard(key(QueueName.Digest, 'delayed'))
-      .zcard(key(QueueName.Digest, 'failed'))
-      // Jobs are pushed on the left and taken from the right: the oldest waiting is the last.
-      .lindex(key(QueueName.Digest, 'wait'), -1)
-      .lindex(key(QueueName.Digest, 'paused'), -1)
-      .exec()
-      .then(async (results) => {
-        if (!results) throw new Error('transaction aborted');
-        const values = results.map(([error, value]) => {
-          if (error) throw error;
-          return value;
-        });
-        const counts = values.slice(0, 6).map(Number);
-        const oldest = await this.oldestCreatedAt(values.slice(6).filter((id): id is string => !!id));
-        return { counts, oldest };
-      });
+    const digest = this.digestCounts().then(async (values) => {
+      const counts = values.slice(0, 6).map(Number);
+      const oldest = await this.oldestCreatedAt(values.slice(6).filter((id): id is string => !!id));
+      return { counts, oldest };
+    });
     const read = Promise.all([
       digest,
       this.redis.zcard(key(QueueName.Alerts, 'failed')),
@@ -138,6 +121,40 @@ export class QueueMonitor {
       return await this.failedClasses.counts;
     } catch {
       return undefined;
+    }
+  }
+
+  /**
+   * The digest's lists and sets, read in one MULTI so that a job moving from `wait` to `active` is
+   * counted once. A Redis at `maxmemory` refuses to queue commands in a MULTI (EXECABORT), reads
+   * included: then they are read in a plain pipeline, which is what an operator needs most then.
+   */
+  private async digestCounts(): Promise<unknown[]> {
+    const key = (kind: string) => queueKey(this.settings, QueueName.Digest, kind);
+    const read = (batch: ReturnType<RedisClient['pipeline']>) =>
+      batch
+        .llen(key('wait'))
+        .llen(key('paused'))
+        .llen(key('active'))
+        .zcard(key('prioritized'))
+        .zcard(key('delayed'))
+        .zcard(key('failed'))
+        // Jobs are pushed on the left and taken from the right: the oldest waiting is the last.
+        .lindex(key('wait'), -1)
+        .lindex(key('paused'), -1)
+        .exec()
+        .then((results) => {
+          if (!results) throw new Error('transaction aborted');
+          return results.map(([error, value]) => {
+            if (error) throw error;
+            return value;
+          });
+        });
+    try {
+      return await read(this.redis.multi());
+    } catch (error) {
+      if (!/^(OOM|EXECABORT)/.test((error as Error).message)) throw error;
+      return read(this.redis.pipeline());
     }
   }
 

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { roleAtLeast } from '../access/roles';
-import { normaliseEmail, UsersService } from '../auth/users.service';
-import type { User } from '../auth/user.entity';
+import { normaliseEmail, UsersService } from '../users/users.service';
+import type { User } from '../users/user.entity';
 import { InvalidInputError } from '../common/domain-errors';
+import { AccessRepository } from '../access/access.repository';
 import { TeamsRepository } from './teams.repository';
 
 /** An assignee as the API takes it: `user:<id>`, `team:<id>`, an e-mail, or `#<team slug>`. */
@@ -38,6 +39,7 @@ export class Assignees {
   constructor(
     private readonly users: UsersService,
     private readonly teams: TeamsRepository,
+    private readonly access: AccessRepository,
   ) {}
 
   /**
@@ -105,6 +107,6 @@ export class Assignees {
 
   private async seesProject(user: User, projectId: number): Promise<boolean> {
     if (roleAtLeast(user.role, 'admin')) return true;
-    return (await this.teams.projectIdsOfUser(user.id)).includes(projectId);
+    return (await this.access.projectIdsOfUser(user.id)).includes(projectId);
   }
 }

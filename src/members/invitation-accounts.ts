@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { User } from '../auth/user.entity';
-import { UsersService } from '../auth/users.service';
+import type { User } from '../users/user.entity';
+import { UsersService } from '../users/users.service';
 import type { InvitationRow } from './invitations.repository';
 import { InvitationsRepository } from './invitations.repository';
 import { TeamsRepository } from './teams.repository';

@@ -4,8 +4,8 @@ import { DataSource } from 'typeorm';
 import type { Access } from '../access/access';
 import { Role, roleAtLeast } from '../access/roles';
 import { AuditActor, AuditLog } from '../audit/audit-log.service';
-import { normaliseEmail, UsersService } from '../auth/users.service';
-import type { User } from '../auth/user.entity';
+import { normaliseEmail, UsersService } from '../users/users.service';
+import type { User } from '../users/user.entity';
 import {
   ConflictError,
   ForbiddenError,

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
-import { UsersDataModule } from '../auth/users-data.module';
+import { AccessModule } from '../access/access.module';
+import { UsersDataModule } from '../users/users-data.module';
 import { MailModule } from '../mail/mail.module';
-import { AssignmentMail } from './assignment-mail';
 import { Assignees } from './assignees';
 import { InvitationAccounts } from './invitation-accounts';
 import { InvitationsRepository } from './invitations.repository';
@@ -12,8 +12,8 @@ import { TeamsRepository } from './teams.repository';
  * have; issues look their assignees up).
  */
 @Module({
-  imports: [UsersDataModule, MailModule],
-  providers: [TeamsRepository, InvitationsRepository, Assignees, AssignmentMail, InvitationAccounts],
-  exports: [TeamsRepository, InvitationsRepository, Assignees, AssignmentMail, InvitationAccounts],
+  imports: [UsersDataModule, MailModule, AccessModule],
+  providers: [TeamsRepository, InvitationsRepository, Assignees, InvitationAccounts],
+  exports: [TeamsRepository, InvitationsRepository, Assignees, InvitationAccounts],
 })
 export class MembersDataModule {}

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { AuthModule } from '../auth/auth.module';
+import { UsersModule } from '../users/users.module';
 import { MailModule } from '../mail/mail.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { InvitationAcceptController, InvitationsController } from './invitations.controller';
@@ -10,7 +10,7 @@ import { MembersService } from './members.service';
 import { TeamsService } from './teams.service';
 
 @Module({
-  imports: [AuthModule, MembersDataModule, ProjectsModule, MailModule],
+  imports: [UsersModule, MembersDataModule, ProjectsModule, MailModule],
   controllers: [MembersController, TeamsController, InvitationsController, InvitationAcceptController],
   providers: [MembersService, TeamsService, InvitationsService],
 })

@@ -2,9 +2,9 @@ import { Injectable } from '@nestjs/common';
 import type { Access } from '../access/access';
 import { Role, roleAtLeast } from '../access/roles';
 import { AuditActor, AuditLog } from '../audit/audit-log.service';
-import { SessionsService } from '../auth/sessions.service';
-import type { User } from '../auth/user.entity';
-import { UsersService } from '../auth/users.service';
+import { SessionsService } from '../users/sessions.service';
+import type { User } from '../users/user.entity';
+import { UsersService } from '../users/users.service';
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from '../common/domain-errors';
 import { TeamsRepository } from './teams.repository';
 

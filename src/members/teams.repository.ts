@@ -18,16 +18,6 @@ const UNIQUE_VIOLATION = '23505';
 export class TeamsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  /** The projects of the account's teams: what a member or viewer sees. */
-  async projectIdsOfUser(userId: number): Promise<number[]> {
-    const rows: { project_id: number }[] = await this.db.query(
-      `SELECT DISTINCT tp.project_id FROM team_members tm JOIN team_projects tp ON tp.team_id = tm.team_id
-        WHERE tm.user_id = $1`,
-      [userId],
-    );
-    return rows.map((row) => row.project_id);
-  }
-
   async list(): Promise<TeamRow[]> {
     return this.db.query(`${TEAM_SELECT} ORDER BY t.name, t.id`);
   }

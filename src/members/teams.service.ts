@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AuditActor, AuditLog } from '../audit/audit-log.service';
-import { UsersService } from '../auth/users.service';
+import { UsersService } from '../users/users.service';
 import { ConflictError, NotFoundError } from '../common/domain-errors';
 import { ProjectsService } from '../projects/projects.service';
 import { slugify } from '../projects/slug';

@@ -1,7 +1,7 @@
 import type { ConnectionOptions } from 'bullmq';
 import Redis, { Cluster, ClusterOptions, RedisOptions } from 'ioredis';
 import type { Environment } from '../config/environment';
-import { parseRedisUrl, RedisTarget } from './redis-url';
+import { parseRedisUrl, RedisTarget } from '../config/redis-url';
 
 /** A single Redis or a Redis Cluster: both take the same commands, scripts and MULTIs. */
 export type RedisClient = Redis | Cluster;

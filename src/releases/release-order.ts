@@ -1,7 +1,7 @@
 import { compare, parse, SemVer } from 'semver';
 
 /**
- * Which of two releases is newer, as "resolved in a release" needs it (see the README's Releases).
+ * Which of two releases is newer, as "resolved in a release" needs it (see docs/issues.md, Triage).
  *
  * Release names are often `package@version` (what the SDKs and sentry-cli propose); the part after
  * the last `@` is the version. Two versions that are both semantic versions (loosely: `v1.2`,

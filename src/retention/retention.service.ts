@@ -43,7 +43,7 @@ const CHUNK_LIFETIME_MS = DAY_MS;
 const BUNDLES_PER_STATEMENT = 50;
 
 /**
- * One retention run (see README, "Retention"): partitions ahead, expired partitions dropped, rows of
+ * One retention run (see docs/operations.md, "Retention"): partitions ahead, expired partitions dropped, rows of
  * shorter-lived projects deleted in batches, then the rollups, issues, alert history and sessions
  * that outlived their events. Every step is idempotent and commits on its own, so a run cut short
  * leaves nothing half done, and the next run carries on.

@@ -1,9 +1,8 @@
 import type { NormalisedEvent } from '../events/normalised-event';
 
-/** Sentry's limits: longer keys or values are not indexed (the event keeps them). */
-export const MAX_TAG_KEY_LENGTH = 32;
-export const MAX_TAG_VALUE_LENGTH = 200;
-export const TAG_KEY_PATTERN = /^[A-Za-z0-9_.:-]+$/;
+import { MAX_TAG_KEY_LENGTH, MAX_TAG_VALUE_LENGTH, TAG_KEY_PATTERN } from '../search/tag-keys';
+
+export { MAX_TAG_KEY_LENGTH, MAX_TAG_VALUE_LENGTH, TAG_KEY_PATTERN };
 
 /** Tags the tracker derives itself; an SDK tag of the same name does not replace them. */
 export const BUILT_IN_TAGS = [

@@ -1,18 +1,16 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { IdPipe } from '../common/id.pipes';
-import { Page, PageQueryDto } from '../common/pagination';
-import { IssuesService } from '../issues/issues.service';
 import { ProjectsService } from '../projects/projects.service';
 import { StatsQuery } from './dto/stats.query';
 import { TagValuesQuery } from './dto/tag-values.query';
 import { TagKeyPipe } from './tag-key.pipe';
-import { EnvironmentRow, ProjectTagKey, TagKeySummary, TagValueRow } from './rollups.repository';
+import { EnvironmentRow, ProjectTagKey, TagValueRow } from './rollups.repository';
 import { StatsService, StatsView } from './stats.service';
 import { TagsService } from './tags.service';
 import { Requires } from '../access/route-access.decorator';
 
-/** Summaries of issues and projects, read from the rollups the digest maintains. */
+/** Summaries of projects, read from the rollups the digest maintains (an issue's: IssueDetailsController). */
 @ApiTags('stats')
 @ApiBearerAuth()
 @Controller('api')
@@ -20,18 +18,10 @@ export class RollupsController {
   constructor(
     private readonly stats: StatsService,
     private readonly tags: TagsService,
-    private readonly issues: IssuesService,
     private readonly projects: ProjectsService,
   ) {}
 
   /** Events per hour (`period=24h`) or per UTC day (`14d`, `90d`). */
-  @Get('issues/:id/stats')
-  @Requires('project:read', { issueId: 'id' })
-  async issueStats(@Param('id', IdPipe) id: number, @Query() query: StatsQuery): Promise<StatsView> {
-    await this.issues.get(id);
-    return this.stats.stats('issue', id, query);
-  }
-
   @Get('projects/:id/stats')
   @Requires('project:read', { projectId: 'id' })
   async projectStats(@Param('id', IdPipe) id: number, @Query() query: StatsQuery): Promise<StatsView> {
@@ -65,24 +55,5 @@ export class RollupsController {
   ): Promise<{ data: TagValueRow[] }> {
     await this.projects.findOrFail(id);
     return { data: await this.tags.projectValues(id, key, query.query) };
-  }
-
-  /** Each tag key of the issue's events: events with it, distinct values, the 10 most frequent. */
-  @Get('issues/:id/tags')
-  @Requires('project:read', { issueId: 'id' })
-  async issueTags(@Param('id', IdPipe) id: number): Promise<{ data: TagKeySummary[] }> {
-    await this.issues.get(id);
-    return { data: await this.tags.summaries(id) };
-  }
-
-  @Get('issues/:id/tags/:key')
-  @Requires('project:read', { issueId: 'id' })
-  async issueTagValues(
-    @Param('id', IdPipe) id: number,
-    @Param('key', TagKeyPipe) key: string,
-    @Query() query: PageQueryDto,
-  ): Promise<Page<TagValueRow>> {
-    await this.issues.get(id);
-    return this.tags.values(id, key, query);
   }
 }

@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { IssuesModule } from '../issues/issues.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { RollupsController } from './rollups.controller';
 import { RollupsDataModule } from './rollups-data.module';
@@ -8,8 +7,9 @@ import { TagsService } from './tags.service';
 
 /** The stats and tags API (role `api`). */
 @Module({
-  imports: [RollupsDataModule, IssuesModule, ProjectsModule],
+  imports: [RollupsDataModule, ProjectsModule],
   controllers: [RollupsController],
   providers: [StatsService, TagsService],
+  exports: [StatsService, TagsService],
 })
 export class RollupsModule {}

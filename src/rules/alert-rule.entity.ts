@@ -9,8 +9,10 @@ import {
 } from 'typeorm';
 import { NotificationChannel } from '../channels/channel.entity';
 
-export const ALERT_TYPES = ['new_issue', 'regression', 'unmute'] as const;
-export type AlertType = (typeof ALERT_TYPES)[number];
+import { ALERT_TYPES, AlertType } from '../issues/transitions/alert-trigger';
+
+export { ALERT_TYPES };
+export type { AlertType };
 
 @Entity('alert_rules')
 @Index(['projectId', 'alertType'])

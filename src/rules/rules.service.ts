@@ -4,7 +4,7 @@ import { Repository } from 'typeorm';
 import { NotificationChannel } from '../channels/channel.entity';
 import { ChannelsService } from '../channels/channels.service';
 import { InvalidInputError, NotFoundError } from '../common/domain-errors';
-import { shortId } from '../issues/issues.service';
+import { shortId } from '../issues/issue-view';
 import { AlertHistoryEntry, AlertStatus } from './alert-history.entity';
 import { AlertRule, AlertType } from './alert-rule.entity';
 import { DEFAULT_HISTORY_LIMIT } from './dto/history-query.dto';

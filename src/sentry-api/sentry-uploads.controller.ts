@@ -10,7 +10,7 @@ import { Requires } from '../access/route-access.decorator';
 /**
  * The part of Sentry's API that sentry-cli and the bundler plugins use to upload source maps
  * (`/api/0/`, authenticated with this server's API tokens). There is one organization: any slug
- * names it (`default` in the README).
+ * names it (`default` in docs/source-maps.md).
  */
 @ApiTags('sentry-cli')
 @ApiBearerAuth()

@@ -5,7 +5,7 @@ import { Access, CurrentAccess, seesProject } from '../access/access';
 import { roleAtLeast } from '../access/roles';
 import { Requires } from '../access/route-access.decorator';
 import { actorOf, AuditLog } from '../audit/audit-log.service';
-import { UsersService } from '../auth/users.service';
+import { UsersService } from '../users/users.service';
 import { ForbiddenError, InvalidInputError } from '../common/domain-errors';
 import { IdPipe } from '../common/id.pipes';
 import { ProjectsService } from '../projects/projects.service';

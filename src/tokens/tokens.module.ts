@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { UsersDataModule } from '../auth/users-data.module';
+import { UsersDataModule } from '../users/users-data.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { ApiToken } from './api-token.entity';
 import { TokensController } from './tokens.controller';

@@ -1,6 +1,6 @@
 /**
  * The counts the service keeps against the events they count, once the load has stopped and every
- * recorded rollup share is folded. Only what the README makes exact is compared:
+ * recorded rollup share is folded. Only what the docs make exact is compared:
  *
  * - `event_count` covers an issue's whole life and retention does not decrease it: it is the events
  *   the issue still has plus those retention removed ("Retention", "Stats and tags").

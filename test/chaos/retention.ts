@@ -1,6 +1,6 @@
 /**
  * The retention fault of the chaos suite: days old enough for retention to remove, seeded before the
- * load starts, and what a completed run must have left of them (README, "Retention").
+ * load starts, and what a completed run must have left of them (docs/operations.md, "Retention").
  *
  * The live project (the one the load sends to) keeps LIVE_RETENTION_DAYS, fewer than the default, so
  * its rows of a day the default still keeps are deleted in batches (the path a kill can cut short
@@ -252,7 +252,7 @@ export async function retentionProgress(
 }
 
 /**
- * What a completed run at `runAt` must have left (README, "Retention"); one line per broken promise.
+ * What a completed run at `runAt` must have left (docs/operations.md, "Retention"); one line per broken promise.
  * The live load keeps writing meanwhile: only what it cannot change is looked at here (its events
  * and counts are checked once it has stopped).
  */

@@ -19,53 +19,77 @@
  *      left is checked: the expired day gone with its event parts, the batch day rid of that
  *      project's rows only, issues with only expired events deleted and the others kept, the hourly
  *      rollups trimmed, the partitions ahead there; at the end, the cut run's job, given back by
- *      BullMQ's stalled-job check, must not have failed;
- *   5. the api SIGKILLed during sends, then started again.
+ *      BullMQ's stalled-job check, must not have failed (retention-fault.ts);
+ *   5. the api SIGKILLed during sends, then started again;
+ *   6. PostgreSQL's data disk full for CHAOS_DISK_FULL_S (40 s), its WAL disk with room, and the
+ *      relation cache init files (pg_internal.init) deleted: PostgreSQL stays up but refuses to extend
+ *      tables (53100) and refuses every new connection (FATAL "could not write init file", XX000),
+ *      long enough for the worker's pool to drop idle connections (10 s) and open new ones while the
+ *      digest pauses (up to 15 s); a new connection of the suite's is refused too, as evidence; then
+ *      the filler is deleted. It begins right after a CHECKPOINT: one on a full data disk PANICs,
+ *      and max_wal_size keeps the next far off;
+ *   7. PostgreSQL's WAL disk full (after max_wal_size is lowered to 2MB and a CHECKPOINT, so that few
+ *      segments are kept ahead): it PANICs when it needs a new segment (the load's writes, then the
+ *      suite's pg_switch_wal() after 5 s, drive it there; at most 60 s), its recovery fails the same
+ *      way and it shuts down; it stays down CHAOS_WAL_DOWN_S (10 s), then the filler is deleted, it is
+ *      started again and max_wal_size reset;
+ *   8. Redis at maxmemory (noeviction) for CHAOS_REDIS_FULL_S (20 s): `CONFIG SET maxmemory` to its
+ *      used_memory (lowered again as finished jobs free memory), so every write is answered OOM; then
+ *      `CONFIG SET maxmemory 0`.
+ * During faults 6-8 the api's readiness (GET /health/ready) is polled every 2 s and what it said is
+ * noted; the fault fails when it never noticed: 6 and 8 expect 200 "degraded" (8 with
+ * checks.redis_writes "refused"; DIGEST_LAG_DEGRADED_SECONDS is 10 so that a paused digest shows),
+ * 7 expects 503 while PostgreSQL is down. That readiness is "ok" again afterwards is only noted.
+ * Faults 6 and 7 need small disks: PostgreSQL's data folder and its WAL folder (initdb --waldir, 1 MB
+ * segments, min_wal_size 2MB, max_wal_size 64MB) each on a tmpfs the suite mounts (1 GiB and
+ * 256 MiB; resource-faults.ts) and unmounts at the end. When it cannot mount (not root, or mount
+ * refused; or CHAOS_TMPFS=0), PostgreSQL runs on ordinary folders and both faults are skipped:
+ * reported SKIP, neither passed nor failed. Without those two faults selected, no disk is mounted.
  *
  * Then it waits (bounded) for the digest backlog to drain and the rollups to be folded, and checks,
- * per fault and overall: every acknowledged id is in `events` exactly once, each issue's
- * `event_count` is its stored events plus those retention removed, the rollups and tag counts agree
- * with the events (counts.ts), and BullMQ's failed sets (digest, maintenance) are empty. Prints a
- * table and `N passed, N failed`; exit code 0 only when all pass. Logs and results.json go to
- * test-artifacts/chaos/<timestamp>/.
+ * per fault and overall: every acknowledged id is in `events` exactly once, no digest job landed in
+ * the failed set during the fault, the api answered no 5xx but 503, each issue's `event_count` is its
+ * stored events plus those retention removed, the rollups and tag counts agree with the events
+ * (counts.ts), and BullMQ's failed sets (digest, maintenance) are empty. Prints a table (with each
+ * fault's length in seconds) and `N passed, N failed` (`, N skipped` when some were); exit code 0
+ * only when none failed. Logs and results.json go to test-artifacts/chaos/<timestamp>/.
  *
  * Knobs: CHAOS_PHASES (the faults to inject, comma-separated from postgres, worker, redis,
- * retention, api; all by default, always run in that order: `CHAOS_PHASES=retention` runs only
- * the retention fault), CHAOS_RATE (envelopes/s, default 100), CHAOS_CONNECTIONS (4), CHAOS_GROUPS
- * (36), CHAOS_BURST (3000), CHAOS_REDIS_DOWN_S (5), CHAOS_API_DOWN_S (2), CHAOS_DRAIN_TIMEOUT_S
- * (120), CHAOS_TIMEOUT_S (hard stop of the whole run, 600), CHAOS_KEEP_TMP=1 keeps the data folders.
+ * retention, api, disk, wal, redis-memory; all by default, always run in that order:
+ * `CHAOS_PHASES=retention` runs only the retention fault), CHAOS_RATE (envelopes/s, default 100),
+ * CHAOS_CONNECTIONS (4), CHAOS_GROUPS (36), CHAOS_BURST (3000), CHAOS_REDIS_DOWN_S (5),
+ * CHAOS_API_DOWN_S (2), CHAOS_DISK_FULL_S (40), CHAOS_WAL_DOWN_S (10), CHAOS_REDIS_FULL_S (20),
+ * CHAOS_TMPFS=0 (no small disks), CHAOS_DRAIN_TIMEOUT_S (120), CHAOS_TIMEOUT_S (hard stop of the
+ * whole run, 600), CHAOS_KEEP_TMP=1 keeps the data folders (and leaves the small disks mounted).
  */
 import { execSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import {
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Job, Queue } from 'bullmq';
 import Redis from 'ioredis';
-import { Client } from 'pg';
-import { EXCEPTION_FIXTURE, freePort, pendingRollups } from '../../bench/support';
+import { EXCEPTION_FIXTURE, freePort } from '../../bench/support';
 import { QueueName } from '../../src/common/queues';
-import { DigestJobData, eventsOfJob } from '../../src/digest/digest-job';
-import { openQueue, queueKey, QueueSettings } from '../../src/jobs/queue-layout';
-import { MaintenanceJobName } from '../../src/retention/maintenance.processor';
-import type { RetentionReport } from '../../src/retention/retention.service';
+import { openQueue, QueueSettings } from '../../src/jobs/queue-layout';
 import { Cleanup } from '../helpers/cleanup';
 import { Postgres } from '../helpers/postgres-servers';
-import { checkCounts } from './counts';
+import { checkRun, printConsistency } from './consistency';
 import { partitionOf, query } from './db';
 import { ACK, formatOutcomes, LoadGenerator } from './load';
-import { AppProcess, RedisServer, serviceEnvironment, sleep, tail } from './processes';
-import { AgedData, checkRetention, retentionProgress, seedAgedDays } from './retention';
+import { AppProcess, RedisServer, serviceEnvironment, sleep } from './processes';
+import { apiKill, postgresOutage, redisRestart, workerKill } from './process-faults';
+import { Backlog, backlog, describeBacklog } from './queue-state';
+import { phaseReports, printLogTails, printTable } from './report';
+import {
+  dataDiskFull,
+  mountPostgresDisks,
+  PostgresDisks,
+  redisMemoryFull,
+  walDiskFull,
+} from './resource-faults';
+import { AgedData, seedAgedDays } from './retention';
+import { KilledRun, reportKilledRun, retentionUnderLoad } from './retention-fault';
+import { log, PHASE_NAMES, PhaseName, skip, startedAt, Suite } from './suite';
 
 const ROOT = join(__dirname, '../..');
 const num = (name: string, fallback: number) => {
@@ -80,9 +104,11 @@ const GROUPS = Math.max(1, num('CHAOS_GROUPS', 36));
 const BURST = num('CHAOS_BURST', 3000);
 const REDIS_DOWN_S = num('CHAOS_REDIS_DOWN_S', 5);
 const API_DOWN_S = num('CHAOS_API_DOWN_S', 2);
+const DISK_FULL_S = num('CHAOS_DISK_FULL_S', 40);
+const WAL_DOWN_S = num('CHAOS_WAL_DOWN_S', 10);
+const REDIS_FULL_S = num('CHAOS_REDIS_FULL_S', 20);
 const DRAIN_TIMEOUT_S = num('CHAOS_DRAIN_TIMEOUT_S', 120);
 const TIMEOUT_S = num('CHAOS_TIMEOUT_S', 600);
-const PHASE_NAMES = ['postgres', 'worker', 'redis', 'retention', 'api'] as const;
 const PHASES = new Set(
   (process.env.CHAOS_PHASES ?? PHASE_NAMES.join(','))
     .split(',')
@@ -94,78 +120,10 @@ for (const name of PHASES) {
     throw new Error(`CHAOS_PHASES: unknown phase "${name}" (known: ${PHASE_NAMES.join(', ')})`);
   }
 }
-const selected = (name: (typeof PHASE_NAMES)[number]) => PHASES.has(name);
+const selected = (name: PhaseName) => PHASES.has(name);
 const PREFIX = 'chaos';
 const DATABASE = 'error_tracker_chaos';
 const DEFAULT_RETENTION_DAYS = 90;
-const RETENTION_JOB_OPTIONS = { removeOnComplete: 100, removeOnFail: 100 };
-
-const startedAt = Date.now();
-const log = (message: string) =>
-  console.log(`[+${((Date.now() - startedAt) / 1000).toFixed(1).padStart(6)} s] ${message}`);
-
-interface Phase {
-  name: string;
-  label: string;
-  notes: string[];
-  /** Broken promises found during the phase, besides lost or doubled events. */
-  failures: string[];
-}
-
-interface PhaseReport {
-  fault: string;
-  sent: number;
-  acknowledged: number;
-  stored: number;
-  lost: number;
-  duplicated: number;
-  storedWithoutAck: number;
-  statuses: string;
-  lostBreakdown: string;
-  notes: string[];
-  failures: string[];
-  passed: boolean;
-}
-
-interface Backlog {
-  wait: number;
-  active: number;
-  paused: number;
-  prioritized: number;
-  delayed: number;
-  failed: number;
-  total: number;
-}
-
-async function backlog(redis: Redis, queues: QueueSettings): Promise<Backlog> {
-  const key = (kind: string) => queueKey(queues, QueueName.Digest, kind);
-  const results = await redis
-    .multi()
-    .llen(key('wait'))
-    .llen(key('active'))
-    .llen(key('paused'))
-    .zcard(key('prioritized'))
-    .zcard(key('delayed'))
-    .zcard(key('failed'))
-    .exec();
-  if (!results) throw new Error('Redis transaction aborted');
-  const [wait, active, paused, prioritized, delayed, failed] = results.map(([error, value]) => {
-    if (error) throw error;
-    return Number(value);
-  });
-  return {
-    wait,
-    active,
-    paused,
-    prioritized,
-    delayed,
-    failed,
-    total: wait + active + paused + prioritized + delayed,
-  };
-}
-
-const describeBacklog = (b: Backlog) =>
-  `waiting ${b.wait}, active ${b.active}, delayed ${b.delayed}, prioritized ${b.prioritized}, paused ${b.paused}, failed ${b.failed}`;
 
 async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: string[] }): Promise<number> {
   // ---------------------------------------------------------------------------------------------
@@ -188,13 +146,26 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
     await freePort(),
     await freePort(),
   ];
-  const pg = new Postgres(join(tmp, 'pg'), pgPort);
-  mkdirSync(pg.baseDir);
+  const pgBase = join(tmp, 'pg');
+  mkdirSync(pgBase);
+  const pgLog = join(pgBase, 'postgres.log');
   cleanup.add('remove temporary data', async () => {
-    if (existsSync(pg.logFile)) copyFileSync(pg.logFile, join(artifacts, 'postgres.log'));
+    if (existsSync(pgLog)) copyFileSync(pgLog, join(artifacts, 'postgres.log'));
     if (process.env.CHAOS_KEEP_TMP === '1') console.log(`kept ${tmp}`);
     else rmSync(tmp, { recursive: true, force: true });
   });
+  // Small disks for the disk and WAL faults, unmounted after PostgreSQL is stopped.
+  let disks: PostgresDisks | undefined;
+  let noDisks = '';
+  const mounted = selected('disk') || selected('wal') ? await mountPostgresDisks(pgBase, cleanup) : undefined;
+  if (mounted && 'disks' in mounted) {
+    disks = mounted.disks;
+    log(`PostgreSQL's data on a ${disks.data.sizeMb} MB tmpfs, its WAL on a ${disks.wal.sizeMb} MB tmpfs`);
+  } else if (mounted) {
+    noDisks = mounted.reason;
+    log(`no small disks (${noDisks}): the disk and wal faults will be skipped`);
+  }
+  const pg = new Postgres(pgBase, pgPort, mounted && 'options' in mounted ? mounted.options : {});
   state.logFiles.push(
     join(artifacts, 'api.log'),
     join(artifacts, 'worker.log'),
@@ -232,6 +203,8 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
     // Retention runs when the retention fault enqueues it, not at minute 17 of whatever hour the
     // suite happens to span (in the middle of another fault, or before the aged days are ready).
     RETENTION_SCHEDULE: 'off',
+    // A digest paused for the whole data disk fault (40 s) shows in readiness as lag.
+    DIGEST_LAG_DEGRADED_SECONDS: '10',
   });
   const api = new AppProcess('api', ROOT, apiPort, env, artifacts);
   const worker = new AppProcess('worker', ROOT, workerPort, env, artifacts);
@@ -322,105 +295,31 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
 
   // ---------------------------------------------------------------------------------------------
   // Faults, one after the other, under steady load.
-  const phases: Phase[] = [];
-  const begin = (name: string, label: string): Phase => {
-    const phase = { name, label, notes: [], failures: [] };
-    phases.push(phase);
-    load.phase = name;
-    log(`== ${label}`);
-    return phase;
+  const suite: Suite = {
+    cleanup,
+    pg,
+    databaseUrl,
+    redisServer,
+    redis,
+    queues,
+    api,
+    worker,
+    load,
+    projectId,
+    phases: [],
   };
-  const note = (phase: Phase, message: string) => {
-    phase.notes.push(message);
-    log(`   ${message}`);
-  };
+  const phases = suite.phases;
   load.start();
 
-  if (selected('postgres')) {
-    const phase = begin('postgres', `1. PostgreSQL down ${PG_OUTAGE_S} s`);
-    await sleep(5_000);
-    await pg.stop('fast');
-    note(phase, 'PostgreSQL stopped (pg_ctl stop -m fast)');
-    const until = Date.now() + PG_OUTAGE_S * 1000;
-    while (Date.now() < until) {
-      await sleep(Math.min(30_000, until - Date.now()));
-      const b = await backlog(redis, queues).catch(() => undefined);
-      if (Date.now() < until && b) log(`   outage continues; backlog: ${describeBacklog(b)}`);
-    }
-    await pg.start();
-    const b = await backlog(redis, queues).catch(() => undefined);
-    note(phase, `PostgreSQL started again; backlog: ${b ? describeBacklog(b) : 'unknown'}`);
-    await sleep(5_000);
-  }
-
-  if (selected('worker')) {
-    const phase = begin('worker', '2. worker SIGKILL mid-batch');
-    await sleep(2_000);
-    worker.signal('SIGSTOP');
-    const pausedAt = Date.now();
-    await load.burst(BURST, 16);
-    await sleep(Math.max(0, 3_000 - (Date.now() - pausedAt)));
-    const before = await backlog(redis, queues);
-    const storedBefore = await countStored();
-    note(
-      phase,
-      `worker paused (SIGSTOP) while a burst of ${BURST} arrived; backlog: ${describeBacklog(before)}`,
-    );
-    worker.signal('SIGCONT');
-    const killAfterRows = Math.max(1, Math.min(300, Math.floor(before.wait / 10)));
-    const deadline = Date.now() + 10_000;
-    let evidence = '';
-    const monitor = new Client({ connectionString: databaseUrl });
-    await monitor.connect();
-    try {
-      while (Date.now() < deadline) {
-        const [{ n }] = (
-          await monitor.query<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE project_id = $1', [
-            projectId,
-          ])
-        ).rows;
-        const active = await redis.llen(queueKey(queues, QueueName.Digest, 'active'));
-        // Well into the backlog (the worker at full concurrency), with jobs still in flight.
-        if (n - storedBefore >= killAfterRows && active > 0) {
-          evidence = `${n - storedBefore} rows committed since resume, ${active} jobs active`;
-          break;
-        }
-        await sleep(5);
-      }
-    } finally {
-      await monitor.end().catch(() => undefined);
-    }
-    await worker.kill();
-    const after = await backlog(redis, queues);
-    note(
-      phase,
-      `worker SIGKILLed ${Date.now() - pausedAt} ms after the pause: ${evidence || 'NO evidence of a batch in progress'}; backlog: ${describeBacklog(after)}`,
-    );
-    await sleep(2_000);
-    await worker.start();
-    note(phase, 'worker started again');
-    await sleep(5_000);
-  }
-
-  if (selected('redis')) {
-    const phase = begin('redis', `3. Redis restart (down ${REDIS_DOWN_S} s)`);
-    await sleep(5_000);
-    const before = await backlog(redis, queues);
-    await redisServer.shutdown();
-    note(phase, `Redis shut down (SHUTDOWN, AOF flushed); backlog before: ${describeBacklog(before)}`);
-    await sleep(REDIS_DOWN_S * 1000);
-    await redisServer.start();
-    await sleep(500);
-    const after = await backlog(redis, queues).catch(() => undefined);
-    note(phase, `Redis started again from its AOF; backlog: ${after ? describeBacklog(after) : 'unknown'}`);
-    await sleep(10_000);
-  }
+  if (selected('postgres')) await postgresOutage(suite, PG_OUTAGE_S);
+  if (selected('worker')) await workerKill(suite, BURST);
+  if (selected('redis')) await redisRestart(suite, REDIS_DOWN_S);
 
   // Retention comes after the Redis fault and before the api fault: the job the kill cuts short comes
   // back through BullMQ's stalled-job check 30 to 90 s later, and neither a Redis restart nor a
   // worker kill may catch it running then (its second stall would fail it). The digest jobs the
   // kill left locked come back meanwhile, during the api fault. The job is looked at again at the end.
-  let killedRun: { job: Job; killedAt: number; phase: Phase; logOffset: number } | undefined;
+  let killedRun: KilledRun | undefined;
   const maintenance = openQueue(queues, QueueName.Maintenance, {
     offlineQueue: true,
     maxRetriesPerRequest: null,
@@ -428,100 +327,28 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
   cleanup.add('close maintenance queue handle', () => maintenance.close());
   if (aged) {
     const phaseStarted = Date.now();
-    const phase = begin('retention', '4. retention under load, worker SIGKILL mid-run');
-    const logOffset = statSync(pg.logFile).size;
-    await sleep(3_000);
-    const first = await maintenance.add(MaintenanceJobName.Retention, {}, RETENTION_JOB_OPTIONS);
-    const enqueuedAt = Date.now();
-    // Killed between two commits of the batch day's deletes: some of the live project's rows gone,
-    // some left. The expired day (an earlier partition) is dropped before those batches start.
-    let evidence = '';
-    const deadline = Date.now() + 30_000;
-    const monitor = new Client({ connectionString: databaseUrl });
-    await monitor.connect();
-    try {
-      while (Date.now() < deadline) {
-        const [{ n }] = (
-          await monitor.query<{ n: number }>(
-            `SELECT count(*)::int AS n FROM ${partitionOf(aged.batchDay)} WHERE project_id = $1`,
-            [projectId],
-          )
-        ).rows;
-        if (n > 0 && n < aged.liveBatchRows) {
-          evidence = `${aged.liveBatchRows - n} of ${aged.liveBatchRows} rows of the batch day deleted, ${n} left`;
-          break;
-        }
-        const state = await first.getState();
-        if (n === 0 || state === 'completed' || state === 'failed') break;
-        await sleep(2);
-      }
-    } finally {
-      await monitor.end().catch(() => undefined);
-    }
-    await worker.kill();
-    const killedAt = Date.now();
-    const cut = await retentionProgress(databaseUrl, aged, projectId);
-    const stateAfterKill = await first.getState();
-    note(
-      phase,
-      `worker SIGKILLed ${killedAt - enqueuedAt} ms after retention was enqueued: ${evidence || 'NO evidence of a run in progress'}; ` +
-        `its job is ${stateAfterKill}`,
-    );
-    note(
-      phase,
-      `left by the cut run: ${aged.dropDay} ${cut.dropEvents ? 'still there' : 'dropped'} (event parts ${cut.dropParts ? 'still there' : 'dropped'}), ` +
-        `${cut.liveBatchRows} of ${aged.liveBatchRows} rows of the batch day, ` +
-        `${cut.issuesLeft} of ${aged.expiringIssues.length} issues with only expired events`,
-    );
-    if (cut.dropEvents !== cut.dropParts) {
-      phase.failures.push(
-        `the cut run left ${aged.dropDay} half dropped (events ${cut.dropEvents}, event parts ${cut.dropParts})`,
-      );
-    }
-    killedRun = { job: first, killedAt, phase, logOffset };
-    await sleep(1_000);
-    await worker.start();
-    note(phase, 'worker started again; retention enqueued again');
-    const second = await maintenance.add(MaintenanceJobName.Retention, {}, RETENTION_JOB_OPTIONS);
-    const outcome = await jobOutcome(maintenance, second.id!, Date.now() + 60_000);
-    if (outcome.state !== 'completed' || !outcome.finishedAt) {
-      phase.failures.push(
-        `the second retention run did not complete within 60 s: ${outcome.state} ${outcome.reason ?? ''}`,
-      );
-    } else {
-      const report = outcome.report!;
-      note(phase, `the second run found and did: ${describeRetention(report)}`);
-      if (report.partitionsPostponed.length > 0) {
-        phase.failures.push(`the second run postponed ${report.partitionsPostponed.join(', ')} (lock busy)`);
-      }
-      const checked = await checkRetention(
-        databaseUrl,
-        aged,
-        projectId,
-        DEFAULT_RETENTION_DAYS,
-        outcome.startedAt!,
-      );
-      for (const fact of checked.facts) note(phase, fact);
-      phase.failures.push(...checked.failures);
-    }
-    for (const failure of phase.failures) log(`   FAILED: ${failure}`);
-    await sleep(3_000);
+    killedRun = await retentionUnderLoad(suite, aged, maintenance, DEFAULT_RETENTION_DAYS);
     retentionTimes.phase = Date.now() - phaseStarted;
   }
 
-  if (selected('api')) {
-    const phase = begin('api', `5. api SIGKILL (down ${API_DOWN_S} s)`);
-    await sleep(5_000);
-    await api.kill();
-    note(phase, 'api SIGKILLed');
-    await sleep(API_DOWN_S * 1000);
-    await api.start();
-    note(phase, 'api started again');
-    await sleep(8_000);
+  if (selected('api')) await apiKill(suite, API_DOWN_S);
+
+  // Resource exhaustion: PostgreSQL's disks (which need the small disks), then Redis' memory.
+  const diskLabel = `6. PostgreSQL data disk full ${DISK_FULL_S} s`;
+  const walLabel = `7. PostgreSQL WAL disk full (PANIC), down ${WAL_DOWN_S} s`;
+  if (selected('disk')) {
+    if (disks) await dataDiskFull(suite, disks, diskLabel, DISK_FULL_S);
+    else skip(suite, 'disk', diskLabel, noDisks);
   }
+  if (selected('wal')) {
+    if (disks) await walDiskFull(suite, disks, walLabel, WAL_DOWN_S);
+    else skip(suite, 'wal', walLabel, noDisks);
+  }
+  if (selected('redis-memory')) await redisMemoryFull(suite, REDIS_FULL_S);
 
   await load.stop();
   load.phase = 'after';
+  const loadStoppedAt = Date.now();
   log(`load stopped: ${load.records.length} requests sent`);
 
   // ---------------------------------------------------------------------------------------------
@@ -549,185 +376,29 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
       : `digest backlog NOT drained within ${DRAIN_TIMEOUT_S} s: ${last ? describeBacklog(last) : '?'}`,
   );
 
-  // The retention job the kill cut short is given back by BullMQ's stalled-job check 30 to 90 s after
-  // the kill. It is not waited for (that would cost the run up to a minute): when it runs, it finds
-  // nothing left to do, and its lone run cannot stall twice, which alone would fail it. What became
-  // of it so far is reported.
-  if (killedRun) {
-    const outcome = await jobOutcome(maintenance, killedRun.job.id!, Date.now());
-    const finishedAt = outcome.finishedAt ?? Date.now();
-    const before = finishedAt < killedRun.killedAt;
-    const when = before
-      ? 'before the kill'
-      : `${((finishedAt - killedRun.killedAt) / 1000).toFixed(0)} s after the kill`;
-    if (outcome.state === 'failed') {
-      killedRun.phase.failures.push(`the first run's job failed ${when}: ${outcome.reason}`);
-    } else if (outcome.state === 'completed' && before) {
-      note(killedRun.phase, 'the first run had completed before the kill: the kill cut nothing short');
-    } else if (outcome.state === 'completed') {
-      note(
-        killedRun.phase,
-        `the cut run's job came back through the stalled-job check and completed ${when}: ${describeRetention(outcome.report!)}`,
-      );
-    } else {
-      note(killedRun.phase, `the cut run's job is ${outcome.state} ${when}`);
-    }
-    // The digest retries a deadlock at once (DigestService: normal under load), so one is only
-    // reported here; one that makes a retention run fail shows as that run's failed job.
-    for (const deadlock of deadlocksLogged(pg.logFile, killedRun.logOffset)) {
-      note(killedRun.phase, `PostgreSQL: ${deadlock}`);
-    }
-  }
+  if (killedRun) await reportKilledRun(suite, maintenance, killedRun);
 
-  // Recorded rollup shares are folded right after a batch, and what a killed worker left within 10 s.
-  // Rows set aside as unfoldable are not waited for, but they are counts the rollups lack: what is
-  // checked is every row left, waiting or set aside.
-  let pending = -1;
-  const folds = new Client({ connectionString: databaseUrl });
-  await folds.connect();
-  try {
-    for (const pendingDeadline = Date.now() + 30_000; ; await sleep(250)) {
-      if ((await pendingRollups(folds)) === 0 || Date.now() > pendingDeadline) break;
-    }
-    [{ n: pending }] = (
-      await folds.query<{ n: number }>('SELECT count(*)::int AS n FROM rollup_pending')
-    ).rows;
-  } finally {
-    await folds.end().catch(() => undefined);
-  }
-  if (pending !== 0) log(`rollup_pending NOT folded within 30 s: ${pending} rows`);
-
-  // ---------------------------------------------------------------------------------------------
-  // Checks.
-  // Arrived during this run: the aged days' events are neither the load's nor phantoms.
-  const storedRows = await query<{ id: string }>(
-    databaseUrl,
-    'SELECT id::text AS id FROM events WHERE project_id = $1 AND received_at >= $2',
-    [projectId, new Date(startedAt)],
-  );
-  const stored = new Set(storedRows.map((row) => row.id));
-  const duplicates = new Map(
-    (
-      await query<{ id: string; n: number }>(
-        databaseUrl,
-        'SELECT id::text AS id, count(*)::int AS n FROM events WHERE project_id = $1 GROUP BY id HAVING count(*) > 1',
-        [projectId],
-      )
-    ).map((row) => [row.id, row.n]),
-  );
   const removed = aged?.removed ?? new Map<number, number>();
-  const [totals] = await query<{ events: number; counted: number; issues: number; removed: number }>(
+  const { consistency, stored, duplicates, final, failedReasons } = await checkRun({
     databaseUrl,
-    `SELECT (SELECT count(*)::int FROM events WHERE project_id = $1) AS events,
-            (SELECT coalesce(sum(event_count), 0)::int FROM issues WHERE project_id = $1) AS counted,
-            (SELECT count(*)::int FROM issues WHERE project_id = $1) AS issues,
-            (SELECT coalesce(sum(r.n), 0)::int FROM unnest($2::int[], $3::int[]) AS r(id, n)
-               JOIN issues i ON i.id = r.id WHERE i.project_id = $1) AS removed`,
-    [projectId, [...removed.keys()], [...removed.values()]],
-  );
-  const countChecks = await checkCounts(databaseUrl, DEFAULT_RETENTION_DAYS, removed);
-  const final = await backlog(redis, queues);
-  const maintenanceFailed = await maintenance.getFailedCount();
-  const failedReasons = await failedJobReasons(redis, queues);
-  const sentIds = new Set(load.records.map((record) => record.id));
-  const phantoms = [...stored].filter((id) => !sentIds.has(id)).length;
-
-  const reports: PhaseReport[] = [];
-  for (const phase of phases) {
-    const records = load.records.filter((record) => record.phase === phase.name);
-    const acked = records.filter((record) => record.outcome === ACK);
-    const lostIds = acked.filter((record) => !stored.has(record.id)).map((record) => record.id);
-    const duplicated = acked.filter((record) => duplicates.has(record.id)).length;
-    const report: PhaseReport = {
-      fault: phase.label,
-      sent: records.length,
-      acknowledged: acked.length,
-      stored: acked.length - lostIds.length,
-      lost: lostIds.length,
-      duplicated,
-      storedWithoutAck: records.filter((record) => record.outcome !== ACK && stored.has(record.id)).length,
-      statuses: formatOutcomes(load.outcomes(phase.name)),
-      lostBreakdown: lostIds.length > 0 ? await explainLost(queues, lostIds) : '',
-      notes: phase.notes,
-      failures: phase.failures,
-      passed: acked.length > 0 && lostIds.length === 0 && duplicated === 0 && phase.failures.length === 0,
-    };
-    if (acked.length === 0) report.notes.push('nothing was acknowledged: the phase proves nothing');
-    reports.push(report);
-  }
-  const unexpected = [...api.unexpectedExits, ...worker.unexpectedExits];
-  const consistency = {
-    events: totals.events,
-    eventCountSum: totals.counted,
-    removedByRetention: totals.removed,
-    issues: totals.issues,
-    duplicateIds: duplicates.size,
-    failedJobs: final.failed,
-    maintenanceFailedJobs: maintenanceFailed,
-    backlogLeft: final.total,
+    projectId,
+    redis,
+    queues,
+    maintenance,
+    load,
     drained,
-    rollupPending: pending,
-    countChecks,
-    phantoms,
-    passed:
-      countChecks.every((c) => c.mismatched === 0) &&
-      pending === 0 &&
-      duplicates.size === 0 &&
-      final.failed === 0 &&
-      maintenanceFailed === 0 &&
-      drained &&
-      phantoms === 0,
-  };
+    defaultRetentionDays: DEFAULT_RETENTION_DAYS,
+    removed,
+  });
+  const reports = await phaseReports({ phases, load, redis, queues, stored, duplicates, loadStoppedAt });
+  const unexpected = [...api.unexpectedExits, ...worker.unexpectedExits];
 
   // ---------------------------------------------------------------------------------------------
   // Report.
-  const rows = reports.map((r) => [
-    r.fault,
-    String(r.sent),
-    String(r.acknowledged),
-    String(r.stored),
-    String(r.lost),
-    String(r.duplicated),
-    String(r.storedWithoutAck),
-    r.passed ? 'PASS' : 'FAIL',
-    r.statuses,
-  ]);
-  const head = [
-    'fault',
-    'sent',
-    'acknowledged',
-    'stored',
-    'lost',
-    'duplicated',
-    'stored w/o ack',
-    'result',
-    'statuses during the phase',
-  ];
-  const widths = head.map((title, column) =>
-    Math.max(title.length, ...rows.map((row) => row[column].length)),
-  );
-  const line = (cells: string[]) =>
-    `| ${cells.map((cell, column) => (column === 0 || column === cells.length - 1 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join(' | ')} |`;
-  console.log('');
-  console.log(line(head));
-  console.log(`|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`);
-  for (const row of rows) console.log(line(row));
-  console.log('');
-  console.log(
-    `consistency: ${consistency.passed ? 'PASS' : 'FAIL'} — ${totals.events} events stored, SUM(issues.event_count) ${totals.counted} ` +
-      `(${totals.removed} of them removed by retention) over ${totals.issues} issues, ${duplicates.size} duplicated ids, ` +
-      `${final.failed} jobs in ${queueKey(queues, QueueName.Digest, 'failed')}, ` +
-      `${maintenanceFailed} in ${queueKey(queues, QueueName.Maintenance, 'failed')}, ` +
-      `backlog ${drained ? 'drained' : `NOT drained (${describeBacklog(final)})`}, rollup_pending ${pending}, ` +
-      `${phantoms} stored ids never sent`,
-  );
-  for (const c of countChecks) {
-    console.log(
-      `  ${c.mismatched === 0 ? 'ok  ' : 'FAIL'} ${c.name}: ${c.compared} rows compared, ${c.mismatched} differ` +
-        (c.sample.length > 0 ? `, e.g. ${c.sample.join(' ')}` : ''),
-    );
-  }
+  printTable(reports);
+  printConsistency(consistency, queues, final);
   for (const r of reports) {
+    if (r.skipped) console.log(`  ${r.fault}: SKIPPED: ${r.skipped}`);
     if (r.lostBreakdown) console.log(`  ${r.fault}: lost ${r.lost} — ${r.lostBreakdown}`);
     for (const failure of r.failures) console.log(`  ${r.fault}: FAILED: ${failure}`);
   }
@@ -744,157 +415,40 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
     `  ${sentTotal} requests, ${ackTotal} acknowledged, all statuses: ${formatOutcomes(countAll(load))}`,
   );
 
+  const settings = {
+    PHASES: [...PHASES],
+    PG_OUTAGE_S,
+    RATE,
+    CONNECTIONS,
+    GROUPS,
+    BURST,
+    REDIS_DOWN_S,
+    API_DOWN_S,
+    DISK_FULL_S,
+    WAL_DOWN_S,
+    REDIS_FULL_S,
+    smallDisks: disks ? { dataMb: disks.data.sizeMb, walMb: disks.wal.sizeMb } : noDisks || 'not needed',
+  };
   writeFileSync(
     join(artifacts, 'results.json'),
-    `${JSON.stringify({ date: new Date().toISOString(), settings: { PHASES: [...PHASES], PG_OUTAGE_S, RATE, CONNECTIONS, GROUPS, BURST, REDIS_DOWN_S, API_DOWN_S }, reports, consistency, retentionTimes, failedReasons, unexpectedExits: unexpected }, null, 2)}\n`,
+    `${JSON.stringify({ date: new Date().toISOString(), settings, reports, consistency, retentionTimes, failedReasons, unexpectedExits: unexpected }, null, 2)}\n`,
   );
 
-  const checks = [...reports.map((r) => r.passed), consistency.passed];
+  const checks = [...reports.filter((r) => !r.skipped).map((r) => r.passed), consistency.passed];
   const passed = checks.filter(Boolean).length;
   const failed = checks.length - passed;
+  const skipped = reports.length - reports.filter((r) => !r.skipped).length;
   if (failed > 0) printLogTails(state.logFiles);
   console.log(`results and logs: ${artifacts}`);
   console.log(`took ${((Date.now() - startedAt) / 1000).toFixed(0)} s`);
-  console.log(`${passed} passed, ${failed} failed`);
+  console.log(`${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`);
   return failed === 0 ? 0 : 1;
-}
-
-interface JobOutcome {
-  state: string;
-  report?: RetentionReport;
-  reason?: string;
-  startedAt?: number;
-  finishedAt?: number;
-}
-
-/** Polls a job until it is completed or failed, or `until` (epoch ms) has passed. */
-async function jobOutcome(queue: Queue, id: string, until: number): Promise<JobOutcome> {
-  for (;;) {
-    const job = await Job.fromId<unknown, RetentionReport>(queue, id);
-    const state = job ? await job.getState() : 'missing';
-    if (state === 'completed' || state === 'failed' || state === 'missing' || Date.now() > until) {
-      return {
-        state,
-        report: job?.returnvalue ?? undefined,
-        reason: job?.failedReason,
-        startedAt: job?.processedOn,
-        finishedAt: job?.finishedOn,
-      };
-    }
-    await sleep(250);
-  }
-}
-
-/** PostgreSQL's deadlock reports in its log from `offset` on, each with the statements it names. */
-function deadlocksLogged(file: string, offset: number): string[] {
-  const lines = readFileSync(file).subarray(offset).toString('utf8').split('\n');
-  const found: string[] = [];
-  lines.forEach((line, index) => {
-    if (!line.includes('ERROR:  deadlock detected')) return;
-    const detail: string[] = [];
-    for (const next of lines.slice(index + 1, index + 40)) {
-      if (/^\S.*(HINT|STATEMENT|LOG|ERROR):/.test(next)) break;
-      detail.push(next.replace(/^.*DETAIL:\s*/, '').trim());
-    }
-    found.push(`deadlock detected: ${detail.join(' ').replace(/\s+/g, ' ').slice(0, 600)}`);
-  });
-  return found;
-}
-
-function describeRetention(report: RetentionReport): string {
-  return (
-    `${report.partitionsCreated} partitions created, dropped [${report.partitionsDropped.join(', ')}], ` +
-    `postponed [${report.partitionsPostponed.join(', ')}], ${report.eventsDeleted} events, ` +
-    `${report.hourlyRowsDeleted} hourly rows, ${report.issuesDeleted} issues deleted`
-  );
 }
 
 function countAll(load: LoadGenerator): Map<string, number> {
   const counts = new Map<string, number>();
   for (const record of load.records) counts.set(record.outcome, (counts.get(record.outcome) ?? 0) + 1);
   return counts;
-}
-
-/**
- * Where the lost ids are now: in a job of the failed set (with its reason), in a job still queued,
- * or in no job Redis holds. Jobs are read whole, since an event may share its job with others.
- */
-async function explainLost(queues: QueueSettings, ids: string[]): Promise<string> {
-  const queue = openQueue(queues, QueueName.Digest, { offlineQueue: true });
-  try {
-    const lost = new Set(ids);
-    const place = new Map<string, string>();
-    const reasons = new Map<string, number>();
-    for (const state of ['failed', 'waiting', 'active', 'delayed', 'prioritized', 'paused'] as const) {
-      const jobs: Job<DigestJobData>[] = await queue.getJobs([state], 0, 49_999);
-      for (const job of jobs) {
-        for (const event of eventsOfJob(job.data ?? { events: [] })) {
-          if (!lost.has(event.eventId) || place.has(event.eventId)) continue;
-          place.set(event.eventId, state);
-          if (state === 'failed') {
-            const key = `${job.failedReason ?? '?'} (attempts ${job.attemptsMade})`;
-            reasons.set(key, (reasons.get(key) ?? 0) + 1);
-          }
-        }
-      }
-    }
-    const inFailed = [...place.values()].filter((state) => state === 'failed').length;
-    const parts = [
-      `${inFailed} in the failed set`,
-      `${place.size - inFailed} in jobs still queued`,
-      `${ids.length - place.size} in no job Redis holds`,
-    ];
-    if (reasons.size > 0) parts.push(`reasons: ${formatOutcomes(reasons)}`);
-    return parts.join(', ');
-  } finally {
-    await queue.close();
-  }
-}
-
-/** The distinct failure reasons in the failed set (first 5,000 entries), with counts. */
-async function failedJobReasons(redis: Redis, queues: QueueSettings): Promise<string[]> {
-  const digestKey = (kind: string) => queueKey(queues, QueueName.Digest, kind);
-  const jobIds = await redis.zrange(digestKey('failed'), 0, 4_999);
-  if (jobIds.length === 0) return [];
-  const pipeline = redis.pipeline();
-  for (const jobId of jobIds) pipeline.hget(digestKey(jobId), 'failedReason');
-  const counts = new Map<string, number>();
-  for (const [, reason] of (await pipeline.exec()) ?? []) {
-    const key = String(reason ?? '?');
-    counts.set(key, (counts.get(key) ?? 0) + 1);
-  }
-  return [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([reason, count]) => `${count}× ${reason}`);
-}
-
-/** The end of each log, lines cut at 300 characters, runs of lines differing only in numbers and ids folded. */
-function printLogTails(files: string[]): void {
-  for (const file of files) {
-    const lines = tail(file, 400)
-      .split('\n')
-      .filter((line) => line.trim() !== '');
-    if (lines.length === 0) continue;
-    const folded: string[] = [];
-    let previous = '';
-    let repeats = 0;
-    const flush = () => {
-      if (repeats > 0) folded.push(`    … ${repeats} more like the line above`);
-      repeats = 0;
-    };
-    for (const line of lines) {
-      const shape = line.replace(/[0-9a-f]{8}-[0-9a-f-]{27}|\d+/g, '#');
-      if (shape === previous) {
-        repeats++;
-        continue;
-      }
-      flush();
-      previous = shape;
-      folded.push(line.length > 300 ? `${line.slice(0, 300)} …` : line);
-    }
-    flush();
-    const keep = file.endsWith('postgres.log') || file.endsWith('redis.log') ? 12 : 30;
-    console.log(`\n---- end of ${file} ----\n${folded.slice(-keep).join('\n')}`);
-  }
-  console.log('');
 }
 
 // -------------------------------------------------------------------------------------------------

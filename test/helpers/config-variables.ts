@@ -1,13 +1,5 @@
-import { getMetadataStorage } from 'class-validator';
-import { Environment } from '../../src/config/environment';
-
-/** The service's configuration variables (src/config/environment.ts), read from its validation metadata. */
-export function configurationVariables(): string[] {
-  return [
-    ...new Set(
-      getMetadataStorage()
-        .getTargetValidationMetadatas(Environment, '', true, false)
-        .map((metadata) => metadata.propertyName),
-    ),
-  ];
-}
+/**
+ * The service's configuration variables, from their one declaration (the `Environment` class in
+ * src/config/environment-variables.ts, each property with its validation and `@Describe`).
+ */
+export { configurationVariables } from '../../src/config/config-docs';

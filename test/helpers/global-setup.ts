@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { prepareDatabase } from '../../src/database/migrate';
+import { prepareDatabase } from '../../src/schema/migrate';
 
 const BASE_URL = process.env.TEST_DATABASE_BASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 

@@ -40,9 +40,25 @@ function postgresUser(): { uid: number; gid: number } {
   return postgresIds;
 }
 
+/** The `postgres` OS user's ids when we run as root (the files PostgreSQL writes must be its own). */
+export function postgresOwner(): { uid: number; gid: number } | undefined {
+  return runsAsRoot() ? postgresUser() : undefined;
+}
+
 /** The URL of `database` on a server of this file listening on loopback `port` (user `postgres`). */
 function loopbackUrl(port: number, database: string): string {
   return `postgres://postgres@127.0.0.1:${port}/${database}`;
+}
+
+export interface PostgresOptions {
+  /** Where the cluster lives; `<baseDir>/data` by default. Its parent must exist. */
+  dataDir?: string;
+  /** A separate folder for the write-ahead log (initdb --waldir); inside the data folder by default. */
+  walDir?: string;
+  /** WAL segment size in MB (initdb --wal-segsize), 16 by default. */
+  walSegmentMb?: number;
+  /** Server settings passed as `-c name=value` at every start. */
+  settings?: Record<string, string>;
 }
 
 /** A throwaway PostgreSQL cluster: trust auth, loopback only, its socket in the temporary folder. */
@@ -54,8 +70,9 @@ export class Postgres {
   constructor(
     readonly baseDir: string,
     readonly port: number,
+    private readonly options: PostgresOptions = {},
   ) {
-    this.dataDir = join(baseDir, 'data');
+    this.dataDir = options.dataDir ?? join(baseDir, 'data');
     this.socketDir = join(baseDir, 'socket');
     this.logFile = join(baseDir, 'postgres.log');
   }
@@ -80,11 +97,16 @@ export class Postgres {
       '-E',
       'UTF8',
       '--no-sync',
+      ...(this.options.walDir ? ['--waldir', this.options.walDir] : []),
+      ...(this.options.walSegmentMb ? ['--wal-segsize', String(this.options.walSegmentMb)] : []),
     ]);
   }
 
   async start(): Promise<void> {
-    const options = `-p ${this.port} -k ${this.socketDir} -c listen_addresses=127.0.0.1 -c max_connections=200`;
+    const settings = Object.entries(this.options.settings ?? {}).map(
+      ([name, value]) => ` -c ${name}=${value}`,
+    );
+    const options = `-p ${this.port} -k ${this.socketDir} -c listen_addresses=127.0.0.1 -c max_connections=200${settings.join('')}`;
     await runAsPostgres('pg_ctl', [
       'start',
       '-D',

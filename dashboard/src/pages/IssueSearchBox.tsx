@@ -9,7 +9,7 @@ interface Suggestion {
   detail?: string;
 }
 
-/** Keys with a meaning of their own (see the README's "Searching issues"), in the order offered. */
+/** Keys with a meaning of their own (see docs/api.md, "Searching issues"), in the order offered. */
 const KEYS: { key: string; detail: string; values?: { value: string; detail?: string }[] }[] = [
   {
     key: 'is',

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { Issue } from '../../issues/issue.entity';
-import { buildNotification, buildTestNotification, issueUrl } from '../alert-notification';
+import { issueUrl } from '../../issues/issue-view';
+import { buildNotification, buildTestNotification } from '../alert-notification';
 import {
   chatPayload,
   emailHtml,

@@ -1,6 +1,17 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsDate, IsInt, IsOptional, IsString, Length, Matches, Max, MaxDate, Min, MinDate } from 'class-validator';
+import {
+  IsDate,
+  IsInt,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  MaxDate,
+  Min,
+  MinDate,
+} from 'class-validator';
 import { PageQueryDto } from '../../common/pagination';
 
 /** The times PostgreSQL and toISOString both spell plainly. */

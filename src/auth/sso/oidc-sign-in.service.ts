@@ -7,9 +7,9 @@ import { AppConfig } from '../../config/app-config';
 import { InvitationAccounts } from '../../members/invitation-accounts';
 import { InvitationsRepository } from '../../members/invitations.repository';
 import { REDIS, RedisClient } from '../../redis/redis.module';
-import type { User } from '../user.entity';
+import type { User } from '../../users/user.entity';
 import { roleAtLeast } from '../../access/roles';
-import { normaliseEmail, UsersService } from '../users.service';
+import { normaliseEmail, UsersService } from '../../users/users.service';
 import { emailDomainAllowed, isLoopbackHttp, safeNextPath } from './sso-redirect';
 
 /** How long a browser has between leaving for the provider and coming back. */

@@ -4,9 +4,9 @@ import type { CookieOptions, Response } from 'express';
 import { AuditLog } from '../../audit/audit-log.service';
 import { Public } from '../../common/public.decorator';
 import { AppConfig } from '../../config/app-config';
-import type { AuthenticatedRequest } from '../request-principal';
-import { authCookieOptions, SessionCookie } from '../session-cookie';
-import { SESSION_COOKIE, SessionsService } from '../sessions.service';
+import type { AuthenticatedRequest } from '../../users/request-principal';
+import { authCookieOptions, SessionCookie } from '../../users/session-cookie';
+import { SESSION_COOKIE, SessionsService } from '../../users/sessions.service';
 import { OidcSignIn, SsoRefusal } from './oidc-sign-in.service';
 
 /** Holds the sign-in in progress between leaving for the provider and coming back. */

@@ -3,7 +3,7 @@ import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Length, Max, MaxLength, Min } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination';
 import { ISSUE_STATES, IssueState } from '../issue.entity';
-import { MAX_QUERY_LENGTH } from '../search/issue-query';
+import { MAX_QUERY_LENGTH } from '../../search/query-language';
 import { ISSUE_SORTS, IssueSort } from '../search/issue-search';
 import { ISSUE_LIST_STATS, IssueListStats, MAX_LIST_OFFSET } from '../issues.service';
 
@@ -15,7 +15,7 @@ export class ListIssuesQuery extends PageQueryDto {
 
   @ApiPropertyOptional({
     description:
-      'Search, e.g. `is:unresolved level:error environment:production !release:1.0 times_seen:>100 TypeError` (see README)',
+      'Search, e.g. `is:unresolved level:error environment:production !release:1.0 times_seen:>100 TypeError` (see docs/api.md, Searching issues)',
   })
   @IsOptional()
   @IsString({ message: 'query must be a string' })

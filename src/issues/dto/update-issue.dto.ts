@@ -18,12 +18,12 @@ import {
 import { InvalidInputError } from '../../common/domain-errors';
 import { ISSUE_STATES, IssueState } from '../issue.entity';
 import type { IssueChange } from '../issue-triage.service';
-import { MAX_QUERY_LENGTH } from '../search/issue-query';
+import { MAX_QUERY_LENGTH } from '../../search/query-language';
 
 const MAX_INT = 2_147_483_647;
 
 /**
- * PATCH /api/issues/{id}: a state, and with it how long it holds (see README, Triage); an assignee;
+ * PATCH /api/issues/{id}: a state, and with it how long it holds (see docs/issues.md, Triage); an assignee;
  * or both.
  */
 export class UpdateIssueDto {
@@ -81,7 +81,9 @@ export class BulkUpdateIssuesDto extends UpdateIssueDto {
   @Max(MAX_INT, { each: true, message: 'ids must be an array of issue ids' })
   ids?: number[];
 
-  @ApiPropertyOptional({ description: 'a search (see README) selecting the issues (or give ids)' })
+  @ApiPropertyOptional({
+    description: 'a search (see docs/api.md, Searching issues) selecting the issues (or give ids)',
+  })
   @IsOptional()
   @IsString({ message: 'query must be a string' })
   @MaxLength(MAX_QUERY_LENGTH)

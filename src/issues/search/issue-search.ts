@@ -1,6 +1,6 @@
 import { Brackets, SelectQueryBuilder, WhereExpressionBuilder } from 'typeorm';
-import type { Issue } from '../issue.entity';
-import type { IssueFilter } from './issue-query';
+import type { Issue, IssueState } from '../issue.entity';
+import type { IssueFilter, SearchState } from '../../search/query-language';
 import { escapeLike } from '../../common/like-pattern';
 
 export const ISSUE_SORTS = ['last_seen', 'first_seen', 'events', 'users'] as const;
@@ -122,3 +122,8 @@ export function applyIssueFilters(
 export function tagKeysOf(filters: IssueFilter[]): string[] {
   return [...new Set(filters.flatMap((filter) => (filter.kind === 'tag' ? [filter.key] : [])))];
 }
+
+/** The language's `is:` states are the issue's states, no more and no fewer. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const STATES_MATCH: Same<SearchState, IssueState> = true;
+void STATES_MATCH;

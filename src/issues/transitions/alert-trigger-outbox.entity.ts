@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import type { AlertType } from '../rules/alert-rule.entity';
+import type { AlertType } from './alert-trigger';
 
 /**
  * A lifecycle trigger written in the same transaction as the change that caused it, and removed once

@@ -1,4 +1,6 @@
-import type { AlertType } from '../rules/alert-rule.entity';
+/** The issue lifecycle transitions alert rules can react to. */
+export const ALERT_TYPES = ['new_issue', 'regression', 'unmute'] as const;
+export type AlertType = (typeof ALERT_TYPES)[number];
 
 /** An issue lifecycle transition that alert rules of the same `alert_type` react to. */
 export interface AlertTrigger {

@@ -1,6 +1,6 @@
 import { DataSource, MigrationExecutor } from 'typeorm';
 import { dataSourceOptions } from './data-source-options';
-import { ensureDatabaseExists } from './ensure-database';
+import { ensureDatabaseExists } from '../database/ensure-database';
 
 const MIGRATION_LOCK = 724011;
 

@@ -1,12 +1,12 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { HashingBusyError } from './crypto';
-import { DomainError, MovedError } from './domain-errors';
+import { HashingBusyError } from '../common/crypto';
+import { DomainError, MovedError } from '../common/domain-errors';
 import { isDatabaseUnavailable } from '../database/database-errors';
 import { DatabaseUnavailableError } from '../database/database-unavailable.error';
-import { RepeatedLog } from './repeated-log';
-import { TOO_DEEP } from './validation';
+import { RepeatedLog } from '../common/repeated-log';
+import { TOO_DEEP } from '../common/validation';
 
 /** Body-parser and other express middleware report problems as errors carrying a status. */
 interface ErrorWithStatus {
@@ -80,7 +80,10 @@ export function describeError(
   }
   // Every route that hashes a password (sign-in, invitations, password changes) is busy together.
   if (exception instanceof HashingBusyError) {
-    return { status: HttpStatus.SERVICE_UNAVAILABLE, body: { error: 'sign-in is busy, try again in a moment' } };
+    return {
+      status: HttpStatus.SERVICE_UNAVAILABLE,
+      body: { error: 'sign-in is busy, try again in a moment' },
+    };
   }
   if (exception instanceof HttpException) {
     return { status: exception.getStatus(), body: bodyOf(exception.getResponse(), exception.message) };

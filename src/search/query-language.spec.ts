@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { parseIssueQuery, QuerySyntaxError } from './issue-query';
+import { parseIssueQuery, QuerySyntaxError } from './query-language';
 
 const NOW = new Date('2026-06-15T12:00:00.000Z');
 const parse = (query: string) => parseIssueQuery(query, NOW);

@@ -1,6 +1,6 @@
-import { AlertTriggerOutboxEntry } from '../alerts/alert-trigger-outbox.entity';
-import { User } from '../auth/user.entity';
-import { Session } from '../auth/session.entity';
+import { AlertTriggerOutboxEntry } from '../issues/transitions/alert-trigger-outbox.entity';
+import { User } from '../users/user.entity';
+import { Session } from '../users/session.entity';
 import { ApiToken } from '../tokens/api-token.entity';
 import { Project } from '../projects/project.entity';
 import { Issue } from '../issues/issue.entity';

@@ -1,9 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { issueUrl } from '../alerts/alert-notification';
+import { issueUrl } from './issue-view';
 import { RepeatedLog } from '../common/repeated-log';
 import { AppConfig } from '../config/app-config';
 import { Mailer } from '../mail/mailer';
-import { Assignee, Assignees } from './assignees';
+import { Assignee, Assignees } from '../members/assignees';
 
 export interface AssignedIssue {
   id: number;

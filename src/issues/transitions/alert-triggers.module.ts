@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { QueueName } from '../common/queues';
-import { registerQueue } from '../jobs/queue-layout';
+import { QueueName } from '../../common/queues';
+import { registerQueue } from '../../jobs/queue-layout';
 import { AlertTriggerProducer } from './alert-trigger.producer';
 
 /** The producing side of the alerts queue, importable by anything that emits lifecycle triggers. */

@@ -3,7 +3,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Queue } from 'bullmq';
 import { DataSource, EntityManager } from 'typeorm';
-import { QueueName } from '../common/queues';
+import { QueueName } from '../../common/queues';
 import { AlertJobName, AlertTrigger, alertTriggerJobId } from './alert-trigger';
 
 /** Triggers written to the outbox in a transaction, to be published once it has committed. */

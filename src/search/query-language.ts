@@ -1,9 +1,8 @@
-import { InvalidInputError } from '../../common/domain-errors';
-import { MAX_TAG_KEY_LENGTH, TAG_KEY_PATTERN } from '../../rollups/event-tags';
-import type { IssueState } from '../issue.entity';
+import { InvalidInputError } from '../common/domain-errors';
+import { MAX_TAG_KEY_LENGTH, TAG_KEY_PATTERN } from './tag-keys';
 
 /**
- * The issue search language, close to Sentry's (see the README's "Searching issues"):
+ * The issue search language, close to Sentry's (see docs/api.md, "Searching issues"):
  *
  *   is:unresolved level:[error,fatal] !environment:staging browser.name:"Mobile Safari"
  *   first_seen:-24h last_seen:<2026-01-01 times_seen:>100 "cannot read" TypeError
@@ -22,7 +21,7 @@ export const LEVELS = ['fatal', 'error', 'warning', 'info', 'debug'] as const;
 export type Comparison = '>' | '>=' | '<' | '<=' | '=';
 
 export type IssueFilter =
-  | { kind: 'state'; states: IssueState[]; negated: boolean }
+  | { kind: 'state'; states: SearchState[]; negated: boolean }
   | { kind: 'level'; levels: string[]; negated: boolean }
   /** A tag of the events (environment, release, user, any SDK tag), from the tag rollups. */
   | { kind: 'tag'; key: string; values: string[]; negated: boolean }
@@ -49,8 +48,16 @@ const ASSIGNMENT_STATES: Record<string, AssignedTarget> = {
   assigned: { anybody: true },
 };
 
+/**
+ * The issue states as the language names them (`is:` values), words to states. Declared here, not
+ * taken from the issue entity, so that the event list can use the language too; issue-search.ts
+ * checks at compile time that these are exactly the issue's states.
+ */
+export const SEARCH_STATES = ['open', 'resolved', 'muted'] as const;
+export type SearchState = (typeof SEARCH_STATES)[number];
+
 /** Keys with a meaning of their own; any other key names a tag. */
-const STATE_ALIASES: Record<string, IssueState> = {
+const STATE_ALIASES: Record<string, SearchState> = {
   open: 'open',
   unresolved: 'open',
   resolved: 'resolved',

@@ -1,0 +1,477 @@
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { Describe } from './describe';
+
+export const APP_ROLES = ['all', 'api', 'worker'] as const;
+export type AppRole = (typeof APP_ROLES)[number];
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const toInt = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value.trim()) : value;
+const toBool = ({ value }: { value: unknown }) => {
+  if (typeof value !== 'string') return value;
+  const v = value.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off', ''].includes(v)) return false;
+  return value;
+};
+
+/**
+ * Every variable the service reads. Anything not listed here is not configuration. Each property
+ * carries its validation, its default (the initial value) and its documentation (`@Describe`), from
+ * which docs/configuration.md and .env.example are generated: `npm run docs:config`.
+ */
+export class Environment {
+  // ---- HTTP server ----
+
+  @Describe({ section: 'server', secret: false, description: 'Port the HTTP server listens on.' })
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  PORT = 8080;
+
+  @Describe({ section: 'server', secret: false, description: 'Address the HTTP server listens on.' })
+  @IsString()
+  HOST = '0.0.0.0';
+
+  @Describe({
+    section: 'server',
+    secret: false,
+    defaultText: '`http://localhost:<PORT>`',
+    example: 'https://errors.example.com',
+    description:
+      'Public base URL of this server (http or https): the base of project DSNs, of links in alerts and of invitation links. May include a path prefix when behind a reverse proxy.',
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(/^https?:\/\/[^\s/]+(\/\S*)?$/, { message: 'PUBLIC_URL must be an http(s) URL' })
+  PUBLIC_URL?: string;
+
+  @Describe({
+    section: 'server',
+    secret: false,
+    description:
+      'Which parts run in this process: `all` (API and workers), `api` (HTTP only) or `worker` (queues only, plus `/health`); see [Running in production](operations.md#running-in-production).',
+  })
+  @IsIn(APP_ROLES, { message: `APP_ROLE must be one of ${APP_ROLES.join(', ')}` })
+  APP_ROLE: AppRole = 'all';
+
+  @Describe({
+    section: 'server',
+    secret: false,
+    description: "Serve the dashboard's static files at `/` (`false` for API-only deployments).",
+  })
+  @Transform(toBool)
+  @IsBoolean()
+  SERVE_DASHBOARD = true;
+
+  @Describe({
+    section: 'server',
+    secret: false,
+    description:
+      "Whose `X-Forwarded-For` / `-Proto` / `-Host` headers are believed (Express' `trust proxy`): `true`, `false`, a hop count, or a comma-separated list of addresses, subnets and the names `loopback`, `linklocal` and `uniquelocal`. The default trusts reverse proxies on this host or a private network only, so that a client on the internet cannot choose the address that sign-in throttling counts.",
+  })
+  @IsString()
+  @Matches(
+    /^\s*(true|false|\d{1,2}|(loopback|linklocal|uniquelocal|[0-9A-Fa-f:.]+(\/\d{1,3})?)(\s*,\s*(loopback|linklocal|uniquelocal|[0-9A-Fa-f:.]+(\/\d{1,3})?))*)\s*$/,
+    {
+      message:
+        'TRUST_PROXY must be true, false, a hop count, or a comma-separated list of addresses, subnets, loopback, linklocal, uniquelocal',
+    },
+  )
+  TRUST_PROXY = 'loopback, linklocal, uniquelocal';
+
+  @Describe({
+    section: 'server',
+    secret: false,
+    description:
+      'Seconds an HTTP request may take to arrive, headers and body (1–3600): a client that trickles its body is cut off after this, so slow uploads cannot hold connections.',
+  })
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  REQUEST_TIMEOUT_SECONDS = 30;
+
+  // ---- PostgreSQL and Redis ----
+
+  @Describe({
+    section: 'storage',
+    secret: true,
+    description:
+      'PostgreSQL connection string (`postgres://user:password@host:port/database`), or PgBouncer in front of it (see [PgBouncer](operations.md#pgbouncer)). The database is created if missing and migrated at start.',
+  })
+  @IsString()
+  @Matches(/^postgres(ql)?:\/\/[^\s/]+\/[^\s/?]+(\?\S*)?$/, {
+    message: 'DATABASE_URL must look like postgres://user:password@host:port/database',
+  })
+  DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/error_tracker';
+
+  @Describe({
+    section: 'storage',
+    secret: true,
+    description:
+      "Redis for the queues (BullMQ), rate-limit counters and short-lived caches. A database index in the path (`redis://host:6379/2`) is honoured; `rediss://` uses TLS. With `REDIS_CLUSTER`, one or more of the cluster's nodes, comma-separated.",
+  })
+  @IsString()
+  @Matches(/^rediss?:\/\/\S+$/, { message: 'REDIS_URL must look like redis://host:port[/db]' })
+  REDIS_URL = 'redis://127.0.0.1:6379';
+
+  @Describe({
+    section: 'storage',
+    secret: false,
+    description:
+      '`true` when `REDIS_URL` is a Redis Cluster: `REDIS_URL` then lists one or more of its nodes, comma-separated (`redis://:password@10.0.0.1:6379,10.0.0.2:6379`; the client learns the others from them), without a database index. Queue keys are then hash-tagged per queue; see [Redis Cluster](operations.md#redis-cluster).',
+  })
+  @Transform(toBool)
+  @IsBoolean({ message: 'REDIS_CLUSTER must be true or false' })
+  REDIS_CLUSTER = false;
+
+  @Describe({
+    section: 'storage',
+    secret: false,
+    description:
+      'Prefix of every Redis key (queues and counters), so that several installations (or test runs) can share one Redis. Letters, digits and `_:.-`.',
+  })
+  @IsString()
+  @Matches(/^[A-Za-z0-9_:.-]+$/, { message: 'REDIS_PREFIX may contain letters, digits and _:.-' })
+  REDIS_PREFIX = 'et';
+
+  // ---- Ingest ----
+
+  @Describe({
+    section: 'ingest',
+    secret: false,
+    description:
+      'Events accepted per project per minute, counted in fixed windows shared by all instances through Redis. Over the limit events are dropped with 429 and the log says "rate limit exceeded". `0` disables the limit. See [Ingestion](ingestion.md).',
+  })
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  MAX_EVENTS_PER_MINUTE = 10_000;
+
+  @Describe({
+    section: 'ingest',
+    secret: false,
+    description: 'Events accepted per project per hour, as `MAX_EVENTS_PER_MINUTE`. `0` disables the limit.',
+  })
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  MAX_EVENTS_PER_HOUR = 100_000;
+
+  // ---- Digest ----
+
+  @Describe({
+    section: 'digest',
+    secret: false,
+    description:
+      'About how many events one worker process digests at once (1–1000), taken in as many jobs as that takes and written to PostgreSQL in batches of up to 100. More uses more memory and PostgreSQL connections, not more CPU.',
+  })
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  DIGEST_CONCURRENCY = 200;
+
+  @Describe({
+    section: 'digest',
+    secret: false,
+    description:
+      'Megabytes of parsed source maps a worker process keeps in memory (1–16384), least recently used out first; see [Source maps](source-maps.md).',
+  })
+  @Transform(toInt)
+  @IsInt({ message: 'SOURCEMAP_CACHE_MB must be an integer from 1 to 16384' })
+  @Min(1, { message: 'SOURCEMAP_CACHE_MB must be an integer from 1 to 16384' })
+  @Max(16384, { message: 'SOURCEMAP_CACHE_MB must be an integer from 1 to 16384' })
+  SOURCEMAP_CACHE_MB = 128;
+
+  // ---- Retention ----
+
+  @Describe({
+    section: 'retention',
+    secret: false,
+    description:
+      'Days events are kept (1–3650), unless a project sets its own `retention_days`. Also bounds the hourly rollups and the alert history. Expired days of events are dropped as whole partitions; see [Retention](operations.md#retention).',
+  })
+  @Transform(toInt)
+  @IsInt({ message: 'EVENT_RETENTION_DAYS must be an integer from 1 to 3650' })
+  @Min(1, { message: 'EVENT_RETENTION_DAYS must be an integer from 1 to 3650' })
+  @Max(3650, { message: 'EVENT_RETENTION_DAYS must be an integer from 1 to 3650' })
+  EVENT_RETENTION_DAYS = 90;
+
+  @Describe({
+    section: 'retention',
+    secret: false,
+    description:
+      'When retention runs: a cron pattern (minute hour day month weekday), once for the whole installation however many workers there are; `off` never schedules it (a test, or an operator who runs it otherwise).',
+  })
+  @IsString()
+  @Matches(/^(off|\S+( \S+){4,5})$/, {
+    message: 'RETENTION_SCHEDULE must be a cron pattern such as "17 * * * *", or off',
+  })
+  RETENTION_SCHEDULE = '17 * * * *';
+
+  @Describe({
+    section: 'retention',
+    secret: false,
+    description:
+      'Days audit log entries (sign-ins, invitations, role changes, tokens, channels, rules, projects) are kept (1–36500), deleted by the retention run.',
+  })
+  @Transform(toInt)
+  @IsInt({ message: 'AUDIT_RETENTION_DAYS must be an integer from 1 to 36500' })
+  @Min(1, { message: 'AUDIT_RETENTION_DAYS must be an integer from 1 to 36500' })
+  @Max(36500, { message: 'AUDIT_RETENTION_DAYS must be an integer from 1 to 36500' })
+  AUDIT_RETENTION_DAYS = 365;
+
+  // ---- Accounts and sign-in ----
+
+  @Describe({
+    section: 'accounts',
+    secret: true,
+    example: 'admin@example.com:change-me',
+    description:
+      'Dashboard user `email:password`, created (as an owner), or its password reset, at every start; a deactivation or demotion of an existing account stays.',
+  })
+  @IsOptional()
+  @Matches(/^[^\s:@]+@[^\s:@]+:.+$/, {
+    message: 'CREATE_SUPERUSER must have the form email:password',
+  })
+  CREATE_SUPERUSER?: string;
+
+  @Describe({
+    section: 'accounts',
+    secret: false,
+    defaultText: '`true` if `PUBLIC_URL` is https, else `false`',
+    example: 'true',
+    description: 'Mark the session cookie `Secure`.',
+  })
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  COOKIE_SECURE?: boolean;
+
+  @Describe({
+    section: 'accounts',
+    secret: false,
+    description: 'Dashboard session lifetime, in hours (14 days by default).',
+  })
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  SESSION_TTL_HOURS = 24 * 14;
+
+  @Describe({
+    section: 'accounts',
+    secret: false,
+    description: 'How long an invitation link can be accepted, in hours (1–8760; 7 days by default).',
+  })
+  @Transform(toInt)
+  @IsInt({ message: 'INVITATION_TTL_HOURS must be an integer from 1 to 8760' })
+  @Min(1, { message: 'INVITATION_TTL_HOURS must be an integer from 1 to 8760' })
+  @Max(8760, { message: 'INVITATION_TTL_HOURS must be an integer from 1 to 8760' })
+  INVITATION_TTL_HOURS = 24 * 7;
+
+  @Describe({
+    section: 'accounts',
+    secret: false,
+    description:
+      '`false` refuses password sign-in (and accepting invitations by password): single sign-on only; needs `OIDC_ISSUER`. API tokens still work.',
+  })
+  @Transform(toBool)
+  @IsBoolean()
+  PASSWORD_LOGIN = true;
+
+  @Describe({
+    section: 'accounts',
+    secret: false,
+    description:
+      'Failed sign-ins one account (by e-mail, whether it exists or not) may have per window before further attempts are refused with 429 and `Retry-After` until the window ends; a successful sign-in clears the count. Sign-in throttling is shared by every api instance through Redis. `0` disables the limit.',
+  })
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  LOGIN_MAX_FAILURES_PER_ACCOUNT = 10;
+
+  @Describe({
+    section: 'accounts',
+    secret: false,
+    description:
+      'Sign-in attempts one client address may make per window, successful or not; over it, 429 with `Retry-After`. The address is the one the reverse proxy reports in `X-Forwarded-For` (see `TRUST_PROXY`); IPv6 counts per /64. `0` disables the limit.',
+  })
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  LOGIN_MAX_ATTEMPTS_PER_ADDRESS = 30;
+
+  @Describe({
+    section: 'accounts',
+    secret: false,
+    description:
+      'Length of both sign-in throttling windows, in minutes (1–1440), counted from the first attempt in it.',
+  })
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1440)
+  LOGIN_THROTTLE_WINDOW_MINUTES = 15;
+
+  // ---- Single sign-on ----
+
+  @Describe({
+    section: 'sso',
+    secret: false,
+    example: 'https://id.example.com/realms/main',
+    description:
+      "OpenID Connect single sign-on: the identity provider's issuer URL (https, or http only on loopback, for a local provider). `OIDC_ISSUER`, `OIDC_CLIENT_ID` and `OIDC_CLIENT_SECRET` go together. Register a confidential web client with the redirect URI `<PUBLIC_URL>/auth/sso/callback` and scopes `openid email profile`; see [Single sign-on](teams-and-access.md#single-sign-on).",
+  })
+  @IsOptional()
+  @Matches(/^https?:\/\/\S+$/, { message: 'OIDC_ISSUER must be the http(s) URL of the issuer' })
+  OIDC_ISSUER?: string;
+
+  @Describe({
+    section: 'sso',
+    secret: false,
+    example: 'error-tracker',
+    description: 'The client id of that registration at the provider (with `OIDC_ISSUER`).',
+  })
+  @IsOptional()
+  @IsString()
+  OIDC_CLIENT_ID?: string;
+
+  @Describe({
+    section: 'sso',
+    secret: true,
+    example: 'change-me',
+    description: 'The client secret of that registration at the provider (with `OIDC_ISSUER`).',
+  })
+  @IsOptional()
+  @IsString()
+  OIDC_CLIENT_SECRET?: string;
+
+  @Describe({
+    section: 'sso',
+    secret: false,
+    description: 'What the sign-in button says: "Sign in with `OIDC_NAME`" (1 to 60 characters).',
+  })
+  @IsString()
+  @Matches(/^.{1,60}$/, { message: 'OIDC_NAME must be 1 to 60 characters' })
+  OIDC_NAME = 'single sign-on';
+
+  @Describe({
+    section: 'sso',
+    secret: false,
+    defaultText: 'any',
+    example: 'example.com,example.org',
+    description: 'Comma-separated e-mail domains that may sign in through the provider.',
+  })
+  @IsOptional()
+  @Matches(/^\s*[a-z0-9.-]+(\s*,\s*[a-z0-9.-]+)*\s*$/i, {
+    message: 'OIDC_ALLOWED_DOMAINS must be a comma-separated list of domains',
+  })
+  OIDC_ALLOWED_DOMAINS?: string;
+
+  @Describe({
+    section: 'sso',
+    secret: false,
+    description:
+      "Role of an account made at its first single sign-on: `viewer`, `member` or `admin` (the last two only with `OIDC_ALLOWED_DOMAINS`); an open invitation's role wins.",
+  })
+  @IsIn(['viewer', 'member', 'admin'], { message: 'OIDC_DEFAULT_ROLE must be viewer, member or admin' })
+  OIDC_DEFAULT_ROLE: 'viewer' | 'member' | 'admin' = 'viewer';
+
+  // ---- Alerts and e-mail ----
+
+  @Describe({
+    section: 'alerts',
+    secret: true,
+    example: 'smtp://user:password@smtp.example.com:587',
+    description:
+      'SMTP transport of e-mail channels, invitations and assignment e-mails (`smtp://` or `smtps://`, credentials in the URL). Without it e-mail channels fail with a clear message.',
+  })
+  @IsOptional()
+  @Matches(/^smtps?:\/\/\S+$/, { message: 'SMTP_URL must look like smtp://user:pass@host:port' })
+  SMTP_URL?: string;
+
+  @Describe({
+    section: 'alerts',
+    secret: false,
+    description: 'Sender of the e-mails sent through `SMTP_URL`.',
+  })
+  @IsString()
+  SMTP_FROM = 'Error Tracker <error-tracker@localhost>';
+
+  @Describe({
+    section: 'alerts',
+    secret: false,
+    description:
+      'Let webhook and chat channels reach loopback, private, link-local and metadata addresses. Keep `false` unless the receivers are on your own network.',
+  })
+  @Transform(toBool)
+  @IsBoolean()
+  ALERTS_ALLOW_PRIVATE_NETWORKS = false;
+
+  @Describe({
+    section: 'alerts',
+    secret: false,
+    description:
+      'Base delay of alert delivery retries, in milliseconds (0–600000): exponential backoff, about 2, 4, 8 and 16 s with the default. Tests lower it to keep retry scenarios fast.',
+  })
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(600_000)
+  ALERTS_RETRY_BASE_DELAY_MS = 2_000;
+
+  // ---- Logging and monitoring ----
+
+  @Describe({
+    section: 'monitoring',
+    secret: false,
+    defaultText: '`info`',
+    example: 'info',
+    description:
+      'Log level, as the spec names it: `fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`. May be a Rust-style directive list such as `info,tower_http=debug`, of which only the global level counts (`warning` reads as `warn`, `off` as `silent`).',
+  })
+  @IsOptional()
+  @IsString()
+  RUST_LOG?: string;
+
+  @Describe({
+    section: 'monitoring',
+    secret: false,
+    defaultText: '`info`',
+    example: 'info',
+    description: 'Log level, as `RUST_LOG`; when set, it wins over `RUST_LOG`.',
+  })
+  @IsOptional()
+  @IsString()
+  LOG_LEVEL?: string;
+
+  @Describe({
+    section: 'monitoring',
+    secret: true,
+    example: 'change-me-to-a-long-random-string',
+    description:
+      'When set (at least 16 characters, no spaces), `GET /metrics` needs `Authorization: Bearer <METRICS_TOKEN>`; without it `/metrics` is open like `/health`.',
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(/^\S{16,}$/, { message: 'METRICS_TOKEN must be at least 16 characters without spaces' })
+  METRICS_TOKEN?: string;
+
+  @Describe({
+    section: 'monitoring',
+    secret: false,
+    description:
+      '`/health/ready` reports `degraded` (still 200) once the oldest waiting digest job is older than this many seconds (1–86400): events are accepted but not stored yet (no worker, or PostgreSQL refusing work).',
+  })
+  @Transform(toInt)
+  @IsInt({ message: 'DIGEST_LAG_DEGRADED_SECONDS must be an integer from 1 to 86400' })
+  @Min(1, { message: 'DIGEST_LAG_DEGRADED_SECONDS must be an integer from 1 to 86400' })
+  @Max(86400, { message: 'DIGEST_LAG_DEGRADED_SECONDS must be an integer from 1 to 86400' })
+  DIGEST_LAG_DEGRADED_SECONDS = 300;
+}
