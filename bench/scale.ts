@@ -76,6 +76,7 @@ import type { NormalisedEvent } from '../src/events/normalised-event';
 import { groupEvent, GroupingResult } from '../src/digest/grouping';
 import { withUserAgentContexts } from '../src/digest/user-agent';
 import { EventPartitions, PART_SPAN_DAYS, partDay, utcDay } from '../src/events/event-partitions';
+import { EventPartitionsRepository } from '../src/events/event-partitions.repository';
 import { splitParts } from '../src/events/event-parts';
 import { storedPayload } from '../src/events/event-payload';
 import { BUILT_IN_TAGS, eventTags } from '../src/rollups/event-tags';
@@ -1518,7 +1519,7 @@ async function dropOldestDay(
   const dataSource = new DataSource(dataSourceOptions(databaseUrl));
   await dataSource.initialize();
   try {
-    const partitions = new EventPartitions(dataSource);
+    const partitions = new EventPartitions(new EventPartitionsRepository(dataSource));
     const oldest = (await partitions.list()).find((partition) => partition.from !== null);
     if (!oldest) throw new Error('no day partition to drop');
     const [{ rows }] = await dataSource.query<Array<{ rows: number }>>(

@@ -1,10 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, Repository } from 'typeorm';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { NotificationChannel } from '../channels/channel.entity';
+import { ChannelsRepository } from '../channels/channels.repository';
 import { AppConfig } from '../config/app-config';
 import { IssuesService } from '../issues/issues.service';
-import { AlertHistoryEntry } from '../rules/alert-history.entity';
+import type { AlertHistoryEntry } from '../rules/alert-history.entity';
+import { AlertHistoryRepository } from '../rules/alert-history.repository';
 import { Issue } from '../issues/issue.entity';
 import { Assignees } from '../members/assignees';
 import { ASSIGNEE_CHANNEL_TYPE } from './alert-dispatch.service';
@@ -27,8 +29,8 @@ export class AlertDeliveryService {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    @InjectRepository(AlertHistoryEntry) private readonly history: Repository<AlertHistoryEntry>,
-    @InjectRepository(NotificationChannel) private readonly channels: Repository<NotificationChannel>,
+    private readonly history: AlertHistoryRepository,
+    private readonly channels: ChannelsRepository,
     private readonly issues: IssuesService,
     private readonly senders: AlertSenders,
     private readonly config: AppConfig,
@@ -40,7 +42,7 @@ export class AlertDeliveryService {
    *   row `failed` and counts against the channel.
    */
   async deliver(historyId: number, lastAttempt: boolean): Promise<DeliveryOutcome> {
-    const row = await this.history.findOne({ where: { id: historyId } });
+    const row = await this.history.findById(historyId);
     if (!row) return 'missing'; // its project was deleted
     // Already sent (or given up): a retried job after a crash between sending and recording is
     // the one case that sends twice, and receivers can drop that copy by X-Idempotency-Key.
@@ -54,7 +56,7 @@ export class AlertDeliveryService {
       channel = await this.assigneeChannel(found.issue, row.channelName);
       if (!channel) return this.skip(row, 'the issue has no assignee who takes e-mails');
     } else {
-      channel = row.channelId === null ? null : await this.channels.findOne({ where: { id: row.channelId } });
+      channel = row.channelId === null ? null : await this.channels.findById(row.channelId);
       if (!channel) return this.skip(row, 'channel was deleted before delivery');
       if (!channel.isEnabled) return this.skip(row, 'channel was disabled before delivery');
       if (!found) return this.skip(row, 'issue was deleted before delivery');
@@ -108,26 +110,16 @@ export class AlertDeliveryService {
   }
 
   private async skip(row: AlertHistoryEntry, reason: string): Promise<DeliveryOutcome> {
-    await this.history.update({ id: row.id, status: 'pending' }, { status: 'skipped', error: reason });
+    await this.history.markSkipped(row.id, reason);
     return 'skipped';
   }
 
   /** A success ends the channel's run of consecutive failures. */
   private async recordSuccess(row: AlertHistoryEntry, channel: NotificationChannel): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
-      await manager
-        .createQueryBuilder()
-        .update(AlertHistoryEntry)
-        .set({ status: 'sent', sentAt: () => 'now()', error: null, attempts: () => 'attempts + 1' })
-        .where('id = :id', { id: row.id })
-        .execute();
+      await this.history.markSent(manager, row.id);
       if (channel.id === ASSIGNEE_CHANNEL_ID) return;
-      await manager
-        .createQueryBuilder()
-        .update(NotificationChannel)
-        .set({ failureCount: 0, lastSuccessAt: () => 'now()' })
-        .where('id = :id', { id: channel.id })
-        .execute();
+      await this.channels.recordDeliverySuccess(manager, channel.id);
     });
   }
 
@@ -143,23 +135,9 @@ export class AlertDeliveryService {
     final: boolean,
   ): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
-      await manager
-        .createQueryBuilder()
-        .update(AlertHistoryEntry)
-        .set({
-          error: message,
-          attempts: () => 'attempts + 1',
-          ...(final ? { status: 'failed' as const } : {}),
-        })
-        .where('id = :id', { id: row.id })
-        .execute();
+      await this.history.recordFailedAttempt(manager, row.id, message, final);
       if (final && channel.id !== ASSIGNEE_CHANNEL_ID) {
-        await manager
-          .createQueryBuilder()
-          .update(NotificationChannel)
-          .set({ failureCount: () => 'failure_count + 1', lastFailureAt: () => 'now()', lastError: message })
-          .where('id = :id', { id: channel.id })
-          .execute();
+        await this.channels.recordDeliveryFailure(manager, channel.id, message);
       }
     });
   }

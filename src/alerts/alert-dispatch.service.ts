@@ -1,15 +1,15 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import type { Queue } from 'bullmq';
 import { createHash } from 'node:crypto';
-import { DataSource, In, Repository } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { QueueName } from '../common/queues';
 import { EventsService } from '../events/events.service';
 import { IssuesService } from '../issues/issues.service';
-import { AlertHistoryEntry } from '../rules/alert-history.entity';
-import { AlertRule } from '../rules/alert-rule.entity';
+import type { AlertHistoryEntry } from '../rules/alert-history.entity';
+import { AlertHistoryRepository } from '../rules/alert-history.repository';
+import type { AlertRule } from '../rules/alert-rule.entity';
+import { RulesRepository } from '../rules/rules.repository';
 import { conditionsMatch, needsEnvironment, parseConditions } from './alert-conditions';
 import { AlertJobName, AlertTrigger, alertTriggerJobId } from '../issues/transitions/alert-trigger';
 
@@ -81,8 +81,8 @@ export class AlertDispatchService {
   private readonly logger = new Logger(AlertDispatchService.name);
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    @InjectRepository(AlertRule) private readonly rules: Repository<AlertRule>,
+    private readonly rules: RulesRepository,
+    private readonly history: AlertHistoryRepository,
     private readonly issues: IssuesService,
     private readonly events: EventsService,
     @InjectQueue(QueueName.Alerts) private readonly queue: Queue,
@@ -96,11 +96,7 @@ export class AlertDispatchService {
       this.logger.warn(`alert trigger ${trigger.alertType}: issue ${trigger.issueId} no longer exists`);
       return result;
     }
-    const rules = await this.rules.find({
-      where: { projectId: trigger.projectId, alertType: trigger.alertType, isEnabled: true },
-      relations: { channels: true },
-      order: { id: 'ASC' },
-    });
+    const rules = await this.rules.listEnabled(trigger.projectId, trigger.alertType);
     let environment: string | null | undefined;
     const toDeliver: Array<{ id: number; key: string }> = [];
     const assigned = issue.assigneeUserId !== null || issue.assigneeTeamId !== null;
@@ -163,48 +159,42 @@ export class AlertDispatchService {
     const keys = new Map(
       targets.map((target) => [target.key, idempotencyKey(triggerJobId, rule.id, target.key)]),
     );
-    return this.dataSource.transaction(async (manager) => {
-      await manager.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
-        `alert-cooldown:${rule.id}:${trigger.issueId}`,
-      ]);
-      const history = manager.getRepository(AlertHistoryEntry);
-      const existing = await history.find({ where: { idempotencyKey: In([...keys.values()]) } });
+    return this.history.inCooldownLock(rule.id, trigger.issueId, async (manager) => {
+      const existing = await this.history.findByKeys(manager, [...keys.values()]);
       const existingKeys = new Set(existing.map((row) => row.idempotencyKey));
       const missing = targets.filter((target) => !existingKeys.has(keys.get(target.key)!));
       if (missing.length === 0) return existing;
 
       let cooldownError: string | null = null;
       if (rule.cooldownMinutes > 0) {
-        const [recent] = (await manager.query(
-          `SELECT created_at FROM alert_history
-            WHERE rule_id = $1 AND issue_id = $2 AND status IN ('pending', 'sent')
-              AND created_at > now() - make_interval(mins => $3)
-              AND idempotency_key <> ALL($4)
-            ORDER BY created_at DESC LIMIT 1`,
-          [rule.id, trigger.issueId, rule.cooldownMinutes, [...keys.values()]],
-        )) as Array<{ created_at: Date }>;
+        const recent = await this.history.lastNotifiedWithin(
+          manager,
+          rule.id,
+          trigger.issueId,
+          rule.cooldownMinutes,
+          [...keys.values()],
+        );
         if (recent) {
           cooldownError =
             `cooldown: rule "${rule.name}" already notified about this issue at ` +
-            `${new Date(recent.created_at).toISOString()} (cooldown ${rule.cooldownMinutes} min)`;
+            `${recent.toISOString()} (cooldown ${rule.cooldownMinutes} min)`;
         }
       }
-      const created = await history.save(
-        missing.map((target) =>
-          history.create({
-            projectId: trigger.projectId,
-            ruleId: rule.id,
-            channelId: target.channelId,
-            issueId: trigger.issueId,
-            alertType: trigger.alertType,
-            channelType: target.type,
-            channelName: target.name,
-            status: cooldownError ? 'skipped' : 'pending',
-            error: cooldownError,
-            attempts: 0,
-            idempotencyKey: keys.get(target.key)!,
-          }),
-        ),
+      const created = await this.history.insertMany(
+        manager,
+        missing.map((target) => ({
+          projectId: trigger.projectId,
+          ruleId: rule.id,
+          channelId: target.channelId,
+          issueId: trigger.issueId,
+          alertType: trigger.alertType,
+          channelType: target.type,
+          channelName: target.name,
+          status: cooldownError ? 'skipped' : 'pending',
+          error: cooldownError,
+          attempts: 0,
+          idempotencyKey: keys.get(target.key)!,
+        })),
       );
       if (cooldownError)
         this.logger.log(`alert ${trigger.alertType} for issue ${trigger.issueId} skipped: ${cooldownError}`);

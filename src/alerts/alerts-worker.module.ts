@@ -1,13 +1,11 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { NotificationChannel } from '../channels/channel.entity';
+import { ChannelsDataModule } from '../channels/channels-data.module';
 import { QueueName } from '../common/queues';
 import { registerQueue } from '../jobs/queue-layout';
 import { EventsDataModule } from '../events/events-data.module';
 import { IssuesDataModule } from '../issues/issues-data.module';
 import { MembersDataModule } from '../members/members-data.module';
-import { AlertHistoryEntry } from '../rules/alert-history.entity';
-import { AlertRule } from '../rules/alert-rule.entity';
+import { RulesDataModule } from '../rules/rules-data.module';
 import { AlertDeliveryService } from './alert-delivery.service';
 import { AlertDispatchService } from './alert-dispatch.service';
 import { AlertTriggersModule } from '../issues/transitions/alert-triggers.module';
@@ -18,7 +16,8 @@ import { AlertSendersModule } from './senders/alert-senders.module';
 @Module({
   imports: [
     registerQueue(QueueName.Alerts),
-    TypeOrmModule.forFeature([AlertRule, AlertHistoryEntry, NotificationChannel]),
+    RulesDataModule,
+    ChannelsDataModule,
     AlertSendersModule,
     AlertTriggersModule,
     IssuesDataModule,

@@ -1,11 +1,10 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { NotificationChannel } from './channel.entity';
 import { ChannelsController } from './channels.controller';
+import { ChannelsDataModule } from './channels-data.module';
 import { ChannelsService } from './channels.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([NotificationChannel])],
+  imports: [ChannelsDataModule],
   controllers: [ChannelsController],
   providers: [ChannelsService],
   exports: [ChannelsService],

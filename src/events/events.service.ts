@@ -1,20 +1,18 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import { NotFoundError } from '../common/domain-errors';
 import { DEFAULT_PAGE_SIZE, decodeKeyCursor, encodeKeyCursor, Page, toPage } from '../common/pagination';
-import { ErrorEvent, EventUser } from './event.entity';
+import type { ErrorEvent, EventUser } from './event.entity';
 import { partDay, utcDay } from './event-partitions';
 import { joinParts, partRefs } from './event-parts';
 import { fullEvent } from './event-payload';
-import { applyEventSearch } from './event-search';
+import { EventsRepository } from './events.repository';
 import type { EventListItem, FullEventView } from './dto/event.response';
 
 export type { EventListItem, FullEventView };
 
 @Injectable()
 export class EventsService {
-  constructor(@InjectRepository(ErrorEvent) private readonly events: Repository<ErrorEvent>) {}
+  constructor(private readonly events: EventsRepository) {}
 
   /** Newest first; paginated by (timestamp, id). */
   async listForIssue(
@@ -23,34 +21,11 @@ export class EventsService {
   ): Promise<Page<EventListItem>> {
     const limit = options.limit ?? DEFAULT_PAGE_SIZE;
     const cursor = decodeKeyCursor(options.cursor, 'uuid');
-    const query = this.events
-      .createQueryBuilder('event')
-      .select([
-        'event.projectId',
-        'event.id',
-        'event.issueId',
-        'event.timestamp',
-        'event.receivedAt',
-        'event.level',
-        'event.environment',
-        'event.release',
-      ])
-      // Only the user is read out of the payload, which PostgreSQL decompresses server-side.
-      .addSelect(`event.payload -> 'user'`, 'user')
-      .where('event.issue_id = :issueId', { issueId });
-    if (options.query) applyEventSearch(query, options.query);
-    if (cursor) {
-      query.andWhere('(event.timestamp, event.id) < (CAST(:at AS timestamptz), CAST(:id AS uuid))', {
-        at: cursor.at.toISOString(),
-        id: cursor.id,
-      });
-    }
-    const { entities, raw } = await query
-      .orderBy('event.timestamp', 'DESC')
-      .addOrderBy('event.id', 'DESC')
-      .limit(limit + 1)
-      .getRawAndEntities<{ user: EventUser | null }>();
-    const rows = entities.map((event, index) => ({ event, user: raw[index].user }));
+    const rows = await this.events.pageForIssue(issueId, {
+      limit: limit + 1,
+      after: cursor,
+      query: options.query,
+    });
     return toPage(
       rows,
       limit,
@@ -61,17 +36,16 @@ export class EventsService {
 
   /** Looked up by id alone: each day's partition has an index that leads with the event id. */
   async get(id: string, issueId?: number, projectIds: number[] | null = null): Promise<FullEventView> {
-    // No ORDER BY in SQL: sorting by arrival would let the planner walk the partitions in order
-    // (scanning them) instead of probing each one's id index. Two projects may hold the same id:
+    // Sorted here, not in SQL (see EventsRepository.findById). Two projects may hold the same id:
     // the first stored that the request may see wins.
-    const [event] = (await this.events.find({ where: issueId === undefined ? { id } : { id, issueId } }))
+    const [event] = (await this.events.findById(id, issueId))
       .filter((found) => projectIds === null || projectIds.includes(found.projectId))
       .sort((a, b) => a.receivedAt.getTime() - b.receivedAt.getTime());
     if (!event) throw new NotFoundError('event not found');
     const payload = fullEvent(await this.withParts(event), event);
     const [previous, next] = await Promise.all([
-      this.neighbour(event, 'older'),
-      this.neighbour(event, 'newer'),
+      this.events.neighbourId(event, 'older'),
+      this.events.neighbourId(event, 'newer'),
     ]);
     const sentUser = (payload.user as Record<string, unknown> | null | undefined) ?? null;
     const item = toListItem(event, sentUser as EventUser | null);
@@ -87,24 +61,9 @@ export class EventsService {
 
   /** The issue's newest or oldest event in full; 404 when it has none left. */
   async edge(issueId: number, which: 'latest' | 'oldest'): Promise<FullEventView> {
-    const direction = which === 'latest' ? 'DESC' : 'ASC';
-    const rows: { id: string }[] = await this.events.query(
-      `SELECT id FROM events WHERE issue_id = $1 ORDER BY timestamp ${direction}, id ${direction} LIMIT 1`,
-      [issueId],
-    );
-    if (rows.length === 0) throw new NotFoundError('the issue has no events');
-    return this.get(rows[0].id, issueId);
-  }
-
-  /** The id of the event just older or newer than `event` in its issue, in the list's order. */
-  private async neighbour(event: ErrorEvent, side: 'older' | 'newer'): Promise<string | null> {
-    const [comparison, direction] = side === 'older' ? ['<', 'DESC'] : ['>', 'ASC'];
-    const rows: { id: string }[] = await this.events.query(
-      `SELECT id FROM events WHERE issue_id = $1 AND (timestamp, id) ${comparison} ($2::timestamptz, $3::uuid)
-        ORDER BY timestamp ${direction}, id ${direction} LIMIT 1`,
-      [event.issueId, event.timestamp, event.id],
-    );
-    return rows[0]?.id ?? null;
+    const id = await this.events.edgeId(issueId, which);
+    if (id === null) throw new NotFoundError('the issue has no events');
+    return this.get(id, issueId);
   }
 
   /**
@@ -115,21 +74,16 @@ export class EventsService {
   private async withParts(event: ErrorEvent): Promise<Record<string, unknown>> {
     const refs = partRefs(event.payload);
     if (refs.length === 0) return event.payload;
-    const parts = await this.events.query<Array<{ hash: string; content: unknown }>>(
-      `SELECT DISTINCT ON (hash) hash, content FROM event_parts
-        WHERE issue_id = $1 AND hash = ANY($3::text[]) AND day = ANY(ARRAY[$2::date, $4::date])`,
-      [event.issueId, utcDay(event.receivedAt), refs, partDay(event.receivedAt)],
-    );
+    const parts = await this.events.findParts(event.issueId, refs, [
+      utcDay(event.receivedAt),
+      partDay(event.receivedAt),
+    ]);
     return joinParts(event.payload, new Map(parts.map((part) => [part.hash, part.content])));
   }
 
   /** The environment of the issue's most recent event (null when it had none, or has no events). */
   async latestEnvironment(issueId: number): Promise<string | null> {
-    const latest = await this.events.findOne({
-      where: { issueId },
-      order: { timestamp: 'DESC', receivedAt: 'DESC' },
-      select: { environment: true, id: true, projectId: true },
-    });
+    const latest = await this.events.latest(issueId);
     return latest?.environment ?? null;
   }
 }

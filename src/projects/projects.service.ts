@@ -1,18 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { Like, QueryFailedError, Repository } from 'typeorm';
 import { ConflictError, InvalidInputError, NotFoundError } from '../common/domain-errors';
 import { AppConfig } from '../config/app-config';
 import { buildDsn } from './dsn';
 import { ProjectKeyChanges } from './project-key-changes';
-import { Project } from './project.entity';
+import type { Project } from './project.entity';
+import { ProjectsRepository } from './projects.repository';
 import { firstFreeSlug, slugify } from './slug';
 import type { ProjectView } from './dto/project.response';
 
 export type { ProjectView };
-
-const UNIQUE_VIOLATION = '23505';
 
 /** The projects a request may see (Access.projects): every one, or these ids. */
 export type VisibleProjects = 'all' | ReadonlySet<number>;
@@ -24,7 +21,7 @@ function visible(project: Project | null, projects: VisibleProjects): Project | 
 @Injectable()
 export class ProjectsService {
   constructor(
-    @InjectRepository(Project) private readonly projects: Repository<Project>,
+    private readonly projects: ProjectsRepository,
     private readonly config: AppConfig,
     private readonly keyChanges: ProjectKeyChanges,
   ) {}
@@ -36,7 +33,7 @@ export class ProjectsService {
 
   /** Every project, as stored. */
   findEntities(): Promise<Project[]> {
-    return this.projects.find({ order: { id: 'ASC' } });
+    return this.projects.list();
   }
 
   async get(id: number): Promise<ProjectView> {
@@ -44,11 +41,11 @@ export class ProjectsService {
   }
 
   async exists(id: number): Promise<boolean> {
-    return this.projects.exists({ where: { id } });
+    return this.projects.exists(id);
   }
 
   async findOrFail(id: number): Promise<Project> {
-    const project = await this.projects.findOne({ where: { id } });
+    const project = await this.projects.findById(id);
     if (!project) throw new NotFoundError('project not found');
     return project;
   }
@@ -60,9 +57,7 @@ export class ProjectsService {
   async findBySlugOrId(reference: string | number, projects: VisibleProjects = 'all'): Promise<Project> {
     const text = String(reference);
     const byId = /^[1-9]\d{0,9}$/.test(text) && Number(text) <= 2_147_483_647;
-    const found = await this.projects.findOne({
-      where: byId ? [{ id: Number(text) }, { slug: text }] : { slug: text },
-    });
+    const found = await this.projects.findBySlugOrId(text, byId ? Number(text) : undefined);
     // One the request may not see answers as if it did not exist.
     const project = visible(found, projects);
     if (!project) throw new NotFoundError(`project ${JSON.stringify(text)} not found`);
@@ -97,18 +92,10 @@ export class ProjectsService {
     const base = slugify(name);
     // Two creates with the same name may race for a slug: the unique index decides, the loser retries.
     for (let attempt = 0; attempt < 5; attempt++) {
-      const taken = await this.projects.find({ where: { slug: Like(`${base}%`) }, select: { slug: true } });
-      const slug = firstFreeSlug(base, new Set(taken.map((project) => project.slug)));
-      try {
-        const saved = await this.projects.save(
-          this.projects.create({ name: name.trim(), slug, clientKey: randomUUID() }),
-        );
-        return this.toView(saved);
-      } catch (error) {
-        if (!(error instanceof QueryFailedError) || (error as { code?: string }).code !== UNIQUE_VIOLATION) {
-          throw error;
-        }
-      }
+      const taken = await this.projects.slugsStartingWith(base);
+      const slug = firstFreeSlug(base, new Set(taken));
+      const saved = await this.projects.insert({ name: name.trim(), slug, clientKey: randomUUID() });
+      if (saved) return this.toView(saved);
     }
     throw new ConflictError('could not allocate a unique slug, try again');
   }
@@ -130,22 +117,19 @@ export class ProjectsService {
    * row is locked so that two rotations at once cannot both keep the same key as the previous one.
    */
   async rotateClientKey(id: number, graceHours: number): Promise<ProjectView> {
-    const rotated = await this.projects.manager.transaction(async (manager) => {
-      const project = await manager.findOne(Project, { where: { id }, lock: { mode: 'pessimistic_write' } });
-      if (!project) throw new NotFoundError('project not found');
+    const rotated = await this.projects.changeLocked(id, (project) => {
       project.previousClientKey = graceHours > 0 ? project.clientKey : null;
       project.previousClientKeyExpiresAt =
         graceHours > 0 ? new Date(Date.now() + graceHours * 3_600_000) : null;
       project.clientKey = randomUUID();
-      return manager.save(project);
     });
+    if (!rotated) throw new NotFoundError('project not found');
     await this.keyChanges.changed();
     return this.toView(rotated);
   }
 
   async remove(id: number): Promise<void> {
-    const result = await this.projects.delete({ id });
-    if (!result.affected) throw new NotFoundError('project not found');
+    if (!(await this.projects.delete(id))) throw new NotFoundError('project not found');
   }
 
   toView(project: Project): ProjectView {

@@ -1,15 +1,13 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { ChannelsModule } from '../channels/channels.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { AlertHistoryController } from './alert-history.controller';
-import { AlertHistoryEntry } from './alert-history.entity';
-import { AlertRule } from './alert-rule.entity';
 import { RulesController } from './rules.controller';
+import { RulesDataModule } from './rules-data.module';
 import { RulesService } from './rules.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([AlertRule, AlertHistoryEntry]), ProjectsModule, ChannelsModule],
+  imports: [RulesDataModule, ProjectsModule, ChannelsModule],
   controllers: [RulesController, AlertHistoryController],
   providers: [RulesService],
   exports: [RulesService],

@@ -1,16 +1,16 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
-import { NotificationChannel } from '../channels/channel.entity';
+import type { NotificationChannel } from '../channels/channel.entity';
 import { ChannelsService } from '../channels/channels.service';
 import { InvalidInputError, NotFoundError } from '../common/domain-errors';
 import { shortId } from '../issues/issue-view';
-import { AlertHistoryEntry } from './alert-history.entity';
-import { AlertRule } from './alert-rule.entity';
+import type { AlertHistoryEntry } from './alert-history.entity';
+import { AlertHistoryRepository } from './alert-history.repository';
+import type { AlertRule } from './alert-rule.entity';
 import { DEFAULT_HISTORY_LIMIT } from './dto/history-query.dto';
 import type { CreateRuleDto } from './dto/create-rule.dto';
 import type { UpdateRuleDto } from './dto/update-rule.dto';
 import { RuleConditionsError, validateRuleConditions } from './rule-conditions';
+import { RulesRepository } from './rules.repository';
 import type { RuleView, AlertHistoryView } from './dto/rule.response';
 
 export type { RuleView, AlertHistoryView };
@@ -31,17 +31,13 @@ function checkedConditions(raw: unknown): Record<string, unknown> {
 @Injectable()
 export class RulesService {
   constructor(
-    @InjectRepository(AlertRule) private readonly rules: Repository<AlertRule>,
-    @InjectRepository(AlertHistoryEntry) private readonly history: Repository<AlertHistoryEntry>,
+    private readonly rules: RulesRepository,
+    private readonly history: AlertHistoryRepository,
     private readonly channels: ChannelsService,
   ) {}
 
   async list(projectId: number): Promise<RuleView[]> {
-    const rules = await this.rules.find({
-      where: { projectId },
-      relations: { channels: true },
-      order: { id: 'ASC' },
-    });
+    const rules = await this.rules.listForProject(projectId);
     return rules.map(toRuleView);
   }
 
@@ -52,18 +48,16 @@ export class RulesService {
   async create(projectId: number, body: CreateRuleDto): Promise<RuleView> {
     const conditions = checkedConditions(body.conditions ?? {});
     const channels = await this.existingChannels(body.channel_ids);
-    const saved = await this.rules.save(
-      this.rules.create({
-        projectId,
-        name: body.name.trim(),
-        alertType: body.alert_type,
-        isEnabled: body.is_enabled ?? true,
-        cooldownMinutes: body.cooldown_minutes ?? 0,
-        notifyAssignee: body.notify_assignee ?? false,
-        conditions,
-        channels,
-      }),
-    );
+    const saved = await this.rules.insert({
+      projectId,
+      name: body.name.trim(),
+      alertType: body.alert_type,
+      isEnabled: body.is_enabled ?? true,
+      cooldownMinutes: body.cooldown_minutes ?? 0,
+      notifyAssignee: body.notify_assignee ?? false,
+      conditions,
+      channels,
+    });
     return toRuleView(saved);
   }
 
@@ -79,36 +73,23 @@ export class RulesService {
   }
 
   async remove(projectId: number, ruleId: number): Promise<void> {
-    const result = await this.rules.delete({ id: ruleId, projectId });
-    if (!result.affected) throw new NotFoundError('alert rule not found');
+    if (!(await this.rules.deleteInProject(projectId, ruleId)))
+      throw new NotFoundError('alert rule not found');
   }
 
   /** Newest first, each with its issue's short id, read in the same query. */
   async listHistory(projectId: number, limit = DEFAULT_HISTORY_LIMIT): Promise<AlertHistoryView[]> {
-    const { entities, raw } = await this.history
-      .createQueryBuilder('h')
-      .leftJoin('issues', 'i', 'i.id = h.issue_id')
-      .leftJoin('projects', 'p', 'p.id = i.project_id')
-      .addSelect('i.number', 'issue_number')
-      .addSelect('p.slug', 'issue_slug')
-      .where('h.project_id = :projectId', { projectId })
-      .orderBy('h.created_at', 'DESC')
-      .addOrderBy('h.id', 'DESC')
-      .limit(limit)
-      .getRawAndEntities<{ h_id: number; issue_number: number | null; issue_slug: string | null }>();
-    const shortIds = new Map(
-      raw
-        .filter((row) => row.issue_number !== null && row.issue_slug !== null)
-        .map((row) => [Number(row.h_id), shortId(row.issue_slug!, Number(row.issue_number))]),
+    const rows = await this.history.listForProject(projectId, limit);
+    return rows.map(({ entry, issueNumber, issueSlug }) =>
+      toHistoryView(
+        entry,
+        issueNumber !== null && issueSlug !== null ? shortId(issueSlug, issueNumber) : null,
+      ),
     );
-    return entities.map((entry) => toHistoryView(entry, shortIds.get(entry.id) ?? null));
   }
 
   private async findOrFail(projectId: number, ruleId: number): Promise<AlertRule> {
-    const rule = await this.rules.findOne({
-      where: { id: ruleId, projectId },
-      relations: { channels: true },
-    });
+    const rule = await this.rules.findInProject(projectId, ruleId);
     if (!rule) throw new NotFoundError('alert rule not found');
     return rule;
   }

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import { NotFoundError } from '../common/domain-errors';
 import { randomHex, sha256Hex } from '../common/crypto';
-import { ApiToken } from './api-token.entity';
+import type { ApiToken } from './api-token.entity';
+import { TokensRepository } from './tokens.repository';
 import type { TokenView } from './dto/token.response';
 
 export type { TokenView };
@@ -29,38 +28,33 @@ export interface AuthenticatedToken {
 
 @Injectable()
 export class TokensService {
-  constructor(@InjectRepository(ApiToken) private readonly tokens: Repository<ApiToken>) {}
+  constructor(private readonly tokens: TokensRepository) {}
 
   async create(
     description: string,
     limits: TokenLimits = { userId: null, readOnly: false, projectIds: null },
   ): Promise<TokenView> {
     const token = randomHex(20);
-    const saved = await this.tokens.save(
-      this.tokens.create({
-        description,
-        tokenHash: sha256Hex(token),
-        prefix: token.slice(0, PREFIX_LENGTH),
-        userId: limits.userId,
-        readOnly: limits.readOnly,
-        projectIds: limits.projectIds === null ? null : [...new Set(limits.projectIds)].sort((a, b) => a - b),
-      }),
-    );
+    const saved = await this.tokens.insert({
+      description,
+      tokenHash: sha256Hex(token),
+      prefix: token.slice(0, PREFIX_LENGTH),
+      userId: limits.userId,
+      readOnly: limits.readOnly,
+      projectIds: limits.projectIds === null ? null : [...new Set(limits.projectIds)].sort((a, b) => a - b),
+    });
     return { ...this.toView(saved), token };
   }
 
   /** Every token (`ownerId` undefined), or those of one account. */
   async list(ownerId?: number): Promise<TokenView[]> {
-    const found = await this.tokens.find({
-      where: ownerId === undefined ? {} : { userId: ownerId },
-      order: { id: 'ASC' },
-    });
+    const found = await this.tokens.list(ownerId);
     return found.map((token) => this.toView(token));
   }
 
   /** A token: any (`ownerId` undefined) or one of this account's. */
   async find(id: number, ownerId?: number): Promise<ApiToken> {
-    const found = await this.tokens.findOne({ where: { id } });
+    const found = await this.tokens.findById(id);
     if (!found || (ownerId !== undefined && found.userId !== ownerId))
       throw new NotFoundError('token not found');
     return found;
@@ -68,7 +62,7 @@ export class TokensService {
 
   /** Deletes a token (found with `find`); it stops working at once. */
   async remove(token: ApiToken): Promise<void> {
-    await this.tokens.delete({ id: token.id });
+    await this.tokens.delete(token.id);
   }
 
   /**
@@ -77,32 +71,16 @@ export class TokensService {
    */
   async authenticate(token: string): Promise<AuthenticatedToken | null> {
     if (!TOKEN_PATTERN.test(token)) return null;
-    const rows: (Record<string, unknown> & { user_email: string | null })[] = await this.tokens.query(
-      `SELECT t.id, u.id AS user_id, u.email AS user_email, u.role AS user_role, u.is_active AS user_active,
-              t.read_only, t.project_ids, t.last_used_at
-         FROM api_tokens t LEFT JOIN users u ON u.id = t.user_id
-        WHERE t.token_hash = $1`,
-      [sha256Hex(token.toLowerCase())],
-    );
-    const row = rows[0];
-    if (!row || (row.user_id !== null && row.user_active !== true)) return null;
-    const found = this.tokens.create({
-      id: row.id as number,
-      userId: row.user_id as number | null,
-      readOnly: row.read_only as boolean,
-      projectIds: row.project_ids as number[] | null,
-      lastUsedAt: row.last_used_at as Date | null,
-    });
+    const found = await this.tokens.findByHashWithAccount(sha256Hex(token.toLowerCase()));
+    if (!found || (found.user !== null && !found.user.isActive)) return null;
     const now = Date.now();
-    if (!found.lastUsedAt || now - found.lastUsedAt.getTime() > LAST_USED_PRECISION_MS) {
-      found.lastUsedAt = new Date(now);
-      await this.tokens.update({ id: found.id }, { lastUsedAt: found.lastUsedAt });
+    if (!found.token.lastUsedAt || now - found.token.lastUsedAt.getTime() > LAST_USED_PRECISION_MS) {
+      found.token.lastUsedAt = new Date(now);
+      await this.tokens.setLastUsedAt(found.token.id, found.token.lastUsedAt);
     }
     const user =
-      row.user_id === null
-        ? null
-        : { id: row.user_id as number, email: row.user_email as string, role: row.user_role as string };
-    return { token: found, user };
+      found.user === null ? null : { id: found.user.id, email: found.user.email, role: found.user.role };
+    return { token: found.token, user };
   }
 
   private toView(token: ApiToken): TokenView {

@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { LessThan, Repository } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { randomHex, sha256Hex } from '../common/crypto';
-import { Session } from './session.entity';
-import { User } from './user.entity';
+import type { Session } from './session.entity';
+import { SessionsRepository } from './sessions.repository';
+import type { User } from './user.entity';
 import type { SessionView } from './dto/session.response';
 
 export type { SessionView };
@@ -18,7 +17,7 @@ const SESSION_ID = /^[0-9a-f]{16}$/;
 @Injectable()
 export class SessionsService {
   constructor(
-    @InjectRepository(Session) private readonly sessions: Repository<Session>,
+    private readonly sessions: SessionsRepository,
     private readonly config: AppConfig,
   ) {}
 
@@ -29,7 +28,7 @@ export class SessionsService {
   /** Returns the cookie value; only its hash is stored. */
   async start(userId: number, from: { userAgent?: string; ip?: string } = {}): Promise<string> {
     const secret = randomHex(32);
-    await this.sessions.delete({ expiresAt: LessThan(new Date()) });
+    await this.sessions.deleteExpired(new Date());
     await this.sessions.insert({
       tokenHash: sha256Hex(secret),
       userId,
@@ -43,23 +42,20 @@ export class SessionsService {
   /** The session and its account, while both are valid: a deactivated account's sessions stop at once. */
   async resolve(secret: string | undefined): Promise<{ session: Session; user: User } | null> {
     if (!secret || !/^[0-9a-f]{64}$/.test(secret)) return null;
-    const session = await this.sessions
-      .createQueryBuilder('session')
-      .innerJoinAndMapOne('session.user', User, 'user', 'user.id = session.userId')
-      .where('session.token_hash = :hash', { hash: sha256Hex(secret) })
-      .getOne();
-    const user = (session as (Session & { user?: User }) | null)?.user;
+    const found = await this.sessions.findWithUser(sha256Hex(secret));
+    const session = found?.session;
+    const user = found?.user;
     if (!session || !user || !user.isActive || session.expiresAt.getTime() <= Date.now()) return null;
     return { session, user };
   }
 
   async end(secret: string | undefined): Promise<void> {
-    if (secret) await this.sessions.delete({ tokenHash: sha256Hex(secret) });
+    if (secret) await this.sessions.deleteByTokenHash(sha256Hex(secret));
   }
 
   async list(userId: number, currentSecret: string | undefined): Promise<SessionView[]> {
     const current = currentSecret ? sha256Hex(currentSecret) : undefined;
-    const rows = await this.sessions.find({ where: { userId }, order: { createdAt: 'DESC' } });
+    const rows = await this.sessions.listOf(userId);
     return rows
       .filter((session) => session.expiresAt.getTime() > Date.now())
       .map((session) => ({
@@ -75,18 +71,11 @@ export class SessionsService {
   /** Ends one of an account's sessions by its listed id; false when it has none by that id. */
   async endById(userId: number, id: string): Promise<boolean> {
     if (!SESSION_ID.test(id)) return false;
-    const [, count] = await this.sessions.query(
-      `DELETE FROM sessions WHERE user_id = $1 AND left(token_hash, ${SESSION_ID_LENGTH}) = $2`,
-      [userId, id],
-    );
-    return count > 0;
+    return this.sessions.deleteByHashPrefix(userId, id);
   }
 
   /** Ends every session of an account but `keepSecret`'s (after a password change, a deactivation). */
   async endAllOf(userId: number, keepSecret?: string): Promise<void> {
-    await this.sessions.query(`DELETE FROM sessions WHERE user_id = $1 AND token_hash <> $2`, [
-      userId,
-      keepSecret ? sha256Hex(keepSecret) : '',
-    ]);
+    await this.sessions.deleteAllOfExcept(userId, keepSecret ? sha256Hex(keepSecret) : '');
   }
 }

@@ -1,24 +1,24 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { Role } from '../access/roles';
 import { AuditLog } from '../audit/audit-log.service';
 import { AppConfig } from '../config/app-config';
 import { ConflictError } from '../common/domain-errors';
 import { hashPassword, verifyPassword } from '../common/crypto';
-import { User } from './user.entity';
+import type { User } from './user.entity';
+import { AccountChanges, UsersRepository } from './users.repository';
 
 export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-/** The accounts: every read and write of the users table goes through here. */
+/** The accounts: every read and write of the users table goes through here (and UsersRepository). */
 @Injectable()
 export class UsersService implements OnApplicationBootstrap {
   private readonly logger = new Logger(UsersService.name);
 
   constructor(
-    @InjectRepository(User) private readonly users: Repository<User>,
+    private readonly users: UsersRepository,
     private readonly config: AppConfig,
     private readonly audit: AuditLog,
   ) {}
@@ -57,10 +57,7 @@ export class UsersService implements OnApplicationBootstrap {
     const normalised = normaliseEmail(email);
     const before = await this.findByEmail(normalised);
     const passwordHash = await hashPassword(password);
-    await this.users.upsert({ email: normalised, passwordHash, role, isActive: true, deactivatedAt: null }, [
-      'email',
-    ]);
-    const user = await this.users.findOneOrFail({ where: { email: normalised } });
+    const user = await this.users.upsertActive(normalised, passwordHash, role);
     const by = { userId: null, tokenId: null, actor: 'command line', ip: null };
     const target = { type: 'member', id: user.id };
     if (!before) {
@@ -88,27 +85,16 @@ export class UsersService implements OnApplicationBootstrap {
       passwordHash: string | null;
       oidc?: { issuer: string; subject: string };
     },
-    manager: EntityManager = this.users.manager,
+    manager?: EntityManager,
   ): Promise<User> {
-    const rows: User[] = await manager.query(
-      `INSERT INTO users (email, name, role, password_hash, oidc_issuer, oidc_subject) VALUES ($1, $2, $3, $4, $5, $6)
-       ON CONFLICT (email) DO NOTHING RETURNING id`,
-      [
-        normaliseEmail(account.email),
-        account.name,
-        account.role,
-        account.passwordHash,
-        account.oidc?.issuer ?? null,
-        account.oidc?.subject ?? null,
-      ],
-    );
-    if (rows.length === 0) throw new ConflictError('an account with this e-mail exists already');
-    return manager.getRepository(User).findOneOrFail({ where: { id: rows[0].id } });
+    const created = await this.users.insert({ ...account, email: normaliseEmail(account.email) }, manager);
+    if (!created) throw new ConflictError('an account with this e-mail exists already');
+    return created;
   }
 
   /** The account for a password sign-in, or null (unknown, wrong password, deactivated, SSO only). */
   async verify(email: string, password: string): Promise<User | null> {
-    const user = await this.users.findOne({ where: { email: normaliseEmail(email) } });
+    const user = await this.findByEmail(email);
     if (!user?.passwordHash || !user.isActive) {
       // Spend the same time as for a real account, so response timing does not reveal which e-mails exist.
       await verifyPassword(password, await dummyHash());
@@ -118,30 +104,29 @@ export class UsersService implements OnApplicationBootstrap {
   }
 
   findById(id: number): Promise<User | null> {
-    return this.users.findOne({ where: { id } });
+    return this.users.findById(id);
   }
 
   findByEmail(email: string): Promise<User | null> {
-    return this.users.findOne({ where: { email: normaliseEmail(email) } });
+    return this.users.findByEmail(normaliseEmail(email));
   }
 
   /** The account an identity provider's subject is linked to. */
   findByOidcSubject(issuer: string, subject: string): Promise<User | null> {
-    return this.users.findOne({ where: { oidcIssuer: issuer, oidcSubject: subject } });
+    return this.users.findByOidcSubject(issuer, subject);
   }
 
   /** Links an account to a provider's subject: later sign-ins find it by the subject, whatever the e-mail. */
   async linkOidcSubject(id: number, issuer: string, subject: string): Promise<void> {
-    await this.users.update({ id }, { oidcIssuer: issuer, oidcSubject: subject });
+    await this.users.linkOidcSubject(id, issuer, subject);
   }
 
   list(): Promise<User[]> {
-    return this.users.find({ order: { id: 'ASC' } });
+    return this.users.list();
   }
 
-  async findByIds(ids: number[]): Promise<User[]> {
-    if (ids.length === 0) return [];
-    return this.users.createQueryBuilder('user').where('user.id = ANY(:ids)', { ids }).getMany();
+  findByIds(ids: number[]): Promise<User[]> {
+    return this.users.findByIds(ids);
   }
 
   /**
@@ -150,41 +135,21 @@ export class UsersService implements OnApplicationBootstrap {
    */
   async change(
     id: number,
-    check: (user: User, activeOwners: number) => Partial<Pick<User, 'role' | 'isActive' | 'name'>>,
+    check: (user: User, activeOwners: number) => AccountChanges,
   ): Promise<{ before: User; after: User } | null> {
-    return this.users.manager.transaction(async (manager) => {
-      const owners: { id: number }[] = await manager.query(
-        `SELECT id FROM users WHERE role = 'owner' AND is_active ORDER BY id FOR UPDATE`,
-      );
-      const before = await manager
-        .getRepository(User)
-        .findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
-      if (!before) return null;
-      const changes = check(before, owners.length);
-      const deactivating = changes.isActive === false && before.isActive;
-      await manager.getRepository(User).update(
-        { id },
-        {
-          ...changes,
-          ...(deactivating ? { deactivatedAt: new Date() } : {}),
-          ...(changes.isActive === true ? { deactivatedAt: null } : {}),
-        },
-      );
-      const after = await manager.getRepository(User).findOneOrFail({ where: { id } });
-      return { before, after };
-    });
+    return this.users.change(id, check);
   }
 
   async setPassword(id: number, password: string): Promise<void> {
-    await this.users.update({ id }, { passwordHash: await hashPassword(password) });
+    await this.users.setPasswordHash(id, await hashPassword(password));
   }
 
   async setEmailNotifications(id: number, enabled: boolean): Promise<void> {
-    await this.users.update({ id }, { emailNotifications: enabled });
+    await this.users.setEmailNotifications(id, enabled);
   }
 
   async setName(id: number, name: string): Promise<void> {
-    await this.users.update({ id }, { name });
+    await this.users.setName(id, name);
   }
 }
 

@@ -1,0 +1,71 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Like, QueryFailedError, Repository } from 'typeorm';
+import { Project } from './project.entity';
+
+const UNIQUE_VIOLATION = '23505';
+
+/** The projects table: every statement on projects is here. */
+@Injectable()
+export class ProjectsRepository {
+  constructor(@InjectRepository(Project) private readonly projects: Repository<Project>) {}
+
+  /** Every project, by id. */
+  list(): Promise<Project[]> {
+    return this.projects.find({ order: { id: 'ASC' } });
+  }
+
+  exists(id: number): Promise<boolean> {
+    return this.projects.exists({ where: { id } });
+  }
+
+  findById(id: number): Promise<Project | null> {
+    return this.projects.findOne({ where: { id } });
+  }
+
+  /** The project with this slug, or (when `id` is given) this id. */
+  findBySlugOrId(slug: string, id?: number): Promise<Project | null> {
+    return this.projects.findOne({ where: id === undefined ? { slug } : [{ id }, { slug }] });
+  }
+
+  /** The slugs that start with `prefix`. */
+  async slugsStartingWith(prefix: string): Promise<string[]> {
+    const taken = await this.projects.find({ where: { slug: Like(`${prefix}%`) }, select: { slug: true } });
+    return taken.map((project) => project.slug);
+  }
+
+  /** Inserts a project; null when its slug is taken (by a create that raced this one). */
+  async insert(project: { name: string; slug: string; clientKey: string }): Promise<Project | null> {
+    try {
+      return await this.projects.save(this.projects.create(project));
+    } catch (error) {
+      if (error instanceof QueryFailedError && (error as { code?: string }).code === UNIQUE_VIOLATION) {
+        return null;
+      }
+      throw error;
+    }
+  }
+
+  save(project: Project): Promise<Project> {
+    return this.projects.save(project);
+  }
+
+  /**
+   * Changes a project under its row lock (`change` edits the row it is given), so that two changes
+   * at once see each other's result; null when there is no such project.
+   */
+  changeLocked(id: number, change: (project: Project) => void): Promise<Project | null> {
+    return this.projects.manager.transaction(async (manager) => {
+      const project = await manager.findOne(Project, { where: { id }, lock: { mode: 'pessimistic_write' } });
+      if (!project) return null;
+      change(project);
+      return manager.save(project);
+    });
+  }
+
+  /** False when there was no such project. */
+  async delete(id: number): Promise<boolean> {
+    const result = await this.projects.delete({ id });
+    return Boolean(result.affected);
+  }
+}
