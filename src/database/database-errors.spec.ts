@@ -3,8 +3,14 @@ import {
   DatabaseFailure,
   describeDatabaseError,
   failureOfReason,
+  outageMayBeTheData,
   SQLSTATE_CLASSES,
 } from './database-errors';
+
+/** What node-postgres gives for an error of a connection's start: its own DatabaseError, not wrapped by TypeORM. */
+function connectError(code: string, message: string, severity: string): Error {
+  return Object.assign(new Error(message), { name: 'error', length: 120, code, severity });
+}
 
 function pgError(code: string, message = 'error', severity = 'ERROR'): Error {
   return Object.assign(new Error(message), { code, severity });
@@ -115,6 +121,36 @@ describe('classifyDatabaseError', () => {
     expect(classifyDatabaseError(pgError('XX000', 'x', 'PANIC'))).toBe('unavailable');
   });
 
+  it('reads an error raised while connecting as unavailable whatever the language of its severity', () => {
+    // lc_messages = 'it_IT': the driver passes the translated severity on.
+    const initFile = connectError('XX000', 'could not write init file', 'FATALE');
+    expect(classifyDatabaseError(initFile, { onEventData: true })).toBe('unavailable');
+    expect(describeDatabaseError(initFile)).toBe('could not write init file (SQLSTATE XX000, FATAL)');
+    // The same code from a statement, wrapped by TypeORM, is the data's.
+    const wrapped = Object.assign(new Error('cache lookup failed'), {
+      name: 'QueryFailedError',
+      driverError: { name: 'error', length: 120, code: 'XX000', severity: 'ERRORE' },
+      code: 'XX000',
+    });
+    expect(classifyDatabaseError(wrapped, { onEventData: true })).toBe('data');
+  });
+
+  it('tells the outages an event may cause itself from those of the server', () => {
+    expect(outageMayBeTheData(new Error('Connection terminated unexpectedly'))).toBe(true);
+    expect(outageMayBeTheData(new Error('Query read timeout'))).toBe(true);
+    expect(
+      outageMayBeTheData(
+        pgError('57P02', 'terminating connection because of crash of another server process'),
+      ),
+    ).toBe(true);
+    expect(outageMayBeTheData(pgError('53200', 'out of memory'))).toBe(true);
+    // The server's own state: waited out however long it lasts.
+    expect(outageMayBeTheData(pgError('53100', 'could not extend file'))).toBe(false);
+    expect(outageMayBeTheData(pgError('25006', 'read-only transaction'))).toBe(false);
+    expect(outageMayBeTheData(connectError('XX000', 'could not write init file', 'FATAL'))).toBe(false);
+    expect(outageMayBeTheData(pgError('23505', 'duplicate key'))).toBe(false);
+  });
+
   it('reads an internal error on event data as the data’s, and elsewhere as the server’s', () => {
     for (const code of ['XX000', 'XX001', 'XX002']) {
       expect(classifyDatabaseError(pgError(code), { onEventData: true })).toBe('data');
@@ -157,6 +193,7 @@ describe('classifyDatabaseError', () => {
     ['an undefined column (a schema this version does not expect)', '42703'],
     ['a syntax error', '42601'],
     ['a statement timeout', '57014'],
+    ['a transaction timeout', '25P04'],
     ['a feature not supported', '0A000'],
   ])('reads %s as neither an outage nor the data', (_, code) => {
     expect(classifyDatabaseError(pgError(code))).toBe('unknown');

@@ -15,10 +15,10 @@
  *
  * Every class of PostgreSQL's SQLSTATE codes (Appendix A of its manual) is decided in
  * SQLSTATE_CLASSES; codes that differ from their class are in SQLSTATE_CODES. Whatever the code, an
- * error of severity FATAL or PANIC is `unavailable`: it ends the session, so the statement never ran
- * to completion on a live connection, and every error raised while a connection starts up or logs in
- * is FATAL (a backend has no transaction to abort yet), including `XX000 could not write init file`
- * from a full disk.
+ * error that ends the session is `unavailable` (see endsSession): the statement never ran to
+ * completion on a live connection, and every error raised while a connection starts up or logs in is
+ * one (a backend has no transaction to abort yet), including `XX000 could not write init file` from
+ * a full disk.
  */
 export type DatabaseFailure = 'unavailable' | 'conflict' | 'data' | 'unknown';
 
@@ -81,7 +81,7 @@ export const SQLSTATE_CLASSES: Readonly<Record<string, DatabaseFailure>> = {
 export const SQLSTATE_CODES: Readonly<Record<string, DatabaseFailure>> = {
   '25006': 'unavailable', // read-only SQL transaction: a standby, or a primary demoted by failover
   '25P03': 'unavailable', // idle-in-transaction session timeout: the session was ended
-  '25P04': 'unavailable', // transaction timeout (PostgreSQL 17): the session was ended
+  '25P04': 'unknown', // transaction timeout (PostgreSQL 17): a transaction that ran too long, maybe for its data
   '40002': 'data', // transaction integrity constraint violation: a deferred constraint
   '42501': 'unavailable', // insufficient privilege: an operator's grant, not the data
   '55006': 'conflict', // object in use
@@ -138,10 +138,18 @@ const UNAVAILABLE_MESSAGES = [
 
 const SESSION_ENDING_SEVERITIES = new Set(['FATAL', 'PANIC']);
 
+/**
+ * Outages that the failing event itself may have caused: a lost connection or a server that stopped
+ * answering (the event's statement may have crashed or hung its backend), a crash of another backend,
+ * and running out of memory. The digest waits them out, but not forever for one event while the
+ * database stores others (see DigestProcessor).
+ */
+const MAYBE_THE_DATA = new Set(['57P02', '53200']);
+
 export function classifyDatabaseError(error: unknown, context: DatabaseErrorContext = {}): DatabaseFailure {
   const code = codeOf(error);
   if (code !== undefined && SOCKET_ERROR_CODES.has(code)) return 'unavailable';
-  if (SESSION_ENDING_SEVERITIES.has(severityOf(error) ?? '')) return 'unavailable';
+  if (endsSession(error)) return 'unavailable';
   if (code !== undefined && /^[0-9A-Z]{5}$/.test(code)) return classifySqlState(code, context);
   const message = messageOf(error).toLowerCase();
   if (UNAVAILABLE_MESSAGES.some((fragment) => message.includes(fragment))) return 'unavailable';
@@ -158,6 +166,31 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return classifyDatabaseError(error) === 'unavailable';
 }
 
+/** An outage (classifyDatabaseError) that the failing statement's own data may have caused. */
+export function outageMayBeTheData(error: unknown): boolean {
+  if (classifyDatabaseError(error) !== 'unavailable' || endsSession(error)) return false;
+  const code = codeOf(error);
+  return code === undefined || !/^[0-9A-Z]{5}$/.test(code) || MAYBE_THE_DATA.has(code);
+}
+
+/**
+ * The error ended the session, or came before there was one. PostgreSQL sends every error of a
+ * connection's start (login, a cache file it cannot write) as FATAL, but translates the severity
+ * into the server's language; so an error of the driver's own kind (a pg DatabaseError) that TypeORM
+ * did not wrap as a statement's (QueryFailedError) also counts: it was raised while connecting.
+ */
+function endsSession(error: unknown): boolean {
+  if (SESSION_ENDING_SEVERITIES.has(severityOf(error) ?? '')) return true;
+  if (error === null || typeof error !== 'object') return false;
+  const record = error as { name?: unknown; length?: unknown; code?: unknown; driverError?: unknown };
+  return (
+    record.name === 'error' &&
+    typeof record.length === 'number' &&
+    typeof record.code === 'string' &&
+    record.driverError === undefined
+  );
+}
+
 /**
  * The error's message with its SQLSTATE and, for a session-ending one, its severity, as a failed
  * job's reason records it: `… (SQLSTATE 53100)`, `… (SQLSTATE XX000, FATAL)`. The sweeper of the
@@ -167,15 +200,15 @@ export function describeDatabaseError(error: unknown): string {
   const message = messageOf(error) || String(error);
   const code = codeOf(error);
   if (code === undefined || !/^[0-9A-Z]{5}$/.test(code)) return message;
-  const severity = severityOf(error);
-  return `${message} (SQLSTATE ${code}${severity && SESSION_ENDING_SEVERITIES.has(severity) ? `, ${severity}` : ''})`;
+  return `${message} (SQLSTATE ${code}${endsSession(error) ? ', FATAL' : ''})`;
 }
 
 /** Reads a reason written by describeDatabaseError (or only a message) back into its decision. */
 export function failureOfReason(reason: string, context: DatabaseErrorContext = {}): DatabaseFailure {
   const recorded = /\(SQLSTATE ([0-9A-Z]{5})(?:, (FATAL|PANIC))?\)\s*$/.exec(reason);
   if (recorded) return recorded[2] ? 'unavailable' : classifySqlState(recorded[1], context);
-  return classifyDatabaseError(new Error(reason));
+  // A plain object: an Error would capture a stack for every reason read.
+  return classifyDatabaseError({ message: reason });
 }
 
 function codeOf(error: unknown): string | undefined {

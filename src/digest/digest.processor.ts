@@ -1,9 +1,14 @@
 import { InjectQueue, OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { BeforeApplicationShutdown, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { Job, Queue, UnrecoverableError, Worker } from 'bullmq';
+import { LRUCache } from 'lru-cache';
 import { AppConfig } from '../config/app-config';
 import { QueueName } from '../common/queues';
-import { classifyDatabaseError, describeDatabaseError } from '../database/database-errors';
+import {
+  classifyDatabaseError,
+  describeDatabaseError,
+  outageMayBeTheData,
+} from '../database/database-errors';
 import { FailedReasonPrefix } from '../jobs/failed-reason';
 import { WorkerErrorLog } from '../jobs/worker-error-log';
 import { WorkerHeartbeat } from '../jobs/worker-heartbeat';
@@ -24,6 +29,12 @@ import { JobConcurrency } from './job-concurrency';
 
 /** How long a stopping worker spends folding the rollups it recorded, at most. */
 const ROLLUPS_AT_EXIT_MS = 5_000;
+
+/**
+ * How many times a job may meet an outage again after other events were stored since its last try,
+ * before it is retried on its own (failsAlone): on its third such outage.
+ */
+const OUTAGE_STRIKES = 2;
 
 /** While the database is unreachable the queue is paused for this long, doubling up to the maximum. */
 const OUTAGE_PAUSE_MIN_MS = 1_000;
@@ -73,6 +84,11 @@ export class DigestProcessor extends WorkerHost implements OnApplicationBootstra
   private readonly workerErrors = new WorkerErrorLog(this.logger, QueueName.Digest);
   private outagePauseMs = 0;
   private pausedUntil = 0;
+  /** How many jobs this process has stored events of: an outage that lets others be stored is no outage. */
+  private jobsStored = 0;
+  private readonly outageStrikes = new LRUCache<string, { count: number; storedBefore: number }>({
+    max: 10_000,
+  });
   private readonly jobsInFlight: JobConcurrency;
 
   constructor(
@@ -131,10 +147,23 @@ export class DigestProcessor extends WorkerHost implements OnApplicationBootstra
     const failures = (await Promise.all(events.map((event) => this.digestEvent(event)))).filter(
       (failure): failure is EventFailure => failure !== undefined,
     );
+    const stored = events.length - failures.length;
+    if (stored > 0) this.jobsStored++;
     const outage = failures.find((failure) => failure.kind === 'unavailable');
-    // The whole job goes back: its stored events are found stored when it comes again.
-    if (outage) return this.waitForDatabase(outage.error);
-    this.databaseAnswered();
+    if (outage) {
+      if (this.failsAlone(job, outage.error)) {
+        throw Object.assign(new Error(`${FailedReasonPrefix.Alone}${describeDatabaseError(outage.error)}`), {
+          cause: outage.error,
+        });
+      }
+      // The whole job goes back: its stored events are found stored when it comes again.
+      return this.waitForDatabase(outage.error);
+    }
+    this.outageStrikes.delete(String(job.id));
+    // Only what reached the database says it answers: an invalid event never asked it.
+    if (stored > 0 || failures.some((failure) => failure.kind === 'data' || failure.kind === 'conflict')) {
+      this.databaseAnswered();
+    }
     if (failures.length === 0) return;
     if (events.length > 1) return this.splitOut(job, failures);
     const [{ error, kind }] = failures;
@@ -148,6 +177,22 @@ export class DigestProcessor extends WorkerHost implements OnApplicationBootstra
     throw Object.assign(new Error(`${FailedReasonPrefix.Other}${describeDatabaseError(error)}`), {
       cause: error,
     });
+  }
+
+  /**
+   * An outage that the job's own data may cause (its statement lost the connection, hung, or ran the
+   * server out of memory), met again and again while other jobs are stored in between: the job, not
+   * the server, is the trouble. Past OUTAGE_STRIKES such failures it stops pausing the queue for
+   * everyone and takes the ordinary retries with backoff, then the failed set (a reason the sweeper
+   * never puts back). The count is this process's: a restarted worker starts it again.
+   */
+  private failsAlone(job: Job<DigestJobData>, error: unknown): boolean {
+    if (!outageMayBeTheData(error)) return false;
+    const id = String(job.id);
+    const previous = this.outageStrikes.get(id);
+    const count = (previous?.count ?? 0) + (previous && this.jobsStored > previous.storedBefore ? 1 : 0);
+    this.outageStrikes.set(id, { count, storedBefore: this.jobsStored });
+    return count >= OUTAGE_STRIKES;
   }
 
   /** After an outage: the digest goes on, and what an outage put in the failed set comes back. */

@@ -14,6 +14,8 @@ const SWEEP_EVERY_MS = 5 * 60_000;
 const FIRST_SWEEP_AFTER_MS = 10_000;
 /** After an outage ends, the jobs it failed come back shortly, once the backlog has started to move. */
 const SWEEP_SOON_MS = 2_000;
+/** Outages that come and go quickly do not make it read the failed set more often than this. */
+const SWEEP_SOON_AT_MOST_EVERY_MS = 60_000;
 
 /**
  * Puts back on the digest queue the failed jobs whose reason reads as the database being
@@ -30,6 +32,7 @@ export class FailedDigestSweeper implements OnApplicationBootstrap, OnApplicatio
   private readonly failures = new RepeatedLog(this.logger, 60_000);
   private timers: NodeJS.Timeout[] = [];
   private soon: NodeJS.Timeout | undefined;
+  private lastSoonAt = 0;
   private running: Promise<number> | undefined;
 
   constructor(
@@ -54,7 +57,8 @@ export class FailedDigestSweeper implements OnApplicationBootstrap, OnApplicatio
 
   /** The database answers again after an outage. */
   sweepSoon(): void {
-    if (this.soon) return;
+    if (this.soon || Date.now() - this.lastSoonAt < SWEEP_SOON_AT_MOST_EVERY_MS) return;
+    this.lastSoonAt = Date.now();
     this.soon = setTimeout(() => {
       this.soon = undefined;
       void this.sweep();
@@ -81,7 +85,9 @@ export class FailedDigestSweeper implements OnApplicationBootstrap, OnApplicatio
     let returned = 0;
     for (const id of outageIds) {
       const job = await Job.fromId<DigestJobData>(this.queue, id);
-      if (!job || !(await job.isFailed())) continue;
+      // Put back and failed again meanwhile, perhaps for another reason: read as it is now.
+      if (!job || classOfFailedReason(job.failedReason) !== 'unavailable' || !(await job.isFailed()))
+        continue;
       try {
         await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
         returned++;

@@ -1,8 +1,9 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { withDeadline } from '../common/deadline';
 import { RepeatedLog } from '../common/repeated-log';
 import { DatabaseUnavailableError } from '../database/database-unavailable.error';
 import { ProjectKeyChanges } from '../projects/project-key-changes';
+import { ProjectKeyRow, ProjectsRepository } from '../projects/projects.repository';
 
 /** A request that waits for a reload gets its 503 after this when the database hangs. */
 const LOAD_DEADLINE_MS = 3_000;
@@ -38,13 +39,6 @@ export function checkKey(entry: ProjectKeyEntry | undefined, key: string, now: n
   return now < entry.previousExpiresAt ? 'valid' : 'expired';
 }
 
-interface ProjectKeyRow {
-  id: number;
-  client_key: string;
-  previous_client_key: string | null;
-  previous_client_key_expires_at: Date | null;
-}
-
 function entryOf(row: ProjectKeyRow): ProjectKeyEntry {
   const expiresAt = row.previous_client_key_expires_at?.getTime() ?? 0;
   return {
@@ -72,7 +66,7 @@ export class ProjectKeys implements OnApplicationBootstrap, OnApplicationShutdow
   private unsubscribe: (() => void) | undefined;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly projects: ProjectsRepository,
     private readonly keyChanges: ProjectKeyChanges,
   ) {}
 
@@ -140,16 +134,7 @@ export class ProjectKeys implements OnApplicationBootstrap, OnApplicationShutdow
   private async load(): Promise<void> {
     this.lastAttempt = Date.now();
     try {
-      let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error('no answer within 3 s')), LOAD_DEADLINE_MS);
-      });
-      const rows = await Promise.race([
-        this.dataSource.query<ProjectKeyRow[]>(
-          'SELECT id, client_key, previous_client_key, previous_client_key_expires_at FROM projects',
-        ),
-        deadline,
-      ]).finally(() => clearTimeout(timer));
+      const rows = await withDeadline(this.projects.clientKeys(), LOAD_DEADLINE_MS, 'no answer within 3 s');
       this.keys = new Map(rows.map((row) => [row.id, entryOf(row)]));
     } catch (error) {
       this.failureLog.warn(

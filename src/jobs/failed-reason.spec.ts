@@ -9,6 +9,8 @@ describe('classOfFailedReason', () => {
     ['failed: deadlock detected (SQLSTATE 40P01)', 'conflict'],
     ["failed: Cannot read properties of undefined (reading 'id')", 'unknown'],
     ['job stalled more than allowable limit', 'stalled'],
+    // An outage this job met alone: never read as one again.
+    ['failed while the database stored other events: Connection terminated unexpectedly', 'unknown'],
     // Written by earlier versions: no prefix, no SQLSTATE.
     ['cannot be stored: could not write init file', 'unavailable'],
     ['Connection terminated unexpectedly', 'unavailable'],

@@ -11,6 +11,8 @@ export enum FailedReasonPrefix {
   Data = 'cannot be stored: ',
   /** A conflict that outlasted its retries, or a bug: failed after the job's attempts. */
   Other = 'failed: ',
+  /** An outage met by this job alone while the database stored others: never put back by the sweeper. */
+  Alone = 'failed while the database stored other events: ',
 }
 
 /** BullMQ's reason for a job that stalled more often than the worker allows (a crashing worker). */
@@ -37,6 +39,7 @@ export const FAILED_JOB_CLASSES: readonly FailedJobClass[] = [
 export function classOfFailedReason(reason: string | null | undefined): FailedJobClass {
   const text = reason ?? '';
   if (text.startsWith(FailedReasonPrefix.Invalid)) return 'invalid';
+  if (text.startsWith(FailedReasonPrefix.Alone)) return 'unknown';
   if (text.startsWith(FailedReasonPrefix.Data))
     return failureOfReason(text.slice(FailedReasonPrefix.Data.length), { onEventData: true });
   if (text.startsWith(FailedReasonPrefix.Other))

@@ -109,13 +109,23 @@ export class QueueMonitor {
       const counts = (async () => {
         const byQueue = {} as Record<QueueName, Record<FailedJobClass, number>>;
         for (const queue of Object.values(QueueName)) {
-          byQueue[queue] = countByClass(await readFailedReasons(this.redis, this.settings, queue));
+          const reasons = await readFailedReasons(this.redis, this.settings, queue);
+          // The classes read the digest's reasons; other queues fail for their own causes (a mail
+          // server away is no database outage): only stalls are told apart there.
+          byQueue[queue] =
+            queue === QueueName.Digest
+              ? countByClass(reasons)
+              : countByClass(
+                  reasons.map(({ id, reason }) => ({ id, reason: /stalled/.test(reason) ? reason : '' })),
+                );
         }
         return byQueue;
       })();
       this.failedClasses = { at: now, counts };
       // A failed reading is not kept: the next scrape tries again.
-      counts.catch(() => (this.failedClasses = undefined));
+      counts.catch(() => {
+        if (this.failedClasses?.counts === counts) this.failedClasses = undefined;
+      });
     }
     try {
       return await this.failedClasses.counts;

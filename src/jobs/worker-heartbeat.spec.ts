@@ -52,4 +52,35 @@ describe('parseWorkerBeats: a paused digest', () => {
       },
     ]);
   });
+
+  it('takes a pause with no refusal for 40 s as over, though its worker has taken no job since', () => {
+    const beats = parseWorkerBeats(
+      {
+        idle: JSON.stringify({
+          seen: now - 1_000,
+          lastJob: now - 120_000,
+          paused: {
+            since: now - 100_000,
+            reason: 'could not extend file (SQLSTATE 53100)',
+            last: now - 41_000,
+          },
+        }),
+        waiting: JSON.stringify({
+          seen: now - 1_000,
+          lastJob: now - 120_000,
+          paused: {
+            since: now - 100_000,
+            reason: 'could not extend file (SQLSTATE 53100)',
+            last: now - 10_000,
+          },
+        }),
+      },
+      now,
+    );
+    expect(beats.find((beat) => beat.id === 'idle')?.digest_paused).toBeUndefined();
+    expect(beats.find((beat) => beat.id === 'waiting')?.digest_paused).toEqual({
+      since: '2026-11-23T11:58:20.000Z',
+      reason: 'could not extend file (SQLSTATE 53100)',
+    });
+  });
 });

@@ -9,6 +9,11 @@ export const WORKERS_KEY = 'workers';
 const BEAT_INTERVAL_MS = 5_000;
 /** A worker that has not reported for this long is gone (killed, partitioned, stuck). */
 export const WORKER_GONE_AFTER_MS = 30_000;
+/**
+ * A paused digest refuses again at least every 15 s (its longest pause) while the outage lasts; a
+ * pause with no refusal for this long is over, even if its worker has taken no job since.
+ */
+export const PAUSE_OVER_AFTER_MS = 40_000;
 /** Beats of workers gone for this long are removed from the hash. */
 const FORGET_AFTER_MS = 24 * 3_600_000;
 
@@ -25,7 +30,8 @@ export interface WorkerBeat {
 interface StoredBeat {
   seen: number;
   lastJob: number | null;
-  paused?: { since: number; reason: string } | null;
+  /** `last`: when the database last refused work. */
+  paused?: { since: number; reason: string; last?: number } | null;
 }
 
 function seenAt(raw: string): number {
@@ -52,7 +58,12 @@ export function parseWorkerBeats(hash: Record<string, string> | null, now: numbe
       seen_at: new Date(beat.seen).toISOString(),
       last_job_at: typeof beat.lastJob === 'number' ? new Date(beat.lastJob).toISOString() : null,
     };
-    if (beat.paused && typeof beat.paused.since === 'number') {
+    const lastRefusal = beat.paused?.last ?? beat.paused?.since;
+    if (
+      beat.paused &&
+      typeof beat.paused.since === 'number' &&
+      now - Number(lastRefusal) <= PAUSE_OVER_AFTER_MS
+    ) {
       view.digest_paused = {
         since: new Date(beat.paused.since).toISOString(),
         reason: String(beat.paused.reason).slice(0, 300),
@@ -73,7 +84,7 @@ export class WorkerHeartbeat implements OnApplicationBootstrap, OnApplicationShu
   private readonly id = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly key: string;
   private lastJob: number | null = null;
-  private paused: { since: number; reason: string } | null = null;
+  private paused: { since: number; reason: string; last: number } | null = null;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -89,9 +100,11 @@ export class WorkerHeartbeat implements OnApplicationBootstrap, OnApplicationShu
 
   /** The digest paused because the database refused work; told at once, not at the next beat. */
   databaseRefused(reason: string): void {
-    const first = this.paused === null;
-    this.paused = { since: this.paused?.since ?? Date.now(), reason };
-    if (first) void this.beat();
+    const now = Date.now();
+    // Still paused from an outage that ended unnoticed: this refusal starts a new one.
+    const ongoing = this.paused !== null && now - this.paused.last <= PAUSE_OVER_AFTER_MS;
+    this.paused = { since: ongoing ? this.paused!.since : now, reason, last: now };
+    if (!ongoing) void this.beat();
   }
 
   databaseAnswered(): void {

@@ -1,15 +1,13 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { ProjectKeyChanges } from './project-key-changes';
-import { Project } from './project.entity';
+import { ProjectsDataModule } from './projects-data.module';
 import { ProjectsController } from './projects.controller';
-import { ProjectsRepository } from './projects.repository';
 import { ProjectsService } from './projects.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Project])],
+  imports: [ProjectsDataModule],
   controllers: [ProjectsController],
-  providers: [ProjectsService, ProjectsRepository, ProjectKeyChanges],
-  exports: [ProjectsService, ProjectKeyChanges],
+  providers: [ProjectsService, ProjectKeyChanges],
+  exports: [ProjectsService, ProjectKeyChanges, ProjectsDataModule],
 })
 export class ProjectsModule {}

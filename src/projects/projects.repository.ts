@@ -5,10 +5,34 @@ import { Project } from './project.entity';
 
 const UNIQUE_VIOLATION = '23505';
 
+/** What ingest checks client keys against (both keys during a rotation's grace period). */
+export interface ProjectKeyRow {
+  id: number;
+  client_key: string;
+  previous_client_key: string | null;
+  previous_client_key_expires_at: Date | null;
+}
+
 /** The projects table: every statement on projects is here. */
 @Injectable()
 export class ProjectsRepository {
   constructor(@InjectRepository(Project) private readonly projects: Repository<Project>) {}
+
+  /** Every project's keys, read whole by each ingest process. */
+  clientKeys(): Promise<ProjectKeyRow[]> {
+    return this.projects.query(
+      'SELECT id, client_key, previous_client_key, previous_client_key_expires_at FROM projects',
+    );
+  }
+
+  /** Projects whose own retention differs from `defaultDays`. */
+  async retentionOverrides(defaultDays: number): Promise<{ projectId: number; days: number }[]> {
+    const rows: { id: number; retention_days: number }[] = await this.projects.query(
+      'SELECT id, retention_days FROM projects WHERE retention_days IS NOT NULL AND retention_days <> $1',
+      [defaultDays],
+    );
+    return rows.map((row) => ({ projectId: row.id, days: row.retention_days }));
+  }
 
   /** Every project, by id. */
   list(): Promise<Project[]> {

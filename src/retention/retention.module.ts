@@ -4,6 +4,7 @@ import { QueueName } from '../common/queues';
 import { registerQueue } from '../jobs/queue-layout';
 import { EventsDataModule } from '../events/events-data.module';
 import { IssuesDataModule } from '../issues/issues-data.module';
+import { ProjectsDataModule } from '../projects/projects-data.module';
 import { RollupsDataModule } from '../rollups/rollups-data.module';
 import { ExpiredRecords } from './expired-records';
 import { MaintenanceProcessor } from './maintenance.processor';
@@ -17,6 +18,7 @@ import { RetentionService } from './retention.service';
     IssuesDataModule,
     RollupsDataModule,
     ArtifactsDataModule,
+    ProjectsDataModule,
   ],
   providers: [RetentionService, ExpiredRecords, MaintenanceProcessor],
   exports: [RetentionService],

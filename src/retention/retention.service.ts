@@ -1,11 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { ArtifactBundlesRepository } from '../artifacts/artifact-bundles.repository';
 import { FileChunksRepository } from '../artifacts/file-chunks.repository';
 import { AppConfig } from '../config/app-config';
 import { EventPartitions, RowDeletion } from '../events/event-partitions';
 import { IssuesService } from '../issues/issues.service';
+import { ProjectsRepository } from '../projects/projects.repository';
 import { RollupsRepository } from '../rollups/rollups.repository';
 import { ExpiredRecords } from './expired-records';
 import { cutoffOf, planPartitions, ProjectRetention } from './retention-policy';
@@ -53,7 +52,6 @@ export class RetentionService {
   private readonly logger = new Logger(RetentionService.name);
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly config: AppConfig,
     private readonly partitions: EventPartitions,
     private readonly rollups: RollupsRepository,
@@ -62,6 +60,7 @@ export class RetentionService {
     private readonly artifacts: ArtifactBundlesRepository,
     private readonly chunks: FileChunksRepository,
     private readonly auditLog: AuditLog,
+    private readonly projects: ProjectsRepository,
   ) {}
 
   async run(now = new Date()): Promise<RetentionReport> {
@@ -124,12 +123,8 @@ export class RetentionService {
   }
 
   /** Projects whose own retention differs from the default. */
-  private async projectOverrides(defaultDays: number): Promise<ProjectRetention[]> {
-    const rows = await this.dataSource.query<Array<{ id: number; retention_days: number }>>(
-      'SELECT id, retention_days FROM projects WHERE retention_days IS NOT NULL AND retention_days <> $1',
-      [defaultDays],
-    );
-    return rows.map((row) => ({ projectId: row.id, days: row.retention_days }));
+  private projectOverrides(defaultDays: number): Promise<ProjectRetention[]> {
+    return this.projects.retentionOverrides(defaultDays);
   }
 
   private log(report: RetentionReport): void {

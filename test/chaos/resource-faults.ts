@@ -213,7 +213,7 @@ export async function dataDiskFull(
     await monitor.end().catch(() => undefined);
     disks.data.release();
   }
-  note(phase, await readyAgain(readyUrl(suite), READY_AGAIN_MS));
+  readyAfter(phase, await readyAgain(readyUrl(suite), READY_AGAIN_MS));
   await sleep(3_000);
 }
 
@@ -314,7 +314,7 @@ export async function walDiskFull(
       .then(() => query(databaseUrl, 'SELECT pg_reload_conf()'))
       .catch((error: Error) => fail(phase, `max_wal_size not reset after the fault: ${error.message}`));
   }
-  note(phase, await readyAgain(readyUrl(suite), READY_AGAIN_MS));
+  readyAfter(phase, await readyAgain(readyUrl(suite), READY_AGAIN_MS));
   await sleep(3_000);
 }
 
@@ -373,6 +373,12 @@ export async function redisMemoryFull(suite: Suite, seconds: number): Promise<vo
     '200 "degraded" with redis_writes refused',
     (a) => a.code === '200' && a.status === 'degraded' && a.checks.redis_writes === 'refused',
   );
-  note(phase, await readyAgain(readyUrl(suite), READY_AGAIN_MS));
+  readyAfter(phase, await readyAgain(readyUrl(suite), READY_AGAIN_MS));
   await sleep(3_000);
+}
+
+/** Readiness must come back to "ok" by itself once the fault is over: a stale "degraded" is a failure. */
+function readyAfter(phase: Phase, outcome: string): void {
+  if (outcome.startsWith('readiness NOT')) fail(phase, outcome);
+  else note(phase, outcome);
 }

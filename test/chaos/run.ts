@@ -43,7 +43,8 @@
  * Faults 6 and 7 need small disks: PostgreSQL's data folder and its WAL folder (initdb --waldir, 1 MB
  * segments, min_wal_size 2MB, max_wal_size 64MB) each on a tmpfs the suite mounts (1 GiB and
  * 256 MiB; resource-faults.ts) and unmounts at the end. When it cannot mount (not root, or mount
- * refused; or CHAOS_TMPFS=0), PostgreSQL runs on ordinary folders and both faults are skipped:
+ * refused; or CHAOS_TMPFS=0), PostgreSQL runs on ordinary folders and both faults are skipped
+ * (CHAOS_REQUIRE_DISKS=1, as in CI, makes that an error instead):
  * reported SKIP, neither passed nor failed. Without those two faults selected, no disk is mounted.
  *
  * Then it waits (bounded) for the digest backlog to drain and the rollups to be folded, and checks,
@@ -163,6 +164,9 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
     log(`PostgreSQL's data on a ${disks.data.sizeMb} MB tmpfs, its WAL on a ${disks.wal.sizeMb} MB tmpfs`);
   } else if (mounted) {
     noDisks = mounted.reason;
+    // CI runs as root and must inject every fault: a skip there would hide that it did not.
+    if (process.env.CHAOS_REQUIRE_DISKS === '1')
+      throw new Error(`CHAOS_REQUIRE_DISKS=1 but no small disks: ${noDisks}`);
     log(`no small disks (${noDisks}): the disk and wal faults will be skipped`);
   }
   const pg = new Postgres(pgBase, pgPort, mounted && 'options' in mounted ? mounted.options : {});
