@@ -1,7 +1,13 @@
 import { InjectQueue, OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
-import { Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Logger,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+} from '@nestjs/common';
 import { Job, Queue, UnrecoverableError } from 'bullmq';
 import { QueueName } from '../common/queues';
+import { closeWorkerWithin } from '../jobs/close-worker';
 import { KeptJobScheduler } from '../jobs/kept-job-scheduler';
 import { WorkerErrorLog } from '../jobs/worker-error-log';
 import { AlertDeliveryService } from './alert-delivery.service';
@@ -13,9 +19,18 @@ import { DeliveryError } from './senders/delivery-error';
 /** How often the outbox is swept: once per interval for the whole installation (KeptJobScheduler). */
 const OUTBOX_SWEEP_EVERY_MS = 15_000;
 
+/**
+ * How long a stopping worker waits for the deliveries it holds (a webhook's own timeout fits in it);
+ * one left unfinished is delivered again by another worker, under the same idempotency key.
+ */
+const CLOSE_GRACE_MS = 15_000;
+
 /** The alerts queue's only consumer: routes each job to its service. */
 @Processor(QueueName.Alerts, { concurrency: 10 })
-export class AlertsProcessor extends WorkerHost implements OnApplicationBootstrap, OnApplicationShutdown {
+export class AlertsProcessor
+  extends WorkerHost
+  implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
+{
   private readonly outboxSweeps: KeptJobScheduler;
   private readonly workerErrors = new WorkerErrorLog(new Logger(AlertsProcessor.name), QueueName.Alerts);
 
@@ -39,6 +54,15 @@ export class AlertsProcessor extends WorkerHost implements OnApplicationBootstra
 
   onApplicationBootstrap(): void {
     this.outboxSweeps.start();
+  }
+
+  /** Closed before @nestjs/bullmq closes its workers, which would wait for a stuck job forever. */
+  async beforeApplicationShutdown(): Promise<void> {
+    try {
+      await closeWorkerWithin(this.worker, CLOSE_GRACE_MS);
+    } catch (error) {
+      this.workerErrors.report(error as Error);
+    }
   }
 
   onApplicationShutdown(): void {

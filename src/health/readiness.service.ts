@@ -64,7 +64,8 @@ export class ReadinessService {
         `the oldest digest job has waited ${digest.oldest_waiting_seconds} s (more than ${digest.threshold_seconds} s)`,
       );
     }
-    if (redis === 'connected' && redisWrites.status !== 'ok') {
+    // A write that timed out says no more than the PING did: only Redis' own refusal degrades.
+    if (redis === 'connected' && redisWrites.status === 'refused') {
       degraded.push(`Redis refuses writes: ${redisWrites.error}`);
     }
     const view: ReadinessView = {

@@ -13,7 +13,7 @@ export interface RedisWriteResult {
   error?: string;
 }
 
-const PROBE_TIMEOUT_MS = 1_000;
+const PROBE_TIMEOUT_MS = 2_000;
 const PROBE_TTL_MS = 60_000;
 
 /**
@@ -45,7 +45,7 @@ export class RedisWriteProbe {
       await withDeadline(
         this.redis.set(this.key, String(Date.now()), 'PX', PROBE_TTL_MS),
         PROBE_TIMEOUT_MS,
-        'no answer within 1 s',
+        'no answer within 2 s',
       );
       return { status: 'ok' };
     } catch (error) {

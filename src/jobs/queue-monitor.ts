@@ -6,7 +6,8 @@ import { countByClass, FailedJobClass, readFailedReasons } from './failed-reason
 import { queueKey, QueueSettings } from './queue-layout';
 import { parseWorkerBeats, WORKERS_KEY, WorkerBeat } from './worker-heartbeat';
 
-const TIMEOUT_MS = 1_000;
+/** As long as a command of the shared client may take (REDIS_COMMAND_TIMEOUT_MS). */
+const TIMEOUT_MS = 2_000;
 /** Reading every failed job's reason is not free: scrapes within this long share one reading. */
 const FAILED_CLASSES_REUSE_MS = 15_000;
 
@@ -49,7 +50,7 @@ export class QueueMonitor {
     this.workersKey = `${config.REDIS_PREFIX}:${WORKERS_KEY}`;
   }
 
-  /** The snapshot, or undefined when Redis does not answer within a second. */
+  /** The snapshot, or undefined when Redis does not answer within 2 s. */
   async snapshot(now = Date.now()): Promise<QueueSnapshot | undefined> {
     const key = (queue: QueueName, kind: string) => queueKey(this.settings, queue, kind);
     const digest = this.digestCounts().then(async (values) => {

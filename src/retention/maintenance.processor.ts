@@ -1,8 +1,14 @@
 import { InjectQueue, OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
-import { Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Logger,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+} from '@nestjs/common';
 import { Job, Queue } from 'bullmq';
 import { QueueName } from '../common/queues';
 import { AppConfig } from '../config/app-config';
+import { closeWorkerWithin } from '../jobs/close-worker';
 import { KeptJobScheduler } from '../jobs/kept-job-scheduler';
 import { RepeatedLog } from '../common/repeated-log';
 import { WorkerErrorLog } from '../jobs/worker-error-log';
@@ -13,6 +19,9 @@ export enum MaintenanceJobName {
   Retention = 'retention',
   EndSnoozes = 'end-snoozes',
 }
+
+/** How long a stopping worker waits for the maintenance job it holds. */
+const CLOSE_GRACE_MS = 5_000;
 
 /** Snoozes until a time end within this much of it (or of enough users affected). */
 const END_SNOOZES_EVERY_MS = 60_000;
@@ -26,7 +35,7 @@ const END_SNOOZES_EVERY_MS = 60_000;
 @Processor(QueueName.Maintenance, { concurrency: 1 })
 export class MaintenanceProcessor
   extends WorkerHost
-  implements OnApplicationBootstrap, OnApplicationShutdown
+  implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
 {
   private readonly logger = new Logger(MaintenanceProcessor.name);
   private readonly schedule: KeptJobScheduler | undefined;
@@ -80,6 +89,18 @@ export class MaintenanceProcessor
       .catch((error: unknown) =>
         this.logger.warn(`could not remove the retention schedule: ${(error as Error).message}`),
       );
+  }
+
+  /**
+   * A run in progress gets a few seconds, not forever: housekeeping that the next run carries on.
+   * Closed before @nestjs/bullmq closes its workers, which would wait for it however long it takes.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    try {
+      await closeWorkerWithin(this.worker, CLOSE_GRACE_MS);
+    } catch (error) {
+      this.logger.warn(`closing the maintenance worker: ${(error as Error).message}`);
+    }
   }
 
   onApplicationShutdown(): void {
