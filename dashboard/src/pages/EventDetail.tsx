@@ -345,7 +345,11 @@ function ExceptionBlock({ exception, newestFirst, minified }: { exception: Excep
           </span>
         )}
       </div>
-      {exception.value && <pre class="exception-value">{exception.value}</pre>}
+      {exception.value && (
+        <pre class="exception-value" dir="auto">
+          {exception.value}
+        </pre>
+      )}
       {frames.length > 0 ? <StackTrace frames={frames} newestFirst={newestFirst} /> : <p class="muted small">No stack trace.</p>}
     </div>
   );

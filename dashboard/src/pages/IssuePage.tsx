@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useCan } from '../access';
-import { call, client, errorMessage, EventItem, qs } from '../api';
+import { call, client, errorMessage, EventItem, FullEvent, qs } from '../api';
 import { Badge, Empty, ErrorMessage, Loading, RelTime, useAsync, useTitle } from '../components';
 import { navigate, useLocation } from '../router';
 import { EventChart } from './EventChart';
@@ -11,6 +11,38 @@ import { LevelMarker, rememberedListUrl, StateBadge } from './IssuesPage';
 import { stateCondition, TriageActions, TriageChoice } from './TriageActions';
 
 const EVENTS_PAGE = 100;
+/** The server keeps an issue's message up to this length; its events keep all of it. */
+const STORED_MESSAGE_LENGTH = 1000;
+/** Longer messages than this may not fit the header's two lines: the whole text is offered below. */
+const LONG_MESSAGE = 140;
+
+/** The whole message of an issue: its event's exception value (or message) when that starts with it. */
+function fullMessageOf(message: string, event: FullEvent | undefined): string {
+  const candidates: unknown[] = [];
+  const exception = event?.exception as { values?: { value?: unknown }[] } | undefined;
+  for (const value of exception?.values ?? []) candidates.push(value?.value);
+  const logentry = event?.logentry as { formatted?: unknown; message?: unknown } | undefined;
+  candidates.push(event?.message, logentry?.formatted, logentry?.message);
+  const whole = candidates.find(
+    (text): text is string => typeof text === 'string' && text.length > message.length && text.replace(/\s+/g, ' ').startsWith(message.slice(0, 200)),
+  );
+  if (whole) return whole;
+  return message.length >= STORED_MESSAGE_LENGTH ? `${message}…` : message;
+}
+
+/** Under the header's two clamped lines: the whole message, one click away. */
+function FullMessage({ message, event }: { message: string; event: FullEvent | undefined }) {
+  const whole = fullMessageOf(message, event);
+  if (whole.length <= LONG_MESSAGE && !whole.includes('\n')) return null;
+  return (
+    <details class="full-message">
+      <summary>Show full message ({whole.length.toLocaleString()} characters)</summary>
+      <p class="full-message-text" dir="auto">
+        {whole}
+      </p>
+    </details>
+  );
+}
 
 export function IssuePage({ issueId }: { issueId: number }) {
   const location = useLocation();
@@ -120,8 +152,13 @@ export function IssuePage({ issueId }: { issueId: number }) {
           </div>
           <h1 class="issue-heading" tabIndex={-1}>
             <span class="issue-type">{current.type || 'Message'}</span>
-            {current.message && <span class="issue-message">{current.message}</span>}
+            {current.message && (
+              <span class="issue-message clamp-2" dir="auto">
+                {current.message}
+              </span>
+            )}
           </h1>
+          <FullMessage message={current.message} event={selected.data} />
           {current.culprit && <p class="culprit mono">{current.culprit}</p>}
           <dl class="issue-stats">
             <div>

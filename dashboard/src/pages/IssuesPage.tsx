@@ -554,11 +554,17 @@ export function IssuesPage({ projectId }: { projectId: number }) {
                     <div class="issue-cell">
                       <LevelMarker level={issue.level} />
                       <div class="issue-main">
-                        <a href={`/issues/${issue.id}`} class="issue-link">
+                        <a href={`/issues/${issue.id}`} class="issue-link clamp-2" title={issueTitle(issue)}>
                           <span class="short-id">{issue.short_id}</span>
                           <span class="issue-title">
                             <strong>{issue.type || 'Message'}</strong>
-                            {issue.message ? `: ${issue.message}` : ''}
+                            {issue.message ? (
+                              <>
+                                : <bdi>{issue.message}</bdi>
+                              </>
+                            ) : (
+                              ''
+                            )}
                           </span>
                         </a>
                         <div class="issue-sub">

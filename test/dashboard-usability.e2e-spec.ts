@@ -1,0 +1,143 @@
+/**
+ * What a newcomer meets first in the dashboard, in a real headless Chromium at 1366 and 390 px:
+ * long and right-to-left messages, dead ends, wording, narrow screens, menus by keyboard, a role
+ * changed while a page is open, and finding one's place again.
+ */
+import { Queue } from 'bullmq';
+import { Browser, BrowserContext, Page } from 'playwright-core';
+import { DataSource } from 'typeorm';
+import { QueueName } from '../src/common/queues';
+import { startTestApp, TestApp } from './helpers/app';
+import {
+  ensureDashboardBuilt,
+  expectNoPageProblems,
+  openPhonePage,
+  openSignedIn,
+  PageProblems,
+  screenshot,
+  SCREENSHOTS,
+} from './helpers/browser';
+import { join } from 'node:path';
+import { enqueueEvent, eventually, openQueue } from './helpers/queues';
+import { settleRollups } from './helpers/rollups';
+
+const EMAIL = 'usability@example.com';
+const PASSWORD = 'usability-secret';
+const LONG_MESSAGE = `${'The basket could not be priced because '.repeat(40)}END-OF-MESSAGE`.slice(-1600);
+const ARABIC_MESSAGE = 'تعذر حفظ سلة التسوق (cart-id 8841)';
+
+describe('the dashboard for a newcomer (browser)', () => {
+  let t: TestApp;
+  let digest: Queue;
+  let db: DataSource;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  const problems: PageProblems = { errors: [], cspViolations: [] };
+  let project: { id: number; slug: string };
+  /** Issue id by the exception type of its events. */
+  const ids = new Map<string, number>();
+
+  function send(projectId: number, type: string, value: string, fields: Record<string, unknown> = {}): Promise<string> {
+    return enqueueEvent(digest, projectId, {
+      exception: { values: [{ type, value, stacktrace: { frames: [] } }] },
+      timestamp: new Date().toISOString(),
+      level: 'error',
+      platform: 'node',
+      ...fields,
+    });
+  }
+
+  beforeAll(async () => {
+    ensureDashboardBuilt();
+    t = await startTestApp({ CREATE_SUPERUSER: `${EMAIL}:${PASSWORD}`, SERVE_DASHBOARD: 'true' });
+    db = t.app.get(DataSource);
+    digest = openQueue(t, QueueName.Digest);
+    project = (await t.api().post('/api/projects').send({ name: 'Usability Shop' }).expect(201)).body;
+    await send(project.id, 'PricingError', LONG_MESSAGE);
+    await send(project.id, 'CartSaveError', ARABIC_MESSAGE);
+    for (let n = 0; n < 30; n++) await send(project.id, `FillerError${n}`, `Filler number ${n} failed`);
+    await eventually(async () => {
+      const counts = await digest.getJobCounts('waiting', 'active', 'delayed');
+      return counts.waiting + counts.active + counts.delayed === 0;
+    }, 30_000);
+    await settleRollups(t.app);
+    const stored: { id: number; type: string }[] = await db.query('SELECT id, type FROM issues WHERE project_id = $1', [
+      project.id,
+    ]);
+    for (const { id, type } of stored) ids.set(type, id);
+    ({ browser, context, page } = await openSignedIn(t.url, { email: EMAIL, password: PASSWORD }, problems, {
+      viewport: { width: 1366, height: 900 },
+    }));
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await digest?.close();
+    await t?.close();
+  });
+
+  afterEach(() => expectNoPageProblems(problems));
+
+  /** The full page, and what the window shows (a phone's full page is too tall to read at a glance). */
+  async function shoot(p: Page, name: string): Promise<void> {
+    await screenshot(p, name);
+    await p.screenshot({ path: join(SCREENSHOTS, `${name}-view.png`) });
+  }
+
+  const listUrl = (query = '') => `/projects/${project.id}/issues${query}`;
+  const row = (p: Page, text: string) => p.getByRole('row').filter({ hasText: text });
+
+  it('clamps a long message to two lines in the list and the header, and shows all of it on request', async () => {
+    await page.goto(listUrl());
+    const long = row(page, 'PricingError');
+    await long.waitFor();
+    const lineHeight = await long
+      .locator('.issue-link')
+      .evaluate((link) => parseFloat(getComputedStyle(link).lineHeight) || 20);
+    expect((await long.locator('.issue-link').boundingBox())!.height).toBeLessThanOrEqual(lineHeight * 2 + 2);
+    await screenshot(page, 'usability-long-list');
+
+    await page.goto(`/issues/${ids.get('PricingError')}`);
+    const message = page.locator('.issue-message');
+    await message.waitFor();
+    const header = await message.evaluate((el) => ({
+      height: el.getBoundingClientRect().height,
+      line: parseFloat(getComputedStyle(el).lineHeight) || 20,
+      clamp: getComputedStyle(el).webkitLineClamp,
+    }));
+    expect(header.clamp).toBe('2');
+    expect(header.height).toBeLessThanOrEqual(header.line * 2 + 2);
+    await page.getByText(/Show full message/).click();
+    const whole = page.locator('.full-message-text');
+    await whole.waitFor();
+    expect((await whole.textContent())!.trim()).toBe(LONG_MESSAGE);
+    await screenshot(page, 'usability-long-issue');
+
+    const { phone, mobile } = await openPhonePage(browser, context, t.url, problems);
+    await mobile.goto(listUrl());
+    await row(mobile, 'PricingError').waitFor();
+    expect(await mobile.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await row(mobile, 'PricingError').scrollIntoViewIfNeeded();
+    await shoot(mobile, 'usability-long-list-phone');
+    await mobile.goto(`/issues/${ids.get('PricingError')}`);
+    await mobile.locator('.issue-message').waitFor();
+    await shoot(mobile, 'usability-long-issue-phone');
+    await phone.close();
+  });
+
+  it('isolates a right-to-left message, so its own parentheses stay at its end', async () => {
+    await page.goto(listUrl());
+    const arabic = row(page, 'CartSaveError');
+    await arabic.waitFor();
+    expect(await arabic.locator('bdi').textContent()).toBe(ARABIC_MESSAGE);
+    await page.goto(`/issues/${ids.get('CartSaveError')}`);
+    const message = page.locator('.issue-message');
+    await message.waitFor();
+    expect(await message.evaluate((el) => getComputedStyle(el).direction)).toBe('rtl');
+    const value = page.locator('.exception-value');
+    await value.waitFor();
+    expect(await value.evaluate((el) => getComputedStyle(el).direction)).toBe('rtl');
+    await screenshot(page, 'usability-rtl-issue');
+  });
+});
