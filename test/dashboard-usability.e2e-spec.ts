@@ -140,4 +140,44 @@ describe('the dashboard for a newcomer (browser)', () => {
     expect(await value.evaluate((el) => getComputedStyle(el).direction)).toBe('rtl');
     await screenshot(page, 'usability-rtl-issue');
   });
+
+  it('offers a way back from a missing issue or project, without a Retry that would be refused again', async () => {
+    await page.goto(listUrl());
+    await row(page, 'PricingError').waitFor();
+    await page.goto('/issues/987654321');
+    await page.getByRole('heading', { name: 'Issue not found' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Retry' }).count()).toBe(0);
+    await shoot(page, 'usability-missing-issue');
+    await page.getByRole('link', { name: 'Back to issues' }).click();
+    await row(page, 'PricingError').waitFor();
+
+    await page.goto('/projects/987654321/issues');
+    await page.getByRole('heading', { name: 'Project not found' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Retry' }).count()).toBe(0);
+    await shoot(page, 'usability-missing-project');
+    await page.getByRole('link', { name: 'Back to projects' }).click();
+    await page.getByRole('heading', { name: 'Projects' }).waitFor();
+  });
+
+  it('hides the old list and count when the server refuses a search, and says why in plain words', async () => {
+    await page.goto(listUrl());
+    await page.getByText('32 issues', { exact: true }).waitFor();
+    const search = page.getByRole('combobox', { name: 'Search issues' });
+    await search.fill('colour:red');
+    await search.press('Enter');
+    const refusal = page.getByRole('alert').filter({ hasText: 'This search could not be run.' });
+    await refusal.waitFor();
+    expect(await refusal.textContent()).toContain('No event of this project has a tag called "colour"');
+    expect(await page.getByText('32 issues', { exact: true }).count()).toBe(0);
+    expect(await page.locator('tbody tr').count()).toBe(0);
+    expect(await refusal.getByRole('button', { name: 'Retry' }).count()).toBe(0);
+    await shoot(page, 'usability-refused-search');
+    const { phone, mobile } = await openPhonePage(browser, context, t.url, problems);
+    await mobile.goto(listUrl('?query=colour%3Ared'));
+    await mobile.getByText('This search could not be run.').waitFor();
+    await shoot(mobile, 'usability-refused-search-phone');
+    await phone.close();
+    await refusal.getByRole('button', { name: 'Clear the search' }).click();
+    await page.getByText('32 issues', { exact: true }).waitFor();
+  });
 });

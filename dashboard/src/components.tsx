@@ -1,11 +1,13 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { errorMessage } from './api';
+import { ApiError, errorMessage } from './api';
 import { copyText, display, exactTime, isRecord, relativeTime } from './util';
 
 export interface Async<T> {
   data: T | undefined;
   error: string | null;
+  /** The HTTP status of the error answer; 0 when the server could not be reached, null without error. */
+  status: number | null;
   loading: boolean;
   reload: () => void;
   /** Asks again without showing loading: for background refreshes of what is on screen. */
@@ -17,6 +19,7 @@ export interface Async<T> {
 export function useAsync<T>(load: () => Promise<T>, deps: unknown[]): Async<T> {
   const [data, setData] = useState<T | undefined>(undefined);
   const [error, setError] = useState<string | null>(null);
+  const [status, setStatus] = useState<number | null>(null);
   const [loading, setLoading] = useState(true);
   const [tick, setTick] = useState(0);
   const generation = useRef(0);
@@ -26,17 +29,21 @@ export function useAsync<T>(load: () => Promise<T>, deps: unknown[]): Async<T> {
     if (!quiet.current) {
       setLoading(true);
       setError(null);
+      setStatus(null);
     }
     quiet.current = false;
     load().then(
       (value) => {
         if (mine !== generation.current) return;
         setData(value);
+        setError(null);
+        setStatus(null);
         setLoading(false);
       },
       (failure: unknown) => {
         if (mine !== generation.current) return;
         setError(errorMessage(failure));
+        setStatus(failure instanceof ApiError ? failure.status : 0);
         setLoading(false);
       },
     );
@@ -46,7 +53,7 @@ export function useAsync<T>(load: () => Promise<T>, deps: unknown[]): Async<T> {
     quiet.current = true;
     setTick((n) => n + 1);
   }, []);
-  return { data, error, loading, reload, refresh, setData };
+  return { data, error, status, loading, reload, refresh, setData };
 }
 
 export function Loading({ label = 'Loading…' }: { label?: string }) {
@@ -58,18 +65,65 @@ export function Loading({ label = 'Loading…' }: { label?: string }) {
   );
 }
 
-export function ErrorMessage({ error, onRetry }: { error: string | null | undefined; onRetry?: () => void }) {
+/** Whether asking again may help: not when the server refused the request itself (4xx, but a timeout or a rate limit). */
+export function retryable(status: number | null | undefined): boolean {
+  return !(typeof status === 'number' && status >= 400 && status < 500 && status !== 408 && status !== 429);
+}
+
+export function ErrorMessage({
+  error,
+  onRetry,
+  status,
+}: {
+  error: string | null | undefined;
+  onRetry?: () => void;
+  /** The answer's status: no Retry for a request the server refused (it would refuse it again). */
+  status?: number | null;
+}) {
   if (!error) return null;
   return (
     <div class="alert alert-error" role="alert">
       <span>{error}</span>
-      {onRetry && (
+      {onRetry && retryable(status) && (
         <button type="button" class="btn btn-small" onClick={onRetry}>
           Retry
         </button>
       )}
     </div>
   );
+}
+
+/**
+ * A page that cannot be shown (not found, or not visible to this account): says so, and offers a way
+ * on instead of a Retry that would only be refused again.
+ */
+export function DeadEnd({ title, children, links }: { title: string; children: ComponentChildren; links: { href: string; label: string }[] }) {
+  return (
+    <div class="card dead-end">
+      <h1>{title}</h1>
+      <p>{children}</p>
+      <p class="inline-actions">
+        {links.map((link) => (
+          <a key={link.href} href={link.href} class="btn btn-small">
+            {link.label}
+          </a>
+        ))}
+      </p>
+    </div>
+  );
+}
+
+/** A project page's answer to its project failing to load: a dead end for 403 and 404, else Retry. */
+export function ProjectLoadError({ project }: { project: Pick<Async<unknown>, 'error' | 'status' | 'reload'> }) {
+  if (project.status === 404 || project.status === 403) {
+    return (
+      <DeadEnd title="Project not found" links={[{ href: '/', label: 'Back to projects' }]}>
+        There is no project at this address, or none of your teams can see it. Ask an admin to add
+        your team to it if you need it.
+      </DeadEnd>
+    );
+  }
+  return <ErrorMessage error={project.error} onRetry={project.reload} status={project.status} />;
 }
 
 export function Empty({ title, children }: { title: string; children?: ComponentChildren }) {

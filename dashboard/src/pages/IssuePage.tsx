@@ -1,13 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useCan } from '../access';
 import { call, client, errorMessage, EventItem, FullEvent, qs } from '../api';
-import { Badge, Empty, ErrorMessage, Loading, RelTime, useAsync, useTitle } from '../components';
+import { Badge, DeadEnd, Empty, ErrorMessage, Loading, RelTime, useAsync, useTitle } from '../components';
 import { navigate, useLocation } from '../router';
 import { EventChart } from './EventChart';
 import { EventDetail, EventNavigation } from './EventDetail';
 import { ActivityLog, AssigneeControl, Comments, usePeople } from './IssueCollaboration';
 import { IssueTags } from './IssueTags';
-import { LevelMarker, rememberedListUrl, StateBadge } from './IssuesPage';
+import { lastListUrl, LevelMarker, rememberedListUrl, StateBadge } from './IssuesPage';
 import { stateCondition, TriageActions, TriageChoice } from './TriageActions';
 
 const EVENTS_PAGE = 100;
@@ -117,7 +117,18 @@ export function IssuePage({ issueId }: { issueId: number }) {
     }
   };
 
-  if (issue.error) return <ErrorMessage error={issue.error} onRetry={issue.reload} />;
+  if (issue.error && (issue.status === 404 || issue.status === 403)) {
+    const lastList = lastListUrl();
+    return (
+      <DeadEnd
+        title="Issue not found"
+        links={[...(lastList ? [{ href: lastList, label: 'Back to issues' }] : []), { href: '/', label: 'Back to projects' }]}
+      >
+        There is no issue {issueId} here: it may have been deleted, or it belongs to a project none of your teams can see.
+      </DeadEnd>
+    );
+  }
+  if (issue.error) return <ErrorMessage error={issue.error} onRetry={issue.reload} status={issue.status} />;
   if (!issue.data || mergedInto !== null) return <Loading label="Loading issue…" />;
   const current = issue.data;
   const condition = stateCondition(current);

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { useCan, useMe } from '../access';
 import type { paths } from '../api-schema';
 import { call, client, errorMessage, Issue, Team } from '../api';
-import { Badge, Empty, ErrorMessage, Loading, Menu, RelTime, Sparkline, useAsync, useTitle } from '../components';
+import { Badge, Empty, ErrorMessage, Loading, Menu, RelTime, Sparkline, useAsync, useTitle, ProjectLoadError } from '../components';
 import { navigate, useLocation } from '../router';
 import { filterValue, setFilter } from '../search-query';
 import { plural } from '../util';
@@ -37,6 +37,16 @@ const STATE_VIEWS = [
   { value: null, label: 'All' },
 ] as const;
 
+/** Why the server refused a search, in plain words. */
+export function searchErrorText(message: string): string {
+  const unknownKey = /unknown key "([^"]*)"/.exec(message);
+  if (unknownKey) {
+    return `No event of this project has a tag called "${unknownKey[1]}". To search for text that contains a colon, put it in quotes, like "${unknownKey[1]}:…".`;
+  }
+  const text = message.replace(/^query:\s*/, '');
+  return text ? `${text[0].toUpperCase()}${text.slice(1)}${/[.!?]$/.test(text) ? '' : '.'}` : 'The server refused it.';
+}
+
 export function issueTitle(issue: Pick<Issue, 'type' | 'message'>): string {
   if (issue.type && issue.message) return `${issue.type}: ${issue.message}`;
   return issue.type || issue.message || '(no message)';
@@ -68,9 +78,21 @@ export function rememberedListUrl(projectId: number): string {
   return `/projects/${projectId}/issues`;
 }
 
+/** The issue list last shown, of any project: where a missing issue's page offers to go back to. */
+export function lastListUrl(): string | null {
+  try {
+    const stored = window.sessionStorage.getItem(LIST_URL_KEY);
+    if (stored && /^\/projects\/\d+\/issues/.test(stored)) return stored;
+  } catch {
+    // storage blocked
+  }
+  return null;
+}
+
 function rememberListUrl(projectId: number, url: string): void {
   try {
     window.sessionStorage.setItem(`${LIST_URL_KEY}:${projectId}`, url);
+    window.sessionStorage.setItem(LIST_URL_KEY, url);
   } catch {
     // storage blocked: Back goes to the default list
   }
@@ -166,7 +188,10 @@ export function IssuesPage({ projectId }: { projectId: number }) {
   }, [listKey]);
   useEffect(() => rememberListUrl(projectId, location.path + window.location.search), [projectId, listKey]);
 
-  const rows = issues.data?.data ?? [];
+  /** The server refused the search itself (400): what was listed before does not answer it. */
+  const refused = issues.error !== null && issues.status === 400;
+  const shown = refused ? undefined : issues.data;
+  const rows = shown?.data ?? [];
   const noIssuesAtAll = params.query === DEFAULT_QUERY && !params.environment && params.page === 1 && issues.data?.total === 0;
 
   // Background refresh: the list every half minute (while the tab is visible and nothing is being
@@ -199,8 +224,8 @@ export function IssuesPage({ projectId }: { projectId: number }) {
     navigate(`/projects/${projectId}/issues${text ? `?${text}` : ''}`);
   };
 
-  const total = issues.data?.total ?? 0;
-  const estimated = issues.data?.total_is_estimate ?? false;
+  const total = shown?.total ?? 0;
+  const estimated = shown?.total_is_estimate ?? false;
   const pageCount = Math.max(1, Math.ceil(total / PAGE_SIZE));
   const lastJumpable = Math.min(pageCount, Math.floor(MAX_OFFSET / PAGE_SIZE) + 1);
   const allSelected = rows.length > 0 && rows.every((issue) => selected.has(issue.id));
@@ -283,7 +308,7 @@ export function IssuesPage({ projectId }: { projectId: number }) {
     }
   };
 
-  if (project.error) return <ErrorMessage error={project.error} onRetry={project.reload} />;
+  if (project.error) return <ProjectLoadError project={project} />;
   if (!project.data) return <Loading label="Loading project…" />;
   const stateView = filterValue(params.query, 'is');
   const release = filterValue(params.query, 'release') ?? '';
@@ -393,7 +418,7 @@ export function IssuesPage({ projectId }: { projectId: number }) {
 
       <div class="toolbar">
         <p class="list-total" aria-live="polite">
-          {issues.data ? (
+          {shown ? (
             <>
               <strong>
                 {estimated ? 'About ' : ''}
@@ -503,10 +528,21 @@ export function IssuesPage({ projectId }: { projectId: number }) {
           {notice}
         </div>
       )}
-      <ErrorMessage error={issues.error} onRetry={issues.reload} />
+      {refused ? (
+        <div class="alert alert-error search-refused" role="alert">
+          <p>
+            <strong>This search could not be run.</strong> {searchErrorText(issues.error ?? '')}
+          </p>
+          <button type="button" class="btn btn-small" onClick={() => go({ query: DEFAULT_QUERY, environment: '' })}>
+            Clear the search
+          </button>
+        </div>
+      ) : (
+        <ErrorMessage error={issues.error} onRetry={issues.reload} status={issues.status} />
+      )}
       {issues.loading && !issues.data && <Loading label="Loading issues…" />}
 
-      {issues.data &&
+      {shown &&
         rows.length === 0 &&
         (noIssuesAtAll ? (
           <Empty title="No issues yet — send your first error with the DSN above.">
@@ -606,7 +642,7 @@ export function IssuesPage({ projectId }: { projectId: number }) {
         </div>
       )}
 
-      {issues.data && (params.page > 1 || issues.data.next_cursor) && (
+      {shown && (params.page > 1 || shown.next_cursor) && (
         <nav class="pager" aria-label="Pagination">
           <button type="button" class="btn btn-small" disabled={params.page === 1} onClick={() => go({ page: 1 })}>
             « First
@@ -651,7 +687,7 @@ export function IssuesPage({ projectId }: { projectId: number }) {
           <button
             type="button"
             class="btn btn-small"
-            disabled={!issues.data.next_cursor}
+            disabled={!shown.next_cursor}
             onClick={() =>
               params.page * PAGE_SIZE > MAX_OFFSET
                 ? go({ page: params.page + 1, cursor: issues.data?.next_cursor ?? '' })

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { useCan } from '../access';
 import { AlertType, call, Channel, client, errorMessage, Rule } from '../api';
-import { Badge, EnabledAndActions, Empty, ErrorMessage, Loading, RelTime, useAsync, useTitle } from '../components';
+import { Badge, EnabledAndActions, Empty, ErrorMessage, Loading, RelTime, useAsync, useTitle, ProjectLoadError } from '../components';
 import { plural } from '../util';
 import { ProjectHeader, useProject } from './ProjectHeader';
 
@@ -315,7 +315,7 @@ export function ProjectAlertsPage({ projectId }: { projectId: number }) {
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState<number | null>(null);
 
-  if (project.error) return <ErrorMessage error={project.error} onRetry={project.reload} />;
+  if (project.error) return <ProjectLoadError project={project} />;
   if (!project.data) return <Loading label="Loading project…" />;
 
   const channelList = Array.isArray(channels.data) ? channels.data : [];
