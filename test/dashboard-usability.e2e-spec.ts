@@ -55,7 +55,9 @@ describe('the dashboard for a newcomer (browser)', () => {
     digest = openQueue(t, QueueName.Digest);
     project = (await t.api().post('/api/projects').send({ name: 'Usability Shop' }).expect(201)).body;
     await send(project.id, 'PricingError', LONG_MESSAGE);
-    await send(project.id, 'CartSaveError', ARABIC_MESSAGE);
+    await send(project.id, 'CartSaveError', ARABIC_MESSAGE, {
+      contexts: { os: { name: 'Android', version: '14' }, browser: { name: 'Chrome', version: '120' } },
+    });
     for (let n = 0; n < 30; n++) await send(project.id, `FillerError${n}`, `Filler number ${n} failed`);
     await eventually(async () => {
       const counts = await digest.getJobCounts('waiting', 'active', 'delayed');
@@ -179,5 +181,54 @@ describe('the dashboard for a newcomer (browser)', () => {
     await phone.close();
     await refusal.getByRole('button', { name: 'Clear the search' }).click();
     await page.getByText('32 issues', { exact: true }).waitFor();
+  });
+
+  it('shows names in words: alert types, audit actions, context names, role hints, and errors as sentences', async () => {
+    await t
+      .api()
+      .post(`/api/projects/${project.id}/alert-rules`)
+      .send({ name: 'Tell me about new ones', alert_type: 'new_issue', channel_ids: [] })
+      .expect(201);
+    await page.goto(`/projects/${project.id}/alerts`);
+    const rule = page.locator('.rule-card').filter({ hasText: 'Tell me about new ones' });
+    await rule.getByText('New issue', { exact: true }).waitFor();
+    expect(await rule.textContent()).not.toMatch(/new_issue/i);
+    await shoot(page, 'usability-alert-rule');
+
+    await page.goto('/settings/audit-log');
+    await page.getByText('Member created').first().waitFor();
+    expect(await page.locator('main').innerText()).not.toContain('member.create');
+    await shoot(page, 'usability-audit-log');
+
+    await page.goto(`/issues/${ids.get('CartSaveError')}`);
+    await page.locator('.context-box h4').filter({ hasText: 'OS' }).waitFor();
+    expect(await page.locator('.context-box h4').allInnerTexts()).toEqual(expect.arrayContaining(['OS', 'Browser']));
+
+    const invitation = (
+      await t.api().post('/api/invitations').send({ email: 'new.viewer@example.com', role: 'viewer' }).expect(201)
+    ).body as { link: string };
+    const { phone, mobile } = await openPhonePage(browser, context, t.url, problems);
+    await mobile.goto(new URL(invitation.link).pathname);
+    await mobile.getByText("see the issues and events of their teams' projects, without changing anything").waitFor();
+    await shoot(mobile, 'usability-invitation-phone');
+    await phone.close();
+
+    // The API's messages start in lower case; shown, they start as sentences do.
+    await page.goto(listUrl('?sort=bogus'));
+    const refusal = page.getByRole('alert').first();
+    await refusal.waitFor();
+    const said = (await refusal.innerText()).replace('This search could not be run.', '').trim();
+    expect(said[0]).toBe(said[0].toUpperCase());
+  });
+
+  it('clears what the last bulk action said when the list changes', async () => {
+    await page.goto(listUrl());
+    await row(page, 'FillerError3').getByRole('checkbox').check();
+    await page.getByRole('region', { name: 'Bulk actions' }).getByRole('button', { name: 'Resolve', exact: true }).click();
+    await page.getByText('1 issue marked resolved.').waitFor();
+    await page.getByRole('button', { name: 'Resolved', exact: true }).click();
+    await row(page, 'FillerError3').waitFor();
+    expect(await page.getByText('1 issue marked resolved.').count()).toBe(0);
+    await t.api().patch(`/api/issues/${ids.get('FillerError3')}`).send({ state: 'open' }).expect(200);
   });
 });

@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, errorMessage } from './api';
-import { copyText, display, exactTime, isRecord, relativeTime } from './util';
+import { capitalise, copyText, display, exactTime, isRecord, relativeTime } from './util';
 
 export interface Async<T> {
   data: T | undefined;
@@ -83,7 +83,7 @@ export function ErrorMessage({
   if (!error) return null;
   return (
     <div class="alert alert-error" role="alert">
-      <span>{error}</span>
+      <span>{capitalise(error)}</span>
       {onRetry && retryable(status) && (
         <button type="button" class="btn btn-small" onClick={onRetry}>
           Retry

@@ -96,6 +96,11 @@ export function display(value: unknown): string {
   }
 }
 
+/** Text as a sentence starts: its first letter capitalised (server errors often start in lower case). */
+export function capitalise(text: string): string {
+  return text ? text[0].toUpperCase() + text.slice(1) : text;
+}
+
 export function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;
 }

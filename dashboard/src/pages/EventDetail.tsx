@@ -4,6 +4,12 @@ import { call, client, errorMessage } from '../api';
 import { Badge, CopyButton, KeyValue, RelTime } from '../components';
 import { clockTime, display, exactTime, isRecord } from '../util';
 
+/** Sentry's context names as people write them: `os` is "OS", `browser` is "Browser". */
+const CONTEXT_NAMES: Record<string, string> = { os: 'OS', gpu: 'GPU', client_os: 'Client OS', cloud_resource: 'Cloud resource', otel: 'OpenTelemetry' };
+export function contextName(name: string): string {
+  return CONTEXT_NAMES[name.toLowerCase()] ?? (name ? name[0].toUpperCase() + name.slice(1).replace(/_/g, ' ') : name);
+}
+
 /** The full event is whatever the digest stored: every field is optional and read defensively. */
 type Json = Record<string, unknown>;
 
@@ -217,7 +223,7 @@ export function EventDetail({ event }: { event: Json }) {
           <div class="event-grid">
             {Object.entries(contexts).map(([name, value]) => (
               <div class="context-box" key={name}>
-                <h4>{name}</h4>
+                <h4>{contextName(name)}</h4>
                 <KeyValue data={value} />
               </div>
             ))}

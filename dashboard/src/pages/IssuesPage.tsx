@@ -185,6 +185,9 @@ export function IssuesPage({ projectId }: { projectId: number }) {
     setAllMatching(false);
     setConfirmMerge(false);
     setJump('');
+    // What the last action said was about the list as it was: not about this one.
+    setNotice(null);
+    setActionError(null);
   }, [listKey]);
   useEffect(() => rememberListUrl(projectId, location.path + window.location.search), [projectId, listKey]);
 

@@ -35,6 +35,13 @@ function describeConditions(conditions: RuleConditions): string {
   return `Environments: ${environments} · Level: ${conditions.min_level ? levelText(conditions.min_level) : 'any'}`;
 }
 
+/** Short names of the alert types, for badges and the history. */
+const ALERT_NAMES: Record<AlertType, string> = {
+  new_issue: 'New issue',
+  regression: 'Regression',
+  unmute: 'Unmuted',
+};
+
 const ALERT_LABELS: Record<AlertType, string> = {
   new_issue: 'New issue',
   regression: 'Regression (resolved issue seen again)',
@@ -412,7 +419,7 @@ export function ProjectAlertsPage({ projectId }: { projectId: number }) {
                     {rule.name} {!rule.is_enabled && <Badge kind="muted">disabled</Badge>}
                   </h3>
                   <p class="small">
-                    <Badge kind="neutral">{rule.alert_type}</Badge> →{' '}
+                    <Badge kind="neutral">{ALERT_NAMES[rule.alert_type]}</Badge> →{' '}
                     {rule.channel_ids.length === 0 ? (
                       <span class="muted">no channels</span>
                     ) : seesChannels ? (
@@ -487,7 +494,7 @@ export function ProjectAlertsPage({ projectId }: { projectId: number }) {
                     <td data-label="Created">
                       <RelTime value={entry.created_at} />
                     </td>
-                    <td data-label="Type">{entry.alert_type}</td>
+                    <td data-label="Type">{ALERT_NAMES[entry.alert_type as AlertType] ?? entry.alert_type}</td>
                     <td data-label="Channel">
                       {entry.channel_name} <span class="muted small">({entry.channel_type})</span>
                     </td>
