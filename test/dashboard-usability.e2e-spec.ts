@@ -231,4 +231,40 @@ describe('the dashboard for a newcomer (browser)', () => {
     expect(await page.getByText('1 issue marked resolved.').count()).toBe(0);
     await t.api().patch(`/api/issues/${ids.get('FillerError3')}`).send({ state: 'open' }).expect(200);
   });
+
+  it('keeps tabs, the setup snippet and the bulk Assign menu usable on a 390 px phone', async () => {
+    const { phone, mobile } = await openPhonePage(browser, context, t.url, problems);
+    const inView = async (name: string, nav: string) => {
+      const box = (await mobile.getByRole('navigation', { name: nav }).getByRole('link', { name, exact: true }).boundingBox())!;
+      expect(box.x).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width).toBeLessThanOrEqual(390);
+    };
+    await mobile.goto('/settings/account');
+    await inView('Audit log', 'Settings sections');
+    await shoot(mobile, 'usability-settings-tabs-phone');
+
+    await mobile.goto(listUrl());
+    await inView('Settings', 'Project sections');
+    await mobile.getByText('DSN and SDK setup').click();
+    const copy = mobile.getByRole('button', { name: 'Copy snippet' }).first();
+    await copy.waitFor();
+    const code = mobile.locator('.code-block').filter({ has: copy }).locator('code');
+    const [button, first] = [(await copy.boundingBox())!, (await code.boundingBox())!];
+    expect(button.y + button.height).toBeLessThanOrEqual(first.y);
+    await copy.scrollIntoViewIfNeeded();
+    await shoot(mobile, 'usability-setup-phone');
+
+    await row(mobile, 'FillerError5').getByRole('checkbox').check();
+    const bulk = mobile.getByRole('region', { name: 'Bulk actions' });
+    await bulk.getByRole('button', { name: 'Assign' }).click();
+    const menu = bulk.getByRole('menu');
+    await menu.waitFor();
+    const box = (await menu.boundingBox())!;
+    expect(box.x).toBeGreaterThanOrEqual(0);
+    expect(box.x + box.width).toBeLessThanOrEqual(390);
+    expect(await mobile.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await menu.scrollIntoViewIfNeeded();
+    await mobile.screenshot({ path: join(SCREENSHOTS, 'usability-assign-menu-phone-view.png') });
+    await phone.close();
+  });
 });

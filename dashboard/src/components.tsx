@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, errorMessage } from './api';
-import { capitalise, copyText, display, exactTime, isRecord, relativeTime } from './util';
+import { copyText, display, exactTime, isRecord, relativeTime, sentence } from './util';
 
 export interface Async<T> {
   data: T | undefined;
@@ -83,7 +83,7 @@ export function ErrorMessage({
   if (!error) return null;
   return (
     <div class="alert alert-error" role="alert">
-      <span>{capitalise(error)}</span>
+      <span>{sentence(error)}</span>
       {onRetry && retryable(status) && (
         <button type="button" class="btn btn-small" onClick={onRetry}>
           Retry
@@ -292,6 +292,20 @@ export function Sparkline({ counts, label, width = 96, height = 24 }: { counts: 
   );
 }
 
+/**
+ * Moves an open menu left until its right edge is inside the window (a menu opened near the right
+ * edge would otherwise run off it and widen the page), but never past the window's left edge.
+ */
+function keepInViewport(list: HTMLElement | null | undefined): void {
+  if (!list) return;
+  list.style.left = '';
+  const margin = 8;
+  const width = document.documentElement.clientWidth;
+  const rect = list.getBoundingClientRect();
+  const over = rect.right - (width - margin);
+  if (over > 0) list.style.left = `${-Math.min(over, rect.left - margin)}px`;
+}
+
 export interface MenuItem {
   label: string;
   onSelect: () => void;
@@ -308,6 +322,7 @@ export function Menu({ label, items, disabled, class: className }: { label: Comp
     };
     document.addEventListener('mousedown', close);
     document.addEventListener('keydown', close);
+    keepInViewport(root.current?.querySelector<HTMLElement>('[role="menu"]'));
     root.current?.querySelector<HTMLButtonElement>('[role="menuitem"]')?.focus();
     return () => {
       document.removeEventListener('mousedown', close);
