@@ -267,4 +267,36 @@ describe('the dashboard for a newcomer (browser)', () => {
     await mobile.screenshot({ path: join(SCREENSHOTS, 'usability-assign-menu-phone-view.png') });
     await phone.close();
   });
+
+  it('moves through the Resolve and Mute menus with the arrow keys, and Escape returns to the button', async () => {
+    await page.goto(`/issues/${ids.get('FillerError7')}`);
+    const focused = () => page.evaluate(() => document.activeElement?.textContent?.trim() ?? '');
+    const mute = page.getByRole('button', { name: 'Mute' });
+    await mute.focus();
+    await page.keyboard.press('Enter');
+    const menu = page.getByRole('menu');
+    await menu.waitFor();
+    expect(await focused()).toBe('Mute forever');
+    await page.keyboard.press('ArrowDown');
+    expect(await focused()).toBe('For 1 hour');
+    await page.keyboard.press('ArrowUp');
+    await page.keyboard.press('ArrowUp');
+    expect(await focused()).toBe('Until 100 more users');
+    await page.keyboard.press('Home');
+    expect(await focused()).toBe('Mute forever');
+    await shoot(page, 'usability-mute-menu');
+    await page.keyboard.press('Escape');
+    await menu.waitFor({ state: 'detached' });
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-haspopup'))).toBe('menu');
+    expect(await focused()).toContain('Mute');
+
+    const more = page.getByRole('button', { name: 'More ways to resolve' });
+    await more.focus();
+    await page.keyboard.press('ArrowDown');
+    await menu.waitFor();
+    expect(await focused()).toBe('Resolve in next release');
+    await page.keyboard.press('Escape');
+    await menu.waitFor({ state: 'detached' });
+    expect(await page.evaluate(() => document.activeElement?.textContent?.includes('More ways to resolve'))).toBe(true);
+  });
 });

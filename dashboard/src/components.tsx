@@ -311,39 +311,91 @@ export interface MenuItem {
   onSelect: () => void;
 }
 
-/** A button that opens a list of choices; closes on a choice, Escape or a click elsewhere. */
+/**
+ * A button that opens a list of choices; closes on a choice, Escape or a click elsewhere. By keyboard
+ * (as WAI-ARIA's menu button): ArrowDown/ArrowUp move between the choices (and open the menu from
+ * the button), Home/End go to the first/last, Escape closes it and returns focus to the button.
+ */
 export function Menu({ label, items, disabled, class: className }: { label: ComponentChildren; items: MenuItem[]; disabled?: boolean; class?: string }) {
   const [open, setOpen] = useState(false);
+  /** Which choice gets focus when the menu opens: the first, or (ArrowUp on the button) the last. */
+  const [startAt, setStartAt] = useState<'first' | 'last'>('first');
   const root = useRef<HTMLDivElement>(null);
+  const button = useRef<HTMLButtonElement>(null);
+  const choices = () => [...(root.current?.querySelectorAll<HTMLButtonElement>('[role="menuitem"]') ?? [])];
+  const close = (refocus: boolean) => {
+    setOpen(false);
+    if (refocus) button.current?.focus();
+  };
   useEffect(() => {
     if (!open) return;
-    const close = (event: Event) => {
-      if (event instanceof KeyboardEvent ? event.key === 'Escape' : !root.current?.contains(event.target as Node)) setOpen(false);
+    const outside = (event: Event) => {
+      if (!root.current?.contains(event.target as Node)) setOpen(false);
     };
-    document.addEventListener('mousedown', close);
-    document.addEventListener('keydown', close);
+    document.addEventListener('mousedown', outside);
     keepInViewport(root.current?.querySelector<HTMLElement>('[role="menu"]'));
-    root.current?.querySelector<HTMLButtonElement>('[role="menuitem"]')?.focus();
-    return () => {
-      document.removeEventListener('mousedown', close);
-      document.removeEventListener('keydown', close);
-    };
+    const all = choices();
+    (startAt === 'last' ? all[all.length - 1] : all[0])?.focus();
+    return () => document.removeEventListener('mousedown', outside);
   }, [open]);
+  const onMenuKey = (event: KeyboardEvent) => {
+    const all = choices();
+    const at = all.indexOf(document.activeElement as HTMLButtonElement);
+    let next: number | null = null;
+    if (event.key === 'ArrowDown') next = (at + 1) % all.length;
+    else if (event.key === 'ArrowUp') next = (at - 1 + all.length) % all.length;
+    else if (event.key === 'Home') next = 0;
+    else if (event.key === 'End') next = all.length - 1;
+    else if (event.key === 'Escape') {
+      event.preventDefault();
+      event.stopPropagation();
+      close(true);
+      return;
+    } else if (event.key === 'Tab') {
+      close(false);
+      return;
+    }
+    if (next === null || all.length === 0) return;
+    event.preventDefault();
+    all[next].focus();
+  };
+  const onButtonKey = (event: KeyboardEvent) => {
+    if (event.key !== 'ArrowDown' && event.key !== 'ArrowUp') return;
+    event.preventDefault();
+    setStartAt(event.key === 'ArrowUp' ? 'last' : 'first');
+    if (open) {
+      const all = choices();
+      (event.key === 'ArrowUp' ? all[all.length - 1] : all[0])?.focus();
+    } else setOpen(true);
+  };
   return (
     <div class="menu" ref={root}>
-      <button type="button" class={`btn btn-small ${className ?? ''}`} aria-haspopup="menu" aria-expanded={open} disabled={disabled} onClick={() => setOpen(!open)}>
+      <button
+        ref={button}
+        type="button"
+        class={`btn btn-small ${className ?? ''}`}
+        aria-haspopup="menu"
+        aria-expanded={open}
+        disabled={disabled}
+        onKeyDown={onButtonKey}
+        onClick={() => {
+          setStartAt('first');
+          setOpen(!open);
+        }}
+      >
         {label} <span aria-hidden="true">▾</span>
       </button>
       {open && (
-        <div class="menu-list" role="menu">
+        <div class="menu-list" role="menu" onKeyDown={onMenuKey}>
           {items.map((item) => (
             <button
               key={item.label}
               type="button"
               role="menuitem"
+              tabIndex={-1}
               class="menu-item"
               onClick={() => {
-                setOpen(false);
+                close(true);
                 item.onSelect();
               }}
             >
