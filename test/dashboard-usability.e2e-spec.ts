@@ -7,13 +7,17 @@ import { Queue } from 'bullmq';
 import { Browser, BrowserContext, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
 import { QueueName } from '../src/common/queues';
+import { UsersService } from '../src/users/users.service';
 import { startTestApp, TestApp } from './helpers/app';
 import {
   ensureDashboardBuilt,
   expectNoPageProblems,
   openPhonePage,
+  launchBrowser,
   openSignedIn,
   PageProblems,
+  signIn,
+  watchedContext,
   screenshot,
   SCREENSHOTS,
 } from './helpers/browser';
@@ -298,5 +302,37 @@ describe('the dashboard for a newcomer (browser)', () => {
     await page.keyboard.press('Escape');
     await menu.waitFor({ state: 'detached' });
     expect(await page.evaluate(() => document.activeElement?.textContent?.includes('More ways to resolve'))).toBe(true);
+  });
+
+  it('hides triage and comments, and says why, when a member is made a viewer while the page is open', async () => {
+    const email = 'demoted.member@example.com';
+    const password = 'demoted-secret';
+    const user = await t.app.get(UsersService).createOrUpdate(email, password, 'member');
+    const team = (await t.api().post('/api/teams').send({ name: 'Shop team' }).expect(201)).body as { id: number };
+    await t.api().put(`/api/teams/${team.id}/projects/${project.id}`).expect(204);
+    await t.api().put(`/api/teams/${team.id}/members/${user.id}`).expect(204);
+
+    const memberBrowser = await launchBrowser();
+    try {
+      const memberContext = await watchedContext(memberBrowser, { baseURL: t.url, viewport: { width: 1366, height: 900 } }, problems);
+      const memberPage = await memberContext.newPage();
+      memberPage.setDefaultTimeout(10_000);
+      await signIn(memberPage, email, password);
+      await memberPage.goto(`/issues/${ids.get('FillerError9')}`);
+      const resolve = memberPage.getByRole('button', { name: 'Resolve', exact: true });
+      await resolve.waitFor();
+      await memberPage.getByRole('button', { name: 'Comment', exact: true }).waitFor();
+
+      await t.api().patch(`/api/members/${user.id}`).send({ role: 'viewer' }).expect(200);
+      await resolve.click();
+      await memberPage.getByText('Your role was changed to Viewer while this page was open.').waitFor();
+      await memberPage.getByRole('alert').filter({ hasText: 'You are not allowed to do this' }).waitFor();
+      await resolve.waitFor({ state: 'detached' });
+      expect(await memberPage.getByRole('button', { name: 'Comment', exact: true }).count()).toBe(0);
+      await shoot(memberPage, 'usability-demoted');
+      expect((await t.api().get(`/api/issues/${ids.get('FillerError9')}`).expect(200)).body.state).toBe('open');
+    } finally {
+      await memberBrowser.close();
+    }
   });
 });
