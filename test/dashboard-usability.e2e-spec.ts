@@ -335,4 +335,57 @@ describe('the dashboard for a newcomer (browser)', () => {
       await memberBrowser.close();
     }
   });
+
+  it('returns to the row an issue was opened from, with focus on it, and moves through the list by keyboard', async () => {
+    await page.goto(listUrl());
+    const target = page.getByRole('row').filter({ hasText: 'Filler number 2 failed' });
+    await target.waitFor();
+    await target.scrollIntoViewIfNeeded();
+    await page.evaluate(() => window.scrollBy(0, 200));
+    const before = (await target.boundingBox())!.y;
+    const scrolled = await page.evaluate(() => window.scrollY);
+    expect(scrolled).toBeGreaterThan(300);
+    await target.getByRole('link').click();
+    await page.getByRole('heading', { name: 'FillerError2 Filler number 2 failed' }).waitFor();
+    const focusedIssue = () => page.evaluate(() => document.activeElement?.closest('tr')?.textContent ?? '');
+
+    await page.goBack();
+    await target.waitFor();
+    await eventually(async () => (await focusedIssue()).includes('Filler number 2 failed'));
+    expect(Math.abs((await target.boundingBox())!.y - before)).toBeLessThan(4);
+    await shoot(page, 'usability-back-to-row');
+
+    await target.getByRole('link').click();
+    await page.getByRole('link', { name: '← Back to issues' }).click();
+    await eventually(async () => (await focusedIssue()).includes('Filler number 2 failed'));
+    expect(Math.abs((await target.boundingBox())!.y - before)).toBeLessThan(4);
+
+    // j and k from there: the next and previous rows.
+    const order = await page.locator('.issues-table .issue-link').evaluateAll((links) => links.map((link) => link.getAttribute('href')));
+    const at = order.indexOf(`/issues/${ids.get('FillerError2')}`);
+    const focusedHref = () => page.evaluate(() => document.activeElement?.getAttribute('href'));
+    await page.keyboard.press('j');
+    expect(await focusedHref()).toBe(order[at + 1]);
+    await page.keyboard.press('k');
+    await page.keyboard.press('k');
+    expect(await focusedHref()).toBe(order[at - 1]);
+    await page.keyboard.press('Enter');
+    await page.waitForURL(new RegExp(`${order[at - 1]}$`));
+
+    // From the heading a page starts with: the skip link, then the first issue.
+    await page.goto(listUrl());
+    await row(page, 'PricingError').waitFor();
+    // As after a navigation: focus on the page's heading.
+    await page.getByRole('heading', { name: 'Usability Shop' }).evaluate((heading: HTMLElement) => {
+      heading.setAttribute('tabindex', '-1');
+      heading.focus();
+    });
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to the issue list');
+    await shoot(page, 'usability-skip-link');
+    await page.keyboard.press('Enter');
+    expect(await focusedHref()).toBe(order[0]);
+    await page.keyboard.press('j');
+    expect(await focusedHref()).toBe(order[1]);
+  });
 });

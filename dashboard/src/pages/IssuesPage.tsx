@@ -98,6 +98,69 @@ function rememberListUrl(projectId: number, url: string): void {
   }
 }
 
+/** Where the list was left for an issue: restored when the list comes back (Back, "Back to issues"). */
+const RETURN_KEY = 'issue-list-return';
+
+interface ReturnPoint {
+  url: string;
+  issueId: number;
+  /** The row's distance from the top of the window when it was opened. */
+  top: number;
+}
+
+function rememberReturnPoint(issueId: number, link: HTMLElement): void {
+  const point: ReturnPoint = {
+    url: window.location.pathname + window.location.search,
+    issueId,
+    top: link.closest('tr')?.getBoundingClientRect().top ?? link.getBoundingClientRect().top,
+  };
+  try {
+    window.sessionStorage.setItem(RETURN_KEY, JSON.stringify(point));
+  } catch {
+    // storage blocked: the list opens at its top
+  }
+}
+
+function takeReturnPoint(): ReturnPoint | null {
+  try {
+    const stored = window.sessionStorage.getItem(RETURN_KEY);
+    if (!stored) return null;
+    const point = JSON.parse(stored) as ReturnPoint;
+    if (point.url !== window.location.pathname + window.location.search) return null;
+    window.sessionStorage.removeItem(RETURN_KEY);
+    return point;
+  } catch {
+    return null;
+  }
+}
+
+const issueLinks = () => [...document.querySelectorAll<HTMLAnchorElement>('.issues-table .issue-link')];
+
+function focusIssueLink(link: HTMLAnchorElement | undefined): void {
+  if (!link) return;
+  link.focus({ preventScroll: true });
+  link.closest('tr')?.scrollIntoView({ block: 'nearest' });
+}
+
+/** `j` and `k` move to the next and previous issue of the list (Enter opens it), outside text fields. */
+function useIssueKeys(): void {
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
+      if (event.key !== 'j' && event.key !== 'k') return;
+      if ((event.target as Element | null)?.closest?.('input, textarea, select, [contenteditable]')) return;
+      const links = issueLinks();
+      if (links.length === 0) return;
+      event.preventDefault();
+      const at = links.indexOf(document.activeElement as HTMLAnchorElement);
+      const next = at === -1 ? 0 : Math.min(links.length - 1, Math.max(0, at + (event.key === 'j' ? 1 : -1)));
+      focusIssueLink(links[next]);
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, []);
+}
+
 function readAutoRefresh(): boolean {
   try {
     return window.localStorage.getItem('issues-auto-refresh') !== 'off';
@@ -195,6 +258,21 @@ export function IssuesPage({ projectId }: { projectId: number }) {
   const refused = issues.error !== null && issues.status === 400;
   const shown = refused ? undefined : issues.data;
   const rows = shown?.data ?? [];
+  useIssueKeys();
+  // Back from an issue: the row it was opened from, where it was on screen, with focus on it.
+  useEffect(() => {
+    if (rows.length === 0) return;
+    const point = takeReturnPoint();
+    if (!point) return;
+    const frame = window.requestAnimationFrame(() => {
+      const link = document.querySelector<HTMLAnchorElement>(`.issues-table .issue-link[href="/issues/${point.issueId}"]`);
+      if (!link) return;
+      const row = link.closest('tr') ?? link;
+      window.scrollBy(0, row.getBoundingClientRect().top - point.top);
+      link.focus({ preventScroll: true });
+    });
+    return () => window.cancelAnimationFrame(frame);
+  }, [rows]);
   const noIssuesAtAll = params.query === DEFAULT_QUERY && !params.environment && params.page === 1 && issues.data?.total === 0;
 
   // Background refresh: the list every half minute (while the tab is visible and nothing is being
@@ -325,7 +403,24 @@ export function IssuesPage({ projectId }: { projectId: number }) {
 
   return (
     <>
-      <ProjectHeader project={project.data} active="issues" />
+      <ProjectHeader
+        project={project.data}
+        active="issues"
+        afterHeading={
+          <a
+            href="#issue-list"
+            class="skip-to-list"
+            onClick={(event) => {
+              event.preventDefault();
+              const first = issueLinks()[0];
+              if (first) focusIssueLink(first);
+              else document.getElementById('issue-list')?.focus();
+            }}
+          >
+            Skip to the issue list
+          </a>
+        }
+      />
       <details class="card setup-card" open={noIssuesAtAll}>
         <summary>DSN and SDK setup</summary>
         <DsnSetup project={project.data} />
@@ -419,7 +514,7 @@ export function IssuesPage({ projectId }: { projectId: number }) {
         </div>
       </div>
 
-      <div class="toolbar">
+      <div class="toolbar" id="issue-list" tabIndex={-1}>
         <p class="list-total" aria-live="polite">
           {shown ? (
             <>
@@ -435,6 +530,9 @@ export function IssuesPage({ projectId }: { projectId: number }) {
           )}
         </p>
         <div class="toolbar-actions">
+          <span class="keys-hint muted small">
+            <kbd>j</kbd> / <kbd>k</kbd> next / previous issue
+          </span>
           <label class="check small">
             <input
               type="checkbox"
@@ -593,7 +691,12 @@ export function IssuesPage({ projectId }: { projectId: number }) {
                     <div class="issue-cell">
                       <LevelMarker level={issue.level} />
                       <div class="issue-main">
-                        <a href={`/issues/${issue.id}`} class="issue-link clamp-2" title={issueTitle(issue)}>
+                        <a
+                          href={`/issues/${issue.id}`}
+                          class="issue-link clamp-2"
+                          title={issueTitle(issue)}
+                          onClick={(event) => rememberReturnPoint(issue.id, event.currentTarget)}
+                        >
                           <span class="short-id">{issue.short_id}</span>
                           <span class="issue-title">
                             <strong>{issue.type || 'Message'}</strong>
