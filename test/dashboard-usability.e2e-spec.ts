@@ -388,4 +388,33 @@ describe('the dashboard for a newcomer (browser)', () => {
     await page.keyboard.press('j');
     expect(await focusedHref()).toBe(order[1]);
   });
+
+  it('shows comments and activity right under the issue header, not under the event detail', async () => {
+    const id = ids.get('PricingError');
+    await t.api().post(`/api/issues/${id}/comments`).send({ body: 'Seen on **checkout** only, I think.' }).expect(201);
+    await page.goto(`/issues/${id}`);
+    const comments = page.getByRole('region', { name: /^Comments/ });
+    await comments.getByText('Seen on').waitFor();
+    const activity = page.getByRole('region', { name: 'Activity' });
+    await activity.getByText('First seen').waitFor();
+    const event = page.getByRole('region', { name: 'Event' });
+    await event.waitFor();
+    const [c, a, e] = [(await comments.boundingBox())!, (await activity.boundingBox())!, (await event.boundingBox())!];
+    expect(c.y).toBeLessThan(e.y);
+    expect(a.y).toBeLessThan(e.y);
+    expect(c.y).toBeLessThan(900);
+    await shoot(page, 'usability-discussion');
+
+    const { phone, mobile } = await openPhonePage(browser, context, t.url, problems);
+    await mobile.goto(`/issues/${id}`);
+    const onPhone = mobile.getByRole('region', { name: /^Comments/ });
+    await onPhone.getByText('Seen on').waitFor();
+    expect((await onPhone.boundingBox())!.y).toBeLessThan(
+      (await mobile.getByRole('region', { name: 'Event' }).boundingBox())!.y,
+    );
+    expect(await mobile.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await onPhone.scrollIntoViewIfNeeded();
+    await shoot(mobile, 'usability-discussion-phone');
+    await phone.close();
+  });
 });

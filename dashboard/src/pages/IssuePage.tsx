@@ -225,6 +225,12 @@ export function IssuePage({ issueId }: { issueId: number }) {
       </header>
       <ErrorMessage error={actionError} />
 
+      {/* The team's conversation right under the header, not below the event's long detail. */}
+      <div class="issue-discussion">
+        <Comments issueId={issueId} onCommented={() => setActivityReload((n) => n + 1)} />
+        <ActivityLog issueId={issueId} reloadKey={activityReload} people={people.data} />
+      </div>
+
       <div class="card">
         <EventChart of={{ issueId }} storageKey="chart-period:issue" />
       </div>
@@ -281,8 +287,6 @@ export function IssuePage({ issueId }: { issueId: number }) {
           {selected.data && !selected.loading && <EventDetail event={selected.data} />}
         </section>
       </div>
-      <Comments issueId={issueId} onCommented={() => setActivityReload((n) => n + 1)} />
-      <ActivityLog issueId={issueId} reloadKey={activityReload} people={people.data} />
     </>
   );
 }
