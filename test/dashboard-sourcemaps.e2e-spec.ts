@@ -42,6 +42,7 @@ describe('source maps in the dashboard (browser)', () => {
     column: number,
     type: string,
     release?: string,
+    frame: Record<string, unknown> = {},
   ): Promise<{ issueId: number; eventId: string }> {
     const eventId = randomUUID().replace(/-/g, '');
     await t
@@ -66,6 +67,7 @@ describe('source maps in the dashboard (browser)', () => {
                     lineno: line,
                     colno: column,
                     in_app: true,
+                    ...frame,
                   },
                 ],
               },
@@ -151,44 +153,12 @@ describe('source maps in the dashboard (browser)', () => {
   });
 
   it('says nothing about a missing source map when the frames have their source lines', async () => {
-    const eventId = randomUUID().replace(/-/g, '');
-    await t
-      .http()
-      .post(`/api/${project.id}/store/?sentry_key=${project.client_key.replace(/-/g, '')}`)
-      .send({
-        event_id: eventId,
-        platform: 'javascript',
-        level: 'error',
-        exception: {
-          values: [
-            {
-              type: 'SourceLinesError',
-              value: 'Cart is empty',
-              stacktrace: {
-                frames: [
-                  {
-                    abs_path: APP_URL,
-                    filename: APP_URL,
-                    function: 'checkout',
-                    lineno: 3,
-                    colno: 5,
-                    in_app: true,
-                    context_line: "  throw new Error('Cart is empty');",
-                  },
-                ],
-              },
-            },
-          ],
-        },
-        debug_meta: { images: [{ type: 'sourcemap', code_file: APP_URL, debug_id: randomUUID() }] },
-      })
-      .expect(200);
-    const stored = await eventually(async () => {
-      const response = await t.api().get(`/api/events/${eventId}`);
-      return response.status === 200 ? (response.body as { issue_id: number; errors?: unknown[] }) : undefined;
-    }, 20_000);
+    const { issueId, eventId } = await send(randomUUID(), 3, 5, 'SourceLinesError', undefined, {
+      context_line: "  throw new Error('Cart is empty');",
+    });
+    const stored = (await t.api().get(`/api/events/${eventId}`).expect(200)).body as { errors?: unknown[] };
     expect(stored.errors?.length ?? 0).toBeGreaterThan(0);
-    await page.goto(`/issues/${stored.issue_id}`);
+    await page.goto(`/issues/${issueId}`);
     await page.locator('.context tr.current').filter({ hasText: "throw new Error('Cart is empty')" }).waitFor();
     expect(await page.getByRole('region', { name: 'Source code not shown' }).count()).toBe(0);
   });

@@ -280,7 +280,7 @@ describe('the dashboard for a newcomer (browser)', () => {
     await page.keyboard.press('Enter');
     const menu = page.getByRole('menu');
     await menu.waitFor();
-    expect(await focused()).toBe('Mute forever');
+    await eventually(async () => (await focused()) === 'Mute forever');
     await page.keyboard.press('ArrowDown');
     expect(await focused()).toBe('For 1 hour');
     await page.keyboard.press('ArrowUp');
@@ -298,7 +298,7 @@ describe('the dashboard for a newcomer (browser)', () => {
     await more.focus();
     await page.keyboard.press('ArrowDown');
     await menu.waitFor();
-    expect(await focused()).toBe('Resolve in next release');
+    await eventually(async () => (await focused()) === 'Resolve in next release');
     await page.keyboard.press('Escape');
     await menu.waitFor({ state: 'detached' });
     expect(await page.evaluate(() => document.activeElement?.textContent?.includes('More ways to resolve'))).toBe(true);

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, errorMessage } from './api';
 import { copyText, display, exactTime, isRecord, relativeTime, sentence } from './util';
 
@@ -327,7 +327,8 @@ export function Menu({ label, items, disabled, class: className }: { label: Comp
     setOpen(false);
     if (refocus) button.current?.focus();
   };
-  useEffect(() => {
+  // Before the menu is painted: it shows with its choice already focused.
+  useLayoutEffect(() => {
     if (!open) return;
     const outside = (event: Event) => {
       if (!root.current?.contains(event.target as Node)) setOpen(false);
