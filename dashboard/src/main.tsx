@@ -9,12 +9,14 @@ import { InvitationPage } from './pages/InvitationPage';
 import { IssuePage } from './pages/IssuePage';
 import { IssuesPage } from './pages/IssuesPage';
 import { LoginPage } from './pages/LoginPage';
-import { MembersPage, TeamsPage } from './pages/MembersPages';
+import { MembersPage } from './pages/MembersPage';
+import { TeamsPage } from './pages/TeamsPage';
 import { ProjectAlertsPage } from './pages/ProjectAlertsPage';
 import { ProjectSettingsPage } from './pages/ProjectSettingsPage';
 import { ProjectsPage } from './pages/ProjectsPage';
 import { SourceMapsPage } from './pages/SourceMapsPage';
-import { ChannelsPage, TokensPage } from './pages/SettingsPages';
+import { ChannelsPage } from './pages/ChannelsPage';
+import { TokensPage } from './pages/TokensPage';
 import { interceptLinks, match, navigate, useLocation } from './router';
 import './styles.css';
 
