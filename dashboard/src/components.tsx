@@ -306,6 +306,36 @@ function keepInViewport(list: HTMLElement | null | undefined): void {
   if (over > 0) list.style.left = `${-Math.min(over, rect.left - margin)}px`;
 }
 
+/** Checkboxes choosing some of `options` by id (teams, projects, channels): `chosen` in, the new choice out. */
+export function CheckboxPicker({
+  options,
+  chosen,
+  onChange,
+  itemClass = 'check',
+}: {
+  options: { id: number; label: ComponentChildren }[];
+  chosen: number[];
+  onChange: (chosen: number[]) => void;
+  itemClass?: string;
+}) {
+  return (
+    <>
+      {options.map((option) => (
+        <label key={option.id} class={itemClass}>
+          <input
+            type="checkbox"
+            checked={chosen.includes(option.id)}
+            onChange={(event) =>
+              onChange(event.currentTarget.checked ? [...chosen, option.id] : chosen.filter((id) => id !== option.id))
+            }
+          />
+          {option.label}
+        </label>
+      ))}
+    </>
+  );
+}
+
 export interface MenuItem {
   label: string;
   onSelect: () => void;

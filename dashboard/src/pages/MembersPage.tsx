@@ -1,7 +1,7 @@
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { personName, ROLE_HINTS, ROLE_LABELS, useCan, useMe } from '../access';
 import { call, client, CreatedInvitation, errorMessage, Invitation, Member, Role, Team } from '../api';
-import { Badge, CopyButton, Empty, ErrorMessage, FormFeedback, Loading, PageHeader, RelTime, useAsync, useTitle } from '../components';
+import { Badge, CheckboxPicker, CopyButton, Empty, ErrorMessage, FormFeedback, Loading, PageHeader, RelTime, useAsync, useTitle } from '../components';
 import { plural } from '../util';
 import { MembersNav, RoleBadge, ROLE_ARTICLES, byStanding, assignableRoles, useTeams } from './MembersCommon';
 
@@ -78,22 +78,12 @@ function InviteForm({ teams, onInvited }: { teams: Team[]; onInvited: () => void
           <fieldset class="field invite-teams">
             <legend>Teams</legend>
             <div class="chip-checks">
-              {teams.map((team) => (
-                <label key={team.id} class="check chip-check">
-                  <input
-                    type="checkbox"
-                    checked={teamIds.includes(team.id)}
-                    onChange={(event) =>
-                      setTeamIds(
-                        event.currentTarget.checked
-                          ? [...teamIds, team.id]
-                          : teamIds.filter((id) => id !== team.id),
-                      )
-                    }
-                  />
-                  {team.name}
-                </label>
-              ))}
+              <CheckboxPicker
+                options={teams.map((team) => ({ id: team.id, label: team.name }))}
+                chosen={teamIds}
+                onChange={setTeamIds}
+                itemClass="check chip-check"
+              />
             </div>
             <small class="hint">Members and viewers see the projects of their teams only.</small>
           </fieldset>

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { useCan } from '../access';
 import { AlertType, call, Channel, client, errorMessage, Rule } from '../api';
-import { Badge, EnabledAndActions, Empty, ErrorMessage, Loading, RelTime, useAsync, useTitle, ProjectLoadError } from '../components';
+import { Badge, CheckboxPicker, Empty, EnabledAndActions, ErrorMessage, Loading, ProjectLoadError, RelTime, useAsync, useTitle } from '../components';
 import { plural } from '../util';
 import { ProjectHeader, useProject } from './ProjectHeader';
 
@@ -178,23 +178,18 @@ function RuleForm({
           </p>
         ) : (
           <div class="check-list">
-            {channels.map((channel) => (
-              <label class="check" key={channel.id}>
-                <input
-                  type="checkbox"
-                  id={`${prefix}-ch-${channel.id}`}
-                  checked={draft.channel_ids.includes(channel.id)}
-                  onChange={(e) =>
-                    set({
-                      channel_ids: e.currentTarget.checked
-                        ? [...draft.channel_ids, channel.id]
-                        : draft.channel_ids.filter((id) => id !== channel.id),
-                    })
-                  }
-                />
-                {channel.name} <span class="muted small">({channel.channel_type}{channel.is_enabled ? '' : ', disabled'})</span>
-              </label>
-            ))}
+            <CheckboxPicker
+              options={channels.map((channel) => ({
+                id: channel.id,
+                label: (
+                  <>
+                    {channel.name} <span class="muted small">({channel.channel_type}{channel.is_enabled ? '' : ', disabled'})</span>
+                  </>
+                ),
+              }))}
+              chosen={draft.channel_ids}
+              onChange={(channel_ids) => set({ channel_ids })}
+            />
           </div>
         )}
       </fieldset>

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { personName, useMe } from '../access';
 import { call, client, errorMessage, Member, Project, Token } from '../api';
-import { Badge, CopyButton, Empty, ErrorMessage, Loading, PageHeader, RelTime, useAsync, useTitle } from '../components';
+import { Badge, CheckboxPicker, CopyButton, Empty, ErrorMessage, Loading, PageHeader, RelTime, useAsync, useTitle } from '../components';
 import { SettingsNav } from './SettingsNav';
 
 export function TokensPage() {
@@ -174,22 +174,11 @@ export function TokensPage() {
               {projectList.length === 0 && (
                 <p class="muted small">{projects.loading ? 'Loading projects…' : 'No projects to choose from.'}</p>
               )}
-              {projectList.map((project) => (
-                <label key={project.id} class="check">
-                  <input
-                    type="checkbox"
-                    checked={chosen.includes(project.id)}
-                    onChange={(event) =>
-                      setChosen(
-                        event.currentTarget.checked
-                          ? [...chosen, project.id]
-                          : chosen.filter((id) => id !== project.id),
-                      )
-                    }
-                  />
-                  {project.name}
-                </label>
-              ))}
+              <CheckboxPicker
+                options={projectList.map((project) => ({ id: project.id, label: project.name }))}
+                chosen={chosen}
+                onChange={setChosen}
+              />
             </div>
           )}
           <small class="hint">
