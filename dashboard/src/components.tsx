@@ -306,6 +306,70 @@ function keepInViewport(list: HTMLElement | null | undefined): void {
   if (over > 0) list.style.left = `${-Math.min(over, rect.left - margin)}px`;
 }
 
+/** A form's submit: busy while its action runs, then the action's error if it failed. */
+export function useSubmit() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  /** Runs `action`; says whether it succeeded (its error is then shown by `error`). */
+  const run = async (action: () => Promise<void>): Promise<boolean> => {
+    setBusy(true);
+    setError(null);
+    try {
+      await action();
+      return true;
+    } catch (failure) {
+      setError(errorMessage(failure));
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, setError, run };
+}
+
+/** The one-field form that creates something by its name (a project, a team); emptied once created. */
+export function NewNameForm(props: {
+  label: string;
+  inputName: string;
+  maxLength: number;
+  placeholder: string;
+  submitLabel: string;
+  formLabel?: string;
+  onCreate: (name: string) => Promise<void>;
+}) {
+  const [name, setName] = useState('');
+  const { busy, error, run } = useSubmit();
+  return (
+    <form
+      class="card inline-form"
+      aria-label={props.formLabel}
+      onSubmit={(event) => {
+        event.preventDefault();
+        void run(async () => {
+          await props.onCreate(name.trim());
+          setName('');
+        });
+      }}
+    >
+      <label class="field grow">
+        <span>{props.label}</span>
+        <input
+          name={props.inputName}
+          required
+          maxLength={props.maxLength}
+          placeholder={props.placeholder}
+          value={name}
+          onInput={(event) => setName(event.currentTarget.value)}
+        />
+      </label>
+      <button type="submit" class="btn btn-primary" disabled={busy || !name.trim()}>
+        {busy ? 'Creating…' : props.submitLabel}
+      </button>
+      <ErrorMessage error={error} />
+    </form>
+  );
+}
+
 /** Checkboxes choosing some of `options` by id (teams, projects, channels): `chosen` in, the new choice out. */
 export function CheckboxPicker({
   options,

@@ -1,7 +1,7 @@
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { personName, ROLE_HINTS, ROLE_LABELS, useCan, useMe } from '../access';
 import { call, client, CreatedInvitation, errorMessage, Invitation, Member, Role, Team } from '../api';
-import { Badge, CheckboxPicker, CopyButton, Empty, ErrorMessage, FormFeedback, Loading, PageHeader, RelTime, useAsync, useTitle } from '../components';
+import { Badge, CheckboxPicker, CopyButton, Empty, ErrorMessage, FormFeedback, Loading, PageHeader, RelTime, useAsync, useSubmit, useTitle } from '../components';
 import { plural } from '../util';
 import { MembersNav, RoleBadge, ROLE_ARTICLES, byStanding, assignableRoles, useTeams } from './MembersCommon';
 
@@ -10,19 +10,16 @@ function InviteForm({ teams, onInvited }: { teams: Team[]; onInvited: () => void
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('member');
   const [teamIds, setTeamIds] = useState<number[]>([]);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, run } = useSubmit();
   const [created, setCreated] = useState<CreatedInvitation | null>(null);
   const reveal = useRef<HTMLDivElement>(null);
   useLayoutEffect(() => {
     if (created) reveal.current?.focus();
   }, [created]);
 
-  const submit = async (event: Event) => {
+  const submit = (event: Event) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    return run(async () => {
       const invitation = await call(
         client.POST('/api/invitations', { body: { email: email.trim(), role, team_ids: teamIds } }),
       );
@@ -30,11 +27,7 @@ function InviteForm({ teams, onInvited }: { teams: Team[]; onInvited: () => void
       setEmail('');
       setTeamIds([]);
       onInvited();
-    } catch (failure) {
-      setError(errorMessage(failure));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

@@ -2,7 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { personName, ROLE_LABELS, useCan } from '../access';
 import { call, client, errorMessage, Member, Project, Team } from '../api';
-import { Empty, ErrorMessage, Loading, PageHeader, useAsync, useTitle } from '../components';
+import { Empty, ErrorMessage, Loading, NewNameForm, PageHeader, useAsync, useTitle } from '../components';
 import { MembersNav, byStanding, useTeams, addToTeam, removeFromTeam } from './MembersCommon';
 
 function AddToTeam({
@@ -286,23 +286,9 @@ export function TeamsPage() {
         .catch(() => [] as Project[]),
     [],
   );
-  const [name, setName] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-
-  const create = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await call(client.POST('/api/teams', { body: { name: name.trim() } }));
-      setName('');
-      teams.refresh();
-    } catch (failure) {
-      setError(errorMessage(failure));
-    } finally {
-      setBusy(false);
-    }
+  const create = async (name: string) => {
+    await call(client.POST('/api/teams', { body: { name } }));
+    teams.refresh();
   };
 
   const list = [...(teams.data ?? [])].sort((a, b) => a.name.localeCompare(b.name));
@@ -311,23 +297,15 @@ export function TeamsPage() {
       <PageHeader title="Members" sub="Teams give members and viewers their projects." />
       <MembersNav active="teams" />
       {manage && (
-        <form class="card inline-form" onSubmit={(event) => void create(event)} aria-label="New team">
-          <label class="field grow">
-            <span>New team name</span>
-            <input
-              name="team-name"
-              required
-              maxLength={100}
-              placeholder="e.g. Payments"
-              value={name}
-              onInput={(event) => setName(event.currentTarget.value)}
-            />
-          </label>
-          <button type="submit" class="btn btn-primary" disabled={busy || !name.trim()}>
-            {busy ? 'Creating…' : 'Create team'}
-          </button>
-          <ErrorMessage error={error} />
-        </form>
+        <NewNameForm
+          label="New team name"
+          inputName="team-name"
+          maxLength={100}
+          placeholder="e.g. Payments"
+          submitLabel="Create team"
+          formLabel="New team"
+          onCreate={create}
+        />
       )}
       <ErrorMessage error={teams.error} onRetry={teams.reload} />
       <ErrorMessage error={members.error} onRetry={members.reload} />
