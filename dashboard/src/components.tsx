@@ -327,6 +327,29 @@ export function useSubmit() {
   return { busy, error, setError, run };
 }
 
+/**
+ * An action on one row of a list (revoke, delete, sign out): which row is busy, and the last action's
+ * error. `act` runs one and says whether it succeeded.
+ */
+export function useRowAction<Key>() {
+  const [pending, setPending] = useState<Key | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const act = async (key: Key, action: () => Promise<void>): Promise<boolean> => {
+    setPending(key);
+    setError(null);
+    try {
+      await action();
+      return true;
+    } catch (failure) {
+      setError(errorMessage(failure));
+      return false;
+    } finally {
+      setPending(null);
+    }
+  };
+  return { pending, error, setError, act };
+}
+
 /** The one-field form that creates something by its name (a project, a team); emptied once created. */
 export function NewNameForm(props: {
   label: string;

@@ -1,7 +1,7 @@
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { personName, ROLE_HINTS, ROLE_LABELS, useCan, useMe } from '../access';
 import { call, client, CreatedInvitation, errorMessage, Invitation, Member, Role, Team } from '../api';
-import { Badge, CheckboxPicker, CopyButton, Empty, ErrorMessage, FormFeedback, Loading, PageHeader, RelTime, useAsync, useSubmit, useTitle } from '../components';
+import { Badge, CheckboxPicker, CopyButton, Empty, ErrorMessage, FormFeedback, Loading, PageHeader, RelTime, useAsync, useRowAction, useSubmit, useTitle } from '../components';
 import { plural } from '../util';
 import { MembersNav, RoleBadge, ROLE_ARTICLES, byStanding, assignableRoles, useTeams } from './MembersCommon';
 
@@ -133,20 +133,12 @@ function InvitationsTable({
   teamName: (id: number) => string;
   onChanged: () => void;
 }) {
-  const [pending, setPending] = useState<number | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const revoke = async (invitation: Invitation) => {
-    setPending(invitation.id);
-    setError(null);
-    try {
+  const { pending, error, act } = useRowAction<number>();
+  const revoke = (invitation: Invitation) =>
+    act(invitation.id, async () => {
       await call(client.DELETE('/api/invitations/{id}', { params: { path: { id: invitation.id } } }));
       onChanged();
-    } catch (failure) {
-      setError(errorMessage(failure));
-    } finally {
-      setPending(null);
-    }
-  };
+    });
   return (
     <section aria-labelledby="invitations-title">
       <h2 id="invitations-title" class="section-title">
