@@ -133,7 +133,11 @@ describe('source maps in the dashboard (browser)', () => {
   it('says why an event kept its minified frames', async () => {
     await page.goto(`/issues/${missingIssue}`);
     const section = page.getByRole('region', { name: 'Source code not shown' });
-    await section.getByText('No source map was found for /assets/main.js, so its frames show the minified code.', { exact: false }).waitFor();
+    await section
+      .getByText('No source map was found for /assets/main.js, so its frames show the minified code.', {
+        exact: false,
+      })
+      .waitFor();
     expect(await section.getByText('js_no_source_map').isVisible()).toBe(false);
     await section.getByText('Technical details').click();
     await section.getByText(/js_no_source_map: no uploaded source map has the debug id/).waitFor();
@@ -159,7 +163,10 @@ describe('source maps in the dashboard (browser)', () => {
     const stored = (await t.api().get(`/api/events/${eventId}`).expect(200)).body as { errors?: unknown[] };
     expect(stored.errors?.length ?? 0).toBeGreaterThan(0);
     await page.goto(`/issues/${issueId}`);
-    await page.locator('.context tr.current').filter({ hasText: "throw new Error('Cart is empty')" }).waitFor();
+    await page
+      .locator('.context tr.current')
+      .filter({ hasText: "throw new Error('Cart is empty')" })
+      .waitFor();
     expect(await page.getByRole('region', { name: 'Source code not shown' }).count()).toBe(0);
   });
 

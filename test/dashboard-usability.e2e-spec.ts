@@ -42,7 +42,12 @@ describe('the dashboard for a newcomer (browser)', () => {
   /** Issue id by the exception type of its events. */
   const ids = new Map<string, number>();
 
-  function send(projectId: number, type: string, value: string, fields: Record<string, unknown> = {}): Promise<string> {
+  function send(
+    projectId: number,
+    type: string,
+    value: string,
+    fields: Record<string, unknown> = {},
+  ): Promise<string> {
     return enqueueEvent(digest, projectId, {
       exception: { values: [{ type, value, stacktrace: { frames: [] } }] },
       timestamp: new Date().toISOString(),
@@ -68,9 +73,10 @@ describe('the dashboard for a newcomer (browser)', () => {
       return counts.waiting + counts.active + counts.delayed === 0;
     }, 30_000);
     await settleRollups(t.app);
-    const stored: { id: number; type: string }[] = await db.query('SELECT id, type FROM issues WHERE project_id = $1', [
-      project.id,
-    ]);
+    const stored: { id: number; type: string }[] = await db.query(
+      'SELECT id, type FROM issues WHERE project_id = $1',
+      [project.id],
+    );
     for (const { id, type } of stored) ids.set(type, id);
     ({ browser, context, page } = await openSignedIn(t.url, { email: EMAIL, password: PASSWORD }, problems, {
       viewport: { width: 1366, height: 900 },
@@ -206,14 +212,22 @@ describe('the dashboard for a newcomer (browser)', () => {
 
     await page.goto(`/issues/${ids.get('CartSaveError')}`);
     await page.locator('.context-box h4').filter({ hasText: 'OS' }).waitFor();
-    expect(await page.locator('.context-box h4').allInnerTexts()).toEqual(expect.arrayContaining(['OS', 'Browser']));
+    expect(await page.locator('.context-box h4').allInnerTexts()).toEqual(
+      expect.arrayContaining(['OS', 'Browser']),
+    );
 
     const invitation = (
-      await t.api().post('/api/invitations').send({ email: 'new.viewer@example.com', role: 'viewer' }).expect(201)
+      await t
+        .api()
+        .post('/api/invitations')
+        .send({ email: 'new.viewer@example.com', role: 'viewer' })
+        .expect(201)
     ).body as { link: string };
     const { phone, mobile } = await openPhonePage(browser, context, t.url, problems);
     await mobile.goto(new URL(invitation.link).pathname);
-    await mobile.getByText("see the issues and events of their teams' projects, without changing anything").waitFor();
+    await mobile
+      .getByText("see the issues and events of their teams' projects, without changing anything")
+      .waitFor();
     await shoot(mobile, 'usability-invitation-phone');
     await phone.close();
 
@@ -228,18 +242,28 @@ describe('the dashboard for a newcomer (browser)', () => {
   it('clears what the last bulk action said when the list changes', async () => {
     await page.goto(listUrl());
     await row(page, 'FillerError3').getByRole('checkbox').check();
-    await page.getByRole('region', { name: 'Bulk actions' }).getByRole('button', { name: 'Resolve', exact: true }).click();
+    await page
+      .getByRole('region', { name: 'Bulk actions' })
+      .getByRole('button', { name: 'Resolve', exact: true })
+      .click();
     await page.getByText('1 issue marked resolved.').waitFor();
     await page.getByRole('button', { name: 'Resolved', exact: true }).click();
     await row(page, 'FillerError3').waitFor();
     expect(await page.getByText('1 issue marked resolved.').count()).toBe(0);
-    await t.api().patch(`/api/issues/${ids.get('FillerError3')}`).send({ state: 'open' }).expect(200);
+    await t
+      .api()
+      .patch(`/api/issues/${ids.get('FillerError3')}`)
+      .send({ state: 'open' })
+      .expect(200);
   });
 
   it('keeps tabs, the setup snippet and the bulk Assign menu usable on a 390 px phone', async () => {
     const { phone, mobile } = await openPhonePage(browser, context, t.url, problems);
     const inView = async (name: string, nav: string) => {
-      const box = (await mobile.getByRole('navigation', { name: nav }).getByRole('link', { name, exact: true }).boundingBox())!;
+      const box = (await mobile
+        .getByRole('navigation', { name: nav })
+        .getByRole('link', { name, exact: true })
+        .boundingBox())!;
       expect(box.x).toBeGreaterThanOrEqual(0);
       expect(box.x + box.width).toBeLessThanOrEqual(390);
     };
@@ -301,20 +325,28 @@ describe('the dashboard for a newcomer (browser)', () => {
     await eventually(async () => (await focused()) === 'Resolve in next release');
     await page.keyboard.press('Escape');
     await menu.waitFor({ state: 'detached' });
-    expect(await page.evaluate(() => document.activeElement?.textContent?.includes('More ways to resolve'))).toBe(true);
+    expect(
+      await page.evaluate(() => document.activeElement?.textContent?.includes('More ways to resolve')),
+    ).toBe(true);
   });
 
   it('hides triage and comments, and says why, when a member is made a viewer while the page is open', async () => {
     const email = 'demoted.member@example.com';
     const password = 'demoted-secret';
     const user = await t.app.get(UsersService).createOrUpdate(email, password, 'member');
-    const team = (await t.api().post('/api/teams').send({ name: 'Shop team' }).expect(201)).body as { id: number };
+    const team = (await t.api().post('/api/teams').send({ name: 'Shop team' }).expect(201)).body as {
+      id: number;
+    };
     await t.api().put(`/api/teams/${team.id}/projects/${project.id}`).expect(204);
     await t.api().put(`/api/teams/${team.id}/members/${user.id}`).expect(204);
 
     const memberBrowser = await launchBrowser();
     try {
-      const memberContext = await watchedContext(memberBrowser, { baseURL: t.url, viewport: { width: 1366, height: 900 } }, problems);
+      const memberContext = await watchedContext(
+        memberBrowser,
+        { baseURL: t.url, viewport: { width: 1366, height: 900 } },
+        problems,
+      );
       const memberPage = await memberContext.newPage();
       memberPage.setDefaultTimeout(10_000);
       await signIn(memberPage, email, password);
@@ -330,7 +362,14 @@ describe('the dashboard for a newcomer (browser)', () => {
       await resolve.waitFor({ state: 'detached' });
       expect(await memberPage.getByRole('button', { name: 'Comment', exact: true }).count()).toBe(0);
       await shoot(memberPage, 'usability-demoted');
-      expect((await t.api().get(`/api/issues/${ids.get('FillerError9')}`).expect(200)).body.state).toBe('open');
+      expect(
+        (
+          await t
+            .api()
+            .get(`/api/issues/${ids.get('FillerError9')}`)
+            .expect(200)
+        ).body.state,
+      ).toBe('open');
     } finally {
       await memberBrowser.close();
     }
@@ -361,7 +400,9 @@ describe('the dashboard for a newcomer (browser)', () => {
     expect(Math.abs((await target.boundingBox())!.y - before)).toBeLessThan(4);
 
     // j and k from there: the next and previous rows.
-    const order = await page.locator('.issues-table .issue-link').evaluateAll((links) => links.map((link) => link.getAttribute('href')));
+    const order = await page
+      .locator('.issues-table .issue-link')
+      .evaluateAll((links) => links.map((link) => link.getAttribute('href')));
     const at = order.indexOf(`/issues/${ids.get('FillerError2')}`);
     const focusedHref = () => page.evaluate(() => document.activeElement?.getAttribute('href'));
     await page.keyboard.press('j');
@@ -391,7 +432,11 @@ describe('the dashboard for a newcomer (browser)', () => {
 
   it('shows comments and activity right under the issue header, not under the event detail', async () => {
     const id = ids.get('PricingError');
-    await t.api().post(`/api/issues/${id}/comments`).send({ body: 'Seen on **checkout** only, I think.' }).expect(201);
+    await t
+      .api()
+      .post(`/api/issues/${id}/comments`)
+      .send({ body: 'Seen on **checkout** only, I think.' })
+      .expect(201);
     await page.goto(`/issues/${id}`);
     const comments = page.getByRole('region', { name: /^Comments/ });
     await comments.getByText('Seen on').waitFor();
@@ -399,7 +444,11 @@ describe('the dashboard for a newcomer (browser)', () => {
     await activity.getByText('First seen').waitFor();
     const event = page.getByRole('region', { name: 'Event' });
     await event.waitFor();
-    const [c, a, e] = [(await comments.boundingBox())!, (await activity.boundingBox())!, (await event.boundingBox())!];
+    const [c, a, e] = [
+      (await comments.boundingBox())!,
+      (await activity.boundingBox())!,
+      (await event.boundingBox())!,
+    ];
     expect(c.y).toBeLessThan(e.y);
     expect(a.y).toBeLessThan(e.y);
     expect(c.y).toBeLessThan(900);
