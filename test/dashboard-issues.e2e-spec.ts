@@ -272,6 +272,8 @@ describe('issue triage in the dashboard (browser)', () => {
     expect(await issue('LoginFatal')).toMatchObject({ state: 'resolved', resolved_in: 'next_release' });
 
     await page.getByRole('button', { name: 'Resolved', exact: true }).click();
+    // The unresolved list has three rows too: wait for the resolved one's own row.
+    await row('SearchInfo').waitFor();
     await eventually(async () => (await rows().count()) === 3);
     await page.getByRole('checkbox', { name: 'Select all issues on this page' }).check();
     // All three are resolved: no Resolve, but Mute and Reopen.

@@ -418,7 +418,7 @@ describe('members, teams and accounts in the dashboard (browser)', () => {
     await memberPage.getByLabel('New password', { exact: true }).fill('mina-new-secret');
     await memberPage.getByLabel('Repeat the new password').fill('mina-new-secret');
     await memberPage.getByRole('button', { name: 'Change password' }).click();
-    await memberPage.getByRole('alert').filter({ hasText: 'current_password' }).waitFor();
+    await memberPage.getByRole('alert').filter({ hasText: 'Current password' }).waitFor();
     await memberPage.getByLabel('Current password').fill(MEMBER.password);
     await memberPage.getByRole('button', { name: 'Change password' }).click();
     await memberPage

@@ -15,6 +15,8 @@ import {
   screenshot,
   expectNoPageProblems,
   openSignedIn,
+  openPhonePage,
+  SCREENSHOTS,
 } from './helpers/browser';
 import { eventually } from './helpers/queues';
 import { buildApp, injectedDebugId, runSentryCli } from './helpers/sourcemap-app';
@@ -40,6 +42,7 @@ describe('source maps in the dashboard (browser)', () => {
     column: number,
     type: string,
     release?: string,
+    frame: Record<string, unknown> = {},
   ): Promise<{ issueId: number; eventId: string }> {
     const eventId = randomUUID().replace(/-/g, '');
     await t
@@ -64,6 +67,7 @@ describe('source maps in the dashboard (browser)', () => {
                     lineno: line,
                     colno: column,
                     in_app: true,
+                    ...frame,
                   },
                 ],
               },
@@ -128,10 +132,42 @@ describe('source maps in the dashboard (browser)', () => {
 
   it('says why an event kept its minified frames', async () => {
     await page.goto(`/issues/${missingIssue}`);
-    const section = page.getByRole('region', { name: 'Processing' });
-    await section.getByText('js_no_source_map').waitFor();
-    await section.getByText(/no uploaded source map has the debug id/).waitFor();
+    const section = page.getByRole('region', { name: 'Source code not shown' });
+    await section
+      .getByText('No source map was found for /assets/main.js, so its frames show the minified code.', {
+        exact: false,
+      })
+      .waitFor();
+    expect(await section.getByText('js_no_source_map').isVisible()).toBe(false);
+    await section.getByText('Technical details').click();
+    await section.getByText(/js_no_source_map: no uploaded source map has the debug id/).waitFor();
     await screenshot(page, 'sourcemaps-processing-error');
+    await section.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(SCREENSHOTS, 'sourcemaps-processing-error-view.png') });
+    const { phone, mobile } = await openPhonePage(browser, page.context(), t.url, problems);
+    await mobile.goto(`/issues/${missingIssue}`);
+    const onPhone = mobile.getByRole('region', { name: 'Source code not shown' });
+    await onPhone.getByText('Technical details').click();
+    await onPhone.scrollIntoViewIfNeeded();
+    expect(await mobile.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await mobile.screenshot({ path: join(SCREENSHOTS, 'sourcemaps-processing-error-phone-view.png') });
+    await phone.close();
+    await section.getByRole('link', { name: "See this project's source maps" }).click();
+    await page.waitForURL(new RegExp(`/projects/${project.id}/source-maps$`));
+  });
+
+  it('says nothing about a missing source map when the frames have their source lines', async () => {
+    const { issueId, eventId } = await send(randomUUID(), 3, 5, 'SourceLinesError', undefined, {
+      context_line: "  throw new Error('Cart is empty');",
+    });
+    const stored = (await t.api().get(`/api/events/${eventId}`).expect(200)).body as { errors?: unknown[] };
+    expect(stored.errors?.length ?? 0).toBeGreaterThan(0);
+    await page.goto(`/issues/${issueId}`);
+    await page
+      .locator('.context tr.current')
+      .filter({ hasText: "throw new Error('Cart is empty')" })
+      .waitFor();
+    expect(await page.getByRole('region', { name: 'Source code not shown' }).count()).toBe(0);
   });
 
   it('gives both reasons when neither the debug id nor the release finds a map', async () => {

@@ -533,16 +533,18 @@ describe('dashboard stats, tags and retention (browser)', () => {
     expect(message).toMatch(/retention_days/);
     await page.getByRole('spinbutton', { name: 'Days to keep events' }).fill('5000');
     await page.getByRole('button', { name: 'Save retention' }).click();
-    const alert = page.getByRole('alert').filter({ hasText: message });
+    // Shown as a sentence: the field in words, a capital first.
+    const shown = message.replace('retention_days', 'Retention days');
+    const alert = page.getByRole('alert').filter({ hasText: shown });
     await alert.waitFor();
-    expect(await alert.textContent()).toBe(message);
+    expect(await alert.textContent()).toBe(shown);
     expect((await t.api().get(`/api/projects/${projectId}`).expect(200)).body.retention_days).toBe(30);
     await shot('project-settings-error');
 
     // A fraction is the server's to refuse too.
     await page.getByRole('spinbutton', { name: 'Days to keep events' }).fill('2.5');
     await page.getByRole('button', { name: 'Save retention' }).click();
-    await page.getByRole('alert').filter({ hasText: message }).waitFor();
+    await page.getByRole('alert').filter({ hasText: shown }).waitFor();
     expect((await t.api().get(`/api/projects/${projectId}`).expect(200)).body.retention_days).toBe(30);
 
     await page.getByRole('radio', { name: /Use the installation default/ }).check();

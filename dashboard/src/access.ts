@@ -55,8 +55,8 @@ export const ROLE_LABELS: Record<Role, string> = {
 export const ROLE_HINTS: Record<Role, string> = {
   owner: 'everything, including managing other owners',
   admin: 'members, teams, projects, alert channels and the audit log',
-  member: "triage issues and change their teams' projects",
-  viewer: "read their teams' projects",
+  member: "resolve, assign and comment on issues, and change the settings of their teams' projects",
+  viewer: "see the issues and events of their teams' projects, without changing anything",
 };
 
 /** An account's name as shown: its name, else its e-mail. */

@@ -71,11 +71,21 @@ export function setUnauthorizedHandler(handler: () => void): void {
   onUnauthorized = handler;
 }
 
+/**
+ * Set by the app shell: called when the API refuses something as not allowed (403), so that what the
+ * account may do is asked again (its role may have changed while the page was open).
+ */
+let onForbidden: () => void = () => undefined;
+export function setForbiddenHandler(handler: () => void): void {
+  onForbidden = handler;
+}
+
 const errorHandling: Middleware = {
   onError() {
     return new ApiError('Cannot reach the server. Check your connection and try again.', 0);
   },
   onResponse({ response, schemaPath }) {
+    if (response.status === 403 && schemaPath !== '/auth/me') onForbidden();
     if (response.status !== 401 || schemaPath === '/auth/login') return undefined;
     onUnauthorized();
     const next = window.location.pathname + window.location.search;
@@ -107,6 +117,7 @@ export async function call<Data>(pending: Promise<{ data?: Data; error?: unknown
       error && typeof error === 'object' && typeof (error as { error?: unknown }).error === 'string'
         ? (error as { error: string }).error
         : `${response.status} ${response.statusText || 'request failed'}`;
+    if (response.status === 403) throw new ApiError(`You are not allowed to do this (${message}).`, 403);
     throw new ApiError(message, response.status);
   }
   return data as Data;

@@ -1,11 +1,13 @@
 import type { ComponentChildren } from 'preact';
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { errorMessage } from './api';
-import { copyText, display, exactTime, isRecord, relativeTime } from './util';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { ApiError, errorMessage } from './api';
+import { copyText, display, exactTime, isRecord, relativeTime, sentence } from './util';
 
 export interface Async<T> {
   data: T | undefined;
   error: string | null;
+  /** The HTTP status of the error answer; 0 when the server could not be reached, null without error. */
+  status: number | null;
   loading: boolean;
   reload: () => void;
   /** Asks again without showing loading: for background refreshes of what is on screen. */
@@ -17,6 +19,7 @@ export interface Async<T> {
 export function useAsync<T>(load: () => Promise<T>, deps: unknown[]): Async<T> {
   const [data, setData] = useState<T | undefined>(undefined);
   const [error, setError] = useState<string | null>(null);
+  const [status, setStatus] = useState<number | null>(null);
   const [loading, setLoading] = useState(true);
   const [tick, setTick] = useState(0);
   const generation = useRef(0);
@@ -26,17 +29,21 @@ export function useAsync<T>(load: () => Promise<T>, deps: unknown[]): Async<T> {
     if (!quiet.current) {
       setLoading(true);
       setError(null);
+      setStatus(null);
     }
     quiet.current = false;
     load().then(
       (value) => {
         if (mine !== generation.current) return;
         setData(value);
+        setError(null);
+        setStatus(null);
         setLoading(false);
       },
       (failure: unknown) => {
         if (mine !== generation.current) return;
         setError(errorMessage(failure));
+        setStatus(failure instanceof ApiError ? failure.status : 0);
         setLoading(false);
       },
     );
@@ -46,7 +53,7 @@ export function useAsync<T>(load: () => Promise<T>, deps: unknown[]): Async<T> {
     quiet.current = true;
     setTick((n) => n + 1);
   }, []);
-  return { data, error, loading, reload, refresh, setData };
+  return { data, error, status, loading, reload, refresh, setData };
 }
 
 export function Loading({ label = 'Loading…' }: { label?: string }) {
@@ -58,18 +65,65 @@ export function Loading({ label = 'Loading…' }: { label?: string }) {
   );
 }
 
-export function ErrorMessage({ error, onRetry }: { error: string | null | undefined; onRetry?: () => void }) {
+/** Whether asking again may help: not when the server refused the request itself (4xx, but a timeout or a rate limit). */
+export function retryable(status: number | null | undefined): boolean {
+  return !(typeof status === 'number' && status >= 400 && status < 500 && status !== 408 && status !== 429);
+}
+
+export function ErrorMessage({
+  error,
+  onRetry,
+  status,
+}: {
+  error: string | null | undefined;
+  onRetry?: () => void;
+  /** The answer's status: no Retry for a request the server refused (it would refuse it again). */
+  status?: number | null;
+}) {
   if (!error) return null;
   return (
     <div class="alert alert-error" role="alert">
-      <span>{error}</span>
-      {onRetry && (
+      <span>{sentence(error)}</span>
+      {onRetry && retryable(status) && (
         <button type="button" class="btn btn-small" onClick={onRetry}>
           Retry
         </button>
       )}
     </div>
   );
+}
+
+/**
+ * A page that cannot be shown (not found, or not visible to this account): says so, and offers a way
+ * on instead of a Retry that would only be refused again.
+ */
+export function DeadEnd({ title, children, links }: { title: string; children: ComponentChildren; links: { href: string; label: string }[] }) {
+  return (
+    <div class="card dead-end">
+      <h1>{title}</h1>
+      <p>{children}</p>
+      <p class="inline-actions">
+        {links.map((link) => (
+          <a key={link.href} href={link.href} class="btn btn-small">
+            {link.label}
+          </a>
+        ))}
+      </p>
+    </div>
+  );
+}
+
+/** A project page's answer to its project failing to load: a dead end for 403 and 404, else Retry. */
+export function ProjectLoadError({ project }: { project: Pick<Async<unknown>, 'error' | 'status' | 'reload'> }) {
+  if (project.status === 404 || project.status === 403) {
+    return (
+      <DeadEnd title="Project not found" links={[{ href: '/', label: 'Back to projects' }]}>
+        There is no project at this address, or none of your teams can see it. Ask an admin to add
+        your team to it if you need it.
+      </DeadEnd>
+    );
+  }
+  return <ErrorMessage error={project.error} onRetry={project.reload} status={project.status} />;
 }
 
 export function Empty({ title, children }: { title: string; children?: ComponentChildren }) {
@@ -238,43 +292,228 @@ export function Sparkline({ counts, label, width = 96, height = 24 }: { counts: 
   );
 }
 
+/**
+ * Moves an open menu left until its right edge is inside the window (a menu opened near the right
+ * edge would otherwise run off it and widen the page), but never past the window's left edge.
+ */
+function keepInViewport(list: HTMLElement | null | undefined): void {
+  if (!list) return;
+  list.style.left = '';
+  const margin = 8;
+  const width = document.documentElement.clientWidth;
+  const rect = list.getBoundingClientRect();
+  const over = rect.right - (width - margin);
+  if (over > 0) list.style.left = `${-Math.min(over, rect.left - margin)}px`;
+}
+
+/** A form's submit: busy while its action runs, then the action's error if it failed. */
+export function useSubmit() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  /** Runs `action`; says whether it succeeded (its error is then shown by `error`). */
+  const run = async (action: () => Promise<void>): Promise<boolean> => {
+    setBusy(true);
+    setError(null);
+    try {
+      await action();
+      return true;
+    } catch (failure) {
+      setError(errorMessage(failure));
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, setError, run };
+}
+
+/**
+ * An action on one row of a list (revoke, delete, sign out): which row is busy, and the last action's
+ * error. `act` runs one and says whether it succeeded.
+ */
+export function useRowAction<Key>() {
+  const [pending, setPending] = useState<Key | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const act = async (key: Key, action: () => Promise<void>): Promise<boolean> => {
+    setPending(key);
+    setError(null);
+    try {
+      await action();
+      return true;
+    } catch (failure) {
+      setError(errorMessage(failure));
+      return false;
+    } finally {
+      setPending(null);
+    }
+  };
+  return { pending, error, setError, act };
+}
+
+/** The one-field form that creates something by its name (a project, a team); emptied once created. */
+export function NewNameForm(props: {
+  label: string;
+  inputName: string;
+  maxLength: number;
+  placeholder: string;
+  submitLabel: string;
+  formLabel?: string;
+  onCreate: (name: string) => Promise<void>;
+}) {
+  const [name, setName] = useState('');
+  const { busy, error, run } = useSubmit();
+  return (
+    <form
+      class="card inline-form"
+      aria-label={props.formLabel}
+      onSubmit={(event) => {
+        event.preventDefault();
+        void run(async () => {
+          await props.onCreate(name.trim());
+          setName('');
+        });
+      }}
+    >
+      <label class="field grow">
+        <span>{props.label}</span>
+        <input
+          name={props.inputName}
+          required
+          maxLength={props.maxLength}
+          placeholder={props.placeholder}
+          value={name}
+          onInput={(event) => setName(event.currentTarget.value)}
+        />
+      </label>
+      <button type="submit" class="btn btn-primary" disabled={busy || !name.trim()}>
+        {busy ? 'Creating…' : props.submitLabel}
+      </button>
+      <ErrorMessage error={error} />
+    </form>
+  );
+}
+
+/** Checkboxes choosing some of `options` by id (teams, projects, channels): `chosen` in, the new choice out. */
+export function CheckboxPicker({
+  options,
+  chosen,
+  onChange,
+  itemClass = 'check',
+}: {
+  options: { id: number; label: ComponentChildren }[];
+  chosen: number[];
+  onChange: (chosen: number[]) => void;
+  itemClass?: string;
+}) {
+  return (
+    <>
+      {options.map((option) => (
+        <label key={option.id} class={itemClass}>
+          <input
+            type="checkbox"
+            checked={chosen.includes(option.id)}
+            onChange={(event) =>
+              onChange(event.currentTarget.checked ? [...chosen, option.id] : chosen.filter((id) => id !== option.id))
+            }
+          />
+          {option.label}
+        </label>
+      ))}
+    </>
+  );
+}
+
 export interface MenuItem {
   label: string;
   onSelect: () => void;
 }
 
-/** A button that opens a list of choices; closes on a choice, Escape or a click elsewhere. */
+/**
+ * A button that opens a list of choices; closes on a choice, Escape or a click elsewhere. By keyboard
+ * (as WAI-ARIA's menu button): ArrowDown/ArrowUp move between the choices (and open the menu from
+ * the button), Home/End go to the first/last, Escape closes it and returns focus to the button.
+ */
 export function Menu({ label, items, disabled, class: className }: { label: ComponentChildren; items: MenuItem[]; disabled?: boolean; class?: string }) {
   const [open, setOpen] = useState(false);
+  /** Which choice gets focus when the menu opens: the first, or (ArrowUp on the button) the last. */
+  const [startAt, setStartAt] = useState<'first' | 'last'>('first');
   const root = useRef<HTMLDivElement>(null);
-  useEffect(() => {
+  const button = useRef<HTMLButtonElement>(null);
+  const choices = () => [...(root.current?.querySelectorAll<HTMLButtonElement>('[role="menuitem"]') ?? [])];
+  const close = (refocus: boolean) => {
+    setOpen(false);
+    if (refocus) button.current?.focus();
+  };
+  // Before the menu is painted: it shows with its choice already focused.
+  useLayoutEffect(() => {
     if (!open) return;
-    const close = (event: Event) => {
-      if (event instanceof KeyboardEvent ? event.key === 'Escape' : !root.current?.contains(event.target as Node)) setOpen(false);
+    const outside = (event: Event) => {
+      if (!root.current?.contains(event.target as Node)) setOpen(false);
     };
-    document.addEventListener('mousedown', close);
-    document.addEventListener('keydown', close);
-    root.current?.querySelector<HTMLButtonElement>('[role="menuitem"]')?.focus();
-    return () => {
-      document.removeEventListener('mousedown', close);
-      document.removeEventListener('keydown', close);
-    };
+    document.addEventListener('mousedown', outside);
+    keepInViewport(root.current?.querySelector<HTMLElement>('[role="menu"]'));
+    const all = choices();
+    (startAt === 'last' ? all[all.length - 1] : all[0])?.focus();
+    return () => document.removeEventListener('mousedown', outside);
   }, [open]);
+  const onMenuKey = (event: KeyboardEvent) => {
+    const all = choices();
+    const at = all.indexOf(document.activeElement as HTMLButtonElement);
+    let next: number | null = null;
+    if (event.key === 'ArrowDown') next = (at + 1) % all.length;
+    else if (event.key === 'ArrowUp') next = (at - 1 + all.length) % all.length;
+    else if (event.key === 'Home') next = 0;
+    else if (event.key === 'End') next = all.length - 1;
+    else if (event.key === 'Escape') {
+      event.preventDefault();
+      event.stopPropagation();
+      close(true);
+      return;
+    } else if (event.key === 'Tab') {
+      close(false);
+      return;
+    }
+    if (next === null || all.length === 0) return;
+    event.preventDefault();
+    all[next].focus();
+  };
+  const onButtonKey = (event: KeyboardEvent) => {
+    if (event.key !== 'ArrowDown' && event.key !== 'ArrowUp') return;
+    event.preventDefault();
+    setStartAt(event.key === 'ArrowUp' ? 'last' : 'first');
+    if (open) {
+      const all = choices();
+      (event.key === 'ArrowUp' ? all[all.length - 1] : all[0])?.focus();
+    } else setOpen(true);
+  };
   return (
     <div class="menu" ref={root}>
-      <button type="button" class={`btn btn-small ${className ?? ''}`} aria-haspopup="menu" aria-expanded={open} disabled={disabled} onClick={() => setOpen(!open)}>
+      <button
+        ref={button}
+        type="button"
+        class={`btn btn-small ${className ?? ''}`}
+        aria-haspopup="menu"
+        aria-expanded={open}
+        disabled={disabled}
+        onKeyDown={onButtonKey}
+        onClick={() => {
+          setStartAt('first');
+          setOpen(!open);
+        }}
+      >
         {label} <span aria-hidden="true">▾</span>
       </button>
       {open && (
-        <div class="menu-list" role="menu">
+        <div class="menu-list" role="menu" onKeyDown={onMenuKey}>
           {items.map((item) => (
             <button
               key={item.label}
               type="button"
               role="menuitem"
+              tabIndex={-1}
               class="menu-item"
               onClick={() => {
-                setOpen(false);
+                close(true);
                 item.onSelect();
               }}
             >

@@ -1,7 +1,7 @@
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { can, personName, SessionContext } from './access';
-import { ApiError, call, client, errorMessage, Me, setUnauthorizedHandler } from './api';
+import { can, personName, ROLE_HINTS, ROLE_LABELS, SessionContext } from './access';
+import { ApiError, call, client, errorMessage, Me, setForbiddenHandler, setUnauthorizedHandler } from './api';
 import { ErrorMessage, Loading, NoAccess } from './components';
 import { AccountPage } from './pages/AccountPage';
 import { AuditLogPage } from './pages/AuditLogPage';
@@ -9,12 +9,14 @@ import { InvitationPage } from './pages/InvitationPage';
 import { IssuePage } from './pages/IssuePage';
 import { IssuesPage } from './pages/IssuesPage';
 import { LoginPage } from './pages/LoginPage';
-import { MembersPage, TeamsPage } from './pages/MembersPages';
+import { MembersPage } from './pages/MembersPage';
+import { TeamsPage } from './pages/TeamsPage';
 import { ProjectAlertsPage } from './pages/ProjectAlertsPage';
 import { ProjectSettingsPage } from './pages/ProjectSettingsPage';
 import { ProjectsPage } from './pages/ProjectsPage';
 import { SourceMapsPage } from './pages/SourceMapsPage';
-import { ChannelsPage, TokensPage } from './pages/SettingsPages';
+import { ChannelsPage } from './pages/ChannelsPage';
+import { TokensPage } from './pages/TokensPage';
 import { interceptLinks, match, navigate, useLocation } from './router';
 import './styles.css';
 
@@ -119,8 +121,36 @@ function App() {
     );
   };
 
+  // A refusal (403) may mean the account's role changed while the page was open: ask what it may do
+  // now, so that the controls it lost disappear, and say so.
+  const [roleNotice, setRoleNotice] = useState<string | null>(null);
+  const current = useRef<Me | null | undefined>(undefined);
+  current.current = me;
+  const rechecking = useRef(false);
+  const recheckPermissions = () => {
+    if (rechecking.current) return;
+    rechecking.current = true;
+    call(client.GET('/auth/me'))
+      .then((fresh) => {
+        const before = current.current;
+        if (before && (before.role !== fresh.role || before.permissions.join() !== fresh.permissions.join())) {
+          setRoleNotice(
+            before.role !== fresh.role
+              ? `Your role was changed to ${ROLE_LABELS[fresh.role]} while this page was open. A ${fresh.role} can ${ROLE_HINTS[fresh.role]}; what you can no longer do is now hidden.`
+              : 'What your account may do was changed while this page was open; what you can no longer do is now hidden.',
+          );
+        }
+        setMe(fresh);
+      })
+      .catch(() => undefined)
+      .finally(() => {
+        rechecking.current = false;
+      });
+  };
+
   useEffect(() => {
     setUnauthorizedHandler(() => setMe(null));
+    setForbiddenHandler(recheckPermissions);
     checkSession();
   }, []);
 
@@ -235,6 +265,14 @@ function App() {
         </div>
       </header>
       <main id="main" class="container" tabIndex={-1}>
+        {roleNotice && (
+          <div class="alert alert-info role-notice" role="status">
+            <span>{roleNotice}</span>
+            <button type="button" class="btn btn-small" onClick={() => setRoleNotice(null)}>
+              Dismiss
+            </button>
+          </div>
+        )}
         <SessionContext.Provider value={{ me, setMe }}>
           <Routes path={path} me={me} />
         </SessionContext.Provider>

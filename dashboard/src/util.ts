@@ -96,6 +96,19 @@ export function display(value: unknown): string {
   }
 }
 
+/** Text as a sentence starts: its first letter capitalised (server errors often start in lower case). */
+export function capitalise(text: string): string {
+  return text ? text[0].toUpperCase() + text.slice(1) : text;
+}
+
+/**
+ * A server message as a sentence: a field name it starts with in words (`retention_days must…` is
+ * "Retention days must…"), and its first letter capitalised.
+ */
+export function sentence(text: string): string {
+  return capitalise(text.replace(/^[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?=[\s:])/, (field) => field.replace(/_/g, ' ')));
+}
+
 export function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;
 }

@@ -1,16 +1,7 @@
 import { useState } from 'preact/hooks';
 import { ROLE_HINTS, ROLE_LABELS, useSession } from '../access';
 import { call, client, errorMessage, Session } from '../api';
-import {
-  Badge,
-  ErrorMessage,
-  FormFeedback,
-  Loading,
-  PageHeader,
-  RelTime,
-  useAsync,
-  useTitle,
-} from '../components';
+import { Badge, ErrorMessage, FormFeedback, Loading, PageHeader, RelTime, useAsync, useRowAction, useTitle } from '../components';
 import { useSsoSettings } from './LoginPage';
 import { SettingsNav } from './SettingsNav';
 
@@ -215,25 +206,17 @@ function SessionsCard({ reloadKey }: { reloadKey: number }) {
     () => call(client.GET('/auth/sessions')).then((r) => r.data),
     [reloadKey],
   );
-  const [pending, setPending] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { pending, error, act } = useRowAction<string>();
   // This browser's first, then the newest.
   const list = [...(sessions.data ?? [])].sort(
     (a, b) => Number(b.current) - Number(a.current) || b.created_at.localeCompare(a.created_at),
   );
 
-  const end = async (session: Session) => {
-    setPending(session.id);
-    setError(null);
-    try {
+  const end = (session: Session) =>
+    act(session.id, async () => {
       await call(client.DELETE('/auth/sessions/{id}', { params: { path: { id: session.id } } }));
       sessions.setData(list.filter((other) => other.id !== session.id));
-    } catch (failure) {
-      setError(errorMessage(failure));
-    } finally {
-      setPending(null);
-    }
-  };
+    });
 
   return (
     <section class="card" aria-labelledby="sessions-title">

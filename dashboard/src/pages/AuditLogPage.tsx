@@ -3,7 +3,7 @@ import { personName } from '../access';
 import { AuditEntry, call, client, Member, Project, Team } from '../api';
 import { Empty, ErrorMessage, Loading, PageHeader, RelTime, useAsync, useTitle } from '../components';
 import { navigate, useLocation } from '../router';
-import { display, isRecord } from '../util';
+import { capitalise, display, isRecord } from '../util';
 import { SettingsNav } from './SettingsNav';
 
 const PAGE_SIZE = 50;
@@ -24,6 +24,9 @@ const ACTIONS: Record<string, string> = {
   'auth.sign_in': 'Signed in',
   'auth.sign_in_failed': 'Failed to sign in',
   'auth.password_change': 'Changed their password',
+  'auth.password_change_failed': 'Failed to change their password',
+  'auth.sso_link': 'Linked single sign-on to an account',
+  'member.create': 'Member created',
   'member.role_change': 'Changed a role',
   'member.deactivate': 'Deactivated an account',
   'member.reactivate': 'Reactivated an account',
@@ -50,6 +53,11 @@ const ACTIONS: Record<string, string> = {
   'channel.update': 'Changed an alert channel',
   'channel.delete': 'Deleted an alert channel',
 };
+
+/** An action in words: its label, else its name made readable (`team.member_add` → "Team member add"). */
+export function actionLabel(action: string): string {
+  return ACTIONS[action] ?? capitalise(action.replace(/[._]+/g, ' '));
+}
 
 /** `2026-03-01` typed in the date field: the start of that day where the browser is. */
 function dayStart(day: string): string | undefined {
@@ -256,8 +264,9 @@ export function AuditLogPage() {
                     {entry.actor || <span class="muted">the tracker</span>}
                   </td>
                   <td data-label="Action">
-                    <span class="audit-action">{ACTIONS[entry.action] ?? entry.action}</span>
-                    <span class="mono small muted">{entry.action}</span>
+                    <span class="audit-action" title={entry.action}>
+                      {actionLabel(entry.action)}
+                    </span>
                   </td>
                   <td data-label="About" class="break-anywhere">
                     {target(entry) || <span class="muted">—</span>}

@@ -2,7 +2,13 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { call, client, errorMessage } from '../api';
 import { Badge, CopyButton, KeyValue, RelTime } from '../components';
-import { clockTime, display, exactTime, isRecord } from '../util';
+import { clockTime, display, exactTime, isRecord, sentence } from '../util';
+
+/** Sentry's context names as people write them: `os` is "OS", `browser` is "Browser". */
+const CONTEXT_NAMES: Record<string, string> = { os: 'OS', gpu: 'GPU', client_os: 'Client OS', cloud_resource: 'Cloud resource', otel: 'OpenTelemetry' };
+export function contextName(name: string): string {
+  return CONTEXT_NAMES[name.toLowerCase()] ?? (name ? name[0].toUpperCase() + name.slice(1).replace(/_/g, ' ') : name);
+}
 
 /** The full event is whatever the digest stored: every field is optional and read defensively. */
 type Json = Record<string, unknown>;
@@ -36,6 +42,40 @@ interface ProcessingError {
   url?: string;
   debug_id?: string;
   detail?: string;
+}
+
+/** The file a processing error is about, as people read it: its name, without the host. */
+function fileName(url: string | undefined): string {
+  if (!url) return 'a file';
+  return url.replace(/^[a-z]+:\/\/[^/]+/i, '').replace(/^~/, '') || url;
+}
+
+/** Why a file's frames stayed minified, in a sentence. */
+function processingSentence(error: ProcessingError): string {
+  const file = fileName(error.url);
+  switch (error.type) {
+    case 'js_no_source_map':
+      return `No source map was found for ${file}, so its frames show the minified code. Upload the source maps of this release (or build with debug ids) to see the original code.`;
+    case 'js_invalid_source_map':
+      return `The source map of ${file} could not be read, so its frames show the minified code.`;
+    case 'js_invalid_source_map_location':
+      return `The source map of ${file} does not match it (it may be the map of another build), so some of its frames show the minified code.`;
+    default:
+      return error.detail ? sentence(error.detail) : 'Some frames could not be processed and are shown as the SDK sent them.';
+  }
+}
+
+/**
+ * The processing errors worth showing: not those about a file whose frames all have their source
+ * lines anyway (the SDK sent them, or another map served), nor any when every frame has one.
+ */
+function shownProcessingErrors(errors: ProcessingError[], frames: Frame[]): ProcessingError[] {
+  const hasSource = (frame: Frame) => typeof frame.context_line === 'string' && frame.context_line !== '';
+  if (frames.length > 0 && frames.every(hasSource)) return [];
+  return errors.filter((error) => {
+    const own = frames.filter((frame) => error.url && (frame.abs_path === error.url || frame.filename === error.url));
+    return !(own.length > 0 && own.every(hasSource));
+  });
 }
 
 function list<T>(value: unknown): T[] {
@@ -80,7 +120,12 @@ export function EventDetail({ event }: { event: Json }) {
   const [newestFirst, setNewestFirst] = useState(true);
   const [minified, setMinified] = useState(false);
   const symbolicated = exceptions.some((exception) => isRecord(exception.raw_stacktrace));
-  const processingErrors = list<ProcessingError>(event.errors).filter(isRecord);
+  const allFrames = [
+    ...exceptions.flatMap((exception) => list<Frame>(exception.stacktrace?.frames)),
+    ...(topStack?.frames ?? []),
+  ];
+  const processingErrors = shownProcessingErrors(list<ProcessingError>(event.errors).filter(isRecord), allFrames);
+  const projectId = typeof event.project_id === 'number' ? event.project_id : null;
 
   const ordered = newestFirst ? [...exceptions].reverse() : exceptions;
   const threadStacks = exceptions.length === 0 ? threads.filter((thread) => isRecord(thread.stacktrace)) : [];
@@ -118,16 +163,28 @@ export function EventDetail({ event }: { event: Json }) {
 
       {processingErrors.length > 0 && (
         <section class="event-section processing-errors" aria-labelledby="ev-processing">
-          <h3 id="ev-processing">Processing</h3>
-          <p class="muted small">Some frames are shown as the SDK sent them:</p>
+          <h3 id="ev-processing">Source code not shown</h3>
           <ul>
             {processingErrors.map((error, index) => (
               <li key={index}>
-                <span class="mono small">{str(error.type) ?? 'error'}</span> {str(error.detail) ?? ''}
-                {str(error.url) && <span class="muted small mono"> ({str(error.url)})</span>}
+                {processingSentence(error)}
+                {(str(error.detail) || str(error.url)) && (
+                  <details class="processing-detail">
+                    <summary class="small">Technical details</summary>
+                    <p class="mono small break-anywhere">
+                      {str(error.type) ?? 'error'}: {str(error.detail) ?? ''}
+                      {str(error.url) ? ` (${str(error.url)})` : ''}
+                    </p>
+                  </details>
+                )}
               </li>
             ))}
           </ul>
+          {projectId !== null && (
+            <p class="small">
+              <a href={`/projects/${projectId}/source-maps`}>See this project's source maps</a>
+            </p>
+          )}
         </section>
       )}
 
@@ -217,7 +274,7 @@ export function EventDetail({ event }: { event: Json }) {
           <div class="event-grid">
             {Object.entries(contexts).map(([name, value]) => (
               <div class="context-box" key={name}>
-                <h4>{name}</h4>
+                <h4>{contextName(name)}</h4>
                 <KeyValue data={value} />
               </div>
             ))}
@@ -345,7 +402,11 @@ function ExceptionBlock({ exception, newestFirst, minified }: { exception: Excep
           </span>
         )}
       </div>
-      {exception.value && <pre class="exception-value">{exception.value}</pre>}
+      {exception.value && (
+        <pre class="exception-value" dir="auto">
+          {exception.value}
+        </pre>
+      )}
       {frames.length > 0 ? <StackTrace frames={frames} newestFirst={newestFirst} /> : <p class="muted small">No stack trace.</p>}
     </div>
   );

@@ -1,16 +1,48 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useCan } from '../access';
-import { call, client, errorMessage, EventItem, qs } from '../api';
-import { Badge, Empty, ErrorMessage, Loading, RelTime, useAsync, useTitle } from '../components';
+import { call, client, errorMessage, EventItem, FullEvent, qs } from '../api';
+import { Badge, DeadEnd, Empty, ErrorMessage, Loading, RelTime, useAsync, useTitle } from '../components';
 import { navigate, useLocation } from '../router';
 import { EventChart } from './EventChart';
 import { EventDetail, EventNavigation } from './EventDetail';
 import { ActivityLog, AssigneeControl, Comments, usePeople } from './IssueCollaboration';
 import { IssueTags } from './IssueTags';
-import { LevelMarker, rememberedListUrl, StateBadge } from './IssuesPage';
+import { lastListUrl, LevelMarker, rememberedListUrl, StateBadge } from './IssuesPage';
 import { stateCondition, TriageActions, TriageChoice } from './TriageActions';
 
 const EVENTS_PAGE = 100;
+/** The server keeps an issue's message up to this length; its events keep all of it. */
+const STORED_MESSAGE_LENGTH = 1000;
+/** Longer messages than this may not fit the header's two lines: the whole text is offered below. */
+const LONG_MESSAGE = 140;
+
+/** The whole message of an issue: its event's exception value (or message) when that starts with it. */
+function fullMessageOf(message: string, event: FullEvent | undefined): string {
+  const candidates: unknown[] = [];
+  const exception = event?.exception as { values?: { value?: unknown }[] } | undefined;
+  for (const value of exception?.values ?? []) candidates.push(value?.value);
+  const logentry = event?.logentry as { formatted?: unknown; message?: unknown } | undefined;
+  candidates.push(event?.message, logentry?.formatted, logentry?.message);
+  const whole = candidates.find(
+    (text): text is string => typeof text === 'string' && text.length > message.length && text.replace(/\s+/g, ' ').startsWith(message.slice(0, 200)),
+  );
+  if (whole) return whole;
+  return message.length >= STORED_MESSAGE_LENGTH ? `${message}…` : message;
+}
+
+/** Under the header's two clamped lines: the whole message, one click away. */
+function FullMessage({ message, event }: { message: string; event: FullEvent | undefined }) {
+  const whole = fullMessageOf(message, event);
+  if (whole.length <= LONG_MESSAGE && !whole.includes('\n')) return null;
+  return (
+    <details class="full-message">
+      <summary>Show full message ({whole.length.toLocaleString()} characters)</summary>
+      <p class="full-message-text" dir="auto">
+        {whole}
+      </p>
+    </details>
+  );
+}
 
 export function IssuePage({ issueId }: { issueId: number }) {
   const location = useLocation();
@@ -85,7 +117,18 @@ export function IssuePage({ issueId }: { issueId: number }) {
     }
   };
 
-  if (issue.error) return <ErrorMessage error={issue.error} onRetry={issue.reload} />;
+  if (issue.error && (issue.status === 404 || issue.status === 403)) {
+    const lastList = lastListUrl();
+    return (
+      <DeadEnd
+        title="Issue not found"
+        links={[...(lastList ? [{ href: lastList, label: 'Back to issues' }] : []), { href: '/', label: 'Back to projects' }]}
+      >
+        There is no issue {issueId} here: it may have been deleted, or it belongs to a project none of your teams can see.
+      </DeadEnd>
+    );
+  }
+  if (issue.error) return <ErrorMessage error={issue.error} onRetry={issue.reload} status={issue.status} />;
   if (!issue.data || mergedInto !== null) return <Loading label="Loading issue…" />;
   const current = issue.data;
   const condition = stateCondition(current);
@@ -120,8 +163,13 @@ export function IssuePage({ issueId }: { issueId: number }) {
           </div>
           <h1 class="issue-heading" tabIndex={-1}>
             <span class="issue-type">{current.type || 'Message'}</span>
-            {current.message && <span class="issue-message">{current.message}</span>}
+            {current.message && (
+              <span class="issue-message clamp-2" dir="auto">
+                {current.message}
+              </span>
+            )}
           </h1>
+          <FullMessage message={current.message} event={selected.data} />
           {current.culprit && <p class="culprit mono">{current.culprit}</p>}
           <dl class="issue-stats">
             <div>
@@ -176,6 +224,12 @@ export function IssuePage({ issueId }: { issueId: number }) {
         </div>
       </header>
       <ErrorMessage error={actionError} />
+
+      {/* The team's conversation right under the header, not below the event's long detail. */}
+      <div class="issue-discussion">
+        <Comments issueId={issueId} onCommented={() => setActivityReload((n) => n + 1)} />
+        <ActivityLog issueId={issueId} reloadKey={activityReload} people={people.data} />
+      </div>
 
       <div class="card">
         <EventChart of={{ issueId }} storageKey="chart-period:issue" />
@@ -233,8 +287,6 @@ export function IssuePage({ issueId }: { issueId: number }) {
           {selected.data && !selected.loading && <EventDetail event={selected.data} />}
         </section>
       </div>
-      <Comments issueId={issueId} onCommented={() => setActivityReload((n) => n + 1)} />
-      <ActivityLog issueId={issueId} reloadKey={activityReload} people={people.data} />
     </>
   );
 }

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { useCan, useMe } from '../access';
 import type { paths } from '../api-schema';
 import { call, client, errorMessage, Issue, Team } from '../api';
-import { Badge, Empty, ErrorMessage, Loading, Menu, RelTime, Sparkline, useAsync, useTitle } from '../components';
+import { Badge, Empty, ErrorMessage, Loading, Menu, RelTime, Sparkline, useAsync, useTitle, ProjectLoadError } from '../components';
 import { navigate, useLocation } from '../router';
 import { filterValue, setFilter } from '../search-query';
 import { plural } from '../util';
@@ -37,6 +37,16 @@ const STATE_VIEWS = [
   { value: null, label: 'All' },
 ] as const;
 
+/** Why the server refused a search, in plain words. */
+export function searchErrorText(message: string): string {
+  const unknownKey = /unknown key "([^"]*)"/.exec(message);
+  if (unknownKey) {
+    return `No event of this project has a tag called "${unknownKey[1]}". To search for text that contains a colon, put it in quotes, like "${unknownKey[1]}:…".`;
+  }
+  const text = message.replace(/^query:\s*/, '');
+  return text ? `${text[0].toUpperCase()}${text.slice(1)}${/[.!?]$/.test(text) ? '' : '.'}` : 'The server refused it.';
+}
+
 export function issueTitle(issue: Pick<Issue, 'type' | 'message'>): string {
   if (issue.type && issue.message) return `${issue.type}: ${issue.message}`;
   return issue.type || issue.message || '(no message)';
@@ -68,12 +78,87 @@ export function rememberedListUrl(projectId: number): string {
   return `/projects/${projectId}/issues`;
 }
 
+/** The issue list last shown, of any project: where a missing issue's page offers to go back to. */
+export function lastListUrl(): string | null {
+  try {
+    const stored = window.sessionStorage.getItem(LIST_URL_KEY);
+    if (stored && /^\/projects\/\d+\/issues/.test(stored)) return stored;
+  } catch {
+    // storage blocked
+  }
+  return null;
+}
+
 function rememberListUrl(projectId: number, url: string): void {
   try {
     window.sessionStorage.setItem(`${LIST_URL_KEY}:${projectId}`, url);
+    window.sessionStorage.setItem(LIST_URL_KEY, url);
   } catch {
     // storage blocked: Back goes to the default list
   }
+}
+
+/** Where the list was left for an issue: restored when the list comes back (Back, "Back to issues"). */
+const RETURN_KEY = 'issue-list-return';
+
+interface ReturnPoint {
+  url: string;
+  issueId: number;
+  /** The row's distance from the top of the window when it was opened. */
+  top: number;
+}
+
+function rememberReturnPoint(issueId: number, link: HTMLElement): void {
+  const point: ReturnPoint = {
+    url: window.location.pathname + window.location.search,
+    issueId,
+    top: link.closest('tr')?.getBoundingClientRect().top ?? link.getBoundingClientRect().top,
+  };
+  try {
+    window.sessionStorage.setItem(RETURN_KEY, JSON.stringify(point));
+  } catch {
+    // storage blocked: the list opens at its top
+  }
+}
+
+function takeReturnPoint(): ReturnPoint | null {
+  try {
+    const stored = window.sessionStorage.getItem(RETURN_KEY);
+    if (!stored) return null;
+    const point = JSON.parse(stored) as ReturnPoint;
+    if (point.url !== window.location.pathname + window.location.search) return null;
+    window.sessionStorage.removeItem(RETURN_KEY);
+    return point;
+  } catch {
+    return null;
+  }
+}
+
+const issueLinks = () => [...document.querySelectorAll<HTMLAnchorElement>('.issues-table .issue-link')];
+
+function focusIssueLink(link: HTMLAnchorElement | undefined): void {
+  if (!link) return;
+  link.focus({ preventScroll: true });
+  link.closest('tr')?.scrollIntoView({ block: 'nearest' });
+}
+
+/** `j` and `k` move to the next and previous issue of the list (Enter opens it), outside text fields. */
+function useIssueKeys(): void {
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
+      if (event.key !== 'j' && event.key !== 'k') return;
+      if ((event.target as Element | null)?.closest?.('input, textarea, select, [contenteditable]')) return;
+      const links = issueLinks();
+      if (links.length === 0) return;
+      event.preventDefault();
+      const at = links.indexOf(document.activeElement as HTMLAnchorElement);
+      const next = at === -1 ? 0 : Math.min(links.length - 1, Math.max(0, at + (event.key === 'j' ? 1 : -1)));
+      focusIssueLink(links[next]);
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, []);
 }
 
 function readAutoRefresh(): boolean {
@@ -163,10 +248,31 @@ export function IssuesPage({ projectId }: { projectId: number }) {
     setAllMatching(false);
     setConfirmMerge(false);
     setJump('');
+    // What the last action said was about the list as it was: not about this one.
+    setNotice(null);
+    setActionError(null);
   }, [listKey]);
   useEffect(() => rememberListUrl(projectId, location.path + window.location.search), [projectId, listKey]);
 
-  const rows = issues.data?.data ?? [];
+  /** The server refused the search itself (400): what was listed before does not answer it. */
+  const refused = issues.error !== null && issues.status === 400;
+  const shown = refused ? undefined : issues.data;
+  const rows = shown?.data ?? [];
+  useIssueKeys();
+  // Back from an issue: the row it was opened from, where it was on screen, with focus on it.
+  useEffect(() => {
+    if (rows.length === 0) return;
+    const point = takeReturnPoint();
+    if (!point) return;
+    const frame = window.requestAnimationFrame(() => {
+      const link = document.querySelector<HTMLAnchorElement>(`.issues-table .issue-link[href="/issues/${point.issueId}"]`);
+      if (!link) return;
+      const row = link.closest('tr') ?? link;
+      window.scrollBy(0, row.getBoundingClientRect().top - point.top);
+      link.focus({ preventScroll: true });
+    });
+    return () => window.cancelAnimationFrame(frame);
+  }, [rows]);
   const noIssuesAtAll = params.query === DEFAULT_QUERY && !params.environment && params.page === 1 && issues.data?.total === 0;
 
   // Background refresh: the list every half minute (while the tab is visible and nothing is being
@@ -199,8 +305,8 @@ export function IssuesPage({ projectId }: { projectId: number }) {
     navigate(`/projects/${projectId}/issues${text ? `?${text}` : ''}`);
   };
 
-  const total = issues.data?.total ?? 0;
-  const estimated = issues.data?.total_is_estimate ?? false;
+  const total = shown?.total ?? 0;
+  const estimated = shown?.total_is_estimate ?? false;
   const pageCount = Math.max(1, Math.ceil(total / PAGE_SIZE));
   const lastJumpable = Math.min(pageCount, Math.floor(MAX_OFFSET / PAGE_SIZE) + 1);
   const allSelected = rows.length > 0 && rows.every((issue) => selected.has(issue.id));
@@ -283,7 +389,7 @@ export function IssuesPage({ projectId }: { projectId: number }) {
     }
   };
 
-  if (project.error) return <ErrorMessage error={project.error} onRetry={project.reload} />;
+  if (project.error) return <ProjectLoadError project={project} />;
   if (!project.data) return <Loading label="Loading project…" />;
   const stateView = filterValue(params.query, 'is');
   const release = filterValue(params.query, 'release') ?? '';
@@ -297,7 +403,24 @@ export function IssuesPage({ projectId }: { projectId: number }) {
 
   return (
     <>
-      <ProjectHeader project={project.data} active="issues" />
+      <ProjectHeader
+        project={project.data}
+        active="issues"
+        afterHeading={
+          <a
+            href="#issue-list"
+            class="skip-to-list"
+            onClick={(event) => {
+              event.preventDefault();
+              const first = issueLinks()[0];
+              if (first) focusIssueLink(first);
+              else document.getElementById('issue-list')?.focus();
+            }}
+          >
+            Skip to the issue list
+          </a>
+        }
+      />
       <details class="card setup-card" open={noIssuesAtAll}>
         <summary>DSN and SDK setup</summary>
         <DsnSetup project={project.data} />
@@ -391,9 +514,9 @@ export function IssuesPage({ projectId }: { projectId: number }) {
         </div>
       </div>
 
-      <div class="toolbar">
+      <div class="toolbar" id="issue-list" tabIndex={-1}>
         <p class="list-total" aria-live="polite">
-          {issues.data ? (
+          {shown ? (
             <>
               <strong>
                 {estimated ? 'About ' : ''}
@@ -407,6 +530,9 @@ export function IssuesPage({ projectId }: { projectId: number }) {
           )}
         </p>
         <div class="toolbar-actions">
+          <span class="keys-hint muted small">
+            <kbd>j</kbd> / <kbd>k</kbd> next / previous issue
+          </span>
           <label class="check small">
             <input
               type="checkbox"
@@ -503,10 +629,21 @@ export function IssuesPage({ projectId }: { projectId: number }) {
           {notice}
         </div>
       )}
-      <ErrorMessage error={issues.error} onRetry={issues.reload} />
+      {refused ? (
+        <div class="alert alert-error search-refused" role="alert">
+          <p>
+            <strong>This search could not be run.</strong> {searchErrorText(issues.error ?? '')}
+          </p>
+          <button type="button" class="btn btn-small" onClick={() => go({ query: DEFAULT_QUERY, environment: '' })}>
+            Clear the search
+          </button>
+        </div>
+      ) : (
+        <ErrorMessage error={issues.error} onRetry={issues.reload} status={issues.status} />
+      )}
       {issues.loading && !issues.data && <Loading label="Loading issues…" />}
 
-      {issues.data &&
+      {shown &&
         rows.length === 0 &&
         (noIssuesAtAll ? (
           <Empty title="No issues yet — send your first error with the DSN above.">
@@ -554,11 +691,22 @@ export function IssuesPage({ projectId }: { projectId: number }) {
                     <div class="issue-cell">
                       <LevelMarker level={issue.level} />
                       <div class="issue-main">
-                        <a href={`/issues/${issue.id}`} class="issue-link">
+                        <a
+                          href={`/issues/${issue.id}`}
+                          class="issue-link clamp-2"
+                          title={issueTitle(issue)}
+                          onClick={(event) => rememberReturnPoint(issue.id, event.currentTarget)}
+                        >
                           <span class="short-id">{issue.short_id}</span>
                           <span class="issue-title">
                             <strong>{issue.type || 'Message'}</strong>
-                            {issue.message ? `: ${issue.message}` : ''}
+                            {issue.message ? (
+                              <>
+                                : <bdi>{issue.message}</bdi>
+                              </>
+                            ) : (
+                              ''
+                            )}
                           </span>
                         </a>
                         <div class="issue-sub">
@@ -600,7 +748,7 @@ export function IssuesPage({ projectId }: { projectId: number }) {
         </div>
       )}
 
-      {issues.data && (params.page > 1 || issues.data.next_cursor) && (
+      {shown && (params.page > 1 || shown.next_cursor) && (
         <nav class="pager" aria-label="Pagination">
           <button type="button" class="btn btn-small" disabled={params.page === 1} onClick={() => go({ page: 1 })}>
             « First
@@ -645,7 +793,7 @@ export function IssuesPage({ projectId }: { projectId: number }) {
           <button
             type="button"
             class="btn btn-small"
-            disabled={!issues.data.next_cursor}
+            disabled={!shown.next_cursor}
             onClick={() =>
               params.page * PAGE_SIZE > MAX_OFFSET
                 ? go({ page: params.page + 1, cursor: issues.data?.next_cursor ?? '' })

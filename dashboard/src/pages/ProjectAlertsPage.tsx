@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { useCan } from '../access';
 import { AlertType, call, Channel, client, errorMessage, Rule } from '../api';
-import { Badge, EnabledAndActions, Empty, ErrorMessage, Loading, RelTime, useAsync, useTitle } from '../components';
+import { Badge, CheckboxPicker, Empty, EnabledAndActions, ErrorMessage, Loading, ProjectLoadError, RelTime, useAsync, useTitle } from '../components';
 import { plural } from '../util';
 import { ProjectHeader, useProject } from './ProjectHeader';
 
@@ -34,6 +34,13 @@ function describeConditions(conditions: RuleConditions): string {
   const environments = conditions.environments?.length ? conditions.environments.join(', ') : 'any';
   return `Environments: ${environments} · Level: ${conditions.min_level ? levelText(conditions.min_level) : 'any'}`;
 }
+
+/** Short names of the alert types, for badges and the history. */
+const ALERT_NAMES: Record<AlertType, string> = {
+  new_issue: 'New issue',
+  regression: 'Regression',
+  unmute: 'Unmuted',
+};
 
 const ALERT_LABELS: Record<AlertType, string> = {
   new_issue: 'New issue',
@@ -171,23 +178,18 @@ function RuleForm({
           </p>
         ) : (
           <div class="check-list">
-            {channels.map((channel) => (
-              <label class="check" key={channel.id}>
-                <input
-                  type="checkbox"
-                  id={`${prefix}-ch-${channel.id}`}
-                  checked={draft.channel_ids.includes(channel.id)}
-                  onChange={(e) =>
-                    set({
-                      channel_ids: e.currentTarget.checked
-                        ? [...draft.channel_ids, channel.id]
-                        : draft.channel_ids.filter((id) => id !== channel.id),
-                    })
-                  }
-                />
-                {channel.name} <span class="muted small">({channel.channel_type}{channel.is_enabled ? '' : ', disabled'})</span>
-              </label>
-            ))}
+            <CheckboxPicker
+              options={channels.map((channel) => ({
+                id: channel.id,
+                label: (
+                  <>
+                    {channel.name} <span class="muted small">({channel.channel_type}{channel.is_enabled ? '' : ', disabled'})</span>
+                  </>
+                ),
+              }))}
+              chosen={draft.channel_ids}
+              onChange={(channel_ids) => set({ channel_ids })}
+            />
           </div>
         )}
       </fieldset>
@@ -315,7 +317,7 @@ export function ProjectAlertsPage({ projectId }: { projectId: number }) {
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState<number | null>(null);
 
-  if (project.error) return <ErrorMessage error={project.error} onRetry={project.reload} />;
+  if (project.error) return <ProjectLoadError project={project} />;
   if (!project.data) return <Loading label="Loading project…" />;
 
   const channelList = Array.isArray(channels.data) ? channels.data : [];
@@ -412,7 +414,7 @@ export function ProjectAlertsPage({ projectId }: { projectId: number }) {
                     {rule.name} {!rule.is_enabled && <Badge kind="muted">disabled</Badge>}
                   </h3>
                   <p class="small">
-                    <Badge kind="neutral">{rule.alert_type}</Badge> →{' '}
+                    <Badge kind="neutral">{ALERT_NAMES[rule.alert_type]}</Badge> →{' '}
                     {rule.channel_ids.length === 0 ? (
                       <span class="muted">no channels</span>
                     ) : seesChannels ? (
@@ -487,7 +489,7 @@ export function ProjectAlertsPage({ projectId }: { projectId: number }) {
                     <td data-label="Created">
                       <RelTime value={entry.created_at} />
                     </td>
-                    <td data-label="Type">{entry.alert_type}</td>
+                    <td data-label="Type">{ALERT_NAMES[entry.alert_type as AlertType] ?? entry.alert_type}</td>
                     <td data-label="Channel">
                       {entry.channel_name} <span class="muted small">({entry.channel_type})</span>
                     </td>

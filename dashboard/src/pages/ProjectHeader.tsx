@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { useCan } from '../access';
 import type { Permission, Project } from '../api';
 import { useAsync, useCurrentTabInView } from '../components';
@@ -16,7 +17,7 @@ const SECTIONS: { section: Section; path: string; label: string; needs?: Permiss
   { section: 'settings', path: 'settings', label: 'Settings', needs: 'project:write' },
 ];
 
-export function ProjectHeader({ project, active }: { project: Project; active: Section }) {
+export function ProjectHeader({ project, active, afterHeading }: { project: Project; active: Section; afterHeading?: ComponentChildren }) {
   const can = useCan();
   const tabs = useCurrentTabInView<HTMLElement>();
   const visible = SECTIONS.filter(({ section, needs }) => !needs || can(needs) || section === active);
@@ -26,6 +27,7 @@ export function ProjectHeader({ project, active }: { project: Project; active: S
         <a href="/">Projects</a> <span aria-hidden="true">/</span> <span>{project.name}</span>
       </nav>
       <h1>{project.name}</h1>
+      {afterHeading}
       <nav class="tabs" aria-label="Project sections" ref={tabs}>
         {visible.map(({ section, path, label }) => (
           <a

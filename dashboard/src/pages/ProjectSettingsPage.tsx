@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { useCan, useMe } from '../access';
 import { call, client, errorMessage, Project } from '../api';
-import { CopyButton, ErrorMessage, FormFeedback, Loading, useTitle } from '../components';
+import { CopyButton, FormFeedback, Loading, useTitle, ProjectLoadError } from '../components';
 import { navigate } from '../router';
 import { plural, relativeTime, toDate } from '../util';
 import { ProjectHeader, useProject } from './ProjectHeader';
@@ -349,7 +349,7 @@ export function ProjectSettingsPage({ projectId }: { projectId: number }) {
   const can = useCan();
   const project = useProject(projectId);
   useTitle(project.data ? `${project.data.name} settings` : 'Project settings');
-  if (project.error) return <ErrorMessage error={project.error} onRetry={project.reload} />;
+  if (project.error) return <ProjectLoadError project={project} />;
   if (!project.data) return <Loading label="Loading project…" />;
   const saved = (updated: Project) => project.setData(updated);
 

@@ -1,7 +1,6 @@
-import { useState } from 'preact/hooks';
 import { useCan } from '../access';
-import { call, client, errorMessage } from '../api';
-import { Empty, ErrorMessage, Loading, PageHeader, RelTime, useAsync, useTitle } from '../components';
+import { call, client } from '../api';
+import { Empty, ErrorMessage, Loading, NewNameForm, PageHeader, RelTime, useAsync, useTitle } from '../components';
 import { navigate } from '../router';
 import { DsnField } from './DsnSetup';
 
@@ -9,46 +8,23 @@ export function ProjectsPage() {
   useTitle('Projects');
   const can = useCan();
   const projects = useAsync(() => call(client.GET('/api/projects')).then((r) => r.data), []);
-  const [name, setName] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-
-  const create = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const project = await call(client.POST('/api/projects', { body: { name: name.trim() } }));
-      setName('');
-      navigate(`/projects/${project.id}/issues`);
-    } catch (failure) {
-      setError(errorMessage(failure));
-    } finally {
-      setBusy(false);
-    }
+  const create = async (name: string) => {
+    const project = await call(client.POST('/api/projects', { body: { name } }));
+    navigate(`/projects/${project.id}/issues`);
   };
 
   return (
     <>
       <PageHeader title="Projects" sub="Each project has its own DSN; SDKs send errors to it." />
       {can('projects:admin') && (
-        <form class="card inline-form" onSubmit={(event) => void create(event)}>
-          <label class="field grow">
-            <span>New project name</span>
-            <input
-              name="project-name"
-              required
-              maxLength={200}
-              placeholder="e.g. Web shop"
-              value={name}
-              onInput={(event) => setName(event.currentTarget.value)}
-            />
-          </label>
-          <button type="submit" class="btn btn-primary" disabled={busy || !name.trim()}>
-            {busy ? 'Creating…' : 'Create project'}
-          </button>
-          <ErrorMessage error={error} />
-        </form>
+        <NewNameForm
+          label="New project name"
+          inputName="project-name"
+          maxLength={200}
+          placeholder="e.g. Web shop"
+          submitLabel="Create project"
+          onCreate={create}
+        />
       )}
 
       <ErrorMessage error={projects.error} onRetry={projects.reload} />

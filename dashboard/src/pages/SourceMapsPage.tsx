@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useCan } from '../access';
 import { ArtifactBundle, call, client, errorMessage, Project } from '../api';
-import { CopyButton, Empty, ErrorMessage, Loading, RelTime, useAsync, useTitle } from '../components';
+import { CopyButton, Empty, ErrorMessage, Loading, RelTime, useAsync, useTitle, ProjectLoadError } from '../components';
 import { plural } from '../util';
 import { ProjectHeader, useProject } from './ProjectHeader';
 
@@ -71,7 +71,7 @@ export function SourceMapsPage({ projectId }: { projectId: number }) {
   }, [bundles]);
   const releaseChoices = [...new Set([...uploadReleases, ...(releases.data?.data ?? []).map((row) => row.version)])];
 
-  if (project.error) return <ErrorMessage error={project.error} onRetry={project.reload} />;
+  if (project.error) return <ProjectLoadError project={project} />;
   if (!project.data) return <Loading label="Loading project…" />;
 
   return (
