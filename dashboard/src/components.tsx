@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, errorMessage } from './api';
+import { useSubmit } from './actions';
 import { copyText, display, exactTime, isRecord, relativeTime, sentence } from './util';
 
 export interface Async<T> {
@@ -304,50 +305,6 @@ function keepInViewport(list: HTMLElement | null | undefined): void {
   const rect = list.getBoundingClientRect();
   const over = rect.right - (width - margin);
   if (over > 0) list.style.left = `${-Math.min(over, rect.left - margin)}px`;
-}
-
-/** A form's submit: busy while its action runs, then the action's error if it failed. */
-export function useSubmit() {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  /** Runs `action`; says whether it succeeded (its error is then shown by `error`). */
-  const run = async (action: () => Promise<void>): Promise<boolean> => {
-    setBusy(true);
-    setError(null);
-    try {
-      await action();
-      return true;
-    } catch (failure) {
-      setError(errorMessage(failure));
-      return false;
-    } finally {
-      setBusy(false);
-    }
-  };
-  return { busy, error, setError, run };
-}
-
-/**
- * An action on one row of a list (revoke, delete, sign out): which row is busy, and the last action's
- * error. `act` runs one and says whether it succeeded.
- */
-export function useRowAction<Key>() {
-  const [pending, setPending] = useState<Key | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const act = async (key: Key, action: () => Promise<void>): Promise<boolean> => {
-    setPending(key);
-    setError(null);
-    try {
-      await action();
-      return true;
-    } catch (failure) {
-      setError(errorMessage(failure));
-      return false;
-    } finally {
-      setPending(null);
-    }
-  };
-  return { pending, error, setError, act };
 }
 
 /** The one-field form that creates something by its name (a project, a team); emptied once created. */

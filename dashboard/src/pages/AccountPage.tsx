@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import { ROLE_HINTS, ROLE_LABELS, useSession } from '../access';
 import { call, client, errorMessage, Session } from '../api';
-import { Badge, ErrorMessage, FormFeedback, Loading, PageHeader, RelTime, useAsync, useRowAction, useTitle } from '../components';
+import { Badge, ErrorMessage, FormFeedback, Loading, PageHeader, RelTime, useAsync, useTitle } from '../components';
+import { useRowAction } from '../actions';
 import { useSsoSettings } from './LoginPage';
 import { SettingsNav } from './SettingsNav';
 

@@ -1,7 +1,8 @@
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { personName, ROLE_HINTS, ROLE_LABELS, useCan, useMe } from '../access';
 import { call, client, CreatedInvitation, errorMessage, Invitation, Member, Role, Team } from '../api';
-import { Badge, CheckboxPicker, CopyButton, Empty, ErrorMessage, FormFeedback, Loading, PageHeader, RelTime, useAsync, useRowAction, useSubmit, useTitle } from '../components';
+import { Badge, CheckboxPicker, CopyButton, Empty, ErrorMessage, FormFeedback, Loading, PageHeader, RelTime, useAsync, useTitle } from '../components';
+import { useRowAction, useSubmit } from '../actions';
 import { plural } from '../util';
 import { MembersNav, RoleBadge, ROLE_ARTICLES, byStanding, assignableRoles, useTeams } from './MembersCommon';
 
