@@ -13,7 +13,8 @@ export async function closeWorkerWithin(worker: Worker, graceMs: number): Promis
   });
   try {
     // Pausing stops it taking jobs and waits for those it holds.
-    await Promise.race([worker.pause(), grace]);
+    // A pause that fails (Redis away) or loses the race must neither skip the close nor go unhandled.
+    await Promise.race([worker.pause().catch(() => undefined), grace]);
   } finally {
     clearTimeout(timer);
   }
