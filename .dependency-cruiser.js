@@ -30,6 +30,7 @@ const LAYERS = [
   'artifacts',
   'symbolication',
   'rollups',
+  'outcomes',
   'issues',
   'channels',
   'rules',

@@ -17,6 +17,7 @@ import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
 import { IngestModule } from './ingest/ingest.module';
 import { IssuesModule } from './issues/issues.module';
+import { OutcomesModule } from './outcomes/outcomes.module';
 import { MembersModule } from './members/members.module';
 import { ProjectsModule } from './projects/projects.module';
 import { BULL_CONNECTION, RedisModule } from './redis/redis.module';
@@ -39,6 +40,7 @@ const API_MODULES: Type[] = [
   IssuesModule,
   EventsModule,
   RollupsModule,
+  OutcomesModule,
   ReleasesModule,
   ChannelsModule,
   RulesModule,

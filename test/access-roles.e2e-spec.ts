@@ -190,6 +190,16 @@ describe('access by role', () => {
     {
       family: 'projects',
       method: 'get',
+      route: '/api/projects/:id/outcomes',
+      weakest: 'viewer',
+      scoped: true,
+      success: 200,
+      hidden: projectNotFound,
+      prepare: async (on) => ({ path: `/api/projects/${on.project.id}/outcomes` }),
+    },
+    {
+      family: 'projects',
+      method: 'get',
       route: '/api/projects/:id/environments',
       weakest: 'viewer',
       scoped: true,

@@ -217,10 +217,15 @@ describe('Redis Cluster: the core pipeline on three masters', () => {
     try {
       const names = await eventually(async () => {
         const found = [...(await alerts.getJobSchedulers()), ...(await maintenance.getJobSchedulers())];
-        return found.length >= 3 && found.map((schedule) => schedule.name).sort();
+        return found.length >= 4 && found.map((schedule) => schedule.name).sort();
       });
       expect(names).toEqual(
-        [AlertJobName.SweepOutbox, MaintenanceJobName.Retention, MaintenanceJobName.EndSnoozes].sort(),
+        [
+          AlertJobName.SweepOutbox,
+          MaintenanceJobName.Retention,
+          MaintenanceJobName.EndSnoozes,
+          MaintenanceJobName.FoldOutcomes,
+        ].sort(),
       );
     } finally {
       await alerts.close();

@@ -29,11 +29,12 @@ describe('scheduled work with several worker processes', () => {
     try {
       const schedules = await eventually(async () => {
         const found = [...(await alerts.getJobSchedulers()), ...(await maintenance.getJobSchedulers())];
-        return found.length >= 3 && found;
+        return found.length >= 4 && found;
       }, 10_000);
       expect(schedules.map((schedule) => [schedule.name, schedule.every ?? schedule.pattern]).sort()).toEqual(
         [
           [MaintenanceJobName.EndSnoozes, 60_000],
+          [MaintenanceJobName.FoldOutcomes, 60_000],
           [MaintenanceJobName.Retention, '17 * * * *'],
           [AlertJobName.SweepOutbox, 15_000],
         ],

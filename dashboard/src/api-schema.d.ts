@@ -709,6 +709,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{id}/outcomes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["OutcomesController_projectOutcomes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{projectId}/releases": {
         parameters: {
             query?: never;
@@ -1717,6 +1733,49 @@ export interface components {
         /** @description Every TagValueRow (not paginated). */
         TagValueRowList: {
             data: components["schemas"]["TagValueRow"][];
+        };
+        /** @description What became of a kind of data over the period, and why. */
+        OutcomeTotal: {
+            /** @enum {string} */
+            outcome: "accepted" | "filtered" | "rate_limited" | "invalid" | "client_discard" | "unsupported";
+            /**
+             * @description Data category: error, transaction, session, replay, …
+             * @example error
+             */
+            category: string;
+            /**
+             * @description Why it was dropped (an SDK’s discard reason, `rate_limit`, `too_large`, the unsupported item type …); null for accepted.
+             * @example before_send
+             */
+            reason: string | null;
+            quantity: number;
+        };
+        /** @description Quantities of one bucket by outcome. */
+        OutcomeBucket: {
+            /** Format: date-time */
+            start: string;
+            /** @description Errors stored (from the hourly event counts). */
+            accepted: number;
+            filtered: number;
+            rate_limited: number;
+            invalid: number;
+            client_discard: number;
+            unsupported: number;
+        };
+        /** @description Accepted errors and dropped data of a project: totals by outcome, category and reason, and a zero-filled series (hourly for 24h, per UTC day for 14d and 90d). */
+        OutcomesView: {
+            /** @enum {string} */
+            period: "24h" | "14d" | "90d";
+            /** @enum {string} */
+            interval: "1h" | "1d";
+            /** @description Errors accepted and stored over the period. */
+            accepted: number;
+            /** @description Everything else over the period: refused, discarded by SDKs, unsupported. */
+            dropped: number;
+            /** @description The largest first. */
+            totals: components["schemas"]["OutcomeTotal"][];
+            /** @description Oldest first. */
+            series: components["schemas"]["OutcomeBucket"][];
         };
         /** @description A release of a project, with its events and the issues it opened. */
         ReleaseView: {
@@ -5497,6 +5556,65 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TagValueRowList"];
+                };
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid token or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or in a project the caller does not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    OutcomesController_projectOutcomes: {
+        parameters: {
+            query?: {
+                period?: "24h" | "14d" | "90d";
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutcomesView"];
                 };
             };
             /** @description The request is invalid: a path or query parameter, the body, or a cursor. */

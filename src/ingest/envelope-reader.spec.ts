@@ -8,6 +8,7 @@ import {
   EnvelopeReader,
   readEnvelope,
   StoreBodyReader,
+  MAX_CLIENT_REPORT_BYTES,
   MAX_EVENT_NESTING,
 } from './envelope-reader';
 
@@ -280,5 +281,51 @@ describe('event nesting', () => {
     expect(readEnvelope(Buffer.from(`{}\n{"type":"event"}\n${payload}\n`)).event).toBe(payload);
     const small = `{"a":${'['.repeat(1000)}${']'.repeat(1000)}}`;
     expect(readEnvelope(Buffer.from(`{}\n{"type":"event"}\n${small}\n`)).event).toBe(small);
+  });
+});
+
+describe('EnvelopeReader: client reports', () => {
+  const REPORT =
+    '{"timestamp":1767000000,"discarded_events":[{"reason":"before_send","category":"error","quantity":1}]}';
+
+  it('keeps each client report payload beside the event, with or without a length, in any chunking', () => {
+    const body = Buffer.from(
+      [
+        '{}',
+        JSON.stringify({ type: 'client_report', length: Buffer.byteLength(REPORT) }),
+        REPORT,
+        '{"type":"event"}',
+        EVENT,
+        '{"type":"client_report"}',
+        REPORT,
+      ].join('\n'),
+    );
+    for (const size of [1, 7, body.length]) {
+      const reader = readInChunks(body, size);
+      expect(reader.clientReports).toEqual([REPORT, REPORT]);
+      expect(reader.event).toBe(EVENT);
+    }
+  });
+
+  it('skips what goes past the envelope’s budget for reports, keeping its place as undefined', () => {
+    const large = `{"pad":"${'x'.repeat(MAX_CLIENT_REPORT_BYTES)}"}`;
+    const body = Buffer.from(
+      [
+        '{}',
+        '{"type":"client_report"}',
+        large,
+        JSON.stringify({ type: 'client_report', length: Buffer.byteLength(large) }),
+        large,
+        '{"type":"client_report"}',
+        REPORT,
+        '{"type":"event"}',
+        EVENT,
+      ].join('\n'),
+    );
+    for (const size of [1_000, body.length]) {
+      const reader = readInChunks(body, size);
+      expect(reader.clientReports).toEqual([undefined, undefined, REPORT]);
+      expect(reader.event).toBe(EVENT);
+    }
   });
 });

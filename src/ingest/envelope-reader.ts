@@ -6,9 +6,9 @@
  *   <item header JSON>\n<payload>\n      (payload is `length` bytes when the item header says so,
  *   <item header JSON>\n<payload>\n       otherwise everything up to the next newline)
  *
- * It is fed decompressed chunks as they arrive, so memory stays bounded: only the header lines and
- * the event item are kept, payloads of items the tracker drops (attachments, sessions, replays …)
- * are skipped byte by byte. Only headers are parsed; an event payload is checked to be a JSON
+ * It is fed decompressed chunks as they arrive, so memory stays bounded: only the header lines, the
+ * event item and the client reports (small, bounded) are kept, payloads of items the tracker drops
+ * (attachments, sessions, replays …) are skipped byte by byte. Only headers are parsed; an event payload is checked to be a JSON
  * object and otherwise passed on as the text the SDK sent.
  */
 
@@ -39,6 +39,12 @@ export class EnvelopeError extends Error {
 
 /** Item types whose payload is queued for the digest; every other type is accepted and dropped. */
 const EVENT_ITEM_TYPES = new Set(['event']);
+const CLIENT_REPORT = 'client_report';
+/**
+ * Client reports are a few hundred bytes of counts; what an envelope's reports hold beyond this
+ * is skipped, and each report skipped counts as invalid.
+ */
+export const MAX_CLIENT_REPORT_BYTES = 64 * 1024;
 
 export interface EnvelopeLimits {
   maxEventBytes: number;
@@ -139,6 +145,8 @@ export class EnvelopeReader implements BodySink {
   eventFacts?: EventPayloadFacts;
   /** Item types seen, in order (for logs and metrics). */
   readonly itemTypes: string[] = [];
+  /** The payloads of the client report items, undefined for one too large to keep. */
+  readonly clientReports: (string | undefined)[] = [];
 
   private state = State.EnvelopeHeader;
   /** Bytes of an unfinished header line or event payload that spans chunks. */
@@ -146,8 +154,10 @@ export class EnvelopeReader implements BodySink {
   private pendingBytes = 0;
   /** Payload bytes still to come for an item with `length`. */
   private remaining = 0;
-  /** Whether the current payload is the event being kept (false: skip its bytes). */
+  /** Whether the current payload is kept: the event, or a client report (false: skip its bytes). */
   private keeping = false;
+  private keepingReport = false;
+  private reportBytesLeft = MAX_CLIENT_REPORT_BYTES;
   private currentType = '';
   private ended = false;
 
@@ -189,6 +199,7 @@ export class EnvelopeReader implements BodySink {
         case State.PayloadToNewline: {
           const newline = chunk.indexOf(NEWLINE, pos);
           const end = newline === -1 ? size : newline;
+          if (this.keepingReport && this.pendingBytes + end - pos > this.reportBytesLeft) this.skipReport();
           if (this.keeping) {
             if (this.pendingBytes + end - pos > this.limits.maxEventBytes) throw this.eventTooLarge();
             this.hold(chunk, pos, end);
@@ -271,6 +282,8 @@ export class EnvelopeReader implements BodySink {
     this.itemTypes.push(type.length > 64 ? type.slice(0, 64) : type);
     this.currentType = type;
     this.keeping = EVENT_ITEM_TYPES.has(type) && this.event === undefined;
+    this.keepingReport = type === CLIENT_REPORT;
+    this.keeping ||= this.keepingReport;
     const length = item.length;
     if (length === undefined || length === null) {
       this.state = State.PayloadToNewline;
@@ -279,6 +292,7 @@ export class EnvelopeReader implements BodySink {
     if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0) {
       throw new EnvelopeError(400, 'item length must be a non-negative integer');
     }
+    if (this.keepingReport && length > this.reportBytesLeft) this.skipReport();
     if (this.keeping && length > this.limits.maxEventBytes) throw this.eventTooLarge();
     this.remaining = length;
     if (length === 0) {
@@ -293,8 +307,23 @@ export class EnvelopeReader implements BodySink {
     if (!this.keeping) return;
     this.keeping = false;
     const text = this.take(Buffer.alloc(0), 0, 0);
+    if (this.keepingReport) {
+      this.keepingReport = false;
+      this.reportBytesLeft -= Buffer.byteLength(text);
+      this.clientReports.push(text);
+      return;
+    }
     this.eventFacts = checkEventPayload(text);
     this.event = text;
+  }
+
+  /** A client report past the envelope's budget: its bytes are skipped, the report counted as invalid. */
+  private skipReport(): void {
+    this.keeping = false;
+    this.keepingReport = false;
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.clientReports.push(undefined);
   }
 
   private eventTooLarge(): EnvelopeError {

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { HealthModule } from '../health/health.module';
 import { JobsModule } from '../jobs/jobs.module';
+import { OutcomesDataModule } from '../outcomes/outcomes-data.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { DigestProducer, digestProducerQueueProvider } from './digest.producer';
 import { IngestHttpHandler } from './ingest-http.handler';
@@ -13,7 +14,7 @@ import { IngestRateLimiter } from './rate-limiter';
 /** Ingestion is served by IngestHttpHandler, mounted ahead of Express by src/http-app.ts. */
 @Module({
   // ProjectsModule: its key changes reach the client-key snapshot at once.
-  imports: [JobsModule, HealthModule, ProjectsModule],
+  imports: [JobsModule, HealthModule, ProjectsModule, OutcomesDataModule],
   controllers: [MetricsController],
   providers: [
     ProjectKeys,

@@ -20,11 +20,19 @@ import { EnvelopeReader, EventPayloadFacts, MAX_HEADER_LINE_BYTES, StoreBodyRead
 import { IngestMetrics } from './ingest.metrics';
 import { ProjectKeys } from './project-keys';
 import { IngestRateLimiter } from './rate-limiter';
+import { envelopeOutcomes, refusalOutcome } from '../outcomes/envelope-outcomes';
+import { OutcomeCounter } from '../outcomes/outcome-counter';
 
 /** Sentry answers with the event id as 32 hex digits; `{}` when the envelope held no event. */
 export type IngestResult = { id: string } | Record<string, never>;
 
 export type IngestEndpoint = 'envelope' | 'store';
+
+/** How far a request got: a refusal after its key was accepted is counted as the project's outcome. */
+interface IngestAttempt {
+  admittedProjectId?: number;
+  reader?: EnvelopeReader;
+}
 
 /** An HttpException that also carries response headers (429's Retry-After and X-Sentry-Rate-Limits). */
 export class IngestRejection extends HttpException {
@@ -70,6 +78,7 @@ export class IngestService {
     private readonly rateLimiter: IngestRateLimiter,
     private readonly producer: DigestProducer,
     private readonly metrics: IngestMetrics,
+    private readonly outcomes: OutcomeCounter,
   ) {
     this.debug = config.logLevel === 'debug' || config.logLevel === 'trace';
   }
@@ -80,15 +89,18 @@ export class IngestService {
     request: IncomingMessage,
     sentryKeyParam: string | undefined,
   ): Promise<IngestResult> {
-    return this.countingRejections(async () => {
+    return this.countingRejections(async (attempt) => {
       const projectId = parseProjectId(rawProjectId);
       const source = clientKeyFromRequest(request.headers, sentryKeyParam);
       if (source === undefined) {
         if (endpoint === 'store') throw this.unauthorized(projectId, 'missing client key');
-        return this.envelopeAuthenticatedByHeader(projectId, request);
+        return this.envelopeAuthenticatedByHeader(projectId, request, attempt);
       }
-      await this.admit(projectId, source.key, source.from);
-      if (endpoint === 'envelope') return this.envelope(projectId, new EnvelopeReader(), request);
+      await this.admit(projectId, source.key, source.from, attempt);
+      if (endpoint === 'envelope') {
+        attempt.reader = new EnvelopeReader();
+        return this.envelope(projectId, attempt.reader, request);
+      }
       const reader = new StoreBodyReader();
       await readBody(request, reader);
       return this.acceptStoreEvent(projectId, reader);
@@ -102,11 +114,11 @@ export class IngestService {
     data: string | null,
     sentryKeyParam: string | undefined,
   ): Promise<{ id: string }> {
-    return this.countingRejections(async () => {
+    return this.countingRejections(async (attempt) => {
       const projectId = parseProjectId(rawProjectId);
       const source = clientKeyFromRequest(request.headers, sentryKeyParam);
       if (source === undefined) throw this.unauthorized(projectId, 'missing client key');
-      await this.admit(projectId, source.key, source.from);
+      await this.admit(projectId, source.key, source.from, attempt);
       if (data === null || data === '') throw new BadRequestException('sentry_data is missing');
       const reader = new StoreBodyReader();
       try {
@@ -119,18 +131,25 @@ export class IngestService {
     });
   }
 
-  private async countingRejections<T>(work: () => Promise<T>): Promise<T> {
+  private async countingRejections<T>(work: (attempt: IngestAttempt) => Promise<T>): Promise<T> {
+    const attempt: IngestAttempt = {};
     try {
-      return await work();
+      return await work(attempt);
     } catch (error) {
-      this.countRejection(error);
+      this.countRejection(error, attempt);
       throw error;
     }
   }
 
   /** The key is the project's, and the project is within its rate limits. */
-  private async admit(projectId: number, key: string, from: ClientKeySource['from']): Promise<void> {
+  private async admit(
+    projectId: number,
+    key: string,
+    from: ClientKeySource['from'],
+    attempt: IngestAttempt,
+  ): Promise<void> {
     await this.checkKey(projectId, key, from);
+    attempt.admittedProjectId = projectId;
     if (this.rateLimiter.enabled) await this.countRequest(projectId);
   }
 
@@ -151,6 +170,7 @@ export class IngestService {
   private async envelopeAuthenticatedByHeader(
     projectId: number,
     request: IncomingMessage,
+    attempt: IngestAttempt,
   ): Promise<IngestResult> {
     // A brotli stream declares a window of up to 16 MiB, which its decoder fills before the first
     // line comes out (about 30 ms of CPU for a 116-byte bomb): whoever uses it names the key
@@ -168,9 +188,10 @@ export class IngestService {
       if (dsn.projectId !== projectId) {
         throw this.unauthorized(projectId, 'envelope dsn does not match the project');
       }
-      await this.admit(projectId, dsn.key, 'dsn');
+      await this.admit(projectId, dsn.key, 'dsn', attempt);
     };
-    return this.envelope(projectId, new EnvelopeReader(), request, {
+    attempt.reader = new EnvelopeReader();
+    return this.envelope(projectId, attempt.reader, request, {
       check,
       maxFirstLineBytes: MAX_HEADER_LINE_BYTES,
     });
@@ -188,12 +209,21 @@ export class IngestService {
     if (reader.event === undefined) {
       this.metrics.acceptedEnvelopes++;
       if (this.debug) this.logger.debug(`project ${projectId}: dropped items ${reader.itemTypes.join(', ')}`);
+      this.countItemOutcomes(projectId, reader);
       const id = typeof headerId === 'string' ? canonicalUuid(headerId) : undefined;
       return id ? { id: id.replace(/-/g, '') } : {};
     }
     const eventId = resolveEventId(headerId, reader.eventFacts);
     await this.accept(projectId, eventId, reader.event, sdkOf(header.sdk));
+    this.countItemOutcomes(projectId, reader);
     return { id: eventId.replace(/-/g, '') };
+  }
+
+  /** The common envelope, one event and nothing else, has nothing to count and costs one comparison. */
+  private countItemOutcomes(projectId: number, reader: EnvelopeReader): void {
+    const types = reader.itemTypes;
+    if (types.length === 1 && types[0] === 'event') return;
+    this.outcomes.count(projectId, envelopeOutcomes(types, reader.clientReports));
   }
 
   private async acceptStoreEvent(projectId: number, reader: StoreBodyReader): Promise<{ id: string }> {
@@ -245,7 +275,7 @@ export class IngestService {
     return new UnauthorizedException(`${reason.replace(/ \(.*\)$/, '')} for project ${projectId}`);
   }
 
-  private countRejection(error: unknown): void {
+  private countRejection(error: unknown, attempt: IngestAttempt): void {
     const status =
       error instanceof HttpException
         ? error.getStatus()
@@ -253,6 +283,11 @@ export class IngestService {
           ? 503
           : 500;
     this.metrics.reject(status);
+    if (attempt.admittedProjectId !== undefined) {
+      const types = attempt.reader?.itemTypes;
+      const outcome = refusalOutcome(status, (error as Error).message, types?.[types.length - 1]);
+      if (outcome) this.outcomes.count(attempt.admittedProjectId, [outcome]);
+    }
     if (status === 413 || status === 415 || status === 400) {
       this.rejectionLog.warn(
         `${status} ${(error as Error).message}`,

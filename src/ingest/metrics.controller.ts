@@ -9,6 +9,7 @@ import { ReadinessService } from '../health/readiness.service';
 import { FAILED_JOB_CLASSES } from '../jobs/failed-reason';
 import { QueueMonitor } from '../jobs/queue-monitor';
 import { IngestMetrics } from './ingest.metrics';
+import { OutcomeCounter } from '../outcomes/outcome-counter';
 
 function metric(
   name: string,
@@ -37,6 +38,7 @@ export class MetricsController {
     private readonly metrics: IngestMetrics,
     private readonly queues: QueueMonitor,
     private readonly readiness: ReadinessService,
+    private readonly outcomes: OutcomeCounter,
     config: AppConfig,
   ) {
     this.token = config.METRICS_TOKEN ? Buffer.from(`Bearer ${config.METRICS_TOKEN}`) : undefined;
@@ -81,6 +83,15 @@ export class MetricsController {
         [...this.metrics.rejected.entries()]
           .sort(([a], [b]) => a - b)
           .map(([status, count]): [string, number] => [`{status="${status}"}`, count]),
+      ),
+      ...metric(
+        'error_tracker_outcomes_total',
+        'counter',
+        'Data this instance dropped at ingest or SDKs reported discarding, by outcome, category and reason (accepted errors: error_tracker_ingest_events_accepted_total).',
+        [...this.outcomes.totals()].map(([labels, count]): [string, number] => {
+          const [outcome, category, reason] = labels.split(',');
+          return [`{outcome="${outcome}",category="${category}",reason="${reason}"}`, count];
+        }),
       ),
     ];
     const [{ view, queues }, failedByClass] = await Promise.all([

@@ -13,11 +13,13 @@ import { KeptJobScheduler } from '../jobs/kept-job-scheduler';
 import { RepeatedLog } from '../common/repeated-log';
 import { WorkerErrorLog } from '../jobs/worker-error-log';
 import { IssueTriageService } from '../issues/issue-triage.service';
+import { OutcomeFolder } from '../outcomes/outcome-folder';
 import { RetentionService } from './retention.service';
 
 export enum MaintenanceJobName {
   Retention = 'retention',
   EndSnoozes = 'end-snoozes',
+  FoldOutcomes = 'fold-outcomes',
 }
 
 /** How long a stopping worker waits for the maintenance job it holds. */
@@ -25,12 +27,14 @@ const CLOSE_GRACE_MS = 5_000;
 
 /** Snoozes until a time end within this much of it (or of enough users affected). */
 const END_SNOOZES_EVERY_MS = 60_000;
+/** Outcomes counted at ingest show in the API within this. */
+const FOLD_OUTCOMES_EVERY_MS = 60_000;
 
 /**
  * Scheduled housekeeping, once per interval for the whole installation however many workers there
- * are (see KeptJobScheduler): retention once an hour, and every minute the end of the snoozes that
- * no event ends (a time passed, enough users affected). Jobs are not retried: the next run carries
- * on where a failed one stopped.
+ * are (see KeptJobScheduler): retention once an hour; every minute the end of the snoozes that no
+ * event ends (a time passed, enough users affected), and the fold of the outcomes ingest counted.
+ * Jobs are not retried: the next run carries on where a failed one stopped.
  */
 @Processor(QueueName.Maintenance, { concurrency: 1 })
 export class MaintenanceProcessor
@@ -40,7 +44,8 @@ export class MaintenanceProcessor
   private readonly logger = new Logger(MaintenanceProcessor.name);
   private readonly schedule: KeptJobScheduler | undefined;
   private readonly snoozes: KeptJobScheduler;
-  private readonly snoozeFailures = new RepeatedLog(this.logger, 60_000);
+  private readonly outcomeFolds: KeptJobScheduler;
+  private readonly minuteJobFailures = new RepeatedLog(this.logger, 60_000);
   private readonly workerErrors = new WorkerErrorLog(this.logger, QueueName.Maintenance);
 
   /**
@@ -52,6 +57,7 @@ export class MaintenanceProcessor
     @InjectQueue(QueueName.Maintenance) private readonly queue: Queue,
     private readonly retention: RetentionService,
     private readonly triage: IssueTriageService,
+    private readonly outcomes: OutcomeFolder,
     config: AppConfig,
   ) {
     super();
@@ -67,6 +73,15 @@ export class MaintenanceProcessor
       },
       this.logger,
     );
+    this.outcomeFolds = new KeptJobScheduler(
+      queue,
+      {
+        name: MaintenanceJobName.FoldOutcomes,
+        repeat: { every: FOLD_OUTCOMES_EVERY_MS },
+        opts: { removeOnComplete: true, removeOnFail: true },
+      },
+      this.logger,
+    );
     if (config.RETENTION_SCHEDULE !== 'off') {
       this.schedule = new KeptJobScheduler(
         queue,
@@ -78,6 +93,7 @@ export class MaintenanceProcessor
 
   onApplicationBootstrap(): void {
     this.snoozes.start();
+    this.outcomeFolds.start();
     if (this.schedule) {
       this.schedule.start();
       return;
@@ -106,6 +122,7 @@ export class MaintenanceProcessor
   onApplicationShutdown(): void {
     this.schedule?.stop();
     this.snoozes.stop();
+    this.outcomeFolds.stop();
   }
 
   @OnWorkerEvent('error')
@@ -124,11 +141,24 @@ export class MaintenanceProcessor
       if (ended > 0) this.logger.log(`${ended} snoozed issue(s) opened again`);
       return ended;
     } catch (error) {
-      this.snoozeFailures.warn(
+      this.minuteJobFailures.warn(
         'end-snoozes',
         `ending snoozes failed, retried in a minute: ${(error as Error).message}`,
       );
       return 0;
+    }
+  }
+
+  /** Like ending snoozes: a failed fold leaves its batch in Redis for the next minute's. */
+  private async foldOutcomes(): Promise<unknown> {
+    try {
+      return await this.outcomes.fold();
+    } catch (error) {
+      this.minuteJobFailures.warn(
+        'fold-outcomes',
+        `folding outcomes failed, retried in a minute: ${(error as Error).message}`,
+      );
+      return undefined;
     }
   }
 
@@ -138,6 +168,8 @@ export class MaintenanceProcessor
         return this.retention.run();
       case MaintenanceJobName.EndSnoozes:
         return this.endSnoozes();
+      case MaintenanceJobName.FoldOutcomes:
+        return this.foldOutcomes();
       default:
         this.logger.warn(`unknown maintenance job ${job.name}`);
         return undefined;

@@ -4,6 +4,7 @@ import { QueueName } from '../common/queues';
 import { registerQueue } from '../jobs/queue-layout';
 import { EventsDataModule } from '../events/events-data.module';
 import { IssuesDataModule } from '../issues/issues-data.module';
+import { OutcomesDataModule } from '../outcomes/outcomes-data.module';
 import { ProjectsDataModule } from '../projects/projects-data.module';
 import { RollupsDataModule } from '../rollups/rollups-data.module';
 import { ExpiredRecords } from './expired-records';
@@ -19,6 +20,7 @@ import { RetentionService } from './retention.service';
     RollupsDataModule,
     ArtifactsDataModule,
     ProjectsDataModule,
+    OutcomesDataModule,
   ],
   providers: [RetentionService, ExpiredRecords, MaintenanceProcessor],
   exports: [RetentionService],

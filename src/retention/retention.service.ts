@@ -6,6 +6,7 @@ import { EventPartitions, RowDeletion } from '../events/event-partitions';
 import { IssuesService } from '../issues/issues.service';
 import { ProjectsRepository } from '../projects/projects.repository';
 import { RollupsRepository } from '../rollups/rollups.repository';
+import { OutcomesRepository } from '../outcomes/outcomes.repository';
 import { ExpiredRecords } from './expired-records';
 import { cutoffOf, planPartitions, ProjectRetention } from './retention-policy';
 import { AuditLog } from '../audit/audit-log.service';
@@ -25,6 +26,7 @@ export interface RetentionReport {
   eventsDeleted: number;
   /** Stack traces and SDK descriptions shared by events now all gone (see EventPartitions). */
   partsDeleted: number;
+  /** Of the rollups and of the outcomes. */
   hourlyRowsDeleted: number;
   issuesDeleted: number;
   alertHistoryDeleted: number;
@@ -61,6 +63,7 @@ export class RetentionService {
     private readonly chunks: FileChunksRepository,
     private readonly auditLog: AuditLog,
     private readonly projects: ProjectsRepository,
+    private readonly outcomes: OutcomesRepository,
   ) {}
 
   async run(now = new Date()): Promise<RetentionReport> {
@@ -100,6 +103,7 @@ export class RetentionService {
     for (const deletion of cutoffs(now, defaultDays, overrides)) {
       report.partsDeleted += await drain((limit) => this.partitions.deleteExpiredParts(deletion, limit));
       report.hourlyRowsDeleted += await drain((limit) => this.rollups.deleteHours(deletion, limit));
+      report.hourlyRowsDeleted += await drain((limit) => this.outcomes.deleteHours(deletion, limit));
       report.issuesDeleted += await drain((limit) => this.issues.deleteExpired(deletion, limit));
       // Few bundles a statement: each takes its files (megabytes of TOAST) with it.
       report.artifactBundlesDeleted += await drain(

@@ -14,6 +14,7 @@ import { SourceMapArtifacts1795800000000 } from './migrations/1795800000000-Sour
 import { MembersAndTeams1795900000000 } from './migrations/1795900000000-MembersAndTeams';
 import { AssignmentAndComments1796000000000 } from './migrations/1796000000000-AssignmentAndComments';
 import { HealthProbe1796100000000 } from './migrations/1796100000000-HealthProbe';
+import { Outcomes1796200000000 } from './migrations/1796200000000-Outcomes';
 
 /** Migrations are listed explicitly so that ts (tests, CLI) and compiled js resolve the same set. */
 export const MIGRATIONS = [
@@ -31,6 +32,7 @@ export const MIGRATIONS = [
   MembersAndTeams1795900000000,
   AssignmentAndComments1796000000000,
   HealthProbe1796100000000,
+  Outcomes1796200000000,
 ];
 
 /** No query of the service runs this long; one that does waits on a server that is gone. */
