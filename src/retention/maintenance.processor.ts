@@ -64,24 +64,15 @@ export class MaintenanceProcessor
     // The schedulers use this handle from the first second: a connection that drops (Redis away,
     // the app stopping) must be reported, not thrown as an unhandled 'error' event.
     queue.on('error', (error: Error) => this.workerErrors.report(error));
-    this.snoozes = new KeptJobScheduler(
-      queue,
-      {
-        name: MaintenanceJobName.EndSnoozes,
-        repeat: { every: END_SNOOZES_EVERY_MS },
-        opts: { removeOnComplete: true, removeOnFail: true },
-      },
-      this.logger,
-    );
-    this.outcomeFolds = new KeptJobScheduler(
-      queue,
-      {
-        name: MaintenanceJobName.FoldOutcomes,
-        repeat: { every: FOLD_OUTCOMES_EVERY_MS },
-        opts: { removeOnComplete: true, removeOnFail: true },
-      },
-      this.logger,
-    );
+    // Frequent jobs keep no history: a day of them would fill the queue's completed set.
+    const frequent = (name: MaintenanceJobName, every: number) =>
+      new KeptJobScheduler(
+        queue,
+        { name, repeat: { every }, opts: { removeOnComplete: true, removeOnFail: true } },
+        this.logger,
+      );
+    this.snoozes = frequent(MaintenanceJobName.EndSnoozes, END_SNOOZES_EVERY_MS);
+    this.outcomeFolds = frequent(MaintenanceJobName.FoldOutcomes, FOLD_OUTCOMES_EVERY_MS);
     if (config.RETENTION_SCHEDULE !== 'off') {
       this.schedule = new KeptJobScheduler(
         queue,

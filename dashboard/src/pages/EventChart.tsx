@@ -3,7 +3,7 @@ import { call, client, Stats, StatsPeriod } from '../api';
 import { ErrorMessage, Loading, useAsync } from '../components';
 import { plural } from '../util';
 
-const PERIODS: { value: StatsPeriod; label: string }[] = [
+export const PERIODS: { value: StatsPeriod; label: string }[] = [
   { value: '24h', label: 'last 24 hours' },
   { value: '14d', label: 'last 14 days' },
   { value: '90d', label: 'last 90 days' },
@@ -29,8 +29,28 @@ function storePeriod(key: string, period: StatsPeriod): void {
   }
 }
 
-function periodLabel(period: StatsPeriod): string {
+export function periodLabel(period: StatsPeriod): string {
   return PERIODS.find((candidate) => candidate.value === period)?.label ?? period;
+}
+
+/** The 24h / 14d / 90d switch of a chart or a page. */
+export function PeriodSwitch({ period, onChoose, label }: { period: StatsPeriod; onChoose: (period: StatsPeriod) => void; label: string }) {
+  return (
+    <div class="segmented small" role="group" aria-label={label}>
+      {PERIODS.map((option) => (
+        <button
+          key={option.value}
+          type="button"
+          class={period === option.value ? 'seg active' : 'seg'}
+          aria-pressed={period === option.value}
+          title={`Show the ${option.label}`}
+          onClick={() => onChoose(option.value)}
+        >
+          {option.value}
+        </button>
+      ))}
+    </div>
+  );
 }
 
 /** Hours in local time (hour buckets line up with local hours in nearly every zone); days are UTC days. */
@@ -96,20 +116,7 @@ export function EventChart({ of, storageKey, reloadKey = 0 }: { of: StatsOf; sto
             <span class="muted">Events over time</span>
           )}
         </figcaption>
-        <div class="segmented small" role="group" aria-label="Chart period">
-          {PERIODS.map((option) => (
-            <button
-              key={option.value}
-              type="button"
-              class={period === option.value ? 'seg active' : 'seg'}
-              aria-pressed={period === option.value}
-              title={`Show the ${option.label}`}
-              onClick={() => choose(option.value)}
-            >
-              {option.value}
-            </button>
-          ))}
-        </div>
+        <PeriodSwitch period={period} onChoose={choose} label="Chart period" />
       </div>
       <ErrorMessage error={stats.error} onRetry={stats.reload} />
       {!data && stats.loading && <Loading label="Loading chart…" />}

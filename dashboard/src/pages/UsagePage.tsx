@@ -2,18 +2,13 @@ import { useState } from 'preact/hooks';
 import type { components } from '../api-schema';
 import { call, client, StatsPeriod } from '../api';
 import { Empty, ErrorMessage, Loading, ProjectLoadError, useAsync, useTitle } from '../components';
+import { PeriodSwitch, periodLabel } from './EventChart';
 import { ProjectHeader, useProject } from './ProjectHeader';
 import './usage.css';
 
 type Outcomes = components['schemas']['OutcomesView'];
 type Bucket = Outcomes['series'][number];
 type DroppedOutcome = Exclude<Outcomes['totals'][number]['outcome'], 'accepted'>;
-
-const PERIODS: { value: StatsPeriod; label: string }[] = [
-  { value: '24h', label: 'last 24 hours' },
-  { value: '14d', label: 'last 14 days' },
-  { value: '90d', label: 'last 90 days' },
-];
 
 const OUTCOME_LABELS: Record<Outcomes['totals'][number]['outcome'], string> = {
   accepted: 'Accepted',
@@ -54,28 +49,14 @@ export function UsagePage({ projectId }: { projectId: number }) {
   if (project.error) return <ProjectLoadError project={project} />;
   if (!project.data) return <Loading label="Loading project…" />;
   const data = outcomes.data;
-  const label = PERIODS.find((option) => option.value === period)?.label ?? period;
 
   return (
     <>
       <ProjectHeader project={project.data} active="usage" />
       <section class="card usage" aria-labelledby="usage-title">
         <div class="usage-head">
-          <h2 id="usage-title">Usage · {label}</h2>
-          <div class="segmented small" role="group" aria-label="Period">
-            {PERIODS.map((option) => (
-              <button
-                key={option.value}
-                type="button"
-                class={period === option.value ? 'seg active' : 'seg'}
-                aria-pressed={period === option.value}
-                title={`Show the ${option.label}`}
-                onClick={() => setPeriod(option.value)}
-              >
-                {option.value}
-              </button>
-            ))}
-          </div>
+          <h2 id="usage-title">Usage · {periodLabel(period)}</h2>
+          <PeriodSwitch period={period} onChoose={setPeriod} label="Period" />
         </div>
         <p class="muted small">
           What the project’s SDKs sent: errors accepted and stored, and what was dropped, by the server or by the SDKs
@@ -97,18 +78,14 @@ function UsageSummary({ data }: { data: Outcomes }) {
   return (
     <>
       <dl class="usage-figures">
-        <div class="usage-figure accepted">
-          <dt>Accepted</dt>
-          <dd>
-            <strong>{data.accepted.toLocaleString()}</strong> <span class="muted small">{share(data.accepted, total)}</span>
-          </dd>
-        </div>
-        <div class="usage-figure dropped">
-          <dt>Dropped</dt>
-          <dd>
-            <strong>{data.dropped.toLocaleString()}</strong> <span class="muted small">{share(data.dropped, total)}</span>
-          </dd>
-        </div>
+        {(['accepted', 'dropped'] as const).map((kind) => (
+          <div key={kind} class={`usage-figure ${kind}`}>
+            <dt>{kind === 'accepted' ? 'Accepted' : 'Dropped'}</dt>
+            <dd>
+              <strong>{data[kind].toLocaleString()}</strong> <span class="muted small">{share(data[kind], total)}</span>
+            </dd>
+          </div>
+        ))}
       </dl>
       <figure class="chart usage-chart">
         <figcaption class="usage-legend small">
