@@ -297,6 +297,7 @@ describe('members, teams and accounts in the dashboard (browser)', () => {
       'Issues',
       'Alert rules & history',
       'Source maps',
+      'Usage',
     ]);
     await viewerPage.goto(`/projects/${project.id}/alerts`);
     await viewerPage.getByText('No alert rules yet.').waitFor();
