@@ -12,6 +12,7 @@ import { QueueName } from '../src/common/queues';
 import { digestJobId, DigestJobName } from '../src/digest/digest-job';
 import { FailedJobs } from '../src/jobs/failed-jobs';
 import { MaintenanceJobName } from '../src/retention/maintenance.processor';
+import { OutcomeFolder } from '../src/outcomes/outcome-folder';
 import { freshFixtureEnvelope } from './fixtures/fixtures';
 import { startTestApp, TestApp } from './helpers/app';
 import { backlogDrained, eventually, openQueue, storedEvent } from './helpers/queues';
@@ -209,6 +210,24 @@ describe('Redis Cluster: the core pipeline on three masters', () => {
     } finally {
       await digest.close();
     }
+  });
+
+  it('counts outcomes and folds them, the fold script within one slot', async () => {
+    const own = await createProject('Outcomes');
+    const report = JSON.stringify({
+      discarded_events: [{ reason: 'before_send', category: 'error', quantity: 3 }],
+    });
+    await t
+      .http()
+      .post(`/api/${own.id}/envelope/?sentry_key=${hexOf(own.client_key)}`)
+      .send(['{}', '{"type":"client_report"}', report, '{"type":"transaction"}', '{}'].join('\n'))
+      .expect(200);
+    await t.app.get(OutcomeFolder).fold();
+    const view = (await t.api().get(`/api/projects/${own.id}/outcomes`).expect(200)).body;
+    expect(view.totals).toEqual([
+      { outcome: 'client_discard', category: 'error', reason: 'before_send', quantity: 3 },
+      { outcome: 'unsupported', category: 'transaction', reason: 'transaction', quantity: 1 },
+    ]);
   });
 
   it('registers the scheduled work once for the installation', async () => {
