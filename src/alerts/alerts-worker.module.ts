@@ -3,7 +3,7 @@ import { ChannelsDataModule } from '../channels/channels-data.module';
 import { QueueName } from '../common/queues';
 import { registerQueue } from '../jobs/queue-layout';
 import { EventsDataModule } from '../events/events-data.module';
-import { IssuesDataModule } from '../issues/issues-data.module';
+import { IssueServicesModule } from '../issues/issue-services.module';
 import { MembersDataModule } from '../members/members-data.module';
 import { RulesDataModule } from '../rules/rules-data.module';
 import { AlertDeliveryService } from './alert-delivery.service';
@@ -20,7 +20,7 @@ import { AlertSendersModule } from './senders/alert-senders.module';
     ChannelsDataModule,
     AlertSendersModule,
     AlertTriggersModule,
-    IssuesDataModule,
+    IssueServicesModule,
     EventsDataModule,
     MembersDataModule,
   ],

@@ -9,13 +9,13 @@ import { ProjectsModule } from '../projects/projects.module';
 import { IssueCommentsController } from './issue-comments.controller';
 import { IssueCommentsService } from './issue-comments.service';
 import { IssuesController } from './issues.controller';
-import { IssuesDataModule } from './issues-data.module';
+import { IssueServicesModule } from './issue-services.module';
 
 /** The issues API (role `api`). */
 @Module({
-  imports: [IssuesDataModule, ProjectsModule, MembersDataModule, MailModule, EventsModule, RollupsModule],
+  imports: [IssueServicesModule, ProjectsModule, MembersDataModule, MailModule, EventsModule, RollupsModule],
   controllers: [IssuesController, IssueDetailsController, IssueCommentsController],
   providers: [IssueCommentsService, AssignmentMail],
-  exports: [IssuesDataModule],
+  exports: [IssueServicesModule],
 })
 export class IssuesModule {}
