@@ -24,7 +24,7 @@ const STATEMENTS = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'dashboard/**', 'node_modules/**', 'coverage/**', '*.js', '*.mjs'] },
+  { ignores: ['dist/**', 'dashboard/**', 'node_modules/**', 'coverage/**', '*.js', '*.cjs', '*.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

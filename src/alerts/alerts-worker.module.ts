@@ -2,9 +2,9 @@ import { Module } from '@nestjs/common';
 import { ChannelsDataModule } from '../channels/channels-data.module';
 import { QueueName } from '../common/queues';
 import { registerQueue } from '../jobs/queue-layout';
-import { EventsDataModule } from '../events/events-data.module';
+import { EventServicesModule } from '../events/event-services.module';
 import { IssueServicesModule } from '../issues/issue-services.module';
-import { MembersDataModule } from '../members/members-data.module';
+import { MemberServicesModule } from '../members/member-services.module';
 import { RulesDataModule } from '../rules/rules-data.module';
 import { AlertDeliveryService } from './alert-delivery.service';
 import { AlertDispatchService } from './alert-dispatch.service';
@@ -21,8 +21,8 @@ import { AlertSendersModule } from './senders/alert-senders.module';
     AlertSendersModule,
     AlertTriggersModule,
     IssueServicesModule,
-    EventsDataModule,
-    MembersDataModule,
+    EventServicesModule,
+    MemberServicesModule,
   ],
   providers: [AlertDispatchService, AlertDeliveryService, AlertsProcessor],
 })

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { EventsDataModule } from '../events/events-data.module';
-import { MembersDataModule } from '../members/members-data.module';
+import { MemberServicesModule } from '../members/member-services.module';
 import { ReleasesDataModule } from '../releases/releases-data.module';
 import { RollupsDataModule } from '../rollups/rollups-data.module';
 import { AlertTriggersModule } from './transitions/alert-triggers.module';
@@ -22,7 +22,7 @@ import { IssuesService } from './issues.service';
     AlertTriggersModule,
     RollupsDataModule,
     ReleasesDataModule,
-    MembersDataModule,
+    MemberServicesModule,
   ],
   providers: [IssuesService, IssueTriageService, IssueActivityService, IssueMergeService],
   exports: [IssuesService, IssueTriageService, IssueActivityService, IssueMergeService, IssuesDataModule],

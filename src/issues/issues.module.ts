@@ -3,7 +3,7 @@ import { EventsModule } from '../events/events.module';
 import { MailModule } from '../mail/mail.module';
 import { RollupsModule } from '../rollups/rollups.module';
 import { IssueDetailsController } from './issue-details.controller';
-import { MembersDataModule } from '../members/members-data.module';
+import { MemberServicesModule } from '../members/member-services.module';
 import { AssignmentMail } from './assignment-mail';
 import { ProjectsModule } from '../projects/projects.module';
 import { IssueCommentsController } from './issue-comments.controller';
@@ -13,7 +13,14 @@ import { IssueServicesModule } from './issue-services.module';
 
 /** The issues API (role `api`). */
 @Module({
-  imports: [IssueServicesModule, ProjectsModule, MembersDataModule, MailModule, EventsModule, RollupsModule],
+  imports: [
+    IssueServicesModule,
+    ProjectsModule,
+    MemberServicesModule,
+    MailModule,
+    EventsModule,
+    RollupsModule,
+  ],
   controllers: [IssuesController, IssueDetailsController, IssueCommentsController],
   providers: [IssueCommentsService, AssignmentMail],
   exports: [IssueServicesModule],

@@ -4,12 +4,11 @@ import { Session } from './session.entity';
 import { SessionsRepository } from './sessions.repository';
 import { User } from './user.entity';
 import { UsersRepository } from './users.repository';
-import { UsersService } from './users.service';
 
-/** The accounts, without the sign-in routes and guard (for modules that look members up). */
+/** The accounts' and sessions' rows, without services or routes (retention trims the sessions). */
 @Module({
   imports: [TypeOrmModule.forFeature([User, Session])],
-  providers: [UsersService, UsersRepository, SessionsRepository],
-  exports: [UsersService, SessionsRepository],
+  providers: [UsersRepository, SessionsRepository],
+  exports: [UsersRepository, SessionsRepository],
 })
 export class UsersDataModule {}
