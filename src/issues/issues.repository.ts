@@ -33,8 +33,8 @@ import { Issue, IssueState } from './issue.entity';
  *    fold writes them before its releases; no transaction that writes releases waits for a rollup
  *    row (the digest only inserts the counts it records for the fold).
  *
- * New rows written under these locks (activity, comments moved by a merge, the alert trigger
- * outbox) take no lock another transaction waits for in a different order.
+ * What is written last under these locks (the activity log, the comments a merge moves, the alert
+ * trigger outbox) is not locked by any transaction that then waits for one of the locks above.
  */
 
 /**
@@ -61,7 +61,7 @@ export interface NewIssue {
   lastRelease: string | null;
 }
 
-/** What the digest reads of an issue that receives events, under its row lock. */
+/** What the digest reads of an issue that receives events, under its row lock (see lifecycleChange). */
 export interface IssueLockedForBatch {
   id: number;
   projectId: number;
