@@ -7,7 +7,9 @@ import { Issue, IssueState } from './issue.entity';
 /*
  * Every write to the `issues` row is here: the digest's (attaching events to issues, creating and
  * numbering issues, adding a batch's counts and lifecycle), triage (state, assignee, ended snoozes),
- * merging, deleting, retention, and the user count of a merge.
+ * merging, deleting, retention, and the user count of a merge. The one exception is the rollup
+ * fold's user count, the tail of the statement that writes the tag keys (see WRITE_ROLLUPS in
+ * rollups.repository.ts for why).
  *
  * LOCK ORDER. Every transaction that takes several of these locks takes them in this order, so that
  * concurrent transactions wait for each other instead of deadlocking (docs/architecture.md links
