@@ -3,10 +3,11 @@ import { ArtifactsDataModule } from '../artifacts/artifacts-data.module';
 import { QueueName } from '../common/queues';
 import { registerQueue } from '../jobs/queue-layout';
 import { EventsDataModule } from '../events/events-data.module';
-import { IssuesDataModule } from '../issues/issues-data.module';
+import { IssueServicesModule } from '../issues/issue-services.module';
 import { ProjectsDataModule } from '../projects/projects-data.module';
 import { RollupsDataModule } from '../rollups/rollups-data.module';
-import { ExpiredRecords } from './expired-records';
+import { RulesDataModule } from '../rules/rules-data.module';
+import { UsersDataModule } from '../users/users-data.module';
 import { MaintenanceProcessor } from './maintenance.processor';
 import { RetentionService } from './retention.service';
 
@@ -15,12 +16,14 @@ import { RetentionService } from './retention.service';
   imports: [
     registerQueue(QueueName.Maintenance),
     EventsDataModule,
-    IssuesDataModule,
+    IssueServicesModule,
     RollupsDataModule,
     ArtifactsDataModule,
     ProjectsDataModule,
+    RulesDataModule,
+    UsersDataModule,
   ],
-  providers: [RetentionService, ExpiredRecords, MaintenanceProcessor],
+  providers: [RetentionService, MaintenanceProcessor],
   exports: [RetentionService],
 })
 export class RetentionModule {}
