@@ -4,7 +4,7 @@ import type { ConnectionOptions } from 'bullmq';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AlertsApiModule } from './alerts/alerts-api.module';
 import { AlertsWorkerModule } from './alerts/alerts-worker.module';
-import { AuditDataModule } from './audit/audit-data.module';
+import { AuditLogModule } from './audit/audit-log.module';
 import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { ChannelsModule } from './channels/channels.module';
@@ -79,7 +79,7 @@ export class AppModule {
           useFactory: (bull: { connection: ConnectionOptions }) => ({ connection: bull.connection }),
         }),
         HealthModule,
-        AuditDataModule,
+        AuditLogModule,
         ...(runsApi ? API_MODULES : []),
         // Dashboard files and the page fallback for client-side routes (never /api, /auth, /health, /metrics).
         ...(runsApi ? [DashboardModule] : []),

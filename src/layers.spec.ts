@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..');
-const CONFIG = join(ROOT, '.dependency-cruiser.js');
+const CONFIG = join(ROOT, '.dependency-cruiser.cjs');
 
 /** dependency-cruiser over `src` of `cwd` with the project's rules: the violations' rule names. */
 function violations(cwd: string): string[] {
@@ -99,5 +99,16 @@ describe('the layer rules (npm run lint runs them over src/)', () => {
       'data-below-services: src/issues/x.repository.ts → src/issues/x.service.ts',
       'services-below-entry-points: src/issues/y.service.ts → src/issues/x.controller.ts',
     ]);
+  });
+
+  it('keep data modules to data: a *-data.module.ts imports no service', () => {
+    expect(
+      check({
+        'src/issues/x.service.ts': 'export const s = 1;\n',
+        'src/issues/x.repository.ts': 'export const r = 1;\n',
+        'src/issues/x-data.module.ts':
+          "import { r } from './x.repository';\nimport { s } from './x.service';\nexport const m = [r, s];\n",
+      }),
+    ).toEqual(['data-below-services: src/issues/x-data.module.ts → src/issues/x.service.ts']);
   });
 });

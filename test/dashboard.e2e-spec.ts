@@ -21,6 +21,7 @@ import {
   openPhonePage,
 } from './helpers/browser';
 import { eventually } from './helpers/queues';
+import { settleRollups } from './helpers/rollups';
 
 const EMAIL = 'admin@example.com';
 const PASSWORD = 'secret';
@@ -618,6 +619,34 @@ describe('dashboard (browser)', () => {
     ]);
     await page.getByRole('heading', { name: 'Alert history' }).waitFor();
     await screenshot(page, 'project-alerts');
+  });
+
+  it("shows each project's open issues and events of the last 24 hours on its card", async () => {
+    await settleRollups(t.app);
+    const listed = (await t.api().get('/api/projects').expect(200)).body.data as {
+      id: number;
+      open_issues: number;
+      events_24h: number;
+    }[];
+    const counts = listed.find((project) => project.id === projectId)!;
+    const wide = await context.newPage();
+    await wide.setViewportSize({ width: 1366, height: 860 });
+    await wide.goto('/');
+    const card = wide.locator('.project-card').filter({ hasText: 'Checkout Service' });
+    const count = (label: string) =>
+      card.locator('.project-counts div').filter({ hasText: label }).locator('dd');
+    await count('Open issues')
+      .getByRole('link', { name: counts.open_issues.toLocaleString('en-US') })
+      .waitFor();
+    expect(await count('Events, last 24 hours').textContent()).toBe(
+      counts.events_24h.toLocaleString('en-US'),
+    );
+    await count('Open issues').getByRole('link').click();
+    await wide.waitForURL(new RegExp(`/projects/${projectId}/issues$`));
+    await wide.goBack();
+    await card.waitFor();
+    await screenshot(wide, 'projects');
+    await wide.close();
   });
 
   it('stays usable on a 390px wide phone screen', async () => {

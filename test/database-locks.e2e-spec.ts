@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { LOCK_PROJECTS_FOR_NUMBERING } from '../src/digest/issue-store.service';
+import { LOCK_PROJECTS_FOR_NUMBERING } from '../src/issues/issues.repository';
 import { startTestApp, TestApp } from './helpers/app';
 
 describe('locks the digest takes', () => {

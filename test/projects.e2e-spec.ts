@@ -1,4 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { startTestApp, TestApp } from './helpers/app';
+import { eventually } from './helpers/queues';
+import { settleRollups } from './helpers/rollups';
+
+const DAY_MS = 86_400_000;
 
 describe('projects', () => {
   let t: TestApp;
@@ -83,5 +88,61 @@ describe('projects', () => {
       .set('Content-Type', 'application/json')
       .send('{"name":')
       .expect(400, { error: 'request body is not valid JSON' });
+  });
+
+  it('lists each project with its open issues and its events of the last 24 hours, as sent', async () => {
+    const busy = (await t.api().post('/api/projects').send({ name: 'Counted' }).expect(201)).body;
+    const quiet = (await t.api().post('/api/projects').send({ name: 'Quiet' }).expect(201)).body;
+    const auth = `Sentry sentry_version=7, sentry_key=${(busy.client_key as string).replace(/-/g, '')}, sentry_client=test/1.0`;
+    const send = async (group: string, timestamp = Date.now() / 1000) => {
+      const eventId = randomUUID().replace(/-/g, '');
+      await t
+        .http()
+        .post(`/api/${busy.id}/store/`)
+        .set('X-Sentry-Auth', auth)
+        .send({
+          event_id: eventId,
+          message: `${group} failed`,
+          fingerprint: [group],
+          level: 'error',
+          timestamp,
+        })
+        .expect(200);
+    };
+    for (const group of ['checkout', 'checkout', 'checkout', 'login', 'login', 'search']) await send(group);
+    // An issue of an event two days old: open, but none of its events are of the last 24 hours.
+    await send('nightly', (Date.now() - 2 * DAY_MS) / 1000);
+
+    const issuesOf = async () =>
+      (await t.api().get(`/api/projects/${busy.id}/issues`).query({ query: '' }).expect(200)).body as {
+        total: number;
+        data: { id: number; message: string; event_count: number }[];
+      };
+    const issues = await eventually(async () => {
+      const page = await issuesOf();
+      const events = page.data.reduce((sum, issue) => sum + issue.event_count, 0);
+      return page.total === 4 && events === 7 && page.data;
+    });
+    await settleRollups(t.app);
+    const login = issues.find((issue) => issue.message === 'login failed')!;
+    await t.api().patch(`/api/issues/${login.id}`).send({ state: 'resolved' }).expect(200);
+
+    const list = (await t.api().get('/api/projects').expect(200)).body.data as Record<string, unknown>[];
+    const created = await t.api().get(`/api/projects/${busy.id}`).expect(200);
+    // The counts come on top of the project as every other route shows it.
+    expect(list.find((project) => project.id === busy.id)).toEqual({
+      ...created.body,
+      open_issues: 3,
+      events_24h: 6,
+    });
+    expect(list.find((project) => project.id === quiet.id)).toMatchObject({ open_issues: 0, events_24h: 0 });
+    // The card's number is the default issue list's total, and the 24h stats' sum.
+    const unresolved = (
+      await t.api().get(`/api/projects/${busy.id}/issues`).query({ query: 'is:unresolved' }).expect(200)
+    ).body;
+    expect(unresolved.total).toBe(3);
+    const stats = (await t.api().get(`/api/projects/${busy.id}/stats`).query({ period: '24h' }).expect(200))
+      .body;
+    expect(stats.buckets.reduce((sum: number, bucket: { count: number }) => sum + bucket.count, 0)).toBe(6);
   });
 });

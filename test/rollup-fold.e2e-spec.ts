@@ -79,9 +79,25 @@ describe('Rollup fold', () => {
 
   /** Records batches as the digest does, each in a transaction of its own. */
   async function record(batches: CountedEvent[][]): Promise<void> {
-    for (const batch of batches) {
-      await db.transaction((manager) => rollups.record(manager, batch));
-    }
+    for (const batch of batches) await recordLikeTheDigest(batch);
+  }
+
+  /**
+   * The digest records a batch's counts after its event insert has taken its projects' key-share
+   * locks and after it has locked the batch's issues in id order. Recording without those locks
+   * deadlocks with a project's deletion, whose cascade deletes the issues in the table's order,
+   * not in id order: a race the digest never runs.
+   */
+  async function recordLikeTheDigest(batch: CountedEvent[]): Promise<void> {
+    await db.transaction(async (manager) => {
+      await manager.query('SELECT id FROM projects WHERE id = ANY($1::int[]) ORDER BY id FOR KEY SHARE', [
+        [...new Set(batch.map((event) => event.projectId))],
+      ]);
+      await manager.query('SELECT id FROM issues WHERE id = ANY($1::int[]) ORDER BY id FOR NO KEY UPDATE', [
+        [...new Set(batch.map((event) => event.issueId))],
+      ]);
+      await rollups.record(manager, batch);
+    });
   }
 
   async function rollupsOf(issueIds: number[]) {
@@ -164,12 +180,11 @@ describe('Rollup fold', () => {
     const recorders = [0, 1, 2].map(async (lane) => {
       for (let i = lane; i < batches.length; i += 3) {
         try {
-          await db.transaction((manager) => rollups.record(manager, batches[i]));
+          await recordLikeTheDigest(batches[i]);
         } catch (error) {
           // The project went first: as the digest does on its retry, the others' share is recorded.
           if ((error as { code?: string }).code !== '23503') throw error;
-          const kept = batches[i].filter((event) => !doomedIssues.includes(event.issueId));
-          await db.transaction((manager) => rollups.record(manager, kept));
+          await recordLikeTheDigest(batches[i].filter((event) => !doomedIssues.includes(event.issueId)));
         }
       }
     });

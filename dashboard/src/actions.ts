@@ -31,3 +31,24 @@ export function useSubmit() {
   const run = (action: () => Promise<void>): Promise<boolean> => act(true, action);
   return { busy: pending !== null, error, setError, run };
 }
+
+/**
+ * The on/off switch of a list's rows (channels, alert rules), as a row action: the switch moves at
+ * once, then shows what the server saved, or moves back when it refuses.
+ */
+export function useEnabledSwitch<Row extends { id: number; is_enabled: boolean }>(rows: Row[], setRows: (rows: Row[]) => void) {
+  const action = useRowAction<number>();
+  const toggle = (row: Row, save: (enabled: boolean) => Promise<Row>) => {
+    const replace = (value: Partial<Row>) => setRows(rows.map((other) => (other.id === row.id ? { ...other, ...value } : other)));
+    return action.act(row.id, async () => {
+      replace({ is_enabled: !row.is_enabled } as Partial<Row>);
+      try {
+        replace(await save(!row.is_enabled));
+      } catch (failure) {
+        replace({ is_enabled: row.is_enabled } as Partial<Row>);
+        throw failure;
+      }
+    });
+  };
+  return { ...action, toggle };
+}

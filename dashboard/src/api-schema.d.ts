@@ -1390,6 +1390,34 @@ export interface components {
             /** @description limit it to these projects (default: every project you see) */
             project_ids?: number[];
         };
+        /** @description A project as the project list shows it: with how much is going on in it. */
+        ProjectSummaryView: {
+            id: number;
+            /** @example Web shop */
+            name: string;
+            /** @example web-shop */
+            slug: string;
+            /** @description The public key of the DSN. */
+            client_key: string;
+            /** @example https://0123456789abcdef0123456789abcdef@errors.example.com/1 */
+            dsn: string;
+            /** @description The DSN of the key the last rotation replaced, while ingest still accepts it (until `previous_client_key_expires_at`); null otherwise. */
+            previous_dsn: string | null;
+            /** Format: date-time */
+            previous_client_key_expires_at: string | null;
+            /** @description Days its events are kept; null follows EVENT_RETENTION_DAYS. */
+            retention_days: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Unresolved issues (state open, not merged into another): the default issue list. */
+            open_issues: number;
+            /** @description Events of the last 24 hours (this hour and the 23 before it, as the 24h stats), from the hourly rollups: events received in the last few seconds may not be counted yet. */
+            events_24h: number;
+        };
+        /** @description Every ProjectSummaryView (not paginated). */
+        ProjectSummaryViewList: {
+            data: components["schemas"]["ProjectSummaryView"][];
+        };
         /** @description A project, with the DSN its SDKs send events to. */
         ProjectView: {
             id: number;
@@ -1409,10 +1437,6 @@ export interface components {
             retention_days: number | null;
             /** Format: date-time */
             created_at: string;
-        };
-        /** @description Every ProjectView (not paginated). */
-        ProjectViewList: {
-            data: components["schemas"]["ProjectView"][];
         };
         ProjectNameDto: {
             /** @example Web shop */
@@ -3777,13 +3801,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The projects the caller sees. */
+            /** @description The projects the caller sees, with their counts. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProjectViewList"];
+                    "application/json": components["schemas"]["ProjectSummaryViewList"];
                 };
             };
             /** @description No valid token or session. */

@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { can, personName, ROLE_HINTS, ROLE_LABELS, SessionContext } from './access';
 import { ApiError, call, client, errorMessage, Me, setForbiddenHandler, setUnauthorizedHandler } from './api';
 import { ErrorMessage, Loading, NoAccess } from './components';
+import { forgetPeople } from './people';
 import { AccountPage } from './pages/AccountPage';
 import { AuditLogPage } from './pages/AuditLogPage';
 import { InvitationPage } from './pages/InvitationPage';
@@ -155,6 +156,9 @@ function App() {
     setForbiddenHandler(recheckPermissions);
     checkSession();
   }, []);
+
+  // What one account was shown of the members and teams is not for the next one to sign in here.
+  useEffect(() => forgetPeople(), [me?.user_id]);
 
   const path = location.path;
   // Not on the first page load: there the browser's own focus handling applies.

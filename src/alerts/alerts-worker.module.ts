@@ -2,9 +2,9 @@ import { Module } from '@nestjs/common';
 import { ChannelsDataModule } from '../channels/channels-data.module';
 import { QueueName } from '../common/queues';
 import { registerQueue } from '../jobs/queue-layout';
-import { EventsDataModule } from '../events/events-data.module';
-import { IssuesDataModule } from '../issues/issues-data.module';
-import { MembersDataModule } from '../members/members-data.module';
+import { EventServicesModule } from '../events/event-services.module';
+import { IssueServicesModule } from '../issues/issue-services.module';
+import { MemberServicesModule } from '../members/member-services.module';
 import { RulesDataModule } from '../rules/rules-data.module';
 import { AlertDeliveryService } from './alert-delivery.service';
 import { AlertDispatchService } from './alert-dispatch.service';
@@ -20,9 +20,9 @@ import { AlertSendersModule } from './senders/alert-senders.module';
     ChannelsDataModule,
     AlertSendersModule,
     AlertTriggersModule,
-    IssuesDataModule,
-    EventsDataModule,
-    MembersDataModule,
+    IssueServicesModule,
+    EventServicesModule,
+    MemberServicesModule,
   ],
   providers: [AlertDispatchService, AlertDeliveryService, AlertsProcessor],
 })

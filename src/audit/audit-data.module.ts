@@ -1,11 +1,9 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { AuditLogRepository } from './audit-log.repository';
-import { AuditLog } from './audit-log.service';
 
-/** The audit log, for every module that records in it (global: most of the API does). */
-@Global()
+/** The audit log's rows, without services or routes. */
 @Module({
-  providers: [AuditLogRepository, AuditLog],
-  exports: [AuditLog],
+  providers: [AuditLogRepository],
+  exports: [AuditLogRepository],
 })
 export class AuditDataModule {}

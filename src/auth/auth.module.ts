@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AccessModule } from '../access/access.module';
-import { MembersDataModule } from '../members/members-data.module';
+import { MemberServicesModule } from '../members/member-services.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { UsersModule } from '../users/users.module';
 import { AuthController } from './auth.controller';
@@ -10,7 +10,7 @@ import { OidcSignIn } from './sso/oidc-sign-in.service';
 import { SsoController } from './sso/sso.controller';
 
 @Module({
-  imports: [UsersModule, TokensModule, AccessModule, MembersDataModule],
+  imports: [UsersModule, TokensModule, AccessModule, MemberServicesModule],
   controllers: [AuthController, SsoController],
   providers: [OidcSignIn, { provide: APP_GUARD, useClass: AuthGuard }],
   exports: [UsersModule],

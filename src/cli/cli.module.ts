@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AuditDataModule } from '../audit/audit-data.module';
-import { UsersDataModule } from '../users/users-data.module';
+import { AuditLogModule } from '../audit/audit-log.module';
+import { UsersModule } from '../users/users.module';
 import { ConfigModule } from '../config/config.module';
 import type { ResolvedConfig } from '../config/environment';
 import { dataSourceOptions } from '../schema/data-source-options';
@@ -24,8 +24,8 @@ export class CliModule {
           retryAttempts: 0,
         }),
         TokensModule,
-        UsersDataModule,
-        AuditDataModule,
+        UsersModule,
+        AuditLogModule,
       ],
     };
   }

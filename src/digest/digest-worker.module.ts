@@ -3,7 +3,7 @@ import { AlertTriggersModule } from '../issues/transitions/alert-triggers.module
 import { QueueName } from '../common/queues';
 import { registerQueue } from '../jobs/queue-layout';
 import { EventsDataModule } from '../events/events-data.module';
-import { IssueActivityDataModule } from '../issues/issue-activity-data.module';
+import { IssuesDataModule } from '../issues/issues-data.module';
 import { ReleasesDataModule } from '../releases/releases-data.module';
 import { RollupFolder } from '../rollups/rollup-folder';
 import { RollupsDataModule } from '../rollups/rollups-data.module';
@@ -23,7 +23,7 @@ import { IssueStoreService } from './issue-store.service';
     EventsDataModule,
     RollupsDataModule,
     ReleasesDataModule,
-    IssueActivityDataModule,
+    IssuesDataModule,
     SymbolicationModule,
   ],
   providers: [

@@ -1,15 +1,8 @@
+import type { IssueLockedForBatch } from '../issues/issues.repository';
 import { compareReleases, KnownRelease } from '../releases/release-order';
 
-/** What the digest reads of an issue that receives events, under its row lock. */
-export interface IssueBeforeBatch {
-  state: string;
-  eventCount: number;
-  resolvedIn: string | null;
-  resolvedAbove: string | null;
-  muteUntil: Date | null;
-  muteUntilCount: number | null;
-  mutedEventCount: number | null;
-}
+/** What an issue's lifecycle depends on, as the digest reads it under the issue's row lock. */
+export type IssueBeforeBatch = Omit<IssueLockedForBatch, 'id' | 'projectId' | 'mergedIntoId'>;
 
 /** What a batch brings to one issue: how many new events, and their releases. */
 export interface IssueBatch {

@@ -41,8 +41,8 @@ export class EventPartitionsRepository {
   /**
    * Drops the partition `name` of `events` (arrivals from `fromDay`, null: open towards the past,
    * to `toDay`) with the `event_parts` partitions of those days, in one transaction, so a run cut
-   * short leaves them either there or gone; `events` before `event_parts`, the order in which the
-   * digest writes them. Waits at most `lockTimeoutMs` for the exclusive lock that needs; false
+   * short leaves them either there or gone; `events` before `event_parts` (the lock order is in
+   * issues.repository.ts). Waits at most `lockTimeoutMs` for the exclusive lock that needs; false
    * when it gave up then (or lost a deadlock), and nothing was dropped.
    */
   async dropWithParts(

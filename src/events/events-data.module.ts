@@ -4,12 +4,14 @@ import { EventPartitions } from './event-partitions';
 import { EventPartitionsRepository } from './event-partitions.repository';
 import { ErrorEvent } from './event.entity';
 import { EventsRepository } from './events.repository';
-import { EventsService } from './events.service';
 
-/** EventsService and the events' partitions without the HTTP routes, for workers (see IssuesDataModule). */
+/**
+ * The events' rows and their partitions, without services or routes: the digest stores events,
+ * merges move them, retention drops partitions.
+ */
 @Module({
   imports: [TypeOrmModule.forFeature([ErrorEvent])],
-  providers: [EventsService, EventsRepository, EventPartitions, EventPartitionsRepository],
-  exports: [EventsService, EventsRepository, EventPartitions],
+  providers: [EventsRepository, EventPartitions, EventPartitionsRepository],
+  exports: [EventsRepository, EventPartitions],
 })
 export class EventsDataModule {}

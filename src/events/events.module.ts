@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
 import { EventsController } from './events.controller';
-import { EventsDataModule } from './events-data.module';
+import { EventServicesModule } from './event-services.module';
 
 /** The events API (role `api`). */
 @Module({
-  imports: [EventsDataModule],
+  imports: [EventServicesModule],
   controllers: [EventsController],
-  exports: [EventsDataModule],
+  exports: [EventServicesModule],
 })
 export class EventsModule {}

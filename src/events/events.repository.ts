@@ -4,10 +4,34 @@ import { EntityManager, Repository } from 'typeorm';
 import { ErrorEvent, EventUser } from './event.entity';
 import { applyEventSearch } from './event-search';
 
+/** First key of the digest's per-event advisory locks (two-key form; the second is the event's hash). */
+const EVENT_LOCK_SPACE = 0x4556;
+
+/** An event the digest stores, its payload already split from its parts. */
+export interface NewEvent {
+  projectId: number;
+  id: string;
+  issueId: number;
+  timestamp: string;
+  receivedAt: Date;
+  environment: string | null;
+  release: string | null;
+  level: string;
+  payload: Record<string, unknown>;
+}
+
+/** A part shared by an issue's events of a span of days (see event-parts.ts). */
+export interface StoredPart {
+  issueId: number;
+  hash: string;
+  day: string;
+  content: string;
+}
+
 /**
- * The events table and the parts its payloads share (event_parts): every statement that reads or
- * moves events is here. The digest's inserts and the partitions' DDL have their own places
- * (IssueStoreService, EventPartitionsRepository).
+ * The events table and the parts its payloads share (event_parts): every statement that reads,
+ * inserts or moves events is here. The partitions' DDL has its own place (EventPartitionsRepository).
+ * The order in which these tables are locked is written once, in issues.repository.ts.
  */
 @Injectable()
 export class EventsRepository {
@@ -104,9 +128,99 @@ export class EventsRepository {
   }
 
   /**
+   * Takes the digest's advisory lock of each event (keys `project:event`), sorted, in the caller's
+   * transaction. A statement of its own, so that the insert's snapshot, taken after the locks are
+   * granted, sees a copy committed meanwhile.
+   */
+  async lockEventKeys(manager: EntityManager, keys: string[]): Promise<void> {
+    await manager.query(
+      `SELECT pg_advisory_xact_lock($1::int, hashtext(e.id))
+         FROM unnest($2::text[]) AS e(id) ORDER BY hashtext(e.id)`,
+      [EVENT_LOCK_SPACE, keys],
+    );
+  }
+
+  /**
+   * Inserts the events (sorted by key) that are not stored yet, looking for an earlier copy in the
+   * partitions since `lookback`; returns the keys of those it inserted.
+   */
+  async insertNew(
+    manager: EntityManager,
+    events: NewEvent[],
+    lookback: Date,
+  ): Promise<{ project_id: number; id: string }[]> {
+    // The rows travel as one JSON document: JSON.stringify is native and escapes each payload once,
+    // where arrays of text would go through node-pg's array-literal escaping of every payload.
+    return manager.query(
+      `INSERT INTO events (project_id, id, issue_id, timestamp, received_at, environment, release, level, payload)
+       SELECT e.project_id, e.id, e.issue_id, e.timestamp, e.received_at, e.environment, e.release, e.level,
+              e.payload
+         FROM jsonb_to_recordset($1::jsonb)
+           AS e(project_id int, id uuid, issue_id int, timestamp timestamptz, received_at timestamptz,
+                environment text, release text, level text, payload jsonb)
+        WHERE NOT EXISTS (SELECT 1 FROM events stored
+                           WHERE stored.id = e.id AND stored.project_id = e.project_id
+                             AND stored.received_at >= $2)
+       ON CONFLICT DO NOTHING
+       RETURNING project_id, id`,
+      [
+        JSON.stringify(
+          events.map((event) => ({
+            project_id: event.projectId,
+            id: event.id,
+            issue_id: event.issueId,
+            timestamp: event.timestamp,
+            received_at: event.receivedAt,
+            environment: event.environment,
+            release: event.release,
+            level: event.level,
+            payload: event.payload,
+          })),
+        ),
+        lookback,
+      ],
+    );
+  }
+
+  /**
+   * Writes the `unwritten` parts (sorted) unless there already, and checks that the `known` ones
+   * (sorted) are still there; returns those of `known` that are not (their issue or day went).
+   */
+  async insertParts(
+    manager: EntityManager,
+    unwritten: StoredPart[],
+    known: StoredPart[],
+  ): Promise<{ issue_id: number; hash: string; day: string }[]> {
+    return manager.query(
+      `WITH written AS (
+         INSERT INTO event_parts (issue_id, hash, day, content)
+         SELECT p.issue_id, p.hash, p.day, p.content
+           FROM json_to_recordset($1::json) AS p(issue_id int, hash text, day date, content json)
+         ON CONFLICT DO NOTHING
+       )
+       SELECT k.issue_id, k.hash, k.day::text AS day
+         FROM unnest($2::int[], $3::text[], $4::date[]) AS k(issue_id, hash, day)
+        WHERE NOT EXISTS (SELECT 1 FROM event_parts p
+                           WHERE p.issue_id = k.issue_id AND p.hash = k.hash AND p.day = k.day)`,
+      [
+        // Content is JSON text already, hash hex and day a date: the document is put together as text.
+        `[${unwritten
+          .map(
+            (row) =>
+              `{"issue_id":${row.issueId},"hash":"${row.hash}","day":"${row.day}","content":${row.content}}`,
+          )
+          .join(',')}]`,
+        known.map((row) => row.issueId),
+        known.map((row) => row.hash),
+        known.map((row) => row.day),
+      ],
+    );
+  }
+
+  /**
    * Moves every event of the `from` issues to issue `to`, with the parts they share, in the
-   * caller's transaction; returns how many events moved. Events first, then their parts: the order
-   * in which everything else locks these tables (see IssueStoreService.insertEvents).
+   * caller's transaction; returns how many events moved. Events first, then their parts (the lock
+   * order is in issues.repository.ts).
    */
   async moveToIssue(manager: EntityManager, from: number[], to: number): Promise<number> {
     const [, moved] = (await manager.query(

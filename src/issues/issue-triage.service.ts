@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, ObjectLiteral } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import type { AlertTrigger } from './transitions/alert-trigger';
 import { AlertTriggerProducer } from './transitions/alert-trigger.producer';
 import { InvalidInputError, NotFoundError } from '../common/domain-errors';
@@ -10,6 +10,7 @@ import { ReleasesRepository } from '../releases/releases.repository';
 import type { Assignee } from '../members/assignees';
 import { ActivityActor, ActivityEntry, IssueActivityRepository } from './issue-activity.repository';
 import { Issue, ISSUE_STATES, IssueState } from './issue.entity';
+import { IssueStateColumns, IssuesRepository } from './issues.repository';
 import { IssuesService } from './issues.service';
 import { IssueView } from './issue-view';
 
@@ -43,16 +44,6 @@ export const NEXT_RELEASE = 'next_release';
 /** Issues one bulk change may touch: far above a screenful, bounded so one request stays one short transaction. */
 export const MAX_BULK_ISSUES = 10_000;
 
-/** The columns a change sets, besides those the state implies. */
-interface ChangeColumns {
-  state: IssueState;
-  resolvedIn: string | null;
-  resolvedAbove: string | null;
-  muteUntil: Date | null;
-  muteUntilCount: number | null;
-  muteUntilUsers: number | null;
-}
-
 /**
  * Changes of issues' states that users make (one issue, or many in one transaction), and the end of
  * snoozes that no event triggers (a time passed, enough users affected), each with what it implies:
@@ -63,6 +54,7 @@ export class IssueTriageService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly issues: IssuesService,
+    private readonly issueRows: IssuesRepository,
     private readonly releases: ReleasesRepository,
     private readonly activity: IssueActivityRepository,
     private readonly alertTriggers: AlertTriggerProducer,
@@ -78,7 +70,7 @@ export class IssueTriageService {
     checkEdit(edit, now);
     await this.issues.get(id); // 404, or a pointer to the issue it was merged into
     const { recorded, newlyAssigned } = await this.dataSource.transaction(async (manager) => {
-      const [issue] = await this.lock(manager, 'issue.id = :id AND issue.merged_into_id IS NULL', { id });
+      const [issue] = await this.issueRows.lockUnmerged(manager, id);
       // Deleted or merged since it was looked up: the same answer as if it had been so before.
       if (!issue) await this.issues.get(id);
       if (!issue) throw new NotFoundError('issue not found');
@@ -114,14 +106,7 @@ export class IssueTriageService {
       throw new InvalidInputError(`the query matches more than ${MAX_BULK_ISSUES} issues: narrow it`);
     if (ids.length === 0) return { updated: 0, newlyAssigned: [] };
     const { updated, recorded, newlyAssigned } = await this.dataSource.transaction(async (manager) => {
-      const locked = await this.lock(
-        manager,
-        'issue.id IN (:...ids) AND issue.project_id = :projectId AND issue.merged_into_id IS NULL',
-        {
-          ids,
-          projectId: project.id,
-        },
-      );
+      const locked = await this.issueRows.lockUnmergedOfProject(manager, ids, project.id);
       if (selection.ids && locked.length !== new Set(ids).size)
         throw new InvalidInputError('ids must be issues of this project');
       return { updated: locked.length, ...(await this.applyEdit(manager, locked, edit, by, now)) };
@@ -137,13 +122,7 @@ export class IssueTriageService {
    */
   async endSnoozes(now = new Date()): Promise<number> {
     const { ended, recorded } = await this.dataSource.transaction(async (manager) => {
-      const due = await this.lock(
-        manager,
-        `issue.state = 'muted' AND issue.merged_into_id IS NULL AND (issue.mute_until IS NOT NULL OR issue.mute_until_users IS NOT NULL)
-         AND (issue.mute_until <= :now
-              OR issue.user_count - coalesce(issue.muted_user_count, 0) >= issue.mute_until_users)`,
-        { now },
-      );
+      const due = await this.issueRows.lockEndedSnoozes(manager, now);
       if (due.length === 0) return { ended: 0, recorded: undefined };
       return {
         ended: due.length,
@@ -152,20 +131,6 @@ export class IssueTriageService {
     });
     if (recorded) await this.alertTriggers.publish(recorded);
     return ended;
-  }
-
-  /**
-   * The issues matching `where`, locked in id order (as the digest locks them), FOR NO KEY UPDATE:
-   * that does not conflict with the key-share locks that storing events takes on their issues (in
-   * event order), so a change of many issues neither waits for every batch nor deadlocks with one.
-   */
-  private lock(manager: EntityManager, where: string, parameters: ObjectLiteral): Promise<Issue[]> {
-    return manager
-      .createQueryBuilder(Issue, 'issue')
-      .where(where, parameters)
-      .orderBy('issue.id')
-      .setLock('for_no_key_update')
-      .getMany();
   }
 
   private async applyEdit(
@@ -194,9 +159,11 @@ export class IssueTriageService {
       (issue) => issue.assigneeUserId !== userId || issue.assigneeTeamId !== teamId,
     );
     if (changed.length === 0) return [];
-    await manager.query(
-      'UPDATE issues SET assignee_user_id = $2, assignee_team_id = $3 WHERE id = ANY($1::int[])',
-      [changed.map((issue) => issue.id), userId, teamId],
+    await this.issueRows.assign(
+      manager,
+      changed.map((issue) => issue.id),
+      userId,
+      teamId,
     );
     await this.activity.record(
       manager,
@@ -229,26 +196,11 @@ export class IssueTriageService {
     const columns = await this.columnsOf(manager, issues, change);
     const changed = issues.filter((issue) => differs(issue, columns));
     if (changed.length > 0) {
-      await manager.query(
-        `UPDATE issues SET
-           state = $2,
-           resolved_at = CASE WHEN $2 = 'resolved' AND state <> 'resolved' THEN $3 ELSE resolved_at END,
-           muted_at = CASE WHEN $2 = 'muted' THEN coalesce(CASE WHEN state = 'muted' THEN muted_at END, $3) END,
-           resolved_in = $4, resolved_above = $5,
-           mute_until = $6, mute_until_count = $7, mute_until_users = $8,
-           muted_event_count = CASE WHEN $2 = 'muted' THEN event_count END,
-           muted_user_count = CASE WHEN $2 = 'muted' THEN user_count END
-         WHERE id = ANY($1::int[])`,
-        [
-          changed.map((issue) => issue.id),
-          columns.state,
-          now,
-          columns.resolvedIn,
-          columns.resolvedAbove,
-          columns.muteUntil,
-          columns.muteUntilCount,
-          columns.muteUntilUsers,
-        ],
+      await this.issueRows.setState(
+        manager,
+        changed.map((issue) => issue.id),
+        columns,
+        now,
       );
     }
     const entries: ActivityEntry[] = changed.map((issue) => ({
@@ -275,7 +227,7 @@ export class IssueTriageService {
     manager: EntityManager,
     issues: Issue[],
     change: IssueChange,
-  ): Promise<ChangeColumns> {
+  ): Promise<IssueStateColumns> {
     let resolvedAbove: string | null = null;
     if (change.state === 'resolved' && change.resolvedIn !== undefined) {
       resolvedAbove = change.resolvedIn;
@@ -321,7 +273,7 @@ function checkChange(change: IssueChange, now: Date): void {
     throw new InvalidInputError('mute_until must be in the future');
 }
 
-function differs(issue: Issue, columns: ChangeColumns): boolean {
+function differs(issue: Issue, columns: IssueStateColumns): boolean {
   return (
     issue.state !== columns.state ||
     issue.resolvedIn !== columns.resolvedIn ||
@@ -338,7 +290,7 @@ function activityKind(from: IssueState, to: IssueState): ActivityEntry['kind'] {
   return from === 'muted' ? 'unmuted' : 'reopened';
 }
 
-function activityData(columns: ChangeColumns): Record<string, unknown> {
+function activityData(columns: IssueStateColumns): Record<string, unknown> {
   const data: Record<string, unknown> = {};
   if (columns.resolvedIn !== null) data.resolved_in = columns.resolvedIn;
   if (columns.resolvedAbove !== null) data.resolved_above = columns.resolvedAbove;

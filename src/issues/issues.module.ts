@@ -3,19 +3,26 @@ import { EventsModule } from '../events/events.module';
 import { MailModule } from '../mail/mail.module';
 import { RollupsModule } from '../rollups/rollups.module';
 import { IssueDetailsController } from './issue-details.controller';
-import { MembersDataModule } from '../members/members-data.module';
+import { MemberServicesModule } from '../members/member-services.module';
 import { AssignmentMail } from './assignment-mail';
 import { ProjectsModule } from '../projects/projects.module';
 import { IssueCommentsController } from './issue-comments.controller';
 import { IssueCommentsService } from './issue-comments.service';
 import { IssuesController } from './issues.controller';
-import { IssuesDataModule } from './issues-data.module';
+import { IssueServicesModule } from './issue-services.module';
 
 /** The issues API (role `api`). */
 @Module({
-  imports: [IssuesDataModule, ProjectsModule, MembersDataModule, MailModule, EventsModule, RollupsModule],
+  imports: [
+    IssueServicesModule,
+    ProjectsModule,
+    MemberServicesModule,
+    MailModule,
+    EventsModule,
+    RollupsModule,
+  ],
   controllers: [IssuesController, IssueDetailsController, IssueCommentsController],
   providers: [IssueCommentsService, AssignmentMail],
-  exports: [IssuesDataModule],
+  exports: [IssueServicesModule],
 })
 export class IssuesModule {}

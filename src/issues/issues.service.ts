@@ -1,50 +1,30 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository, SelectQueryBuilder } from 'typeorm';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { InvalidInputError, MovedError, NotFoundError } from '../common/domain-errors';
 import { DEFAULT_PAGE_SIZE, toPage } from '../common/pagination';
-import type { RowDeletion } from '../events/event-partitions';
 import { Project } from '../projects/project.entity';
 import { RollupsRepository } from '../rollups/rollups.repository';
 import { BUILT_IN_TAGS } from '../rollups/event-tags';
 import { fillBuckets, statsWindow } from '../rollups/stats-period';
 import { compareKeys, decodeIssueCursor, encodeIssueCursor, IssueCursor, IssueKey } from './issue-cursor';
 import { IssueFilter, parseIssueQuery } from '../search/query-language';
-import { applyIssueFilters, IssueSort, SORT_COLUMNS } from './search/issue-search';
+import { IssueSort } from './search/issue-search';
 import { Issue, IssueState } from './issue.entity';
 import { Assignees } from '../members/assignees';
-import { IssueAssignee, IssueView, toIssueView } from './issue-view';
+import { IssueView, toIssueView } from './issue-view';
 import type { IssuePage } from './dto/issue.response';
+import {
+  IssueRow,
+  IssueSearch,
+  IssueSearchRepository,
+  ProjectSummary,
+  TOTAL_COUNTED,
+} from './issue-search.repository';
+import { IssuesRepository } from './issues.repository';
 
-export type { IssuePage };
-
-/** The assignee's names, read with the issue (see withSlug). */
-interface AssigneeColumns {
-  assignee_email: string | null;
-  assignee_user_name: string | null;
-  assignee_team_slug: string | null;
-  assignee_team_name: string | null;
-}
-
-function assigneeOf(issue: Issue, raw: AssigneeColumns): IssueAssignee | null {
-  if (issue.assigneeUserId !== null && raw.assignee_email !== null) {
-    return {
-      type: 'user',
-      id: issue.assigneeUserId,
-      email: raw.assignee_email,
-      name: raw.assignee_user_name ?? '',
-    };
-  }
-  if (issue.assigneeTeamId !== null && raw.assignee_team_slug !== null) {
-    return {
-      type: 'team',
-      id: issue.assigneeTeamId,
-      slug: raw.assignee_team_slug,
-      name: raw.assignee_team_name ?? '',
-    };
-  }
-  return null;
-}
+export type { IssuePage, ProjectSummary };
+export { TOTAL_COUNTED };
 
 /** What an issue list is asked for (GET /api/projects/{id}/issues). */
 export interface IssueListOptions {
@@ -64,22 +44,15 @@ export interface IssueListOptions {
 export const ISSUE_LIST_STATS = ['24h'] as const;
 export type IssueListStats = (typeof ISSUE_LIST_STATS)[number];
 
-/** Issues counted exactly for a list's `total`; beyond, PostgreSQL's estimate is given. */
-export const TOTAL_COUNTED = 10_000;
 /** A page jump goes at most as far as `total` is exact; further down, cursors page on. */
 export const MAX_LIST_OFFSET = TOTAL_COUNTED;
-
-interface IssueSearch {
-  project: Pick<Project, 'id' | 'slug'>;
-  filters: IssueFilter[];
-  /** Lists scoped to an environment: its issues, with their counts in it (see listQuery). */
-  environment?: string;
-}
 
 @Injectable()
 export class IssuesService {
   constructor(
-    @InjectRepository(Issue) private readonly issues: Repository<Issue>,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly issues: IssuesRepository,
+    private readonly search: IssueSearchRepository,
     private readonly rollups: RollupsRepository,
     private readonly assignees: Assignees,
   ) {}
@@ -99,25 +72,17 @@ export class IssuesService {
     const filters = parseIssueQuery(options.query ?? '');
     if (options.state) filters.unshift({ kind: 'state', states: [options.state], negated: false });
     await this.resolveAssigned(filters, options.viewerId ?? null);
-    return this.issues.manager.transaction('REPEATABLE READ', async (manager) => {
+    return this.dataSource.transaction('REPEATABLE READ', async (manager) => {
       await this.checkTagKeys(manager, project.id, filters);
       const search: IssueSearch = { project, filters, environment: options.environment };
-      const [{ snapshot }] = await manager.query<Array<{ snapshot: string }>>(
-        'SELECT pg_current_snapshot()::text AS snapshot',
-      );
-      const moved = cursor?.snapshot ? await this.movedAbove(manager, search, cursor, limit) : [];
-      const below = this.listQuery(manager, search);
-      if (options.offset) below.offset(options.offset);
-      if (cursor) {
-        const { type } = SORT_COLUMNS[sort];
-        const column = orderColumn(sort, search);
-        below.andWhere(
-          `(${column}, issue.id) < (CAST(:value AS ${type}), CAST(:id AS int))`,
-          keyParameters(cursor.key),
-        );
-      }
+      const snapshot = await this.search.currentSnapshot(manager);
+      const moved = cursor?.snapshot ? await this.search.rowsMovedAbove(manager, search, cursor, limit) : [];
+      const below = await this.search.rowsBelow(manager, search, sort, limit, {
+        offset: options.offset,
+        below: cursor?.key,
+      });
       // Moved rows sort above the cursor and the others below it: together they are in list order.
-      const rows = [...moved, ...(await this.fetchRows(below, sort, search, limit))];
+      const rows = [...moved, ...below];
       const page = toPage(
         rows,
         limit,
@@ -125,7 +90,7 @@ export class IssuesService {
         (row) => scopedView(toIssueView(row.issue, row.slug, row.assignee), row.scopedCount),
       );
       if (options.stats) await this.addHourlyStats(page.data, options.environment);
-      return { ...page, ...(await this.total(manager, this.listQuery(manager, search))) };
+      return { ...page, ...(await this.search.total(manager, search)) };
     });
   }
 
@@ -143,32 +108,6 @@ export class IssuesService {
     }
   }
 
-  /**
-   * How many issues match: counted exactly up to TOTAL_COUNTED, beyond which PostgreSQL's estimate
-   * of the same query is given (never less than what was counted), flagged `total_is_estimate`.
-   */
-  private async total(
-    manager: EntityManager,
-    query: SelectQueryBuilder<Issue>,
-  ): Promise<{ total: number; total_is_estimate: boolean }> {
-    const [sql, parameters] = query
-      .select('1')
-      .limit(TOTAL_COUNTED + 1)
-      .getQueryAndParameters();
-    const [{ count }] = await manager.query(
-      `SELECT count(*)::int AS count FROM (${sql}) matching`,
-      parameters,
-    );
-    if (count <= TOTAL_COUNTED) return { total: count, total_is_estimate: false };
-    const [unlimited, unlimitedParameters] = query.limit(undefined).getQueryAndParameters();
-    const [{ 'QUERY PLAN': plan }] = await manager.query(
-      `EXPLAIN (FORMAT JSON) ${unlimited}`,
-      unlimitedParameters,
-    );
-    const estimate = Math.round(Number(plan?.[0]?.Plan?.['Plan Rows'] ?? 0));
-    return { total: Math.max(count, estimate), total_is_estimate: true };
-  }
-
   /** The ids of a project's issues that a search query matches, at most `limit` of them. */
   async matchingIds(
     project: Pick<Project, 'id' | 'slug'>,
@@ -178,14 +117,9 @@ export class IssuesService {
   ): Promise<number[]> {
     const filters = parseIssueQuery(query);
     await this.resolveAssigned(filters, viewerId);
-    return this.issues.manager.transaction(async (manager) => {
+    return this.dataSource.transaction(async (manager) => {
       await this.checkTagKeys(manager, project.id, filters);
-      const rows = await this.listQuery(manager, { project, filters })
-        .select('issue.id', 'id')
-        .orderBy('issue.id')
-        .limit(limit)
-        .getRawMany<{ id: number }>();
-      return rows.map((row) => row.id);
+      return this.search.matchingIds(manager, { project, filters }, limit);
     });
   }
 
@@ -217,12 +151,7 @@ export class IssuesService {
   ): Promise<void> {
     for (const filter of filters) {
       if (filter.kind !== 'tag' || (BUILT_IN_TAGS as readonly string[]).includes(filter.key)) continue;
-      const known: unknown[] = await manager.query(
-        `SELECT 1 FROM issue_tag_values tv JOIN issues i ON i.id = tv.issue_id
-          WHERE tv.key = $1 AND i.project_id = $2 LIMIT 1`,
-        [filter.key, projectId],
-      );
-      if (known.length === 0)
+      if (!(await this.search.projectHasTagKey(manager, projectId, filter.key)))
         throw new InvalidInputError(
           `query: unknown key ${JSON.stringify(filter.key)}: no event of this project has that tag ` +
             '(quote free text that contains a colon)',
@@ -230,81 +159,11 @@ export class IssuesService {
     }
   }
 
-  /** Rows above the cursor that moved there after the previous page was read (see IssueCursor). */
-  private movedAbove(
-    manager: EntityManager,
-    search: IssueSearch,
-    cursor: IssueCursor,
-    limit: number,
-  ): Promise<IssueRow[]> {
-    const { type, movedBy } = SORT_COLUMNS[cursor.sort];
-    const column = orderColumn(cursor.sort, search);
-    // Transactions older than a snapshot's xmin are visible to it: the index narrows the search to
-    // the issues changed since, and pg_visible_in_snapshot settles the rest.
-    const query = this.listQuery(manager, search)
-      .andWhere(`${movedBy} >= pg_snapshot_xmin(CAST(:snapshot AS pg_snapshot))`)
-      .andWhere(`NOT pg_visible_in_snapshot(${movedBy}, CAST(:snapshot AS pg_snapshot))`)
-      .andWhere(`(${column}, issue.id) > (CAST(:value AS ${type}), CAST(:id AS int))`, {
-        snapshot: cursor.snapshot,
-        ...keyParameters(cursor.key),
-      });
-    if (cursor.catchUp) {
-      const catchUp = keyParameters(cursor.catchUp.key);
-      query.andWhere(
-        `((${column}, issue.id) < (CAST(:catchUpValue AS ${type}), CAST(:catchUpId AS int))` +
-          ` OR NOT pg_visible_in_snapshot(${movedBy}, CAST(:catchUpSnapshot AS pg_snapshot)))`,
-        { catchUpValue: catchUp.value, catchUpId: catchUp.id, catchUpSnapshot: cursor.catchUp.snapshot },
-      );
-    }
-    return this.fetchRows(query, cursor.sort, search, limit);
-  }
-
-  private listQuery(manager: EntityManager, search: IssueSearch): SelectQueryBuilder<Issue> {
-    const query = this.withSlug(manager)
-      .where('issue.project_id = :projectId', { projectId: search.project.id })
-      .andWhere('issue.merged_into_id IS NULL');
-    applyIssueFilters(query, search.filters, shortIdReader(search.project.slug));
-    if (search.environment !== undefined) {
-      // The environment's issues, with how many of their events came from it (the tag rollups).
-      query
-        .innerJoin(
-          'issue_tag_values',
-          'scope',
-          "scope.issue_id = issue.id AND scope.key = 'environment' AND scope.value = :scopeEnvironment",
-          { scopeEnvironment: search.environment },
-        )
-        .addSelect('scope.count', 'scope_count');
-    }
-    return query;
-  }
-
-  /** In list order, one row more than a page to learn whether another page exists. */
-  private async fetchRows(
-    query: SelectQueryBuilder<Issue>,
-    sort: IssueSort,
-    search: IssueSearch,
-    limit: number,
-  ): Promise<IssueRow[]> {
-    const { entities, raw } = await query
-      .orderBy(orderColumn(sort, search), 'DESC')
-      .addOrderBy('issue.id', 'DESC')
-      .limit(limit + 1)
-      .getRawAndEntities<{ slug: string; scope_count?: number } & AssigneeColumns>();
-    return entities.map((issue, index) => ({
-      issue,
-      slug: raw[index].slug,
-      assignee: assigneeOf(issue, raw[index]),
-      scopedCount: raw[index].scope_count === undefined ? undefined : Number(raw[index].scope_count),
-    }));
-  }
-
   /** The issue; one merged into another answers with a pointer to it (MovedError, a 308). */
   async get(id: number): Promise<IssueView> {
-    const { entities, raw } = await this.withSlug()
-      .where('issue.id = :id', { id })
-      .getRawAndEntities<{ slug: string } & AssigneeColumns>();
-    if (!entities[0]) throw new NotFoundError('issue not found');
-    const into = entities[0].mergedIntoId;
+    const row = await this.search.findRow(id);
+    if (!row) throw new NotFoundError('issue not found');
+    const into = row.issue.mergedIntoId;
     if (into !== null) {
       throw new MovedError(
         `issue ${id} was merged into issue ${into}`,
@@ -315,92 +174,33 @@ export class IssuesService {
         },
       );
     }
-    return toIssueView(entities[0], raw[0].slug, assigneeOf(entities[0], raw[0]));
+    return toIssueView(row.issue, row.slug, row.assignee);
   }
 
   /** Its events and rollups go with it (foreign keys); its project's hourly counts drop by its own. */
   async remove(id: number): Promise<void> {
-    await this.issues.manager.transaction(async (manager) => {
-      const locked: unknown[] = await manager.query('SELECT id FROM issues WHERE id = $1 FOR UPDATE', [id]);
-      if (locked.length === 0) throw new NotFoundError('issue not found');
+    await this.dataSource.transaction(async (manager) => {
+      if (!(await this.issues.lockForDeletion(manager, id))) throw new NotFoundError('issue not found');
       await this.rollups.subtractIssueFromProject(manager, id);
-      await manager.query('DELETE FROM issues WHERE id = $1', [id]);
+      await this.issues.delete(manager, id);
     });
-  }
-
-  /**
-   * Deletes up to `limit` issues whose last event is older than the deletion's cutoff and none of
-   * whose events is left (retention took them), of the projects it covers; returns how many went.
-   * Their rollups go with them (foreign keys).
-   */
-  async deleteExpired(deletion: RowDeletion, limit: number): Promise<number> {
-    const [, deleted] = (await this.issues.query(
-      `DELETE FROM issues WHERE id = ANY(ARRAY(
-         SELECT i.id FROM issues i
-          WHERE i.last_seen < $1
-            AND i.merged_into_id IS NULL
-            AND ($2::int[] IS NULL OR i.project_id = ANY($2))
-            AND ($3::int[] IS NULL OR i.project_id <> ALL($3))
-            AND NOT EXISTS (SELECT 1 FROM events e WHERE e.issue_id = i.id)
-          ORDER BY i.id
-          LIMIT $4))`,
-      [deletion.before, deletion.only ?? null, deletion.except ?? null, limit],
-    )) as [unknown, number];
-    return deleted;
   }
 
   /** The stored issue, or null; `projectId` narrows the lookup to one project. */
   findOne(id: number, projectId?: number): Promise<Issue | null> {
-    return this.issues.findOne({ where: projectId === undefined ? { id } : { id, projectId } });
+    return this.search.findOne(id, projectId);
   }
 
   /** The stored issue with what alerts say about its project, or null when either is gone. */
-  async findWithProject(id: number): Promise<{ issue: Issue; project: ProjectSummary } | null> {
-    const { entities, raw } = await this.issues
-      .createQueryBuilder('issue')
-      .innerJoin(Project, 'project', 'project.id = issue.project_id')
-      .addSelect('project.name', 'project_name')
-      .addSelect('project.slug', 'project_slug')
-      .where('issue.id = :id', { id })
-      .getRawAndEntities<{ project_name: string; project_slug: string }>();
-    const issue = entities[0];
-    if (!issue) return null;
-    return { issue, project: { id: issue.projectId, name: raw[0].project_name, slug: raw[0].project_slug } };
+  findWithProject(id: number): Promise<{ issue: Issue; project: ProjectSummary } | null> {
+    return this.search.findWithProject(id);
   }
-
-  private withSlug(manager: EntityManager = this.issues.manager): SelectQueryBuilder<Issue> {
-    return manager
-      .createQueryBuilder(Issue, 'issue')
-      .innerJoin(Project, 'project', 'project.id = issue.project_id')
-      .addSelect('project.slug', 'slug')
-      .leftJoin('users', 'assignee_user', 'assignee_user.id = issue.assignee_user_id')
-      .addSelect('assignee_user.email', 'assignee_email')
-      .addSelect('assignee_user.name', 'assignee_user_name')
-      .leftJoin('teams', 'assignee_team', 'assignee_team.id = issue.assignee_team_id')
-      .addSelect('assignee_team.slug', 'assignee_team_slug')
-      .addSelect('assignee_team.name', 'assignee_team_name');
-  }
-}
-
-interface IssueRow {
-  issue: Issue;
-  slug: string;
-  assignee: IssueAssignee | null;
-  /** Its events in the environment the list is scoped to. */
-  scopedCount?: number;
-}
-
-/** What a sort orders by; `events` in a list scoped to an environment: the events in it. */
-function orderColumn(sort: IssueSort, search: IssueSearch): string {
-  return sort === 'events' && search.environment !== undefined ? 'scope.count' : SORT_COLUMNS[sort].column;
 }
 
 /** In a list scoped to an environment, `event_count` is the issue's events there. */
 function scopedView(view: IssueView, scopedCount: number | undefined): IssueView {
   return scopedCount === undefined ? view : { ...view, event_count: scopedCount };
 }
-
-export type ProjectSummary = Pick<Project, 'id' | 'name' | 'slug'>;
 
 function keyOf(row: IssueRow, sort: IssueSort): IssueKey {
   const { issue } = row;
@@ -412,21 +212,6 @@ function keyOf(row: IssueRow, sort: IssueSort): IssueKey {
     users: issue.userCount,
   }[sort];
   return { value, id: issue.id };
-}
-
-function keyParameters(key: IssueKey): { value: string | number; id: number } {
-  return { value: key.value instanceof Date ? key.value.toISOString() : key.value, id: key.id };
-}
-
-/** The number of `SLUG-12` when that is a short id of the project (any case), else undefined. */
-function shortIdReader(slug: string): (text: string) => number | undefined {
-  const prefix = `${slug.toUpperCase()}-`;
-  return (text) => {
-    const upper = text.toUpperCase();
-    if (!upper.startsWith(prefix)) return undefined;
-    const number = upper.slice(prefix.length);
-    return /^[1-9]\d{0,9}$/.test(number) && Number(number) <= 2_147_483_647 ? Number(number) : undefined;
-  };
 }
 
 /**

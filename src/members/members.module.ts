@@ -5,12 +5,12 @@ import { ProjectsModule } from '../projects/projects.module';
 import { InvitationAcceptController, InvitationsController } from './invitations.controller';
 import { InvitationsService } from './invitations.service';
 import { MembersController, TeamsController } from './members.controller';
-import { MembersDataModule } from './members-data.module';
+import { MemberServicesModule } from './member-services.module';
 import { MembersService } from './members.service';
 import { TeamsService } from './teams.service';
 
 @Module({
-  imports: [UsersModule, MembersDataModule, ProjectsModule, MailModule],
+  imports: [UsersModule, MemberServicesModule, ProjectsModule, MailModule],
   controllers: [MembersController, TeamsController, InvitationsController, InvitationAcceptController],
   providers: [MembersService, TeamsService, InvitationsService],
 })

@@ -11,7 +11,7 @@ import { ProjectNameDto } from './dto/project-name.dto';
 import { DEFAULT_GRACE_HOURS, RotateClientKeyDto } from './dto/rotate-client-key.dto';
 import { UpdateProjectDto } from './dto/update-project.dto';
 import { ProjectsService } from './projects.service';
-import { ProjectView } from './dto/project.response';
+import { ProjectSummaryView, ProjectView } from './dto/project.response';
 import { ApiErrors, ListOf } from '../http/api-responses';
 import { Access, CurrentAccess } from '../access/access';
 import { Requires } from '../access/route-access.decorator';
@@ -29,9 +29,12 @@ export class ProjectsController {
 
   @Get()
   @Requires('project:read')
-  @ApiOkResponse({ type: ListOf(ProjectView), description: 'The projects the caller sees.' })
-  async list(@CurrentAccess() access: Access): Promise<{ data: ProjectView[] }> {
-    return { data: await this.projects.list(access.projects) };
+  @ApiOkResponse({
+    type: ListOf(ProjectSummaryView),
+    description: 'The projects the caller sees, with their counts.',
+  })
+  async list(@CurrentAccess() access: Access): Promise<{ data: ProjectSummaryView[] }> {
+    return { data: await this.projects.listWithActivity(access.projects) };
   }
 
   @Get(':id')

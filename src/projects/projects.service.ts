@@ -7,9 +7,10 @@ import { ProjectKeyChanges } from './project-key-changes';
 import type { Project } from './project.entity';
 import { ProjectsRepository } from './projects.repository';
 import { firstFreeSlug, slugify } from './slug';
-import type { ProjectView } from './dto/project.response';
+import type { ProjectSummaryView, ProjectView } from './dto/project.response';
+import { ProjectActivityRepository } from './project-activity.repository';
 
-export type { ProjectView };
+export type { ProjectSummaryView, ProjectView };
 
 /** The projects a request may see (Access.projects): every one, or these ids. */
 export type VisibleProjects = 'all' | ReadonlySet<number>;
@@ -24,11 +25,22 @@ export class ProjectsService {
     private readonly projects: ProjectsRepository,
     private readonly config: AppConfig,
     private readonly keyChanges: ProjectKeyChanges,
+    private readonly activity: ProjectActivityRepository,
   ) {}
 
   async list(projects: VisibleProjects = 'all'): Promise<ProjectView[]> {
     const all = await this.findEntities();
     return all.filter((project) => visible(project, projects)).map((project) => this.toView(project));
+  }
+
+  /** The projects a caller sees, each with its open issues and recent events (the project list). */
+  async listWithActivity(projects: VisibleProjects = 'all'): Promise<ProjectSummaryView[]> {
+    const views = await this.list(projects);
+    const activity = await this.activity.byProject(views.map((view) => view.id));
+    return views.map((view) => {
+      const counts = activity.get(view.id);
+      return { ...view, open_issues: counts?.openIssues ?? 0, events_24h: counts?.events24h ?? 0 };
+    });
   }
 
   /** Every project, as stored. */

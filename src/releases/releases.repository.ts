@@ -73,7 +73,7 @@ export class ReleasesRepository {
 
   /**
    * Adds counts to one of a release's counters, widening its first and last event. Rows in
-   * (project, version) order: the digest and the fold take these row locks in the same order.
+   * (project, version) order (see the lock order in issues.repository.ts).
    */
   private async add(
     manager: EntityManager,

@@ -3,11 +3,12 @@ import { ArtifactsDataModule } from '../artifacts/artifacts-data.module';
 import { QueueName } from '../common/queues';
 import { registerQueue } from '../jobs/queue-layout';
 import { EventsDataModule } from '../events/events-data.module';
-import { IssuesDataModule } from '../issues/issues-data.module';
+import { IssueServicesModule } from '../issues/issue-services.module';
 import { OutcomesDataModule } from '../outcomes/outcomes-data.module';
 import { ProjectsDataModule } from '../projects/projects-data.module';
 import { RollupsDataModule } from '../rollups/rollups-data.module';
-import { ExpiredRecords } from './expired-records';
+import { RulesDataModule } from '../rules/rules-data.module';
+import { UsersDataModule } from '../users/users-data.module';
 import { MaintenanceProcessor } from './maintenance.processor';
 import { RetentionService } from './retention.service';
 
@@ -16,13 +17,15 @@ import { RetentionService } from './retention.service';
   imports: [
     registerQueue(QueueName.Maintenance),
     EventsDataModule,
-    IssuesDataModule,
+    IssueServicesModule,
     RollupsDataModule,
     ArtifactsDataModule,
     ProjectsDataModule,
+    RulesDataModule,
+    UsersDataModule,
     OutcomesDataModule,
   ],
-  providers: [RetentionService, ExpiredRecords, MaintenanceProcessor],
+  providers: [RetentionService, MaintenanceProcessor],
   exports: [RetentionService],
 })
 export class RetentionModule {}

@@ -3,11 +3,12 @@ import { ArtifactBundlesRepository } from '../artifacts/artifact-bundles.reposit
 import { FileChunksRepository } from '../artifacts/file-chunks.repository';
 import { AppConfig } from '../config/app-config';
 import { EventPartitions, RowDeletion } from '../events/event-partitions';
-import { IssuesService } from '../issues/issues.service';
+import { IssuesRepository } from '../issues/issues.repository';
 import { ProjectsRepository } from '../projects/projects.repository';
+import { AlertHistoryRepository } from '../rules/alert-history.repository';
+import { SessionsRepository } from '../users/sessions.repository';
 import { RollupsRepository } from '../rollups/rollups.repository';
 import { OutcomesRepository } from '../outcomes/outcomes.repository';
-import { ExpiredRecords } from './expired-records';
 import { cutoffOf, planPartitions, ProjectRetention } from './retention-policy';
 import { AuditLog } from '../audit/audit-log.service';
 
@@ -57,8 +58,9 @@ export class RetentionService {
     private readonly config: AppConfig,
     private readonly partitions: EventPartitions,
     private readonly rollups: RollupsRepository,
-    private readonly issues: IssuesService,
-    private readonly expired: ExpiredRecords,
+    private readonly issues: IssuesRepository,
+    private readonly alertHistory: AlertHistoryRepository,
+    private readonly sessions: SessionsRepository,
     private readonly artifacts: ArtifactBundlesRepository,
     private readonly chunks: FileChunksRepository,
     private readonly auditLog: AuditLog,
@@ -115,9 +117,9 @@ export class RetentionService {
       this.chunks.expireOlderThan(new Date(now.getTime() - CHUNK_LIFETIME_MS), limit),
     );
     report.alertHistoryDeleted = await drain((limit) =>
-      this.expired.deleteAlertHistory(cutoffOf(now, defaultDays), limit),
+      this.alertHistory.deleteOlderThan(cutoffOf(now, defaultDays), limit),
     );
-    report.sessionsDeleted = await drain((limit) => this.expired.deleteExpiredSessions(now, limit));
+    report.sessionsDeleted = await drain((limit) => this.sessions.deleteExpiredBatch(now, limit));
     report.auditEntriesDeleted = await drain((limit) =>
       this.auditLog.deleteOlderThan(cutoffOf(now, this.config.AUDIT_RETENTION_DAYS), limit),
     );

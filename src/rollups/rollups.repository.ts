@@ -13,12 +13,17 @@ export type { EnvironmentRow, TagKeySummary, ProjectTagKey, TagValueRow };
  * Adds a batch's counts to the rollups, inside the transaction that stored the batch's events, so a
  * retried batch (which stores nothing new) adds nothing either.
  *
- * Lock order: rows keyed by an issue are written by transactions that already hold that issue's row
- * lock (the digest locks its issues first), so they cannot deadlock; the project rows are shared
- * between issues and are written in the delta's sorted order by every transaction.
+ * Rows keyed by an issue are written under that issue's row lock, the project rows in the delta's
+ * sorted order (the lock order is in issues.repository.ts).
  *
  * A tag value row that did not exist before (`xmax = 0` on the returned row: inserted, not updated)
  * adds one to its key's distinct count; the `user` key's distinct count is the issue's user count.
+ *
+ * That count is the one write of the `issues` row outside IssuesRepository, on purpose: it is the
+ * tail of this one statement. Written by IssuesRepository, it would be a statement of its own, one
+ * more round trip while the fold holds the row locks of issues the digest's batches wait for, and
+ * the fold's transaction would have to be run from above the issues layer, where neither the
+ * RollupFolder of the digest workers nor the migration that backfills the rollups run it.
  */
 const WRITE_ROLLUPS = `
   WITH issue_hours AS (
@@ -97,11 +102,11 @@ export class RollupsRepository {
    * rollups and deletes them, in one transaction: each is added exactly once, whoever folds.
    * Returns how many were folded.
    *
-   * Locks are taken in the order every writer of these rows uses: the projects (KEY SHARE, which
-   * only a project's deletion waits for), then the issues in id order (as the digest takes them, so
-   * a digest batch and a fold of the same issue take turns, and an issue being deleted, which first
-   * takes its counts out of its project's, either waits for the fold or finds its recorded rows
-   * gone with it), then the recorded rows, then the rollup rows in sorted order.
+   * Locks are taken in the order of issues.repository.ts: the projects (KEY SHARE, which only a
+   * project's deletion waits for), the issues (so that a digest batch and a fold of the same issue
+   * take turns, and an issue being deleted, which first takes its counts out of its project's,
+   * either waits for the fold or finds its recorded rows gone with it), the recorded rows, the
+   * rollup rows, the releases.
    */
   async fold(limit: number, issueId?: number): Promise<number> {
     return this.dataSource.transaction(async (manager) => {
@@ -139,7 +144,7 @@ export class RollupsRepository {
         })),
       );
       await this.add(manager, delta);
-      // After the issues' rollups, as the digest writes releases after its issues.
+      // After the issues' rollups (the lock order is in issues.repository.ts).
       await this.releases.addEvents(manager, delta.releases);
       return taken.length;
     });
@@ -342,10 +347,10 @@ export class RollupsRepository {
   }
 
   /**
-   * A merge: the `from` issues' rollups are added to issue `to`'s and removed, its tag keys and
-   * user count recomputed from the merged values, and counts still waiting to be folded are
-   * re-addressed to it. The project's counts do not change. The caller holds the issues' row
-   * locks, as a fold would take them before these rows.
+   * A merge: the `from` issues' rollups are added to issue `to`'s and removed, its tag keys
+   * recomputed from the merged values (its user count follows them: IssuesRepository), and counts
+   * still waiting to be folded are re-addressed to it. The project's counts do not change. The
+   * caller holds the issues' row locks (see the lock order in issues.repository.ts).
    */
   async mergeIssues(manager: EntityManager, from: number[], to: number): Promise<void> {
     await manager.query(
@@ -377,12 +382,6 @@ export class RollupsRepository {
        SELECT $1, key, sum(count), count(*) FROM issue_tag_values WHERE issue_id = $1 GROUP BY key ORDER BY key`,
       [to],
     );
-    await manager.query(
-      `UPDATE issues SET user_count = coalesce(
-         (SELECT distinct_values FROM issue_tag_keys WHERE issue_id = $1 AND key = 'user'), 0)
-        WHERE id = $1`,
-      [to],
-    );
     await manager.query('UPDATE rollup_pending SET issue_id = $2 WHERE issue_id = ANY($1::int[])', [
       from,
       to,
@@ -392,7 +391,7 @@ export class RollupsRepository {
   /**
    * Takes an issue's events out of its project's hourly counts, before the issue is deleted (its own
    * rollups go with it), so the project's counts stay those of the events it still has. The caller
-   * holds the issue's row lock, which the digest takes before the project's rows, too.
+   * holds the issue's row lock (see the lock order in issues.repository.ts).
    */
   async subtractIssueFromProject(manager: EntityManager, issueId: number): Promise<void> {
     await manager.query(

@@ -138,4 +138,14 @@ export class AlertHistoryRepository {
     const history = manager.getRepository(AlertHistoryEntry);
     return history.save(entries.map((entry) => history.create(entry)));
   }
+
+  /** Deletes up to `limit` rows older than `before` that are no longer pending; returns how many went. */
+  async deleteOlderThan(before: Date, limit: number): Promise<number> {
+    const [, deleted] = (await this.history.query(
+      `DELETE FROM alert_history WHERE id = ANY(ARRAY(
+         SELECT id FROM alert_history WHERE created_at < $1 AND status <> 'pending' LIMIT $2))`,
+      [before, limit],
+    )) as [unknown, number];
+    return deleted;
+  }
 }

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { UsersDataModule } from '../users/users-data.module';
+import { UsersModule } from '../users/users.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { ApiToken } from './api-token.entity';
 import { TokensController } from './tokens.controller';
@@ -8,7 +8,7 @@ import { TokensRepository } from './tokens.repository';
 import { TokensService } from './tokens.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([ApiToken]), ProjectsModule, UsersDataModule],
+  imports: [TypeOrmModule.forFeature([ApiToken]), ProjectsModule, UsersModule],
   controllers: [TokensController],
   providers: [TokensService, TokensRepository],
   exports: [TokensService],

@@ -110,7 +110,7 @@ export class LoginThrottle {
 
   constructor(
     private readonly config: AppConfig,
-    // Absent only in the operator CLI, which builds AuthModule for UsersService and serves no sign-in.
+    // Absent only in the operator CLI, which builds UsersModule for UsersService and serves no sign-in.
     @Optional() @Inject(REDIS) private readonly redis?: RedisClient,
   ) {
     // The hash tag keeps both keys of the script in one slot should Redis become a cluster.

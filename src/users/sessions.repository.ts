@@ -23,6 +23,16 @@ export class SessionsRepository {
     await this.sessions.delete({ expiresAt: LessThan(now) });
   }
 
+  /** Deletes up to `limit` sessions expired by `now` (retention's batches); returns how many went. */
+  async deleteExpiredBatch(now: Date, limit: number): Promise<number> {
+    const [, deleted] = (await this.sessions.query(
+      `DELETE FROM sessions WHERE token_hash = ANY(ARRAY(
+         SELECT token_hash FROM sessions WHERE expires_at < $1 LIMIT $2))`,
+      [now, limit],
+    )) as [unknown, number];
+    return deleted;
+  }
+
   /** The session with this hash and its account (expired or deactivated ones included). */
   async findWithUser(tokenHash: string): Promise<{ session: Session; user: User | undefined } | null> {
     const session = await this.sessions

@@ -1,13 +1,14 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { Session } from './session.entity';
+import { SessionsRepository } from './sessions.repository';
 import { User } from './user.entity';
 import { UsersRepository } from './users.repository';
-import { UsersService } from './users.service';
 
-/** The accounts, without the sign-in routes and guard (for modules that look members up). */
+/** The accounts' and sessions' rows, without services or routes (retention trims the sessions). */
 @Module({
-  imports: [TypeOrmModule.forFeature([User])],
-  providers: [UsersService, UsersRepository],
-  exports: [UsersService],
+  imports: [TypeOrmModule.forFeature([User, Session])],
+  providers: [UsersRepository, SessionsRepository],
+  exports: [UsersRepository, SessionsRepository],
 })
 export class UsersDataModule {}

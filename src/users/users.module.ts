@@ -1,16 +1,17 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoginThrottle } from './login-throttle.service';
 import { SessionCookie } from './session-cookie';
-import { Session } from './session.entity';
-import { SessionsRepository } from './sessions.repository';
 import { SessionsService } from './sessions.service';
 import { UsersDataModule } from './users-data.module';
+import { UsersService } from './users.service';
 
-/** Accounts and their sign-in sessions, for the modules that sign people in (sign-in, invitations). */
+/**
+ * Accounts and their sign-in sessions, without routes: for the modules that look members up, and
+ * those that sign people in (sign-in, invitations).
+ */
 @Module({
-  imports: [TypeOrmModule.forFeature([Session]), UsersDataModule],
-  providers: [SessionsService, SessionsRepository, SessionCookie, LoginThrottle],
-  exports: [UsersDataModule, SessionsService, SessionCookie, LoginThrottle],
+  imports: [UsersDataModule],
+  providers: [UsersService, SessionsService, SessionCookie, LoginThrottle],
+  exports: [UsersDataModule, UsersService, SessionsService, SessionCookie, LoginThrottle],
 })
 export class UsersModule {}

@@ -2,11 +2,13 @@ import { useState } from 'preact/hooks';
 import { ROLE_HINTS, ROLE_LABELS, useSession } from '../access';
 import { call, client, errorMessage, Session } from '../api';
 import { Badge, ErrorMessage, FormFeedback, Loading, PageHeader, RelTime, useAsync, useTitle } from '../components';
+import { DataTable } from '../lists';
 import { useRowAction } from '../actions';
+import { forgetPeople } from '../people';
 import { useSsoSettings } from './LoginPage';
+import { newPasswordProblem, NewPasswordFields, PasswordField } from './PasswordFields';
 import { SettingsNav } from './SettingsNav';
 
-const PASSWORD_MIN = 8;
 
 function ProfileForm() {
   const { me, setMe } = useSession();
@@ -27,6 +29,8 @@ function ProfileForm() {
         client.PATCH('/auth/me', { body: { name: name.trim(), email_notifications: notifications } }),
       );
       setMe(updated);
+      // Other pages name this account: they read the new name.
+      forgetPeople();
       setName(updated.name);
       setNotifications(updated.email_notifications);
       setNotice('Profile saved.');
@@ -98,12 +102,9 @@ function PasswordForm({ onChanged }: { onChanged: () => void }) {
   const save = async (event: Event) => {
     event.preventDefault();
     setNotice(null);
-    if (next.length < PASSWORD_MIN) {
-      setError(`The new password needs at least ${PASSWORD_MIN} characters.`);
-      return;
-    }
-    if (next !== repeat) {
-      setError('The two new passwords differ.');
+    const problem = newPasswordProblem(next, repeat, 'new password');
+    if (problem) {
+      setError(problem);
       return;
     }
     setBusy(true);
@@ -127,46 +128,17 @@ function PasswordForm({ onChanged }: { onChanged: () => void }) {
       <h2 id="password-title">Password</h2>
       {/* For password managers: the account the new password belongs to. */}
       <input type="text" name="username" autoComplete="username" value={me.email ?? ''} hidden readOnly />
-      <label class="field">
-        <span>Current password</span>
-        <input
-          type="password"
-          name="current-password"
-          autoComplete="current-password"
-          required
-          value={current}
-          onInput={(event) => setCurrent(event.currentTarget.value)}
-        />
-      </label>
+      <PasswordField label="Current password" name="current-password" autoComplete="current-password" value={current} onInput={setCurrent} />
       <div class="field-pair">
-        <div class="field">
-          <label for="new-password">New password</label>
-          <input
-            id="new-password"
-            type="password"
-            name="new-password"
-            autoComplete="new-password"
-            required
-            minLength={PASSWORD_MIN}
-            aria-describedby="new-password-hint"
-            value={next}
-            onInput={(event) => setNext(event.currentTarget.value)}
-          />
-          <small class="hint" id="new-password-hint">
-            At least {PASSWORD_MIN} characters.
-          </small>
-        </div>
-        <label class="field">
-          <span>Repeat the new password</span>
-          <input
-            type="password"
-            name="repeat-password"
-            autoComplete="new-password"
-            required
-            value={repeat}
-            onInput={(event) => setRepeat(event.currentTarget.value)}
-          />
-        </label>
+        <NewPasswordFields
+          id="new-password"
+          label="New password"
+          repeatLabel="Repeat the new password"
+          value={next}
+          repeat={repeat}
+          onValue={setNext}
+          onRepeat={setRepeat}
+        />
       </div>
       <div class="form-actions">
         <button type="submit" class="btn btn-primary" disabled={busy || !current || !next}>
@@ -227,57 +199,42 @@ function SessionsCard({ reloadKey }: { reloadKey: number }) {
       <ErrorMessage error={sessions.error} onRetry={sessions.reload} />
       {sessions.loading && !sessions.data && <Loading label="Loading sessions…" />}
       {list.length > 0 && (
-        <div class="table-wrap flat">
-          <table class="data-table">
-            <thead>
-              <tr>
-                <th>Device</th>
-                <th>IP address</th>
-                <th>Signed in</th>
-                <th>Expires</th>
-                <th>
-                  <span class="sr-only">Actions</span>
-                </th>
+        <DataTable wrapClass="flat" columns={['Device', 'IP address', 'Signed in', 'Expires', { label: 'Actions', hidden: true }]}>
+          {list.map((session) => {
+            const device = describeAgent(session.user_agent);
+            return (
+              <tr key={session.id}>
+                <td data-label="Device" title={session.user_agent ?? undefined}>
+                  {device}
+                </td>
+                <td data-label="IP address" class="mono">
+                  {session.ip ?? <span class="muted">unknown</span>}
+                </td>
+                <td data-label="Signed in">
+                  <RelTime value={session.created_at} />
+                </td>
+                <td data-label="Expires">
+                  <RelTime value={session.expires_at} />
+                </td>
+                <td class="col-actions">
+                  {session.current ? (
+                    <Badge kind="neutral">this browser</Badge>
+                  ) : (
+                    <button
+                      type="button"
+                      class="btn btn-tiny btn-danger"
+                      disabled={pending === session.id}
+                      aria-label={`Sign out ${device} (${session.ip ?? 'unknown address'})`}
+                      onClick={() => void end(session)}
+                    >
+                      {pending === session.id ? 'Signing out…' : 'Sign out'}
+                    </button>
+                  )}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {list.map((session) => {
-                const device = describeAgent(session.user_agent);
-                return (
-                  <tr key={session.id}>
-                    <td data-label="Device" title={session.user_agent ?? undefined}>
-                      {device}
-                    </td>
-                    <td data-label="IP address" class="mono">
-                      {session.ip ?? <span class="muted">unknown</span>}
-                    </td>
-                    <td data-label="Signed in">
-                      <RelTime value={session.created_at} />
-                    </td>
-                    <td data-label="Expires">
-                      <RelTime value={session.expires_at} />
-                    </td>
-                    <td class="col-actions">
-                      {session.current ? (
-                        <Badge kind="neutral">this browser</Badge>
-                      ) : (
-                        <button
-                          type="button"
-                          class="btn btn-tiny btn-danger"
-                          disabled={pending === session.id}
-                          aria-label={`Sign out ${device} (${session.ip ?? 'unknown address'})`}
-                          onClick={() => void end(session)}
-                        >
-                          {pending === session.id ? 'Signing out…' : 'Sign out'}
-                        </button>
-                      )}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+            );
+          })}
+        </DataTable>
       )}
     </section>
   );

@@ -1,7 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { personName } from '../access';
-import { AuditEntry, call, client, Member, Project, Team } from '../api';
+import { AuditEntry, call, client, Project } from '../api';
 import { Empty, ErrorMessage, Loading, PageHeader, RelTime, useAsync, useTitle } from '../components';
+import { DataTable } from '../lists';
+import { useMembers, useTeams } from '../people';
 import { navigate, useLocation } from '../router';
 import { capitalise, display, isRecord } from '../util';
 import { SettingsNav } from './SettingsNav';
@@ -120,20 +122,8 @@ export function AuditLogPage() {
     [filterKey, cursor],
   );
   // For the member filter and to name what entries are about; the log reads without them.
-  const members = useAsync(
-    () =>
-      call(client.GET('/api/members'))
-        .then((r) => r.data)
-        .catch(() => [] as Member[]),
-    [],
-  );
-  const teams = useAsync(
-    () =>
-      call(client.GET('/api/teams'))
-        .then((r) => r.data)
-        .catch(() => [] as Team[]),
-    [],
-  );
+  const members = useMembers();
+  const teams = useTeams();
   const projects = useAsync(
     () =>
       call(client.GET('/api/projects'))
@@ -242,46 +232,32 @@ export function AuditLogPage() {
         <Empty title={filtered ? 'Nothing matches these filters.' : 'Nothing recorded yet.'} />
       )}
       {rows.length > 0 && (
-        <div class={entries.loading ? 'table-wrap is-loading' : 'table-wrap'}>
-          <table class="data-table audit-table">
-            <thead>
-              <tr>
-                <th class="col-time">When</th>
-                <th>Who</th>
-                <th>Action</th>
-                <th>About</th>
-                <th>Details</th>
-                <th>IP address</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((entry) => (
-                <tr key={entry.id}>
-                  <td data-label="When" class="col-time">
-                    <RelTime value={entry.created_at} />
-                  </td>
-                  <td data-label="Who" class="break-anywhere">
-                    {entry.actor || <span class="muted">the tracker</span>}
-                  </td>
-                  <td data-label="Action">
-                    <span class="audit-action" title={entry.action}>
-                      {actionLabel(entry.action)}
-                    </span>
-                  </td>
-                  <td data-label="About" class="break-anywhere">
-                    {target(entry) || <span class="muted">—</span>}
-                  </td>
-                  <td data-label="Details" class="audit-details-cell">
-                    <Details details={entry.details} />
-                  </td>
-                  <td data-label="IP address" class="mono small">
-                    {entry.ip ?? <span class="muted">—</span>}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable class="audit-table" wrapClass={entries.loading ? 'is-loading' : undefined} columns={[{ label: 'When', class: 'col-time' }, 'Who', 'Action', 'About', 'Details', 'IP address']}>
+          {rows.map((entry) => (
+            <tr key={entry.id}>
+              <td data-label="When" class="col-time">
+                <RelTime value={entry.created_at} />
+              </td>
+              <td data-label="Who" class="break-anywhere">
+                {entry.actor || <span class="muted">the tracker</span>}
+              </td>
+              <td data-label="Action">
+                <span class="audit-action" title={entry.action}>
+                  {actionLabel(entry.action)}
+                </span>
+              </td>
+              <td data-label="About" class="break-anywhere">
+                {target(entry) || <span class="muted">—</span>}
+              </td>
+              <td data-label="Details" class="audit-details-cell">
+                <Details details={entry.details} />
+              </td>
+              <td data-label="IP address" class="mono small">
+                {entry.ip ?? <span class="muted">—</span>}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       {entries.data && (cursors.length > 0 || entries.data.next_cursor) && (
         <nav class="pager" aria-label="Audit log pages">

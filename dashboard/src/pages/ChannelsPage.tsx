@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { useCan } from '../access';
 import { call, Channel, ChannelType, client, errorMessage } from '../api';
 import { Badge, EnabledAndActions, Empty, ErrorMessage, Loading, PageHeader, RelTime, useAsync, useTitle } from '../components';
+import { useEnabledSwitch, useSubmit } from '../actions';
 import { SettingsNav } from './SettingsNav';
 
 const CHANNEL_LABELS: Record<ChannelType, string> = { webhook: 'Webhook', email: 'E-mail', chat: 'Chat' };
@@ -107,8 +108,7 @@ function configOf(draft: ChannelDraft, stored?: Record<string, unknown>): Record
 
 function ChannelForm({ channel, onDone, onCancel }: { channel?: Channel; onDone: () => void; onCancel: () => void }) {
   const [draft, setDraft] = useState<ChannelDraft>(() => draftOf(channel));
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, setError, run } = useSubmit();
   const set = (patch: Partial<ChannelDraft>) => setDraft({ ...draft, ...patch });
   const prefix = channel ? `ch-${channel.id}` : 'ch-new';
 
@@ -127,17 +127,12 @@ function ChannelForm({ channel, onDone, onCancel }: { channel?: Channel; onDone:
       setError(problem);
       return;
     }
-    setBusy(true);
-    setError(null);
-    try {
+    const saved = await run(async () => {
       const body = { name: draft.name.trim(), is_enabled: draft.is_enabled, config: configOf(draft, channel?.config) };
       if (channel) await call(client.PATCH('/api/alert-channels/{id}', { params: { path: { id: channel.id } }, body }));
       else await call(client.POST('/api/alert-channels', { body: { ...body, channel_type: draft.channel_type } }));
-      onDone();
-    } catch (failure) {
-      setError(errorMessage(failure));
-      setBusy(false);
-    }
+    });
+    if (saved) onDone();
   };
 
   return (
@@ -257,43 +252,19 @@ export function ChannelsPage() {
   const manage = useCan()('channels:admin');
   const channels = useAsync(() => call(client.GET('/api/alert-channels')), []);
   const [editing, setEditing] = useState<number | 'new' | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [pending, setPending] = useState<number | null>(null);
   const [tests, setTests] = useState<Record<number, { success: boolean; message: string } | 'running'>>({});
   const list = Array.isArray(channels.data) ? channels.data : [];
+  const { pending, error, act, toggle: switchRow } = useEnabledSwitch(list, channels.setData);
 
-  /** Optimistic: the switch moves at once and moves back if the API refuses. */
-  const toggle = async (channel: Channel) => {
-    const replace = (value: Partial<Channel>) =>
-      channels.setData(list.map((c) => (c.id === channel.id ? { ...c, ...value } : c)));
-    setPending(channel.id);
-    setError(null);
-    replace({ is_enabled: !channel.is_enabled });
-    try {
-      const updated = await call(
-        client.PATCH('/api/alert-channels/{id}', { params: { path: { id: channel.id } }, body: { is_enabled: !channel.is_enabled } }),
-      );
-      replace(updated);
-    } catch (failure) {
-      replace({ is_enabled: channel.is_enabled });
-      setError(errorMessage(failure));
-    } finally {
-      setPending(null);
-    }
-  };
+  const toggle = (channel: Channel) =>
+    switchRow(channel, (is_enabled) => call(client.PATCH('/api/alert-channels/{id}', { params: { path: { id: channel.id } }, body: { is_enabled } })));
 
   const remove = async (channel: Channel) => {
     if (!window.confirm(`Delete the channel "${channel.name}"? Alert rules will stop notifying it.`)) return;
-    setPending(channel.id);
-    setError(null);
-    try {
+    await act(channel.id, async () => {
       await call(client.DELETE('/api/alert-channels/{id}', { params: { path: { id: channel.id } } }));
       channels.reload();
-    } catch (failure) {
-      setError(errorMessage(failure));
-    } finally {
-      setPending(null);
-    }
+    });
   };
 
   const test = async (channel: Channel) => {

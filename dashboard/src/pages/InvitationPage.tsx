@@ -3,8 +3,8 @@ import { personName, ROLE_HINTS, ROLE_LABELS } from '../access';
 import { ApiError, call, client, errorMessage, Me } from '../api';
 import { ErrorMessage, Loading, RelTime, useAsync, useTitle } from '../components';
 import { SsoButton, useSsoSettings } from './LoginPage';
+import { newPasswordProblem, NewPasswordFields } from './PasswordFields';
 
-const PASSWORD_MIN = 8;
 
 /** The link itself is the problem (unknown, used, revoked, expired): asking again will not help. */
 function final(error: unknown): boolean {
@@ -72,12 +72,9 @@ export function InvitationPage({
       setError(`Type the address the invitation was sent to (${invited.email}).`);
       return;
     }
-    if (password.length < PASSWORD_MIN) {
-      setError(`The password needs at least ${PASSWORD_MIN} characters.`);
-      return;
-    }
-    if (password !== repeat) {
-      setError('The two passwords differ.');
+    const problem = newPasswordProblem(password, repeat, 'password');
+    if (problem) {
+      setError(problem);
       return;
     }
     setBusy(true);
@@ -181,34 +178,15 @@ export function InvitationPage({
                     onInput={(event) => setName(event.currentTarget.value)}
                   />
                 </label>
-                <div class="field">
-                  <label for="invitation-password">Password</label>
-                  <input
-                    id="invitation-password"
-                    type="password"
-                    name="new-password"
-                    autoComplete="new-password"
-                    required
-                    minLength={PASSWORD_MIN}
-                    aria-describedby="invitation-password-hint"
-                    value={password}
-                    onInput={(event) => setPassword(event.currentTarget.value)}
-                  />
-                  <small class="hint" id="invitation-password-hint">
-                    At least {PASSWORD_MIN} characters.
-                  </small>
-                </div>
-                <label class="field">
-                  <span>Repeat the password</span>
-                  <input
-                    type="password"
-                    name="repeat-password"
-                    autoComplete="new-password"
-                    required
-                    value={repeat}
-                    onInput={(event) => setRepeat(event.currentTarget.value)}
-                  />
-                </label>
+                <NewPasswordFields
+                  id="invitation-password"
+                  label="Password"
+                  repeatLabel="Repeat the password"
+                  value={password}
+                  repeat={repeat}
+                  onValue={setPassword}
+                  onRepeat={setRepeat}
+                />
                 <button type="submit" class="btn btn-primary btn-block" disabled={busy}>
                   {busy ? 'Creating your account…' : 'Accept and create account'}
                 </button>

@@ -1,13 +1,18 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useCan } from '../access';
-import { call, client, errorMessage, EventItem, FullEvent, qs } from '../api';
+import { call, client, errorMessage, FullEvent, qs } from '../api';
 import { Badge, DeadEnd, Empty, ErrorMessage, Loading, RelTime, useAsync, useTitle } from '../components';
+import { useCursorPages } from '../lists';
+import { usePeople } from '../people';
 import { navigate, useLocation } from '../router';
 import { EventChart } from './EventChart';
 import { EventDetail, EventNavigation } from './EventDetail';
-import { ActivityLog, AssigneeControl, Comments, usePeople } from './IssueCollaboration';
+import { ActivityLog } from './IssueActivity';
+import { AssigneeControl } from './IssueAssignee';
+import { Comments } from './IssueComments';
 import { IssueTags } from './IssueTags';
-import { lastListUrl, LevelMarker, rememberedListUrl, StateBadge } from './IssuesPage';
+import { lastListUrl, rememberedListUrl } from './IssueListPlace';
+import { LevelMarker, StateBadge } from './IssueMarkers';
 import { stateCondition, TriageActions, TriageChoice } from './TriageActions';
 
 const EVENTS_PAGE = 100;
@@ -58,10 +63,11 @@ export function IssuePage({ issueId }: { issueId: number }) {
   );
   useTitle(issue.data ? `${issue.data.short_id} ${issue.data.type}` : 'Issue');
 
-  const [events, setEvents] = useState<EventItem[]>([]);
-  const [nextCursor, setNextCursor] = useState<string | null>(null);
-  const [eventsLoading, setEventsLoading] = useState(true);
-  const [eventsError, setEventsError] = useState<string | null>(null);
+  const eventPages = useCursorPages(
+    (cursor) => call(client.GET('/api/issues/{issueId}/events', { params: { path: { issueId }, query: { limit: EVENTS_PAGE, cursor } } })),
+    true,
+  );
+  const { items: events, next: nextCursor, loading: eventsLoading, error: eventsError, load: loadEvents } = eventPages;
   const [busy, setBusy] = useState<string | null>(null);
   const [actionError, setActionError] = useState<string | null>(null);
   const [activityReload, setActivityReload] = useState(0);
@@ -72,27 +78,8 @@ export function IssuePage({ issueId }: { issueId: number }) {
     if (mergedInto !== null) navigate(`/issues/${mergedInto}${qs({ merged_from: issueId })}`, { replace: true });
   }, [mergedInto]);
 
-  const loadEvents = async (cursor: string | null) => {
-    setEventsLoading(true);
-    setEventsError(null);
-    try {
-      const page = await call(
-        client.GET('/api/issues/{issueId}/events', {
-          params: { path: { issueId }, query: { limit: EVENTS_PAGE, cursor: cursor ?? undefined } },
-        }),
-      );
-      setEvents((previous) => (cursor ? [...previous, ...page.data] : page.data));
-      setNextCursor(page.next_cursor);
-    } catch (failure) {
-      setEventsError(errorMessage(failure));
-    } finally {
-      setEventsLoading(false);
-    }
-  };
-
   useEffect(() => {
-    setEvents([]);
-    setNextCursor(null);
+    eventPages.clear();
     void loadEvents(null);
   }, [issueId]);
 

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
-import { call, client, errorMessage, TagSummary, TagValue } from '../api';
+import { call, client, TagSummary, TagValue } from '../api';
 import { ErrorMessage, Loading, useAsync } from '../components';
+import { useCursorPages } from '../lists';
 import { plural } from '../util';
 
 /** Values per key in the summary (the rest add up to "Other"). */
@@ -38,33 +39,14 @@ function ValueRow({ value, count, total, other = false, showCount = false }: Tag
 
 function TagKey({ issueId, tag }: { issueId: number; tag: TagSummary }) {
   const [open, setOpen] = useState(false);
-  const [values, setValues] = useState<TagValue[]>([]);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [loading, setLoading] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-
-  const load = async (after: string | null) => {
-    setLoading(true);
-    setError(null);
-    try {
-      const page = await call(
-        client.GET('/api/issues/{id}/tags/{key}', {
-          params: { path: { id: issueId, key: tag.key }, query: { limit: VALUES_PAGE, cursor: after ?? undefined } },
-        }),
-      );
-      setValues((previous) => (after ? [...previous, ...page.data] : page.data));
-      setCursor(page.next_cursor);
-    } catch (failure) {
-      setError(errorMessage(failure));
-    } finally {
-      setLoading(false);
-    }
-  };
+  const pages = useCursorPages((cursor) =>
+    call(client.GET('/api/issues/{id}/tags/{key}', { params: { path: { id: issueId, key: tag.key }, query: { limit: VALUES_PAGE, cursor } } })),
+  );
+  const { items: values, next: cursor, loading, error, load } = pages;
 
   const expand = () => {
     setOpen(true);
-    setValues([]);
-    setCursor(null);
+    pages.clear();
     void load(null);
   };
 

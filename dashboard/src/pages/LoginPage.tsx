@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { call, client, errorMessage, Me, SsoSettings } from '../api';
 import { Async, ErrorMessage, Loading, useAsync, useTitle } from '../components';
 import { useLocation } from '../router';
+import { PasswordField } from './PasswordFields';
 
 /** Without single sign-on (or before the server offers it), the password form alone. */
 const PASSWORD_ONLY: SsoSettings = { enabled: false, name: '', password_login: true };
@@ -80,17 +81,7 @@ export function LoginPage({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
                     onInput={(event) => setEmail(event.currentTarget.value)}
                   />
                 </label>
-                <label class="field">
-                  <span>Password</span>
-                  <input
-                    type="password"
-                    name="password"
-                    autoComplete="current-password"
-                    required
-                    value={password}
-                    onInput={(event) => setPassword(event.currentTarget.value)}
-                  />
-                </label>
+                <PasswordField label="Password" name="password" autoComplete="current-password" value={password} onInput={setPassword} />
                 <button type="submit" class="btn btn-primary btn-block" disabled={busy}>
                   {busy ? 'Signing in…' : 'Sign in'}
                 </button>

@@ -3,7 +3,7 @@
  */
 import { personName, ROLE_LABELS } from '../access';
 import { call, client, Member, Role, ROLES } from '../api';
-import { Badge, useAsync } from '../components';
+import { Badge } from '../components';
 
 export function MembersNav({ active }: { active: 'members' | 'teams' }) {
   return (
@@ -46,10 +46,6 @@ export function byStanding(a: Member, b: Member): number {
 /** The roles `me` may hand out: only owners make owners. */
 export function assignableRoles(myRole: Role): Role[] {
   return ROLES.filter((role) => role !== 'owner' || myRole === 'owner');
-}
-
-export function useTeams() {
-  return useAsync(() => call(client.GET('/api/teams')).then((r) => r.data), []);
 }
 
 /** Adds a member or a project to a team. */

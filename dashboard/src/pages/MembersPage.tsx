@@ -2,9 +2,11 @@ import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { personName, ROLE_HINTS, ROLE_LABELS, useCan, useMe } from '../access';
 import { call, client, CreatedInvitation, errorMessage, Invitation, Member, Role, Team } from '../api';
 import { Badge, CheckboxPicker, CopyButton, Empty, ErrorMessage, FormFeedback, Loading, PageHeader, RelTime, useAsync, useTitle } from '../components';
+import { DataTable } from '../lists';
 import { useRowAction, useSubmit } from '../actions';
 import { plural } from '../util';
-import { MembersNav, RoleBadge, ROLE_ARTICLES, byStanding, assignableRoles, useTeams } from './MembersCommon';
+import { useMembers, useTeams } from '../people';
+import { MembersNav, RoleBadge, ROLE_ARTICLES, byStanding, assignableRoles } from './MembersCommon';
 
 function InviteForm({ teams, onInvited }: { teams: Team[]; onInvited: () => void }) {
   const me = useMe();
@@ -149,58 +151,43 @@ function InvitationsTable({
       {invitations.length === 0 ? (
         <p class="muted">No open invitations.</p>
       ) : (
-        <div class="table-wrap">
-          <table class="data-table">
-            <thead>
-              <tr>
-                <th>E-mail</th>
-                <th>Role</th>
-                <th>Teams</th>
-                <th>Expires</th>
-                <th>
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {invitations.map((invitation) => (
-                <tr key={invitation.id}>
-                  <td data-label="E-mail" class="cell-wrap">
-                    {invitation.email}
-                  </td>
-                  <td data-label="Role">
-                    <RoleBadge role={invitation.role} />
-                  </td>
-                  <td data-label="Teams">
-                    {invitation.team_ids.length ? (
-                      invitation.team_ids.map(teamName).join(', ')
-                    ) : (
-                      <span class="muted">none</span>
-                    )}
-                  </td>
-                  <td data-label="Expires">
-                    {invitation.state === 'expired' ? (
-                      <Badge kind="failed">expired</Badge>
-                    ) : (
-                      <RelTime value={invitation.expires_at} />
-                    )}
-                  </td>
-                  <td class="col-actions">
-                    <button
-                      type="button"
-                      class="btn btn-tiny btn-danger"
-                      disabled={pending === invitation.id}
-                      aria-label={`Revoke the invitation of ${invitation.email}`}
-                      onClick={() => void revoke(invitation)}
-                    >
-                      {pending === invitation.id ? 'Revoking…' : 'Revoke'}
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable columns={['E-mail', 'Role', 'Teams', 'Expires', { label: 'Actions', hidden: true }]}>
+          {invitations.map((invitation) => (
+            <tr key={invitation.id}>
+              <td data-label="E-mail" class="cell-wrap">
+                {invitation.email}
+              </td>
+              <td data-label="Role">
+                <RoleBadge role={invitation.role} />
+              </td>
+              <td data-label="Teams">
+                {invitation.team_ids.length ? (
+                  invitation.team_ids.map(teamName).join(', ')
+                ) : (
+                  <span class="muted">none</span>
+                )}
+              </td>
+              <td data-label="Expires">
+                {invitation.state === 'expired' ? (
+                  <Badge kind="failed">expired</Badge>
+                ) : (
+                  <RelTime value={invitation.expires_at} />
+                )}
+              </td>
+              <td class="col-actions">
+                <button
+                  type="button"
+                  class="btn btn-tiny btn-danger"
+                  disabled={pending === invitation.id}
+                  aria-label={`Revoke the invitation of ${invitation.email}`}
+                  onClick={() => void revoke(invitation)}
+                >
+                  {pending === invitation.id ? 'Revoking…' : 'Revoke'}
+                </button>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </section>
   );
@@ -279,7 +266,7 @@ export function MembersPage() {
   useTitle('Members');
   const me = useMe();
   const manage = useCan()('members:admin');
-  const members = useAsync(() => call(client.GET('/api/members')).then((r) => r.data), []);
+  const members = useMembers();
   const teams = useTeams();
   const invitations = useAsync(
     () =>
@@ -345,115 +332,97 @@ export function MembersPage() {
         {members.loading && !members.data && <Loading label="Loading members…" />}
         {members.data && list.length === 0 && <Empty title="No accounts yet." />}
         {list.length > 0 && (
-          <div class="table-wrap">
-            <table class="data-table members-table">
-              <thead>
-                <tr>
-                  <th>Member</th>
-                  <th>Role</th>
-                  <th>Teams</th>
-                  <th>Status</th>
-                  <th>Joined</th>
-                  {manage && (
-                    <th>
-                      <span class="sr-only">Actions</span>
-                    </th>
-                  )}
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((member) => {
-                  const name = personName(member);
-                  const self = member.id === me.user_id;
-                  // Only owners change owners; nobody changes their own role or deactivates themselves.
-                  const editable = manage && !self && (member.role !== 'owner' || me.role === 'owner');
-                  return (
-                    <tr key={member.id} class={member.is_active ? undefined : 'inactive'}>
-                      <td data-label="Member" class="member-cell">
-                        <span class="member-name">
-                          {name}
-                          {self && <span class="muted small"> (you)</span>}
-                        </span>
-                        {member.name && <span class="muted small member-email">{member.email}</span>}
-                      </td>
-                      <td data-label="Role">
-                        {editable ? (
-                          <select
-                            class="role-select"
-                            aria-label={`Role of ${name}`}
-                            value={member.role}
-                            disabled={pending === member.id}
-                            onChange={(event) => {
-                              const role = event.currentTarget.value as Role;
-                              void update(member, { role }, `${name} is now ${ROLE_ARTICLES[role]}.`);
-                            }}
-                          >
-                            {assignableRoles(me.role).map((role) => (
-                              <option key={role} value={role}>
-                                {ROLE_LABELS[role]}
-                              </option>
-                            ))}
-                          </select>
-                        ) : (
-                          <RoleBadge role={member.role} />
-                        )}
-                      </td>
-                      <td data-label="Teams">
-                        {member.team_ids.length ? (
-                          <span class="team-names">{member.team_ids.map(teamName).join(', ')}</span>
-                        ) : (
-                          <span class="muted">none</span>
-                        )}
-                      </td>
-                      <td data-label="Status">
-                        {member.is_active ? (
-                          <Badge kind="resolved">active</Badge>
-                        ) : (
-                          <span class="status-line">
-                            <Badge kind="muted">deactivated</Badge>
-                            {member.deactivated_at && (
-                              <span class="muted small">
-                                {' '}
-                                <RelTime value={member.deactivated_at} />
-                              </span>
-                            )}
+          <DataTable class="members-table" columns={['Member', 'Role', 'Teams', 'Status', 'Joined', manage && { label: 'Actions', hidden: true }]}>
+            {list.map((member) => {
+              const name = personName(member);
+              const self = member.id === me.user_id;
+              // Only owners change owners; nobody changes their own role or deactivates themselves.
+              const editable = manage && !self && (member.role !== 'owner' || me.role === 'owner');
+              return (
+                <tr key={member.id} class={member.is_active ? undefined : 'inactive'}>
+                  <td data-label="Member" class="member-cell">
+                    <span class="member-name">
+                      {name}
+                      {self && <span class="muted small"> (you)</span>}
+                    </span>
+                    {member.name && <span class="muted small member-email">{member.email}</span>}
+                  </td>
+                  <td data-label="Role">
+                    {editable ? (
+                      <select
+                        class="role-select"
+                        aria-label={`Role of ${name}`}
+                        value={member.role}
+                        disabled={pending === member.id}
+                        onChange={(event) => {
+                          const role = event.currentTarget.value as Role;
+                          void update(member, { role }, `${name} is now ${ROLE_ARTICLES[role]}.`);
+                        }}
+                      >
+                        {assignableRoles(me.role).map((role) => (
+                          <option key={role} value={role}>
+                            {ROLE_LABELS[role]}
+                          </option>
+                        ))}
+                      </select>
+                    ) : (
+                      <RoleBadge role={member.role} />
+                    )}
+                  </td>
+                  <td data-label="Teams">
+                    {member.team_ids.length ? (
+                      <span class="team-names">{member.team_ids.map(teamName).join(', ')}</span>
+                    ) : (
+                      <span class="muted">none</span>
+                    )}
+                  </td>
+                  <td data-label="Status">
+                    {member.is_active ? (
+                      <Badge kind="resolved">active</Badge>
+                    ) : (
+                      <span class="status-line">
+                        <Badge kind="muted">deactivated</Badge>
+                        {member.deactivated_at && (
+                          <span class="muted small">
+                            {' '}
+                            <RelTime value={member.deactivated_at} />
                           </span>
                         )}
-                        {member.sso && (
-                          <>
-                            {' '}
-                            <Badge kind="neutral">SSO</Badge>
-                          </>
-                        )}
-                      </td>
-                      <td data-label="Joined">
-                        <RelTime value={member.created_at} />
-                      </td>
-                      {manage && (
-                        <td class="col-actions">
-                          {editable && (
-                            <ActiveToggle
-                              member={member}
-                              busy={pending === member.id}
-                              onSet={(isActive) =>
-                                void update(
-                                  member,
-                                  { is_active: isActive },
-                                  isActive
-                                    ? `${name} can sign in again.`
-                                    : `${name} is deactivated: signed out, tokens stopped.`,
-                                )
-                              }
-                            />
-                          )}
-                        </td>
+                      </span>
+                    )}
+                    {member.sso && (
+                      <>
+                        {' '}
+                        <Badge kind="neutral">SSO</Badge>
+                      </>
+                    )}
+                  </td>
+                  <td data-label="Joined">
+                    <RelTime value={member.created_at} />
+                  </td>
+                  {manage && (
+                    <td class="col-actions">
+                      {editable && (
+                        <ActiveToggle
+                          member={member}
+                          busy={pending === member.id}
+                          onSet={(isActive) =>
+                            void update(
+                              member,
+                              { is_active: isActive },
+                              isActive
+                                ? `${name} can sign in again.`
+                                : `${name} is deactivated: signed out, tokens stopped.`,
+                            )
+                          }
+                        />
                       )}
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
+                    </td>
+                  )}
+                </tr>
+              );
+            })}
+          </DataTable>
         )}
       </section>
     </>

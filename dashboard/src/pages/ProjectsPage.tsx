@@ -48,6 +48,18 @@ export function ProjectsPage() {
                   {project.slug} · created <RelTime value={project.created_at} />
                 </span>
               </div>
+              <dl class="project-counts">
+                <div>
+                  <dt>Open issues</dt>
+                  <dd>
+                    <a href={`/projects/${project.id}/issues`}>{project.open_issues.toLocaleString()}</a>
+                  </dd>
+                </div>
+                <div>
+                  <dt>Events, last 24 hours</dt>
+                  <dd>{project.events_24h.toLocaleString()}</dd>
+                </div>
+              </dl>
               <DsnField project={project} />
               <div class="project-card-links">
                 <a class="btn btn-small" href={`/projects/${project.id}/issues`}>

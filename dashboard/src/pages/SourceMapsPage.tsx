@@ -2,6 +2,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { useCan } from '../access';
 import { ArtifactBundle, call, client, errorMessage, Project } from '../api';
 import { CopyButton, Empty, ErrorMessage, Loading, RelTime, useAsync, useTitle, ProjectLoadError } from '../components';
+import { DataTable } from '../lists';
+import { useCursorPages } from '../lists';
 import { plural } from '../util';
 import { ProjectHeader, useProject } from './ProjectHeader';
 
@@ -37,28 +39,12 @@ export function SourceMapsPage({ projectId }: { projectId: number }) {
     () => call(client.GET('/api/projects/{projectId}/releases', { params: { path: { projectId }, query: { limit: 100 } } })),
     [projectId],
   );
-  const [bundles, setBundles] = useState<ArtifactBundle[]>([]);
-  const [next, setNext] = useState<string | null>(null);
-  const [loading, setLoading] = useState(true);
-  const [error, setError] = useState<string | null>(null);
-
-  const load = async (cursor: string | null) => {
-    setLoading(true);
-    setError(null);
-    try {
-      const page = await call(
-        client.GET('/api/projects/{projectId}/artifact-bundles', {
-          params: { path: { projectId }, query: { release, cursor: cursor ?? undefined, limit: 20 } },
-        }),
-      );
-      setBundles((previous) => (cursor ? [...previous, ...page.data] : page.data));
-      setNext(page.next_cursor);
-    } catch (failure) {
-      setError(errorMessage(failure));
-    } finally {
-      setLoading(false);
-    }
-  };
+  const uploads = useCursorPages(
+    (cursor) =>
+      call(client.GET('/api/projects/{projectId}/artifact-bundles', { params: { path: { projectId }, query: { release, cursor, limit: 20 } } })),
+    true,
+  );
+  const { items: bundles, setItems: setBundles, next, loading, error, load } = uploads;
   useEffect(() => {
     void load(null);
   }, [projectId, release]);
@@ -185,35 +171,23 @@ function BundleCard({ projectId, bundle, onDeleted }: { projectId: number; bundl
         </div>
       </div>
       <ErrorMessage error={error} />
-      <div class="table-wrap">
-        <table class="data-table">
-          <thead>
-            <tr>
-              <th>File</th>
-              <th>Type</th>
-              <th>Debug ID</th>
-              <th class="col-num">Size</th>
-            </tr>
-          </thead>
-          <tbody>
-            {bundle.files.map((file) => (
-              <tr key={file.path}>
-                <td class="mono" data-label="File">
-                  <span>{file.url}</span>
-                  {file.source_map && <div class="muted small">source map: {file.source_map}</div>}
-                </td>
-                <td data-label="Type">{TYPE_LABELS[file.type] ?? file.type}</td>
-                <td class="mono small" data-label="Debug ID">
-                  {file.debug_id ?? '—'}
-                </td>
-                <td class="col-num" data-label="Size">
-                  {formatBytes(file.size)}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable columns={['File', 'Type', 'Debug ID', { label: 'Size', class: 'col-num' }]}>
+        {bundle.files.map((file) => (
+          <tr key={file.path}>
+            <td class="mono" data-label="File">
+              <span>{file.url}</span>
+              {file.source_map && <div class="muted small">source map: {file.source_map}</div>}
+            </td>
+            <td data-label="Type">{TYPE_LABELS[file.type] ?? file.type}</td>
+            <td class="mono small" data-label="Debug ID">
+              {file.debug_id ?? '—'}
+            </td>
+            <td class="col-num" data-label="Size">
+              {formatBytes(file.size)}
+            </td>
+          </tr>
+        ))}
+      </DataTable>
     </section>
   );
 }

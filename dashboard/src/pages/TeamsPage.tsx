@@ -3,7 +3,8 @@ import { useState } from 'preact/hooks';
 import { personName, ROLE_LABELS, useCan } from '../access';
 import { call, client, errorMessage, Member, Project, Team } from '../api';
 import { Empty, ErrorMessage, Loading, NewNameForm, PageHeader, useAsync, useTitle } from '../components';
-import { MembersNav, byStanding, useTeams, addToTeam, removeFromTeam } from './MembersCommon';
+import { useMembers, useTeams } from '../people';
+import { MembersNav, byStanding, addToTeam, removeFromTeam } from './MembersCommon';
 
 function AddToTeam({
   label,
@@ -277,7 +278,7 @@ export function TeamsPage() {
   useTitle('Teams');
   const manage = useCan()('members:admin');
   const teams = useTeams();
-  const members = useAsync(() => call(client.GET('/api/members')).then((r) => r.data), []);
+  const members = useMembers();
   // Names only: a team's projects that this account cannot see show as numbers.
   const projects = useAsync(
     () =>

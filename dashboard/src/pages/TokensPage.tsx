@@ -1,7 +1,9 @@
 import { useState } from 'preact/hooks';
 import { personName, useMe } from '../access';
-import { call, client, errorMessage, Member, Project, Token } from '../api';
+import { call, client, errorMessage, Project, Token } from '../api';
 import { Badge, CheckboxPicker, CopyButton, Empty, ErrorMessage, Loading, PageHeader, RelTime, useAsync, useTitle } from '../components';
+import { DataTable } from '../lists';
+import { useMembers } from '../people';
 import { SettingsNav } from './SettingsNav';
 
 export function TokensPage() {
@@ -16,13 +18,7 @@ export function TokensPage() {
         .catch(() => [] as Project[]),
     [],
   );
-  const members = useAsync(
-    () =>
-      call(client.GET('/api/members'))
-        .then((r) => r.data)
-        .catch(() => [] as Member[]),
-    [],
-  );
+  const members = useMembers();
   const [description, setDescription] = useState('');
   const [readOnly, setReadOnly] = useState(false);
   const [scope, setScope] = useState<'all' | 'some'>('all');
@@ -194,66 +190,48 @@ export function TokensPage() {
       {tokens.loading && !tokens.data && <Loading label="Loading tokens…" />}
       {tokens.data && list.length === 0 && <Empty title="No API tokens yet." />}
       {list.length > 0 && (
-        <div class="table-wrap">
-          <table class="data-table">
-            <thead>
-              <tr>
-                <th>Description</th>
-                <th>Token</th>
-                <th>Access</th>
-                <th>Projects</th>
-                {showOwner && <th>Account</th>}
-                <th>Created</th>
-                <th>Last used</th>
-                <th>
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((token) => (
-                <tr key={token.id}>
-                  <td data-label="Description">{token.description}</td>
-                  <td data-label="Token" class="mono token-masked">
-                    {token.token}
-                  </td>
-                  <td data-label="Access">
-                    {token.read_only ? <Badge kind="neutral">read-only</Badge> : 'Read and write'}
-                  </td>
-                  <td data-label="Projects">
-                    {token.project_ids ? (
-                      token.project_ids.map(projectName).join(', ')
-                    ) : (
-                      <span class="muted">All you see</span>
-                    )}
-                  </td>
-                  {showOwner && (
-                    <td data-label="Account">
-                      {token.user_id === me.user_id ? <span class="muted">You</span> : ownerName(token.user_id)}
-                    </td>
-                  )}
-                  <td data-label="Created">
-                    <RelTime value={token.created_at} />
-                  </td>
-                  <td data-label="Last used">{token.last_used_at ? <RelTime value={token.last_used_at} /> : <span class="muted">never</span>}</td>
-                  <td class="col-actions">
-                    {mayDelete(token) && (
-                      <button
-                        type="button"
-                        class="btn btn-tiny btn-danger"
-                        disabled={deleting === token.id}
-                        aria-label={`Delete token ${token.description}`}
-                        onClick={() => void remove(token)}
-                      >
-                        {deleting === token.id ? 'Deleting…' : 'Delete'}
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable columns={['Description', 'Token', 'Access', 'Projects', showOwner && 'Account', 'Created', 'Last used', { label: 'Actions', hidden: true }]}>
+          {list.map((token) => (
+            <tr key={token.id}>
+              <td data-label="Description">{token.description}</td>
+              <td data-label="Token" class="mono token-masked">
+                {token.token}
+              </td>
+              <td data-label="Access">
+                {token.read_only ? <Badge kind="neutral">read-only</Badge> : 'Read and write'}
+              </td>
+              <td data-label="Projects">
+                {token.project_ids ? (
+                  token.project_ids.map(projectName).join(', ')
+                ) : (
+                  <span class="muted">All you see</span>
+                )}
+              </td>
+              {showOwner && (
+                <td data-label="Account">
+                  {token.user_id === me.user_id ? <span class="muted">You</span> : ownerName(token.user_id)}
+                </td>
+              )}
+              <td data-label="Created">
+                <RelTime value={token.created_at} />
+              </td>
+              <td data-label="Last used">{token.last_used_at ? <RelTime value={token.last_used_at} /> : <span class="muted">never</span>}</td>
+              <td class="col-actions">
+                {mayDelete(token) && (
+                  <button
+                    type="button"
+                    class="btn btn-tiny btn-danger"
+                    disabled={deleting === token.id}
+                    aria-label={`Delete token ${token.description}`}
+                    onClick={() => void remove(token)}
+                  >
+                    {deleting === token.id ? 'Deleting…' : 'Delete'}
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </>
   );

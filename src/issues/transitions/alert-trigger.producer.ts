@@ -5,19 +5,12 @@ import { Queue } from 'bullmq';
 import { DataSource, EntityManager } from 'typeorm';
 import { QueueName } from '../../common/queues';
 import { AlertJobName, AlertTrigger, alertTriggerJobId } from './alert-trigger';
+import { AlertTriggerOutboxRepository } from './alert-trigger-outbox.repository';
 
 /** Triggers written to the outbox in a transaction, to be published once it has committed. */
 export interface RecordedTriggers {
   ids: string[];
   triggers: AlertTrigger[];
-}
-
-interface OutboxRow {
-  id: string;
-  alert_type: AlertTrigger['alertType'];
-  project_id: number;
-  issue_id: number;
-  occurred_at: Date;
 }
 
 /** Outbox rows older than this are assumed orphaned by a crash or an outage and published again. */
@@ -40,22 +33,12 @@ export class AlertTriggerProducer {
   constructor(
     @InjectQueue(QueueName.Alerts) private readonly queue: Queue,
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly outbox: AlertTriggerOutboxRepository,
   ) {}
 
   async record(manager: EntityManager, triggers: AlertTrigger[]): Promise<RecordedTriggers> {
     if (triggers.length === 0) return { ids: [], triggers };
-    const rows: { id: string }[] = await manager.query(
-      `INSERT INTO alert_trigger_outbox (alert_type, project_id, issue_id, occurred_at)
-       SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::timestamptz[])
-       RETURNING id`,
-      [
-        triggers.map((trigger) => trigger.alertType),
-        triggers.map((trigger) => trigger.projectId),
-        triggers.map((trigger) => trigger.issueId),
-        triggers.map((trigger) => trigger.occurredAt),
-      ],
-    );
-    return { ids: rows.map((row) => row.id), triggers };
+    return { ids: await this.outbox.insert(manager, triggers), triggers };
   }
 
   /** After the commit: enqueue, then clear the outbox rows. A failure leaves them for `sweep`. */
@@ -63,9 +46,7 @@ export class AlertTriggerProducer {
     if (recorded.triggers.length === 0) return;
     try {
       await this.emit(recorded.triggers);
-      await this.dataSource.query('DELETE FROM alert_trigger_outbox WHERE id = ANY($1::bigint[])', [
-        recorded.ids,
-      ]);
+      await this.outbox.delete(recorded.ids);
     } catch (error) {
       this.logger.warn(
         `${recorded.triggers.length} alert trigger(s) kept in the outbox for a later retry: ${(error as Error).message}`,
@@ -76,12 +57,7 @@ export class AlertTriggerProducer {
   /** Publishes outbox rows left behind for longer than OUTBOX_GRACE_MS. Returns how many. */
   async sweep(): Promise<number> {
     return this.dataSource.transaction(async (manager) => {
-      const rows: OutboxRow[] = await manager.query(
-        `SELECT id, alert_type, project_id, issue_id, occurred_at FROM alert_trigger_outbox
-          WHERE created_at < now() - $1 * interval '1 millisecond'
-          ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED`,
-        [OUTBOX_GRACE_MS, SWEEP_BATCH],
-      );
+      const rows = await this.outbox.takeOverdue(manager, OUTBOX_GRACE_MS, SWEEP_BATCH);
       if (rows.length === 0) return 0;
       await this.emit(
         rows.map((row) => ({
@@ -91,9 +67,10 @@ export class AlertTriggerProducer {
           occurredAt: new Date(row.occurred_at).toISOString(),
         })),
       );
-      await manager.query('DELETE FROM alert_trigger_outbox WHERE id = ANY($1::bigint[])', [
+      await this.outbox.delete(
         rows.map((row) => row.id),
-      ]);
+        manager,
+      );
       this.logger.log(`published ${rows.length} alert trigger(s) left in the outbox`);
       return rows.length;
     });

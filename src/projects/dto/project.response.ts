@@ -38,3 +38,17 @@ export class ProjectView {
   @ApiProperty({ format: 'date-time' })
   created_at: string;
 }
+
+@ApiSchema({ description: 'A project as the project list shows it: with how much is going on in it.' })
+export class ProjectSummaryView extends ProjectView {
+  @ApiProperty({
+    description: 'Unresolved issues (state open, not merged into another): the default issue list.',
+  })
+  open_issues: number;
+
+  @ApiProperty({
+    description:
+      'Events of the last 24 hours (this hour and the 23 before it, as the 24h stats), from the hourly rollups: events received in the last few seconds may not be counted yet.',
+  })
+  events_24h: number;
+}

@@ -67,7 +67,7 @@ const upwardRules = LAYERS.slice(0, -1).map((name, index) => ({
 }));
 
 /** What each kind of file may not import, inside a folder as across folders. */
-const DATA = '(\\.repository|\\.entity)\\.ts$';
+const DATA = '(\\.repository|\\.entity|-data\\.module)\\.ts$';
 const SERVICE = '\\.service\\.ts$';
 const ENTRY = '(\\.controller|\\.processor)\\.ts$';
 
