@@ -33,6 +33,7 @@ interface Snapshot {
   parts: { issue_id: number; project_id: number; day: string; n: number }[];
   issueHours: { issue_id: number; project_id: number; hour: Date }[];
   projectHours: { project_id: number; hour: Date }[];
+  outcomeHours: { project_id: number; hour: Date }[];
   retention: Map<number, number | null>;
   alertHistory: { id: number; created_at: Date; status: string }[];
   sessions: { token_hash: string; expires_at: Date }[];
@@ -66,6 +67,8 @@ async function snapshot(db: DataSource): Promise<Snapshot> {
         ORDER BY 1, 3, h.environment`,
     ),
     projectHours: await db.query('SELECT project_id, hour FROM project_hourly ORDER BY 1, 2, environment'),
+    // Outcomes are hourly rows too, left by any earlier test file that shares this database.
+    outcomeHours: await db.query('SELECT project_id, hour FROM outcomes_hourly ORDER BY 1, 2'),
     retention: new Map(
       (await db.query('SELECT id, retention_days FROM projects')).map(
         (row: { id: number; retention_days: number | null }) => [row.id, row.retention_days],
@@ -121,7 +124,8 @@ function plan(before: Snapshot, now: number, defaultDays: number) {
     .reduce((sum, row) => sum + row.n, 0);
   const hourlyRowsDeleted =
     before.issueHours.filter((row) => row.hour.getTime() < cutoff(row.project_id)).length +
-    before.projectHours.filter((row) => row.hour.getTime() < cutoff(row.project_id)).length;
+    before.projectHours.filter((row) => row.hour.getTime() < cutoff(row.project_id)).length +
+    before.outcomeHours.filter((row) => row.hour.getTime() < cutoff(row.project_id)).length;
   const ahead: string[] = [];
   for (let day = startOfDay(now - DAY); day <= startOfDay(now + 3 * DAY); day += DAY)
     ahead.push(partitionName(day));
