@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { HashingBusyError } from '../common/crypto';
 import { DomainError, MovedError } from '../common/domain-errors';
-import { isDatabaseUnavailable } from '../database/database-errors';
+import { classifyDatabaseError, isDatabaseUnavailable } from '../database/database-errors';
 import { DatabaseUnavailableError } from '../database/database-unavailable.error';
 import { RepeatedLog } from '../common/repeated-log';
 import { TOO_DEEP } from '../common/validation';
@@ -93,6 +93,14 @@ export function describeError(
     return {
       status: HttpStatus.SERVICE_UNAVAILABLE,
       body: { error: 'database unavailable, try again later' },
+    };
+  }
+  // Two transactions met (a deadlock, a serialization failure): PostgreSQL rolled this one back, so
+  // nothing was written, and the same request sent again goes through.
+  if (classifyDatabaseError(exception) === 'conflict') {
+    return {
+      status: HttpStatus.CONFLICT,
+      body: { error: 'the change met a concurrent one and was not made: send it again' },
     };
   }
   const correlationId = randomUUID();

@@ -22,7 +22,12 @@ import { Issue, IssueState } from './issue.entity';
  *    once.
  * 3. `events`, then `event_parts`: the digest inserts in that order, and retention's partition drop,
  *    an issue's deletion (cascading) and a merge's moves (EventsRepository.moveToIssue) take them in
- *    the same order.
+ *    the same order. The one step out of this order: a merge moves events and parts after it has
+ *    locked its issues (4), so a digest batch that has written a part of the surviving issue and
+ *    waits for that issue can deadlock with it. PostgreSQL ends one of the two (40P01); the digest
+ *    retries its batch at once, as it does every conflict, and a merge answers 409 to be sent
+ *    again. Locking the issues after the moves would let batches attach events to an issue being
+ *    merged away, which is worse.
  * 4. `issues`, by id, FOR NO KEY UPDATE, in a statement of its own: the digest's batch update, the
  *    fold, merges, triage and bulk changes, ended snoozes (a deletion locks its one issue FOR
  *    UPDATE). NO KEY UPDATE does not conflict with the KEY SHARE locks that inserting events (and
