@@ -124,7 +124,7 @@ describe('outcomes', () => {
       { outcome: 'unsupported', category: 'monitor', reason: 'check_in', quantity: 1 },
       { outcome: 'unsupported', category: 'replay', reason: 'replay_event', quantity: 1 },
       { outcome: 'unsupported', category: 'transaction', reason: 'transaction', quantity: 1 },
-      { outcome: 'unsupported', category: 'unknown', reason: 'brand_new_thing', quantity: 1 },
+      { outcome: 'unsupported', category: 'unknown', reason: 'other', quantity: 1 },
     ]);
     // Folding again adds nothing: the counts moved, they were not copied.
     expect(await foldedTotals(t, project)).toHaveLength(7);

@@ -3,7 +3,8 @@ import {
   clientReportOutcomes,
   envelopeOutcomes,
   MAX_REPORT_QUANTITY,
-  outcomeName,
+  categoryName,
+  reasonName,
   refusalOutcome,
 } from './envelope-outcomes';
 
@@ -28,7 +29,7 @@ describe('clientReportOutcomes', () => {
     ]);
   });
 
-  it('accepts the lists older SDKs send, and an RFC 3339 timestamp', () => {
+  it('counts the lists older SDKs send as Sentry does (rate limited, filtered), and takes an RFC 3339 timestamp', () => {
     expect(
       clientReportOutcomes(
         report({
@@ -39,25 +40,26 @@ describe('clientReportOutcomes', () => {
         }),
       ),
     ).toEqual([
-      { outcome: 'client_discard', category: 'error', reason: 'ratelimit_backoff', quantity: 1 },
-      { outcome: 'client_discard', category: 'error', reason: 'event_processor', quantity: 2 },
-      { outcome: 'client_discard', category: 'transaction', reason: 'sample_rate', quantity: 5 },
+      { outcome: 'rate_limited', category: 'error', reason: 'ratelimit_backoff', quantity: 1 },
+      { outcome: 'filtered', category: 'error', reason: 'event_processor', quantity: 2 },
+      { outcome: 'filtered', category: 'transaction', reason: 'sample_rate', quantity: 5 },
     ]);
   });
 
-  it('keeps unknown reasons and categories of a sane shape, and calls the others "other"', () => {
+  it('calls a reason or category outside Sentry\'s sets "other", however sane its shape', () => {
     expect(
       clientReportOutcomes(
         report({
           discarded_events: [
             { reason: 'brand_new_reason', category: 'log_item', quantity: 1 },
-            { reason: 'Has Spaces', category: 'x'.repeat(65), quantity: 1 },
+            { reason: 'Has Spaces', category: 'log_item', quantity: 1 },
+            { reason: 'before_send', category: 'x'.repeat(65), quantity: 1 },
           ],
         }),
       ),
     ).toEqual([
-      { outcome: 'client_discard', category: 'log_item', reason: 'brand_new_reason', quantity: 1 },
-      { outcome: 'client_discard', category: 'other', reason: 'other', quantity: 1 },
+      { outcome: 'client_discard', category: 'log_item', reason: 'other', quantity: 2 },
+      { outcome: 'client_discard', category: 'other', reason: 'before_send', quantity: 1 },
     ]);
   });
 
@@ -106,13 +108,26 @@ describe('clientReportOutcomes', () => {
   });
 });
 
-describe('outcomeName', () => {
-  it('keeps [a-z0-9_] names up to 64 characters', () => {
-    expect(outcomeName('sample_rate')).toBe('sample_rate');
-    expect(outcomeName('a'.repeat(64))).toBe('a'.repeat(64));
-    expect(outcomeName('a'.repeat(65))).toBe('other');
-    expect(outcomeName('')).toBe('other');
-    expect(outcomeName('DROP TABLE')).toBe('other');
+describe('reasonName and categoryName', () => {
+  it('keep the names of the protocol and call anything else "other"', () => {
+    expect(reasonName('sample_rate')).toBe('sample_rate');
+    expect(reasonName('callback_error')).toBe('callback_error');
+    expect(categoryName('log_item')).toBe('log_item');
+    for (const name of ['brand_new', 'a'.repeat(65), '', 'DROP TABLE', 'error:x', '__proto__']) {
+      expect(reasonName(name)).toBe('other');
+      expect(categoryName(name)).toBe('other');
+    }
+  });
+
+  it('bound what one report can create: a thousand invented names are one count', () => {
+    const invented = Array.from({ length: 1_000 }, (_, i) => ({
+      reason: `reason_${i}`,
+      category: `category_${i}`,
+      quantity: 1,
+    }));
+    expect(clientReportOutcomes(report({ discarded_events: invented }))).toEqual([
+      { outcome: 'client_discard', category: 'other', reason: 'other', quantity: 1_000 },
+    ]);
   });
 });
 

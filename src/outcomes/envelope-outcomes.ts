@@ -30,12 +30,15 @@ export const MAX_REPORT_QUANTITY = 1_000_000_000;
 /** Reasons × categories an SDK knows is a few dozen: a longer report is not one. */
 export const MAX_REPORT_ENTRIES = 1_000;
 
-/** The lists a client report may hold: `discarded_events`, and those of older SDKs. */
-const REPORT_LISTS = [
-  'discarded_events',
-  'rate_limited_events',
-  'filtered_events',
-  'filtered_sampling_events',
+/**
+ * The lists a client report may hold, and the outcome each counts as: `discarded_events`, and the
+ * lists of older SDKs, which Sentry counts as rate limited or filtered rather than discarded.
+ */
+const REPORT_LISTS: [string, DroppedOutcome][] = [
+  ['discarded_events', 'client_discard'],
+  ['rate_limited_events', 'rate_limited'],
+  ['filtered_events', 'filtered'],
+  ['filtered_sampling_events', 'filtered'],
 ];
 
 /** A report that cannot be read counts as one invalid item of the SDK's own data. */
@@ -46,15 +49,64 @@ export const INVALID_CLIENT_REPORT: OutcomeCount = {
   quantity: 1,
 };
 
-const NAME = /^[a-z0-9_]{1,64}$/;
-
 /**
- * Reasons and categories are open sets (SDKs add new ones), but they become Redis fields, rows and
- * metric labels: anything outside a short lower-case identifier is `other`.
+ * The discard reasons of Sentry's client-report protocol
+ * (https://develop.sentry.dev/sdk/telemetry/client-reports/) and the data categories its SDKs
+ * report. They become Redis fields, rows and metric labels, so the sets are closed: a name outside
+ * them is `other`. An open set let one DSN create rows without bound, one new name per entry.
  */
-export function outcomeName(value: string): string {
-  return NAME.test(value) ? value : 'other';
+const KNOWN_REASONS = new Set([
+  'queue_overflow',
+  'cache_overflow',
+  'buffer_overflow',
+  'ratelimit_backoff',
+  'network_error',
+  'sample_rate',
+  'before_send',
+  'event_processor',
+  'send_error',
+  'internal_sdk_error',
+  'insufficient_data',
+  'backpressure',
+  'ignored',
+  'invalid',
+  'no_parent_span',
+  'callback_error',
+]);
+
+const KNOWN_CATEGORIES = new Set([
+  'default',
+  'error',
+  'transaction',
+  'security',
+  'attachment',
+  'attachment_item',
+  'session',
+  'profile',
+  'profile_chunk',
+  'profile_chunk_ui',
+  'replay',
+  'monitor',
+  'span',
+  'log_item',
+  'log_byte',
+  'feedback',
+  'user_report_v2',
+  'metric',
+  'metric_bucket',
+  'trace_metric',
+  'uptime',
+  'internal',
+  'unknown',
+]);
+
+/** A name of the closed set, or `other`. */
+function knownName(known: Set<string>, value: string): string {
+  return known.has(value) ? value : 'other';
 }
+
+export const reasonName = (value: string): string => knownName(KNOWN_REASONS, value);
+export const categoryName = (value: string): string => knownName(KNOWN_CATEGORIES, value);
 
 const CATEGORY_OF_ITEM_TYPE: Record<string, string> = {
   transaction: 'transaction',
@@ -97,7 +149,7 @@ export function envelopeOutcomes(
       counts.add({
         outcome: 'unsupported',
         category: categoryOfItemType(type),
-        reason: outcomeName(type),
+        reason: Object.hasOwn(CATEGORY_OF_ITEM_TYPE, type) ? type : 'other',
         quantity: 1,
       });
     }
@@ -119,20 +171,15 @@ export function clientReportOutcomes(text: string): OutcomeCount[] {
   const entries = reportEntries(text);
   if (entries === undefined) return [INVALID_CLIENT_REPORT];
   const counts = new OutcomeTally();
-  for (const { reason, category, quantity } of entries) {
-    if (quantity > 0) {
-      counts.add({
-        outcome: 'client_discard',
-        category: outcomeName(category),
-        reason: outcomeName(reason),
-        quantity,
-      });
-    }
+  for (const { outcome, reason, category, quantity } of entries) {
+    if (quantity > 0)
+      counts.add({ outcome, category: categoryName(category), reason: reasonName(reason), quantity });
   }
   return counts.list();
 }
 
 interface ReportEntry {
+  outcome: DroppedOutcome;
   reason: string;
   category: string;
   quantity: number;
@@ -151,19 +198,19 @@ function reportEntries(text: string): ReportEntry[] | undefined {
   if (timestamp !== undefined && typeof timestamp !== 'number' && typeof timestamp !== 'string')
     return undefined;
   const entries: ReportEntry[] = [];
-  for (const name of REPORT_LISTS) {
+  for (const [name, outcome] of REPORT_LISTS) {
     const list = fields[name];
     if (list === undefined || list === null) continue;
     if (!Array.isArray(list) || entries.length + list.length > MAX_REPORT_ENTRIES) return undefined;
     for (const entry of list as unknown[]) {
       if (!isReportEntry(entry)) return undefined;
-      entries.push(entry);
+      entries.push({ ...entry, outcome });
     }
   }
   return entries;
 }
 
-function isReportEntry(entry: unknown): entry is ReportEntry {
+function isReportEntry(entry: unknown): entry is Omit<ReportEntry, 'outcome'> {
   if (entry === null || typeof entry !== 'object') return false;
   const { reason, category, quantity } = entry as Record<string, unknown>;
   return (

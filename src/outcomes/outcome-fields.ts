@@ -25,7 +25,7 @@ export interface HourlyOutcomeCount extends OutcomeCount {
   hour: Date;
 }
 
-/** Names are outcomeName()s ([a-z0-9_]), so `:` separates the parts unambiguously. */
+/** Names come from closed sets of [a-z0-9_] names (envelope-outcomes.ts), so `:` separates the parts unambiguously. */
 export function outcomeField(projectId: number, at: number, count: OutcomeCount): string {
   return `${Math.floor(at / HOUR_MS)}:${projectId}:${count.outcome}:${count.category}:${count.reason}`;
 }
