@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { RowDeletion } from '../events/event-partitions';
+import { deleteProjectHours } from '../database/project-hours-deletion';
 import type { DroppedOutcome } from './envelope-outcomes';
 import type { HourlyOutcomeCount } from './outcome-fields';
 
@@ -104,16 +105,7 @@ export class OutcomesRepository {
   }
 
   /** Deletes up to `limit` rows older than the deletion's cutoff, of the projects it covers. */
-  async deleteHours(deletion: RowDeletion, limit: number): Promise<number> {
-    const [, deleted] = (await this.dataSource.query(
-      `DELETE FROM outcomes_hourly WHERE ctid = ANY(ARRAY(
-         SELECT ctid FROM outcomes_hourly
-          WHERE hour < $1
-            AND ($2::int[] IS NULL OR project_id = ANY($2))
-            AND ($3::int[] IS NULL OR project_id <> ALL($3))
-          LIMIT $4))`,
-      [deletion.before, deletion.only ?? null, deletion.except ?? null, limit],
-    )) as [unknown, number];
-    return deleted;
+  deleteHours(deletion: RowDeletion, limit: number): Promise<number> {
+    return deleteProjectHours(this.dataSource, 'outcomes_hourly', deletion, limit);
   }
 }

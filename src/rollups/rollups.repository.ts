@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { RowDeletion } from '../events/event-partitions';
+import { deleteProjectHours } from '../database/project-hours-deletion';
 import { ReleasesRepository } from '../releases/releases.repository';
 import { CountedEvent, foldPending, pendingDeltas, readPendingDelta, RollupDelta } from './rollup-delta';
 import { escapeLike } from '../common/like-pattern';
@@ -429,15 +430,7 @@ export class RollupsRepository {
           LIMIT $4))`,
       parameters,
     )) as [unknown, number];
-    const [, projectRows] = (await this.dataSource.query(
-      `DELETE FROM project_hourly WHERE ctid = ANY(ARRAY(
-         SELECT ctid FROM project_hourly
-          WHERE hour < $1
-            AND ($2::int[] IS NULL OR project_id = ANY($2))
-            AND ($3::int[] IS NULL OR project_id <> ALL($3))
-          LIMIT $4))`,
-      parameters,
-    )) as [unknown, number];
+    const projectRows = await deleteProjectHours(this.dataSource, 'project_hourly', deletion, limit);
     return issueRows + projectRows;
   }
 }
