@@ -7,8 +7,8 @@
  *   <item header JSON>\n<payload>\n       otherwise everything up to the next newline)
  *
  * It is fed decompressed chunks as they arrive, so memory stays bounded: only the header lines, the
- * event item and the client reports (small, bounded) are kept, payloads of items the tracker drops
- * (attachments, sessions, replays …) are skipped byte by byte. Only headers are parsed; an event payload is checked to be a JSON
+ * event item and the small records listed in SMALL_ITEM_BUDGETS (within a budget per envelope) are
+ * kept; payloads of items the tracker drops (replays, profiles …) are skipped byte by byte. Only headers are parsed; an event payload is checked to be a JSON
  * object and otherwise passed on as the text the SDK sent.
  */
 
@@ -39,12 +39,23 @@ export class EnvelopeError extends Error {
 
 /** Item types whose payload is queued for the digest; every other type is accepted and dropped. */
 const EVENT_ITEM_TYPES = new Set(['event']);
-const CLIENT_REPORT = 'client_report';
+
 /**
- * Client reports are a few hundred bytes of counts; what an envelope's reports hold beyond this
- * is skipped, and each report skipped counts as invalid.
+ * Item types whose payloads are small records, kept whole for ingest to read, with the bytes an
+ * envelope may hold of each type. What an envelope holds of a type beyond its budget is skipped,
+ * and each item skipped is recorded as `undefined` (ingest counts it as invalid). Client reports
+ * are a few hundred bytes of counts.
  */
-export const MAX_CLIENT_REPORT_BYTES = 64 * 1024;
+export const SMALL_ITEM_BUDGETS: Readonly<Record<string, number>> = {
+  client_report: 64 * 1024,
+};
+export const MAX_CLIENT_REPORT_BYTES = SMALL_ITEM_BUDGETS.client_report;
+
+/** A small record kept whole: its item header and its payload text. */
+export interface KeptItem {
+  header: Record<string, unknown>;
+  payload: string;
+}
 
 export interface EnvelopeLimits {
   maxEventBytes: number;
@@ -145,8 +156,8 @@ export class EnvelopeReader implements BodySink {
   eventFacts?: EventPayloadFacts;
   /** Item types seen, in order (for logs and metrics). */
   readonly itemTypes: string[] = [];
-  /** The payloads of the client report items, undefined for one too large to keep. */
-  readonly clientReports: (string | undefined)[] = [];
+  /** The small records by item type, in order; undefined for one past its type's budget. */
+  readonly smallItems = new Map<string, (KeptItem | undefined)[]>();
 
   private state = State.EnvelopeHeader;
   /** Bytes of an unfinished header line or event payload that spans chunks. */
@@ -154,14 +165,26 @@ export class EnvelopeReader implements BodySink {
   private pendingBytes = 0;
   /** Payload bytes still to come for an item with `length`. */
   private remaining = 0;
-  /** Whether the current payload is kept: the event, or a client report (false: skip its bytes). */
+  /** Whether the current payload is kept: the event, or a small record (false: skip its bytes). */
   private keeping = false;
-  private keepingReport = false;
-  private reportBytesLeft = MAX_CLIENT_REPORT_BYTES;
+  /** The header of the small record being read, while one is. */
+  private smallItemHeader?: Record<string, unknown>;
+  /** Bytes each small-record type may still use in this envelope. */
+  private readonly smallBytesLeft = new Map<string, number>();
   private currentType = '';
   private ended = false;
 
   constructor(private readonly limits: EnvelopeLimits = DEFAULT_LIMITS) {}
+
+  /** The client report payloads, undefined for one past the budget. */
+  get clientReports(): (string | undefined)[] {
+    return (this.smallItems.get('client_report') ?? []).map((item) => item?.payload);
+  }
+
+  /** The small records of one type (see SMALL_ITEM_BUDGETS). */
+  itemsOfType(type: string): (KeptItem | undefined)[] {
+    return this.smallItems.get(type) ?? [];
+  }
 
   write(chunk: Buffer): void {
     let pos = 0;
@@ -199,7 +222,9 @@ export class EnvelopeReader implements BodySink {
         case State.PayloadToNewline: {
           const newline = chunk.indexOf(NEWLINE, pos);
           const end = newline === -1 ? size : newline;
-          if (this.keepingReport && this.pendingBytes + end - pos > this.reportBytesLeft) this.skipReport();
+          if (this.smallItemHeader && this.pendingBytes + end - pos > this.smallBudgetLeft()) {
+            this.skipSmallItem();
+          }
           if (this.keeping) {
             if (this.pendingBytes + end - pos > this.limits.maxEventBytes) throw this.eventTooLarge();
             this.hold(chunk, pos, end);
@@ -282,8 +307,11 @@ export class EnvelopeReader implements BodySink {
     this.itemTypes.push(type.length > 64 ? type.slice(0, 64) : type);
     this.currentType = type;
     this.keeping = EVENT_ITEM_TYPES.has(type) && this.event === undefined;
-    this.keepingReport = type === CLIENT_REPORT;
-    this.keeping ||= this.keepingReport;
+    this.smallItemHeader = undefined;
+    if (!this.keeping && Object.hasOwn(SMALL_ITEM_BUDGETS, type)) {
+      this.smallItemHeader = item;
+      this.keeping = true;
+    }
     const length = item.length;
     if (length === undefined || length === null) {
       this.state = State.PayloadToNewline;
@@ -292,7 +320,7 @@ export class EnvelopeReader implements BodySink {
     if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0) {
       throw new EnvelopeError(400, 'item length must be a non-negative integer');
     }
-    if (this.keepingReport && length > this.reportBytesLeft) this.skipReport();
+    if (this.smallItemHeader && length > this.smallBudgetLeft()) this.skipSmallItem();
     if (this.keeping && length > this.limits.maxEventBytes) throw this.eventTooLarge();
     this.remaining = length;
     if (length === 0) {
@@ -307,23 +335,34 @@ export class EnvelopeReader implements BodySink {
     if (!this.keeping) return;
     this.keeping = false;
     const text = this.take(Buffer.alloc(0), 0, 0);
-    if (this.keepingReport) {
-      this.keepingReport = false;
-      this.reportBytesLeft -= Buffer.byteLength(text);
-      this.clientReports.push(text);
+    const smallItemHeader = this.smallItemHeader;
+    if (smallItemHeader) {
+      this.smallItemHeader = undefined;
+      this.smallBytesLeft.set(this.currentType, this.smallBudgetLeft() - Buffer.byteLength(text));
+      this.keepSmallItem({ header: smallItemHeader, payload: text });
       return;
     }
     this.eventFacts = checkEventPayload(text);
     this.event = text;
   }
 
-  /** A client report past the envelope's budget: its bytes are skipped, the report counted as invalid. */
-  private skipReport(): void {
+  private smallBudgetLeft(): number {
+    return this.smallBytesLeft.get(this.currentType) ?? SMALL_ITEM_BUDGETS[this.currentType];
+  }
+
+  private keepSmallItem(item: KeptItem | undefined): void {
+    const kept = this.smallItems.get(this.currentType);
+    if (kept) kept.push(item);
+    else this.smallItems.set(this.currentType, [item]);
+  }
+
+  /** A small record past its type's budget: its bytes are skipped, the record counted as invalid. */
+  private skipSmallItem(): void {
     this.keeping = false;
-    this.keepingReport = false;
+    this.smallItemHeader = undefined;
     this.pending = [];
     this.pendingBytes = 0;
-    this.clientReports.push(undefined);
+    this.keepSmallItem(undefined);
   }
 
   private eventTooLarge(): EnvelopeError {
