@@ -630,7 +630,9 @@ describe('rate limiting (the server as a separate process, reading its log)', ()
     const retryAfter = Number(rejected.headers['retry-after']);
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
-    expect(rejected.headers['x-sentry-rate-limits']).toBe(`${retryAfter}::project`);
+    expect(rejected.headers['x-sentry-rate-limits']).toMatch(
+      new RegExp(`^${retryAfter}:default;error;[a-z_;]+:project$`),
+    );
     expect(rejected.body).toEqual({ error: expect.stringMatching(/^rate limit exceeded/) });
 
     const moreDropped = Array.from({ length: 10 }, () => hexOf(randomUUID()));

@@ -163,6 +163,28 @@ export class Environment {
   @Min(0)
   MAX_EVENTS_PER_HOUR = 100_000;
 
+  @Describe({
+    section: 'ingest',
+    secret: false,
+    description:
+      'Session items (`session` and `sessions`) accepted per project per minute: a category of its own, so that a project over its event limit still records sessions. Over it the items are dropped, counted as `rate_limited` outcomes, and SDKs are told `X-Sentry-Rate-Limits: <seconds>:session:project`. `0` disables the limit. See [Release health](release-health.md#rate-limits).',
+  })
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  MAX_SESSIONS_PER_MINUTE = 30_000;
+
+  @Describe({
+    section: 'ingest',
+    secret: false,
+    description:
+      'Session items accepted per project per hour, as `MAX_SESSIONS_PER_MINUTE`. `0` disables the limit.',
+  })
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  MAX_SESSIONS_PER_HOUR = 600_000;
+
   // ---- Digest ----
 
   @Describe({

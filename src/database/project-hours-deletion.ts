@@ -9,12 +9,12 @@ export interface HourlyRowsDeletion {
 
 /**
  * Deletes up to `limit` rows of a table keyed by project and hour (the project rollups, the
- * outcomes) that a retention deletion covers. In batches by ctid, so that a large backlog never
+ * outcomes, release health) that a retention deletion covers. In batches by ctid, so that a large backlog never
  * holds one long transaction.
  */
 export async function deleteProjectHours(
   db: DataSource,
-  table: 'project_hourly' | 'outcomes_hourly',
+  table: 'project_hourly' | 'outcomes_hourly' | 'release_health_hourly' | 'release_health_users',
   deletion: HourlyRowsDeletion,
   limit: number,
 ): Promise<number> {

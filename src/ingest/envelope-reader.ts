@@ -48,6 +48,9 @@ const EVENT_ITEM_TYPES = new Set(['event']);
  */
 export const SMALL_ITEM_BUDGETS: Readonly<Record<string, number>> = {
   client_report: 64 * 1024,
+  // A session update is a few hundred bytes; the Node SDK's aggregates a bucket per minute.
+  session: 64 * 1024,
+  sessions: 64 * 1024,
 };
 export const MAX_CLIENT_REPORT_BYTES = SMALL_ITEM_BUDGETS.client_report;
 
@@ -158,6 +161,8 @@ export class EnvelopeReader implements BodySink {
   readonly itemTypes: string[] = [];
   /** The small records by item type, in order; undefined for one past its type's budget. */
   readonly smallItems = new Map<string, (KeptItem | undefined)[]>();
+  /** Called with each item's type as its header is read; may throw to refuse the envelope. */
+  onItemType?: (type: string) => void;
 
   private state = State.EnvelopeHeader;
   /** Bytes of an unfinished header line or event payload that spans chunks. */
@@ -305,6 +310,7 @@ export class EnvelopeReader implements BodySink {
       throw new EnvelopeError(413, `envelope has more than ${this.limits.maxItems} items`);
     }
     this.itemTypes.push(type.length > 64 ? type.slice(0, 64) : type);
+    this.onItemType?.(type);
     this.currentType = type;
     this.keeping = EVENT_ITEM_TYPES.has(type) && this.event === undefined;
     this.smallItemHeader = undefined;

@@ -10,15 +10,18 @@ import { IngestService } from './ingest.service';
 import { MetricsController } from './metrics.controller';
 import { ProjectKeys } from './project-keys';
 import { IngestRateLimiter } from './rate-limiter';
+import { ReleaseHealthDataModule } from '../releases/health/release-health-data.module';
+import { SessionIntake } from './session-intake';
 
 /** Ingestion is served by IngestHttpHandler, mounted ahead of Express by src/http-app.ts. */
 @Module({
   // ProjectsModule: its key changes reach the client-key snapshot at once.
-  imports: [JobsModule, HealthModule, ProjectsModule, OutcomesDataModule],
+  imports: [JobsModule, HealthModule, ProjectsModule, OutcomesDataModule, ReleaseHealthDataModule],
   controllers: [MetricsController],
   providers: [
     ProjectKeys,
     IngestRateLimiter,
+    SessionIntake,
     digestProducerQueueProvider,
     DigestProducer,
     IngestMetrics,

@@ -19,7 +19,8 @@ import { DigestProducer } from './digest.producer';
 import { EnvelopeReader, EventPayloadFacts, MAX_HEADER_LINE_BYTES, StoreBodyReader } from './envelope-reader';
 import { IngestMetrics } from './ingest.metrics';
 import { ProjectKeys } from './project-keys';
-import { IngestRateLimiter } from './rate-limiter';
+import { EVENT_RATE_LIMIT_CATEGORIES, IngestRateLimiter } from './rate-limiter';
+import { SESSION_ITEM_TYPES, SessionIntake } from './session-intake';
 import { envelopeOutcomes, refusalOutcome } from '../outcomes/envelope-outcomes';
 import { OutcomeCounter } from '../outcomes/outcome-counter';
 
@@ -32,6 +33,10 @@ export type IngestEndpoint = 'envelope' | 'store';
 interface IngestAttempt {
   admittedProjectId?: number;
   reader?: EnvelopeReader;
+  /** The request was counted within the event limits (a sessions-only envelope gives it back). */
+  counted?: boolean;
+  /** Over the event limits: the refusal for the first item that is not a session or client report. */
+  eventsRefused?: IngestRejection;
 }
 
 /** An HttpException that also carries response headers (429's Retry-After and X-Sentry-Rate-Limits). */
@@ -79,6 +84,7 @@ export class IngestService {
     private readonly producer: DigestProducer,
     private readonly metrics: IngestMetrics,
     private readonly outcomes: OutcomeCounter,
+    private readonly sessions: SessionIntake,
   ) {
     this.debug = config.logLevel === 'debug' || config.logLevel === 'trace';
   }
@@ -96,10 +102,11 @@ export class IngestService {
         if (endpoint === 'store') throw this.unauthorized(projectId, 'missing client key');
         return this.envelopeAuthenticatedByHeader(projectId, request, attempt);
       }
-      await this.admit(projectId, source.key, source.from, attempt);
+      const overEventLimitReadsOn = endpoint === 'envelope' && !isBrotli(request);
+      await this.admit(projectId, source.key, source.from, attempt, overEventLimitReadsOn);
       if (endpoint === 'envelope') {
         attempt.reader = new EnvelopeReader();
-        return this.envelope(projectId, attempt.reader, request);
+        return this.envelope(projectId, attempt.reader, request, attempt);
       }
       const reader = new StoreBodyReader();
       await readBody(request, reader);
@@ -147,10 +154,11 @@ export class IngestService {
     key: string,
     from: ClientKeySource['from'],
     attempt: IngestAttempt,
+    overEventLimitReadsOn = false,
   ): Promise<void> {
     await this.checkKey(projectId, key, from);
     attempt.admittedProjectId = projectId;
-    if (this.rateLimiter.enabled) await this.countRequest(projectId);
+    if (this.rateLimiter.enabled) await this.countRequest(projectId, attempt, overEventLimitReadsOn);
   }
 
   private async checkKey(projectId: number, raw: string, from: ClientKeySource['from']): Promise<void> {
@@ -175,7 +183,7 @@ export class IngestService {
     // A brotli stream declares a window of up to 16 MiB, which its decoder fills before the first
     // line comes out (about 30 ms of CPU for a 116-byte bomb): whoever uses it names the key
     // outside the body. SDKs do (tunnels forward browser envelopes uncompressed).
-    if (parseContentEncoding(request.headers['content-encoding'] as string | undefined) === 'br') {
+    if (isBrotli(request)) {
       request.resume();
       throw this.unauthorized(
         projectId,
@@ -188,10 +196,10 @@ export class IngestService {
       if (dsn.projectId !== projectId) {
         throw this.unauthorized(projectId, 'envelope dsn does not match the project');
       }
-      await this.admit(projectId, dsn.key, 'dsn', attempt);
+      await this.admit(projectId, dsn.key, 'dsn', attempt, true);
     };
     attempt.reader = new EnvelopeReader();
-    return this.envelope(projectId, attempt.reader, request, {
+    return this.envelope(projectId, attempt.reader, request, attempt, {
       check,
       maxFirstLineBytes: MAX_HEADER_LINE_BYTES,
     });
@@ -201,12 +209,21 @@ export class IngestService {
     projectId: number,
     reader: EnvelopeReader,
     request: IncomingMessage,
+    attempt: IngestAttempt,
     checkFirstLine?: Parameters<typeof readBody>[3],
   ): Promise<IngestResult> {
+    // Over the event limits, the body is read only as long as its items are sessions (or client
+    // reports): the first other item ends the reading with the 429.
+    reader.onItemType = (type) => {
+      if (attempt.eventsRefused && !SESSION_ITEM_TYPES.has(type) && type !== 'client_report') {
+        throw attempt.eventsRefused;
+      }
+    };
     await readBody(request, reader, undefined, checkFirstLine);
     const header = reader.header!;
     const headerId = header.event_id;
     if (reader.event === undefined) {
+      await this.takeSessions(projectId, reader, attempt, false);
       this.metrics.acceptedEnvelopes++;
       if (this.debug) this.logger.debug(`project ${projectId}: dropped items ${reader.itemTypes.join(', ')}`);
       this.countItemOutcomes(projectId, reader);
@@ -214,9 +231,54 @@ export class IngestService {
       return id ? { id: id.replace(/-/g, '') } : {};
     }
     const eventId = resolveEventId(headerId, reader.eventFacts);
-    await this.accept(projectId, eventId, reader.event, sdkOf(header.sdk));
+    await Promise.all([
+      this.accept(projectId, eventId, reader.event, sdkOf(header.sdk)),
+      this.takeSessions(projectId, reader, attempt, true),
+    ]);
     this.countItemOutcomes(projectId, reader);
     return { id: eventId.replace(/-/g, '') };
+  }
+
+  /**
+   * Records the envelope's sessions, if it has any. Without an event, the request's count against
+   * the event limits is given back: sessions count in their own category. A sessions-only envelope
+   * over the session limits is refused with a 429 that names the `session` category; beside an
+   * event, its sessions are only dropped (and counted as rate limited).
+   */
+  private async takeSessions(
+    projectId: number,
+    reader: EnvelopeReader,
+    attempt: IngestAttempt,
+    withEvent: boolean,
+  ): Promise<void> {
+    if (!reader.smallItems.has('session') && !reader.smallItems.has('sessions')) return;
+    const giveBack = !withEvent && attempt.counted ? this.giveBackRequest(projectId) : undefined;
+    let taken;
+    try {
+      taken = await this.sessions.take(projectId, reader);
+    } catch (error) {
+      if (error instanceof HttpException) throw error;
+      this.rejectionLog.warn('sessions', `sessions not recorded, Redis refused: ${(error as Error).message}`);
+      throw new ServiceUnavailableException('session store unavailable, try again later');
+    } finally {
+      await giveBack;
+    }
+    if (taken.rateLimited && !withEvent) {
+      const seconds = String(taken.rateLimited.retryAfterSeconds);
+      throw new IngestRejection(
+        `rate limit exceeded: too many session items per ${taken.rateLimited.window} for this project`,
+        HttpStatus.TOO_MANY_REQUESTS,
+        { 'Retry-After': seconds, 'X-Sentry-Rate-Limits': `${seconds}:session:project` },
+      );
+    }
+    if (taken.outcomes.length > 0) this.outcomes.count(projectId, taken.outcomes);
+  }
+
+  /** Not awaited for the answer's sake, only so that a failure is logged rather than unhandled. */
+  private giveBackRequest(projectId: number): Promise<void> {
+    return this.rateLimiter.giveBack(projectId).catch((error: unknown) => {
+      this.rejectionLog.warn('rate limiter', `rate limiter unavailable: ${(error as Error).message}`);
+    });
   }
 
   /** The common envelope, one event and nothing else, has nothing to count and costs one comparison. */
@@ -233,10 +295,14 @@ export class IngestService {
   }
 
   /**
-   * Every accepted request counts against the project's limits, whatever it carries: the count has
-   * to be taken before the body is read, so that a flood over the limit costs no decoding.
+   * Every accepted request counts against the project's event limits before its body is read, so
+   * that a flood over the limit costs no decoding; a request that turns out to hold sessions and no
+   * event gives its count back (takeSessions). Over the limit, an envelope is still read when
+   * `readsOn` (not brotli, whose first chunk alone can cost milliseconds to decode), up to its first
+   * item that is not a session or client report: a project over its event limit still records
+   * sessions, and a flood of events over it costs the decoding of two lines each.
    */
-  private async countRequest(projectId: number): Promise<void> {
+  private async countRequest(projectId: number, attempt: IngestAttempt, readsOn: boolean): Promise<void> {
     let decision;
     try {
       decision = await this.rateLimiter.take(projectId);
@@ -244,16 +310,20 @@ export class IngestService {
       this.rejectionLog.warn('rate limiter', `rate limiter unavailable: ${(error as Error).message}`);
       throw new ServiceUnavailableException('rate limiter unavailable, try again later');
     }
-    if (!decision.allowed) {
-      const seconds = String(decision.retryAfterSeconds);
-      throw new IngestRejection(
-        `rate limit exceeded: more than ${decision.limit} events per ${decision.window} for this project`,
-        HttpStatus.TOO_MANY_REQUESTS,
-        // Sentry's format: <seconds>:<categories>:<scope>; no category means all of them, as every
-        // request counts. SDKs stop sending until then.
-        { 'Retry-After': seconds, 'X-Sentry-Rate-Limits': `${seconds}::project` },
-      );
+    if (decision.allowed) {
+      attempt.counted = true;
+      return;
     }
+    const seconds = String(decision.retryAfterSeconds);
+    const refusal = new IngestRejection(
+      `rate limit exceeded: more than ${decision.limit} events per ${decision.window} for this project`,
+      HttpStatus.TOO_MANY_REQUESTS,
+      // Sentry's format: <seconds>:<categories>:<scope>. Every category but sessions (and the SDK's
+      // own client reports): SDKs stop sending those until then, and go on sending sessions.
+      { 'Retry-After': seconds, 'X-Sentry-Rate-Limits': `${seconds}:${EVENT_RATE_LIMIT_CATEGORIES}:project` },
+    );
+    if (!readsOn) throw refusal;
+    attempt.eventsRefused = refusal;
   }
 
   private async accept(
@@ -295,6 +365,10 @@ export class IngestService {
       );
     }
   }
+}
+
+function isBrotli(request: IncomingMessage): boolean {
+  return parseContentEncoding(request.headers['content-encoding'] as string | undefined) === 'br';
 }
 
 /** The `dsn` of an envelope header line, if the line is a JSON object that has one. */

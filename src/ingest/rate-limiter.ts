@@ -27,6 +27,26 @@ end
 return {0, 0}
 `;
 
+/**
+ * The data categories the event limits cover, as `X-Sentry-Rate-Limits` names them: every category
+ * an SDK sends but `session` (its own limits) and `internal` (client reports, which are not limited).
+ */
+export const EVENT_RATE_LIMIT_CATEGORIES = [
+  'default',
+  'error',
+  'security',
+  'attachment',
+  'transaction',
+  'span',
+  'profile',
+  'profile_chunk',
+  'replay',
+  'monitor',
+  'feedback',
+  'log_item',
+  'metric_bucket',
+].join(';');
+
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
 /** Counters outlive their window a little, so a skewed clock on another instance still finds them. */
@@ -96,5 +116,21 @@ export class IngestRateLimiter {
       );
     }
     return { allowed: false, window, retryAfterSeconds, limit };
+  }
+
+  /**
+   * Gives back one request that `take` allowed (it counted in both windows): a request that held
+   * sessions and no event, which count in their own category.
+   */
+  async giveBack(projectId: number, now = Date.now()): Promise<void> {
+    if (!this.enabled) return;
+    const minuteStart = now - (now % MINUTE_MS);
+    const hourStart = now - (now % HOUR_MS);
+    const pipeline = this.redis.pipeline();
+    if (this.minuteLimit > 0) pipeline.decr(`${this.prefix}:{${projectId}}:m:${minuteStart}`);
+    if (this.hourLimit > 0) pipeline.decr(`${this.prefix}:{${projectId}}:h:${hourStart}`);
+    const results = await pipeline.exec();
+    const failed = results?.find(([error]) => error !== null)?.[0];
+    if (failed) throw failed;
   }
 }

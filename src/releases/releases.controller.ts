@@ -1,7 +1,8 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { IdPipe } from '../common/id.pipes';
-import { Page, PageQueryDto } from '../common/pagination';
+import { Page } from '../common/pagination';
+import { HealthQuery, ReleasesQuery } from './dto/release-health.query';
 import { ProjectsService } from '../projects/projects.service';
 import { ReleasesService } from './releases.service';
 import { ReleaseDetailView, ReleaseView } from './dto/release.response';
@@ -17,14 +18,17 @@ export class ReleasesController {
     private readonly projects: ProjectsService,
   ) {}
 
-  /** The project's releases, the most recently seen first, with their events and the issues they opened. */
+  /**
+   * The project's releases, the most recently seen first, with their events, the issues they opened
+   * and their health over `period` (24h by default) in `environment` (all by default).
+   */
   @Get()
   @Requires('project:read', { projectId: 'projectId' })
   @ApiOkResponse({ type: PageOf(ReleaseView) })
   @ApiErrors(400)
   async list(
     @Param('projectId', new IdPipe('project_id')) projectId: number,
-    @Query() query: PageQueryDto,
+    @Query() query: ReleasesQuery,
   ): Promise<Page<ReleaseView>> {
     await this.projects.findOrFail(projectId);
     return this.releases.list(projectId, query);
@@ -34,12 +38,13 @@ export class ReleasesController {
   @Get(':version')
   @Requires('project:read', { projectId: 'projectId' })
   @ApiOkResponse({ type: ReleaseDetailView })
-  @ApiErrors(400)
+  @ApiErrors(400, 404)
   async get(
     @Param('projectId', new IdPipe('project_id')) projectId: number,
     @Param('version') version: string,
+    @Query() query: HealthQuery,
   ): Promise<ReleaseDetailView> {
     await this.projects.findOrFail(projectId);
-    return this.releases.get(projectId, version);
+    return this.releases.get(projectId, version, query);
   }
 }

@@ -11,6 +11,9 @@ import {
   toPage,
 } from '../common/pagination';
 import { DeployRow, ReleaseRow, ReleasesRepository } from './releases.repository';
+import type { HealthQuery } from './dto/release-health.query';
+import type { ReleaseHealthFigures } from './dto/release-health.response';
+import { ReleaseHealthService } from './health/release-health.service';
 import type { ReleaseView, DeployView, ReleaseDetailView } from './dto/release.response';
 
 export type { ReleaseView, DeployView, ReleaseDetailView };
@@ -23,24 +26,36 @@ const NO_EVENT = 'none';
 /** A project's releases, the most recently seen first. */
 @Injectable()
 export class ReleasesService {
-  constructor(private readonly releases: ReleasesRepository) {}
+  constructor(
+    private readonly releases: ReleasesRepository,
+    private readonly health: ReleaseHealthService,
+  ) {}
 
-  async list(projectId: number, query: PageQueryDto): Promise<Page<ReleaseView>> {
+  async list(projectId: number, query: PageQueryDto & HealthQuery): Promise<Page<ReleaseView>> {
+    const scope = await this.health.scope(projectId, query.period, query.environment);
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const rows = await this.releases.list(projectId, limit + 1, decodeReleaseCursor(query.cursor));
+    const figures = await this.health.ofReleases(
+      scope,
+      rows.slice(0, limit).map((row) => row.version),
+    );
     return toPage(
       rows,
       limit,
       (last) => encodeCursor([last.last_event?.toISOString() ?? NO_EVENT, last.version]),
-      toReleaseView,
+      (row) => toReleaseView(row, figures.get(row.version)!),
     );
   }
 
-  async get(projectId: number, version: string): Promise<ReleaseDetailView> {
+  async get(projectId: number, version: string, query: HealthQuery = {}): Promise<ReleaseDetailView> {
+    const scope = await this.health.scope(projectId, query.period, query.environment);
     const row = await this.releases.get(projectId, version);
     if (!row) throw new NotFoundError('release not found');
-    const deploys = await this.releases.deploys(projectId, version, DEPLOYS_SHOWN);
-    return { ...toReleaseView(row), deploys: deploys.map(toDeployView) };
+    const [deploys, figures] = await Promise.all([
+      this.releases.deploys(projectId, version, DEPLOYS_SHOWN),
+      this.health.ofReleases(scope, [version]),
+    ]);
+    return { ...toReleaseView(row, figures.get(version)!), deploys: deploys.map(toDeployView) };
   }
 
   /** Makes a release of these projects before any event names it (sentry-cli `releases new`). */
@@ -106,8 +121,9 @@ function decodeReleaseCursor(
   return { lastEvent: parseKey(fields[0], '1', 'int').at, version };
 }
 
-function toReleaseView(row: ReleaseRow): ReleaseView {
+function toReleaseView(row: ReleaseRow, health: ReleaseHealthFigures): ReleaseView {
   return {
+    ...health,
     version: row.version,
     first_event: row.first_event?.toISOString() ?? null,
     last_event: row.last_event?.toISOString() ?? null,

@@ -14,12 +14,14 @@ import { RepeatedLog } from '../common/repeated-log';
 import { WorkerErrorLog } from '../jobs/worker-error-log';
 import { IssueTriageService } from '../issues/issue-triage.service';
 import { OutcomeFolder } from '../outcomes/outcome-folder';
+import { SessionFolder } from '../releases/health/session-folder';
 import { RetentionService } from './retention.service';
 
 export enum MaintenanceJobName {
   Retention = 'retention',
   EndSnoozes = 'end-snoozes',
   FoldOutcomes = 'fold-outcomes',
+  FoldSessions = 'fold-sessions',
 }
 
 /** How long a stopping worker waits for the maintenance job it holds. */
@@ -29,11 +31,14 @@ const CLOSE_GRACE_MS = 5_000;
 const END_SNOOZES_EVERY_MS = 60_000;
 /** Outcomes counted at ingest show in the API within this. */
 const FOLD_OUTCOMES_EVERY_MS = 60_000;
+/** Sessions recorded at ingest show in release health within this. */
+const FOLD_SESSIONS_EVERY_MS = 60_000;
 
 /**
  * Scheduled housekeeping, once per interval for the whole installation however many workers there
  * are (see KeptJobScheduler): retention once an hour; every minute the end of the snoozes that no
- * event ends (a time passed, enough users affected), and the fold of the outcomes ingest counted.
+ * event ends (a time passed, enough users affected), and the folds of the outcomes and the sessions
+ * ingest counted.
  * Jobs are not retried: the next run carries on where a failed one stopped.
  */
 @Processor(QueueName.Maintenance, { concurrency: 1 })
@@ -45,6 +50,7 @@ export class MaintenanceProcessor
   private readonly schedule: KeptJobScheduler | undefined;
   private readonly snoozes: KeptJobScheduler;
   private readonly outcomeFolds: KeptJobScheduler;
+  private readonly sessionFolds: KeptJobScheduler;
   private readonly minuteJobFailures = new RepeatedLog(this.logger, 60_000);
   private readonly workerErrors = new WorkerErrorLog(this.logger, QueueName.Maintenance);
 
@@ -58,6 +64,7 @@ export class MaintenanceProcessor
     private readonly retention: RetentionService,
     private readonly triage: IssueTriageService,
     private readonly outcomes: OutcomeFolder,
+    private readonly sessions: SessionFolder,
     config: AppConfig,
   ) {
     super();
@@ -73,6 +80,7 @@ export class MaintenanceProcessor
       );
     this.snoozes = frequent(MaintenanceJobName.EndSnoozes, END_SNOOZES_EVERY_MS);
     this.outcomeFolds = frequent(MaintenanceJobName.FoldOutcomes, FOLD_OUTCOMES_EVERY_MS);
+    this.sessionFolds = frequent(MaintenanceJobName.FoldSessions, FOLD_SESSIONS_EVERY_MS);
     if (config.RETENTION_SCHEDULE !== 'off') {
       this.schedule = new KeptJobScheduler(
         queue,
@@ -85,6 +93,7 @@ export class MaintenanceProcessor
   onApplicationBootstrap(): void {
     this.snoozes.start();
     this.outcomeFolds.start();
+    this.sessionFolds.start();
     if (this.schedule) {
       this.schedule.start();
       return;
@@ -114,6 +123,7 @@ export class MaintenanceProcessor
     this.schedule?.stop();
     this.snoozes.stop();
     this.outcomeFolds.stop();
+    this.sessionFolds.stop();
   }
 
   @OnWorkerEvent('error')
@@ -153,6 +163,19 @@ export class MaintenanceProcessor
     }
   }
 
+  /** Like the outcome fold: a failed fold leaves its batch in Redis for the next minute's. */
+  private async foldSessions(): Promise<unknown> {
+    try {
+      return await this.sessions.fold();
+    } catch (error) {
+      this.minuteJobFailures.warn(
+        'fold-sessions',
+        `folding sessions failed, retried in a minute: ${(error as Error).message}`,
+      );
+      return undefined;
+    }
+  }
+
   async process(job: Job): Promise<unknown> {
     switch (job.name as MaintenanceJobName) {
       case MaintenanceJobName.Retention:
@@ -161,6 +184,8 @@ export class MaintenanceProcessor
         return this.endSnoozes();
       case MaintenanceJobName.FoldOutcomes:
         return this.foldOutcomes();
+      case MaintenanceJobName.FoldSessions:
+        return this.foldSessions();
       default:
         this.logger.warn(`unknown maintenance job ${job.name}`);
         return undefined;

@@ -9,6 +9,7 @@ import { AlertHistoryRepository } from '../rules/alert-history.repository';
 import { SessionsRepository } from '../users/sessions.repository';
 import { RollupsRepository } from '../rollups/rollups.repository';
 import { OutcomesRepository } from '../outcomes/outcomes.repository';
+import { ReleaseHealthRepository } from '../releases/health/release-health.repository';
 import { cutoffOf, planPartitions, ProjectRetention } from './retention-policy';
 import { AuditLog } from '../audit/audit-log.service';
 
@@ -27,7 +28,7 @@ export interface RetentionReport {
   eventsDeleted: number;
   /** Stack traces and SDK descriptions shared by events now all gone (see EventPartitions). */
   partsDeleted: number;
-  /** Of the rollups and of the outcomes. */
+  /** Of the rollups, the outcomes and release health. */
   hourlyRowsDeleted: number;
   issuesDeleted: number;
   alertHistoryDeleted: number;
@@ -66,6 +67,7 @@ export class RetentionService {
     private readonly auditLog: AuditLog,
     private readonly projects: ProjectsRepository,
     private readonly outcomes: OutcomesRepository,
+    private readonly releaseHealth: ReleaseHealthRepository,
   ) {}
 
   async run(now = new Date()): Promise<RetentionReport> {
@@ -106,6 +108,7 @@ export class RetentionService {
       report.partsDeleted += await drain((limit) => this.partitions.deleteExpiredParts(deletion, limit));
       report.hourlyRowsDeleted += await drain((limit) => this.rollups.deleteHours(deletion, limit));
       report.hourlyRowsDeleted += await drain((limit) => this.outcomes.deleteHours(deletion, limit));
+      report.hourlyRowsDeleted += await drain((limit) => this.releaseHealth.deleteHours(deletion, limit));
       report.issuesDeleted += await drain((limit) => this.issues.deleteExpired(deletion, limit));
       // Few bundles a statement: each takes its files (megabytes of TOAST) with it.
       report.artifactBundlesDeleted += await drain(

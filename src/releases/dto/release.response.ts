@@ -1,7 +1,11 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ReleaseHealthFigures } from './release-health.response';
 
-@ApiSchema({ description: 'A release of a project, with its events and the issues it opened.' })
-export class ReleaseView {
+@ApiSchema({
+  description:
+    'A release of a project, with its events, the issues it opened, and its health over the period asked for (`sessions` … `adoption`).',
+})
+export class ReleaseView extends ReleaseHealthFigures {
   @ApiProperty({ example: 'shop@1.2.0' })
   version: string;
 

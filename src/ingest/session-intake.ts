@@ -1,0 +1,85 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { RepeatedLog } from '../common/repeated-log';
+import type { OutcomeCount } from '../outcomes/envelope-outcomes';
+import { readSessionItems, SessionRecord } from '../releases/health/session-items';
+import { aggregateMarker, RecordGroup, SessionRecorder } from '../releases/health/session-recorder';
+import { UserHasher } from '../releases/health/user-hasher';
+import type { EnvelopeReader } from './envelope-reader';
+
+/** Item types that carry sessions, and count in the `session` rate-limit category. */
+export const SESSION_ITEM_TYPES: ReadonlySet<string> = new Set(['session', 'sessions']);
+
+export interface SessionIntakeResult {
+  /** Session items the envelope held. */
+  items: number;
+  /** Set when the project's session limit refused them: nothing of them was recorded. */
+  rateLimited?: { retryAfterSeconds: number; window: 'minute' | 'hour' };
+  /** What was skipped or refused, as outcomes (category `session`). */
+  outcomes: OutcomeCount[];
+}
+
+/**
+ * An envelope's sessions at ingest: read and checked (session-items.ts), their distinct ids hashed,
+ * then applied to Redis in one atomic step that also counts them against the session rate limit
+ * (SessionRecorder). Awaited before the SDK is answered: a 200 means the updates are in Redis.
+ */
+@Injectable()
+export class SessionIntake {
+  private readonly logger = new Logger('Ingest');
+  private readonly limitLog = new RepeatedLog(this.logger, 60_000);
+
+  constructor(
+    private readonly recorder: SessionRecorder,
+    private readonly users: UserHasher,
+  ) {}
+
+  async take(projectId: number, reader: EnvelopeReader, now = Date.now()): Promise<SessionIntakeResult> {
+    const updates = reader.itemsOfType('session');
+    const aggregates = reader.itemsOfType('sessions');
+    const items = updates.length + aggregates.length;
+    const result: SessionIntakeResult = { items, outcomes: [] };
+    if (items === 0) return result;
+    const skipped = new Map<string, number>();
+    const groups: RecordGroup[] = [];
+    const read = (found: ReturnType<typeof readSessionItems>) => {
+      for (const [reason, quantity] of found.skipped)
+        skipped.set(reason, (skipped.get(reason) ?? 0) + quantity);
+      return found.records.map((record) => this.hashed(projectId, record));
+    };
+    const single = read(readSessionItems(updates, [], now));
+    if (single.length > 0) groups.push({ records: single });
+    for (const item of aggregates) {
+      const records = read(readSessionItems([], [item], now));
+      if (records.length > 0) {
+        groups.push({ records, marker: aggregateMarker(projectId, item!.payload, reader.header?.sent_at) });
+      }
+    }
+    for (const [reason, quantity] of skipped) {
+      result.outcomes.push({ outcome: 'invalid', category: 'session', reason, quantity });
+    }
+    // Nothing valid to keep: no Redis round trip (and nothing to count against the limits).
+    if (groups.length === 0) return result;
+    const verdict = await this.recorder.record(projectId, items, groups, now);
+    if (!verdict.applied) {
+      result.rateLimited = { retryAfterSeconds: verdict.retryAfterSeconds, window: verdict.window };
+      result.outcomes = [
+        { outcome: 'rate_limited', category: 'session', reason: 'rate_limit', quantity: items },
+      ];
+      if (verdict.over <= items) {
+        const limit = verdict.window === 'minute' ? this.recorder.minuteLimit : this.recorder.hourLimit;
+        this.limitLog.warn(
+          `sessions ${projectId}`,
+          `rate limit exceeded for project ${projectId}: more than ${limit} session items per ${verdict.window}; ` +
+            `dropping sessions for ${verdict.retryAfterSeconds} s`,
+        );
+      }
+    }
+    return result;
+  }
+
+  private hashed(projectId: number, record: SessionRecord): SessionRecord & { userHash?: string } {
+    if (record.did === undefined) return record;
+    const { did, ...rest } = record;
+    return { ...rest, userHash: this.users.hash(projectId, did) };
+  }
+}

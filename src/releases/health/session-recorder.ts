@@ -1,0 +1,225 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { AppConfig } from '../../config/app-config';
+import { REDIS, RedisClient } from '../../redis/redis.module';
+import { bucketField, sessionKeys } from './session-keys';
+import { MAX_SESSION_AGE_MS, SessionClass, SessionRecord, worstClassOf } from './session-items';
+
+/**
+ * Applies one envelope's session records atomically, after counting them against the project's
+ * session rate limit (nothing is applied when the limit refuses). KEYS: the live hash. ARGV: the
+ * key base, project id, minute limit, hour limit, minute window start, hour window start, minute
+ * TTL, hour TTL, items to count, then records of 8 slots each:
+ *
+ * - `u` (an update): state key, order, class, ended (0|1), state TTL ms, bucket, user field ('' for none);
+ * - `a` (an aggregate bucket): its worst class (its user's), sessions, errored, abnormal, crashed,
+ *   bucket, user field;
+ * - `m` (an aggregate item's marker): marker key, buckets that follow, TTL ms: when the marker is
+ *   already set the item was applied before, and its buckets are skipped.
+ *
+ * State of a session: `<class>:<order>` while open, `<class>:<order>:e` once ended. An update
+ * applies only when its order is past the state's (a resend, or a copy that arrives late, changes
+ * nothing) and the session has not ended; the first update of a session counts it, and a later one
+ * moves it to a worse class (the counter of its old class down, of its new class up): a session is
+ * counted once, as the worst it reached. The user of a bucket keeps the worst class of its
+ * sessions. Returns {0, 0} when applied, {1|2, over} when the minute|hour session limit refused.
+ */
+const APPLY_SCRIPT = `
+local live = KEYS[1]
+local base = ARGV[1]
+local project = ARGV[2]
+local quantity = tonumber(ARGV[9])
+local limits = {{tonumber(ARGV[3]), ':m:' .. ARGV[5], ARGV[7]}, {tonumber(ARGV[4]), ':h:' .. ARGV[6], ARGV[8]}}
+for index, limit in ipairs(limits) do
+  if limit[1] > 0 then
+    local key = base .. ':rl:' .. project .. limit[2]
+    local count = redis.call('INCRBY', key, quantity)
+    if count == quantity then redis.call('PEXPIRE', key, limit[3]) end
+    if count > limit[1] then return {index, count - limit[1]} end
+  end
+end
+local kinds = {'e', 'e', 'a', 'c'}
+local function worse(field, class)
+  if field == '' then return end
+  local old = redis.call('HGET', live, field)
+  if not old or tonumber(old) < class then redis.call('HSET', live, field, class) end
+end
+local i = 10
+local skip = 0
+while i <= #ARGV do
+  local kind = ARGV[i]
+  if skip > 0 then
+    skip = skip - 1
+  elseif kind == 'm' then
+    local marker = base .. ':a:' .. ARGV[i + 1]
+    if not redis.call('SET', marker, '1', 'NX', 'PX', ARGV[i + 3]) then skip = tonumber(ARGV[i + 2]) end
+  elseif kind == 'a' then
+    local bucket = ARGV[i + 6]
+    redis.call('HINCRBY', live, 's\\n' .. bucket, ARGV[i + 2])
+    if ARGV[i + 3] ~= '0' then redis.call('HINCRBY', live, 'e\\n' .. bucket, ARGV[i + 3]) end
+    if ARGV[i + 4] ~= '0' then redis.call('HINCRBY', live, 'a\\n' .. bucket, ARGV[i + 4]) end
+    if ARGV[i + 5] ~= '0' then redis.call('HINCRBY', live, 'c\\n' .. bucket, ARGV[i + 5]) end
+    worse(ARGV[i + 7], tonumber(ARGV[i + 1]))
+  else
+    local key = base .. ':s:' .. ARGV[i + 1]
+    local order = tonumber(ARGV[i + 2])
+    local class = tonumber(ARGV[i + 3])
+    local bucket = ARGV[i + 6]
+    local state = redis.call('GET', key)
+    local apply = true
+    if state then
+      local old, oldOrder, ended = string.match(state, '^(%d):(%d+)(:?e?)$')
+      if not old or ended ~= '' or order <= tonumber(oldOrder) then
+        apply = false
+      else
+        old = tonumber(old)
+        if class > old then
+          if old > 0 then redis.call('HINCRBY', live, kinds[old] .. '\\n' .. bucket, -1) end
+          redis.call('HINCRBY', live, kinds[class] .. '\\n' .. bucket, 1)
+        else
+          class = old
+        end
+      end
+    else
+      redis.call('HINCRBY', live, 's\\n' .. bucket, 1)
+      if class > 0 then redis.call('HINCRBY', live, kinds[class] .. '\\n' .. bucket, 1) end
+    end
+    if apply then
+      local ended = ARGV[i + 4] == '1'
+      redis.call('SET', key, class .. ':' .. ARGV[i + 2] .. (ended and ':e' or ''), 'PX', ARGV[i + 5])
+      worse(ARGV[i + 7], class)
+    end
+  end
+  i = i + 8
+end
+return {0, 0}
+`;
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 3_600_000;
+const EXPIRY_SLACK_MS = 60_000;
+/**
+ * An ended session's state is kept this long, so that a resend of its last update changes nothing;
+ * an open session's until 5 days after its start hour, when updates of it are refused anyway.
+ */
+export const ENDED_SESSION_TTL_MS = 24 * HOUR_MS;
+/** How long a resend of an aggregate item is recognised. */
+export const AGGREGATE_MARKER_TTL_MS = 24 * HOUR_MS;
+
+type ApplyCommand = (live: string, ...args: (string | number)[]) => Promise<[number, number]>;
+
+export type SessionRecordVerdict =
+  { applied: true } | { applied: false; window: 'minute' | 'hour'; retryAfterSeconds: number; over: number };
+
+/** A record with the keyed hash of its user, ready to apply. */
+export type HashedRecord = SessionRecord & { userHash?: string };
+
+/** Records of one aggregate item, with what identifies the item (for resends). */
+export interface RecordGroup {
+  records: HashedRecord[];
+  /** For an aggregate item: a digest of its payload and envelope (resends share it). */
+  marker?: string;
+}
+
+/**
+ * Applies the session records of envelopes to Redis at ingest (see APPLY_SCRIPT): one script call
+ * per envelope, awaited before the SDK is answered, and pipelined with those of concurrent
+ * requests by the shared client's auto-pipelining. A refusal of Redis rejects: the caller's 503.
+ */
+@Injectable()
+export class SessionRecorder {
+  private readonly keys: ReturnType<typeof sessionKeys>;
+  readonly minuteLimit: number;
+  readonly hourLimit: number;
+
+  constructor(
+    @Inject(REDIS) private readonly redis: RedisClient,
+    config: AppConfig,
+  ) {
+    this.keys = sessionKeys(config.REDIS_PREFIX);
+    this.minuteLimit = config.MAX_SESSIONS_PER_MINUTE;
+    this.hourLimit = config.MAX_SESSIONS_PER_HOUR;
+    if (!('applySessions' in this.redis)) {
+      this.redis.defineCommand('applySessions', { numberOfKeys: 1, lua: APPLY_SCRIPT });
+    }
+  }
+
+  /**
+   * Counts `items` session items against the project's session limits and, when they allow it,
+   * applies the groups' records.
+   */
+  async record(
+    projectId: number,
+    items: number,
+    groups: readonly RecordGroup[],
+    now = Date.now(),
+  ): Promise<SessionRecordVerdict> {
+    const minuteStart = now - (now % MINUTE_MS);
+    const hourStart = now - (now % HOUR_MS);
+    const args: (string | number)[] = [
+      this.keys.base,
+      projectId,
+      this.minuteLimit,
+      this.hourLimit,
+      minuteStart,
+      hourStart,
+      minuteStart + MINUTE_MS - now + EXPIRY_SLACK_MS,
+      hourStart + HOUR_MS - now + EXPIRY_SLACK_MS,
+      items,
+    ];
+    for (const group of groups) {
+      if (group.marker !== undefined) {
+        args.push('m', group.marker, group.records.length, AGGREGATE_MARKER_TTL_MS, '', '', '', '');
+      }
+      for (const record of group.records) args.push(...recordArgs(projectId, record, now));
+    }
+    const command = (this.redis as unknown as { applySessions: ApplyCommand }).applySessions;
+    const [verdict, over] = await command.call(this.redis, this.keys.live, ...args);
+    if (verdict === 0) return { applied: true };
+    const windowEnd = verdict === 1 ? minuteStart + MINUTE_MS : hourStart + HOUR_MS;
+    return {
+      applied: false,
+      window: verdict === 1 ? 'minute' : 'hour',
+      retryAfterSeconds: Math.max(1, Math.ceil((windowEnd - now) / 1000)),
+      over,
+    };
+  }
+}
+
+function recordArgs(projectId: number, record: HashedRecord, now: number): (string | number)[] {
+  const bucket = bucketField({ ...record, projectId });
+  const userField = record.userHash === undefined ? '' : `u\n${bucket}\n${record.userHash}`;
+  if (record.kind === 'aggregate') {
+    return [
+      'a',
+      worstClassOf(record),
+      record.sessions,
+      record.errored,
+      record.abnormal,
+      record.crashed,
+      bucket,
+      userField,
+    ];
+  }
+  const ttl = record.ended
+    ? ENDED_SESSION_TTL_MS
+    : Math.max(MINUTE_MS, (record.hour + 1) * HOUR_MS + MAX_SESSION_AGE_MS - now);
+  return [
+    'u',
+    `${projectId}:${record.sid}`,
+    record.order,
+    record.sessionClass satisfies SessionClass,
+    record.ended ? 1 : 0,
+    ttl,
+    bucket,
+    userField,
+  ];
+}
+
+/** What identifies an aggregate item across resends: its payload, and the envelope's `sent_at`. */
+export function aggregateMarker(projectId: number, payload: string, sentAt: unknown): string {
+  return createHash('sha256')
+    .update(`${projectId}\n${typeof sentAt === 'string' ? sentAt : ''}\n${payload}`)
+    .digest('base64url')
+    .slice(0, 22);
+}
