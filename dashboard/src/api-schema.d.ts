@@ -757,6 +757,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{projectId}/releases/{version}/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["ReleaseHealthController_release"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/release-health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["ReleaseHealthController_project"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/alert-channels": {
         parameters: {
             query?: never;
@@ -1801,8 +1833,26 @@ export interface components {
             /** @description Oldest first. */
             series: components["schemas"]["OutcomeBucket"][];
         };
-        /** @description A release of a project, with its events and the issues it opened. */
+        /** @description A release's percent share of the project's sessions and users over the last 24 hours. */
+        HealthAdoption: {
+            /** @description Percent (0–100) of the sessions; null when the project had none. */
+            sessions: number | null;
+            /** @description Percent (0–100) of the distinct users; null when the project had none. */
+            users: number | null;
+        };
+        /** @description A release of a project, with its events, the issues it opened, and its health over the period asked for (`sessions` … `adoption`). */
         ReleaseView: {
+            sessions: number;
+            /** @description Distinct users (sessions with a `did`). */
+            users: number;
+            /** @description Sessions that met an error but neither crashed nor ended abnormally (`unhandled` included). */
+            errored_sessions: number;
+            crashed_sessions: number;
+            /** @description Percent of sessions that did not crash. */
+            crash_free_sessions: number | null;
+            /** @description Percent of users none of whose sessions crashed. */
+            crash_free_users: number | null;
+            adoption: components["schemas"]["HealthAdoption"];
             /** @example shop@1.2.0 */
             version: string;
             /** Format: date-time */
@@ -1839,6 +1889,17 @@ export interface components {
         };
         /** @description One release with its latest deploys. */
         ReleaseDetailView: {
+            sessions: number;
+            /** @description Distinct users (sessions with a `did`). */
+            users: number;
+            /** @description Sessions that met an error but neither crashed nor ended abnormally (`unhandled` included). */
+            errored_sessions: number;
+            crashed_sessions: number;
+            /** @description Percent of sessions that did not crash. */
+            crash_free_sessions: number | null;
+            /** @description Percent of users none of whose sessions crashed. */
+            crash_free_users: number | null;
+            adoption: components["schemas"]["HealthAdoption"];
             /** @example shop@1.2.0 */
             version: string;
             /** Format: date-time */
@@ -1857,6 +1918,76 @@ export interface components {
             date_released: string | null;
             /** @description The 10 that finished last, newest first. */
             deploys: components["schemas"]["DeployView"][];
+        };
+        /** @description Release health over a period: sessions counted by the hour they started in, distinct users by their hashed `did`. Crash-free rates are percentages (0–100, not rounded), null without sessions (users). */
+        ReleaseHealthFigures: {
+            sessions: number;
+            /** @description Distinct users (sessions with a `did`). */
+            users: number;
+            /** @description Sessions that met an error but neither crashed nor ended abnormally (`unhandled` included). */
+            errored_sessions: number;
+            crashed_sessions: number;
+            /** @description Percent of sessions that did not crash. */
+            crash_free_sessions: number | null;
+            /** @description Percent of users none of whose sessions crashed. */
+            crash_free_users: number | null;
+            adoption: components["schemas"]["HealthAdoption"];
+        };
+        /** @description One bucket of a release health series. */
+        HealthBucket: {
+            /**
+             * Format: date-time
+             * @description Start of the bucket.
+             */
+            time: string;
+            sessions: number;
+            users: number;
+            errored_sessions: number;
+            crashed_sessions: number;
+            abnormal_sessions: number;
+            crash_free_sessions: number | null;
+            crash_free_users: number | null;
+        };
+        /** @description A release's health over a period, with every bucket of the period (zeros included). */
+        ReleaseHealthView: {
+            version: string;
+            /** @enum {string} */
+            period: "24h" | "14d" | "90d";
+            /** @description The environment asked for; null: all of them. */
+            environment: string | null;
+            /** @enum {string} */
+            interval: "hour" | "day";
+            totals: components["schemas"]["ReleaseHealthFigures"];
+            series: components["schemas"]["HealthBucket"][];
+        };
+        /** @description One release's figures in a project's health overview. */
+        ReleaseHealthEntry: {
+            sessions: number;
+            /** @description Distinct users (sessions with a `did`). */
+            users: number;
+            /** @description Sessions that met an error but neither crashed nor ended abnormally (`unhandled` included). */
+            errored_sessions: number;
+            crashed_sessions: number;
+            /** @description Percent of sessions that did not crash. */
+            crash_free_sessions: number | null;
+            /** @description Percent of users none of whose sessions crashed. */
+            crash_free_users: number | null;
+            adoption: components["schemas"]["HealthAdoption"];
+            version: string;
+            /** @description Sessions per bucket of the period (hourly for 24h, daily otherwise). */
+            sparkline: number[];
+        };
+        /** @description A project's release health: its totals and every release that had sessions in the period. */
+        ProjectHealthView: {
+            /** @enum {string} */
+            period: "24h" | "14d" | "90d";
+            environment: string | null;
+            /** @description The environments the project's sessions named. */
+            environments: string[];
+            /** @description All releases together (adoption is null). */
+            totals: components["schemas"]["ReleaseHealthFigures"];
+            /** @description Most sessions first. */
+            releases: components["schemas"]["ReleaseHealthEntry"][];
         };
         /** @description A notification channel: where alerts are sent. */
         ChannelView: {
@@ -5685,6 +5816,10 @@ export interface operations {
                 limit?: number;
                 /** @description next_cursor of the previous page */
                 cursor?: string;
+                /** @description The period of the health figures. */
+                period?: "24h" | "14d" | "90d";
+                /** @description Only this environment's sessions (one the project's sessions named). */
+                environment?: string;
             };
             header?: never;
             path: {
@@ -5742,7 +5877,12 @@ export interface operations {
     };
     ReleasesController_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The period of the health figures. */
+                period?: "24h" | "14d" | "90d";
+                /** @description Only this environment's sessions (one the project's sessions named). */
+                environment?: string;
+            };
             header?: never;
             path: {
                 projectId: number;
@@ -5758,6 +5898,139 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ReleaseDetailView"];
+                };
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid token or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /**
+             * @description Not found, or in a project the caller does not see.
+             *
+             *     Not found, or in a project the caller does not see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    ReleaseHealthController_release: {
+        parameters: {
+            query?: {
+                /** @description The period of the health figures. */
+                period?: "24h" | "14d" | "90d";
+                /** @description Only this environment's sessions (one the project's sessions named). */
+                environment?: string;
+            };
+            header?: never;
+            path: {
+                projectId: number;
+                version: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReleaseHealthView"];
+                };
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid token or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /**
+             * @description Not found, or in a project the caller does not see.
+             *
+             *     Not found, or in a project the caller does not see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    ReleaseHealthController_project: {
+        parameters: {
+            query?: {
+                /** @description The period of the health figures. */
+                period?: "24h" | "14d" | "90d";
+                /** @description Only this environment's sessions (one the project's sessions named). */
+                environment?: string;
+            };
+            header?: never;
+            path: {
+                projectId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectHealthView"];
                 };
             };
             /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
