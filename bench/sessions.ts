@@ -1,6 +1,6 @@
 /**
- * Release health benchmark: `npm run bench:sessions` (BENCH_DURATION_S=15 by default;
- * BENCH_SKIP_BUILD=1 to reuse dist/). Starts the built server (`node dist/main.js`, APP_ROLE=api,
+ * Release health benchmark: `npm run bench:sessions` (events for BENCH_DURATION_S=15 s, sessions
+ * for BENCH_SESSIONS_S=120 s, by default; BENCH_SKIP_BUILD=1 to reuse dist/). Starts the built server (`node dist/main.js`, APP_ROLE=api,
  * rate limits off, a bench database and a fresh Redis prefix), and from a separate load-generator
  * process, over BENCH_CONNECTIONS (default 64) keep-alive connections in a closed loop:
  *
@@ -10,8 +10,10 @@
  *      ends it (exited, errored or crashed), and 1 in 20 a Node request aggregate (`sessions`, one
  *      bucket of 20–80 requests).
  *
- * Then one fold (SessionFolder, the code the maintenance worker runs, in this process) moves the
- * counts into PostgreSQL: updates folded per second and PostgreSQL rows written per update. At the
+ * Meanwhile the counts are folded into PostgreSQL once every BENCH_FOLD_EVERY_S (60) seconds, and
+ * once at the end, by SessionFolder (the code the maintenance worker runs, here in this process):
+ * updates folded per second of folding, and PostgreSQL rows written per update (a user's row is
+ * written again only when its sessions got worse, so a minute's fold of returning users writes little). At the
  * end every count is checked against what the load generator had answered 200: sessions, errored,
  * crashed, distinct users and crashed users. Prints a table and writes bench/results/sessions.json.
  *
@@ -40,6 +42,11 @@ import {
 } from './support';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 15);
+/** Two minutes by default, folded once a minute as the maintenance worker does. */
+const SESSIONS_S = Number(process.env.BENCH_SESSIONS_S ?? 120);
+/** The maintenance worker's fold interval. */
+const FOLD_EVERY_S = Number(process.env.BENCH_FOLD_EVERY_S ?? 60);
+const sleepMs = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const USERS = Number(process.env.BENCH_USERS ?? 1_000);
 const RUN_ID = randomUUID().slice(0, 8);
@@ -276,7 +283,7 @@ function load(options: LoadOptions): Promise<LoadResult> {
 // ---------------------------------------------------------------------------------------------
 // The fold, as the maintenance worker runs it
 
-async function foldOnce(databaseUrl: string, prefix: string) {
+async function openFolder(databaseUrl: string, prefix: string) {
   const { validateEnvironment } = await import('../src/config/environment');
   const { ConfigModule } = await import('../src/config/config.module');
   const { AppConfig } = await import('../src/config/app-config');
@@ -308,13 +315,15 @@ async function foldOnce(databaseUrl: string, prefix: string) {
     },
     { logger: false },
   );
-  try {
-    const started = performance.now();
-    const report = await app.get(SessionFolder).fold();
-    return { ...report, seconds: (performance.now() - started) / 1000 };
-  } finally {
-    await app.close();
-  }
+  const folder = app.get(SessionFolder);
+  return {
+    fold: async () => {
+      const started = performance.now();
+      const report = await folder.fold();
+      return { ...report, seconds: (performance.now() - started) / 1000 };
+    },
+    close: () => app.close(),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -358,13 +367,39 @@ async function orchestrate(): Promise<void> {
     const common = { url, connections: CONNECTIONS, durationS: DURATION_S, warmupS: 2, headers };
     console.log(`events: closed loop, ${CONNECTIONS} connections, ${DURATION_S} s …`);
     const events = await load({ ...common, kind: 'events' });
-    console.log(`sessions: closed loop, ${CONNECTIONS} connections, ${DURATION_S} s …`);
-    const sessions = await load({ ...common, kind: 'sessions' });
+    console.log(
+      `sessions: closed loop, ${CONNECTIONS} connections, ${SESSIONS_S} s, folded every ${FOLD_EVERY_S} s …`,
+    );
+    const folder = await openFolder(databaseUrl, prefix);
+    const folds: Awaited<ReturnType<typeof folder.fold>>[] = [];
+    let loading = true;
+    const sessionsRun = load({ ...common, durationS: SESSIONS_S, kind: 'sessions' }).finally(
+      () => (loading = false),
+    );
+    // As the maintenance worker does: a fold a minute while sessions arrive, and one at the end.
+    const folding = (async () => {
+      for (let next = performance.now() + FOLD_EVERY_S * 1000; loading; await sleepMs(500)) {
+        if (performance.now() < next) continue;
+        next += FOLD_EVERY_S * 1000;
+        folds.push(await folder.fold());
+      }
+    })();
+    const sessions = await sessionsRun;
+    await folding;
     await stop(server);
     server = undefined;
-
-    console.log('folding …');
-    const fold = await foldOnce(databaseUrl, prefix);
+    folds.push(await folder.fold());
+    await folder.close();
+    const fold = {
+      seconds: folds.reduce((sum, f) => sum + f.seconds, 0),
+      fields: folds.reduce((sum, f) => sum + f.fields, 0),
+      rows: folds.reduce((sum, f) => sum + f.rows, 0),
+      perFold: folds.map((f) => ({
+        fields: f.fields,
+        rows: f.rows,
+        seconds: Math.round(f.seconds * 1000) / 1000,
+      })),
+    };
     const sent = sessions.sent!;
     const {
       rows: [stored],
@@ -391,14 +426,14 @@ async function orchestrate(): Promise<void> {
     const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
     const result = {
       connections: CONNECTIONS,
-      durationS: DURATION_S,
+      durationS: { events: DURATION_S, sessions: SESSIONS_S },
       eventEnvelopesPerS: events.rps,
       sessionEnvelopesPerS: sessions.rps,
       ratio: round(sessions.rps / events.rps),
       errors: { events: events.errors, sessions: sessions.errors },
       updates: sent.updates,
       sessionsCounted: sent.sessions,
-      fold: { seconds: round(fold.seconds, 3), fields: fold.fields, rows: fold.rows },
+      fold: { seconds: round(fold.seconds, 3), fields: fold.fields, rows: fold.rows, folds: fold.perFold },
       updatesFoldedPerS: Math.round(sent.updates / fold.seconds),
       rowsPerUpdate: round(fold.rows / sent.updates, 4),
       checks,
@@ -407,7 +442,7 @@ async function orchestrate(): Promise<void> {
       'event envelopes/s (ingest)': events.rps,
       'session envelopes/s (ingest)': `${sessions.rps} (${result.ratio} × events)`,
       'session updates sent (200)': `${sent.updates} (${sent.sessions} sessions)`,
-      'fold: seconds': result.fold.seconds,
+      'folds (seconds each)': fold.perFold.map((f) => f.seconds).join(', '),
       'updates folded/s (one worker)': result.updatesFoldedPerS,
       'PostgreSQL rows written': fold.rows,
       'rows per update': result.rowsPerUpdate,

@@ -4,7 +4,6 @@
  * figure compared with counts computed here from what was sent.
  */
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { SessionFolder } from '../src/releases/health/session-folder';
 import { OutcomeFolder } from '../src/outcomes/outcome-folder';
 import { startTestApp, TestApp } from './helpers/app';

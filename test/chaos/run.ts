@@ -91,6 +91,7 @@ import {
 import { AgedData, seedAgedDays } from './retention';
 import { KilledRun, reportKilledRun, retentionUnderLoad } from './retention-fault';
 import { log, PHASE_NAMES, PhaseName, skip, startedAt, Suite } from './suite';
+import { checkSessions, describeSessionCheck, SessionCheck, SessionLoad } from './sessions';
 
 const ROOT = join(__dirname, '../..');
 const num = (name: string, fallback: number) => {
@@ -314,10 +315,40 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
   };
   const phases = suite.phases;
   load.start();
+  // Sessions beside the events, checked after every fault (test/chaos/sessions.ts).
+  const sessionLoad = new SessionLoad(`${api.url}/api/${projectId}/envelope/`, {
+    'Content-Type': 'application/x-sentry-envelope',
+    'X-Sentry-Auth': `Sentry sentry_version=7, sentry_key=${clientKey.replace(/-/g, '')}, sentry_client=chaos/1.0`,
+  });
+  sessionLoad.start();
+  cleanup.add('stop session load', () => sessionLoad.stop());
+  const sessionChecks: SessionCheck[] = [];
+  const checkSessionsAfter = async (label: string) => {
+    const check = await checkSessions({
+      label,
+      load: sessionLoad,
+      databaseUrl,
+      redis,
+      prefix: PREFIX,
+      projectId,
+    }).catch((error: unknown): SessionCheck => ({
+      label,
+      sent: 0,
+      acked: 0,
+      lost: 0,
+      applied: { sessions: 0, crashed: 0 },
+      counted: { sessions: -1, crashed: -1 },
+      passed: false,
+      error: (error as Error).message,
+    }));
+    sessionChecks.push(check);
+    log(describeSessionCheck(check));
+  };
 
-  if (selected('postgres')) await postgresOutage(suite, PG_OUTAGE_S);
-  if (selected('worker')) await workerKill(suite, BURST);
-  if (selected('redis')) await redisRestart(suite, REDIS_DOWN_S);
+  if (selected('postgres'))
+    await postgresOutage(suite, PG_OUTAGE_S).then(() => checkSessionsAfter('postgres'));
+  if (selected('worker')) await workerKill(suite, BURST).then(() => checkSessionsAfter('worker'));
+  if (selected('redis')) await redisRestart(suite, REDIS_DOWN_S).then(() => checkSessionsAfter('redis'));
 
   // Retention comes after the Redis fault and before the api fault: the job the kill cuts short comes
   // back through BullMQ's stalled-job check 30 to 90 s later, and neither a Redis restart nor a
@@ -332,25 +363,30 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
   if (aged) {
     const phaseStarted = Date.now();
     killedRun = await retentionUnderLoad(suite, aged, maintenance, DEFAULT_RETENTION_DAYS);
+    await checkSessionsAfter('retention');
     retentionTimes.phase = Date.now() - phaseStarted;
   }
 
-  if (selected('api')) await apiKill(suite, API_DOWN_S);
+  if (selected('api')) await apiKill(suite, API_DOWN_S).then(() => checkSessionsAfter('api'));
 
   // Resource exhaustion: PostgreSQL's disks (which need the small disks), then Redis' memory.
   const diskLabel = `6. PostgreSQL data disk full ${DISK_FULL_S} s`;
   const walLabel = `7. PostgreSQL WAL disk full (PANIC), down ${WAL_DOWN_S} s`;
   if (selected('disk')) {
-    if (disks) await dataDiskFull(suite, disks, diskLabel, DISK_FULL_S);
+    if (disks)
+      await dataDiskFull(suite, disks, diskLabel, DISK_FULL_S).then(() => checkSessionsAfter('disk'));
     else skip(suite, 'disk', diskLabel, noDisks);
   }
   if (selected('wal')) {
-    if (disks) await walDiskFull(suite, disks, walLabel, WAL_DOWN_S);
+    if (disks) await walDiskFull(suite, disks, walLabel, WAL_DOWN_S).then(() => checkSessionsAfter('wal'));
     else skip(suite, 'wal', walLabel, noDisks);
   }
-  if (selected('redis-memory')) await redisMemoryFull(suite, REDIS_FULL_S);
+  if (selected('redis-memory'))
+    await redisMemoryFull(suite, REDIS_FULL_S).then(() => checkSessionsAfter('redis-memory'));
 
   await load.stop();
+  await checkSessionsAfter('the load');
+  await sessionLoad.stop();
   load.phase = 'after';
   const loadStoppedAt = Date.now();
   log(`load stopped: ${load.records.length} requests sent`);
@@ -435,10 +471,15 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
   };
   writeFileSync(
     join(artifacts, 'results.json'),
-    `${JSON.stringify({ date: new Date().toISOString(), settings, reports, consistency, retentionTimes, failedReasons, unexpectedExits: unexpected }, null, 2)}\n`,
+    `${JSON.stringify({ date: new Date().toISOString(), settings, reports, consistency, sessionChecks, retentionTimes, failedReasons, unexpectedExits: unexpected }, null, 2)}\n`,
   );
 
-  const checks = [...reports.filter((r) => !r.skipped).map((r) => r.passed), consistency.passed];
+  for (const check of sessionChecks) console.log(`  ${describeSessionCheck(check)}`);
+  const checks = [
+    ...reports.filter((r) => !r.skipped).map((r) => r.passed),
+    consistency.passed,
+    ...sessionChecks.map((check) => check.passed),
+  ];
   const passed = checks.filter(Boolean).length;
   const failed = checks.length - passed;
   const skipped = reports.length - reports.filter((r) => !r.skipped).length;

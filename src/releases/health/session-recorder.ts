@@ -1,15 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
+import { Batcher } from '../../common/batcher';
 import { AppConfig } from '../../config/app-config';
 import { REDIS, RedisClient } from '../../redis/redis.module';
 import { bucketField, sessionKeys } from './session-keys';
 import { MAX_SESSION_AGE_MS, SessionClass, SessionRecord, worstClassOf } from './session-items';
 
 /**
- * Applies one envelope's session records atomically, after counting them against the project's
- * session rate limit (nothing is applied when the limit refuses). KEYS: the live hash. ARGV: the
- * key base, project id, minute limit, hour limit, minute window start, hour window start, minute
- * TTL, hour TTL, items to count, then records of 8 slots each:
+ * Applies the session records of several envelopes (those of concurrent requests), each
+ * atomically, after counting it against its project's session rate limit (nothing of an envelope
+ * is applied when the limit refuses it). KEYS: the live hash. ARGV: the key base, minute limit,
+ * hour limit, minute window start, hour window start, minute TTL, hour TTL; then per envelope a
+ * header of 8 slots (`E`, project id, items to count, records that follow, padding) and its
+ * records of 8 slots each:
  *
  * - `u` (an update): state key, order, class, ended (0|1), state TTL ms, bucket, user field ('' for none);
  * - `a` (an aggregate bucket): its worst class (its user's), sessions, errored, abnormal, crashed,
@@ -22,37 +25,34 @@ import { MAX_SESSION_AGE_MS, SessionClass, SessionRecord, worstClassOf } from '.
  * nothing) and the session has not ended; the first update of a session counts it, and a later one
  * moves it to a worse class (the counter of its old class down, of its new class up): a session is
  * counted once, as the worst it reached. The user of a bucket keeps the worst class of its
- * sessions. Returns {0, 0} when applied, {1|2, over} when the minute|hour session limit refused.
+ * sessions. Returns per envelope {0, 0} when applied, {1|2, over} when the minute|hour limit refused.
  */
 const APPLY_SCRIPT = `
 local live = KEYS[1]
 local base = ARGV[1]
-local project = ARGV[2]
-local quantity = tonumber(ARGV[9])
-local limits = {{tonumber(ARGV[3]), ':m:' .. ARGV[5], ARGV[7]}, {tonumber(ARGV[4]), ':h:' .. ARGV[6], ARGV[8]}}
-for index, limit in ipairs(limits) do
-  if limit[1] > 0 then
-    local key = base .. ':rl:' .. project .. limit[2]
-    local count = redis.call('INCRBY', key, quantity)
-    if count == quantity then redis.call('PEXPIRE', key, limit[3]) end
-    if count > limit[1] then return {index, count - limit[1]} end
-  end
-end
 local kinds = {'e', 'e', 'a', 'c'}
 local function worse(field, class)
   if field == '' then return end
   local old = redis.call('HGET', live, field)
   if not old or tonumber(old) < class then redis.call('HSET', live, field, class) end
 end
-local i = 10
-local skip = 0
-while i <= #ARGV do
+local function limited(project, quantity)
+  local limits = {{tonumber(ARGV[2]), ':m:' .. ARGV[4], ARGV[6]}, {tonumber(ARGV[3]), ':h:' .. ARGV[5], ARGV[7]}}
+  for index, limit in ipairs(limits) do
+    if limit[1] > 0 then
+      local key = base .. ':rl:' .. project .. limit[2]
+      local count = redis.call('INCRBY', key, quantity)
+      if count == quantity then redis.call('PEXPIRE', key, limit[3]) end
+      if count > limit[1] then return index, count - limit[1] end
+    end
+  end
+  return 0, 0
+end
+local function apply(i)
   local kind = ARGV[i]
-  if skip > 0 then
-    skip = skip - 1
-  elseif kind == 'm' then
+  if kind == 'm' then
     local marker = base .. ':a:' .. ARGV[i + 1]
-    if not redis.call('SET', marker, '1', 'NX', 'PX', ARGV[i + 3]) then skip = tonumber(ARGV[i + 2]) end
+    if not redis.call('SET', marker, '1', 'NX', 'PX', ARGV[i + 3]) then return tonumber(ARGV[i + 2]) end
   elseif kind == 'a' then
     local bucket = ARGV[i + 6]
     redis.call('HINCRBY', live, 's\\n' .. bucket, ARGV[i + 2])
@@ -66,33 +66,42 @@ while i <= #ARGV do
     local class = tonumber(ARGV[i + 3])
     local bucket = ARGV[i + 6]
     local state = redis.call('GET', key)
-    local apply = true
     if state then
       local old, oldOrder, ended = string.match(state, '^(%d):(%d+)(:?e?)$')
-      if not old or ended ~= '' or order <= tonumber(oldOrder) then
-        apply = false
+      if not old or ended ~= '' or order <= tonumber(oldOrder) then return 0 end
+      old = tonumber(old)
+      if class > old then
+        if old > 0 then redis.call('HINCRBY', live, kinds[old] .. '\\n' .. bucket, -1) end
+        redis.call('HINCRBY', live, kinds[class] .. '\\n' .. bucket, 1)
       else
-        old = tonumber(old)
-        if class > old then
-          if old > 0 then redis.call('HINCRBY', live, kinds[old] .. '\\n' .. bucket, -1) end
-          redis.call('HINCRBY', live, kinds[class] .. '\\n' .. bucket, 1)
-        else
-          class = old
-        end
+        class = old
       end
     else
       redis.call('HINCRBY', live, 's\\n' .. bucket, 1)
       if class > 0 then redis.call('HINCRBY', live, kinds[class] .. '\\n' .. bucket, 1) end
     end
-    if apply then
-      local ended = ARGV[i + 4] == '1'
-      redis.call('SET', key, class .. ':' .. ARGV[i + 2] .. (ended and ':e' or ''), 'PX', ARGV[i + 5])
-      worse(ARGV[i + 7], class)
+    redis.call('SET', key, class .. ':' .. ARGV[i + 2] .. (ARGV[i + 4] == '1' and ':e' or ''), 'PX', ARGV[i + 5])
+    worse(ARGV[i + 7], class)
+  end
+  return 0
+end
+local results = {}
+local i = 8
+while i <= #ARGV do
+  local count = tonumber(ARGV[i + 3])
+  local verdict, over = limited(ARGV[i + 1], tonumber(ARGV[i + 2]))
+  local first = i + 8
+  i = first + count * 8
+  if verdict == 0 then
+    local skip = 0
+    for at = first, i - 1, 8 do
+      if skip > 0 then skip = skip - 1 else skip = apply(at) end
     end
   end
-  i = i + 8
+  results[#results + 1] = verdict
+  results[#results + 1] = over
 end
-return {0, 0}
+return results
 `;
 
 const MINUTE_MS = 60_000;
@@ -106,7 +115,7 @@ export const ENDED_SESSION_TTL_MS = 24 * HOUR_MS;
 /** How long a resend of an aggregate item is recognised. */
 export const AGGREGATE_MARKER_TTL_MS = 24 * HOUR_MS;
 
-type ApplyCommand = (live: string, ...args: (string | number)[]) => Promise<[number, number]>;
+type ApplyCommand = (live: string, ...args: (string | number)[]) => Promise<number[]>;
 
 export type SessionRecordVerdict =
   { applied: true } | { applied: false; window: 'minute' | 'hour'; retryAfterSeconds: number; over: number };
@@ -121,16 +130,30 @@ export interface RecordGroup {
   marker?: string;
 }
 
+interface EnvelopeRecords {
+  projectId: number;
+  items: number;
+  args: (string | number)[];
+}
+
+/** Envelopes of concurrent requests are applied by one script call, up to this many. */
+const MAX_BATCH = 128;
+
 /**
- * Applies the session records of envelopes to Redis at ingest (see APPLY_SCRIPT): one script call
- * per envelope, awaited before the SDK is answered, and pipelined with those of concurrent
- * requests by the shared client's auto-pipelining. A refusal of Redis rejects: the caller's 503.
+ * Applies the session records of envelopes to Redis at ingest (see APPLY_SCRIPT). The envelopes of
+ * requests handled in the same turn of the event loop share one script call (as DigestProducer
+ * shares queue writes); each request waits for the call that holds its envelope before it is
+ * answered. A refusal of Redis rejects: the caller's 503.
  */
 @Injectable()
 export class SessionRecorder {
   private readonly keys: ReturnType<typeof sessionKeys>;
   readonly minuteLimit: number;
   readonly hourLimit: number;
+  private readonly batcher = new Batcher<EnvelopeRecords, [number, number]>((batch) => this.apply(batch), {
+    maxSize: MAX_BATCH,
+    maxWaitMs: 0,
+  });
 
   constructor(
     @Inject(REDIS) private readonly redis: RedisClient,
@@ -154,28 +177,17 @@ export class SessionRecorder {
     groups: readonly RecordGroup[],
     now = Date.now(),
   ): Promise<SessionRecordVerdict> {
-    const minuteStart = now - (now % MINUTE_MS);
-    const hourStart = now - (now % HOUR_MS);
-    const args: (string | number)[] = [
-      this.keys.base,
-      projectId,
-      this.minuteLimit,
-      this.hourLimit,
-      minuteStart,
-      hourStart,
-      minuteStart + MINUTE_MS - now + EXPIRY_SLACK_MS,
-      hourStart + HOUR_MS - now + EXPIRY_SLACK_MS,
-      items,
-    ];
+    const args: (string | number)[] = [];
     for (const group of groups) {
       if (group.marker !== undefined) {
         args.push('m', group.marker, group.records.length, AGGREGATE_MARKER_TTL_MS, '', '', '', '');
       }
       for (const record of group.records) args.push(...recordArgs(projectId, record, now));
     }
-    const command = (this.redis as unknown as { applySessions: ApplyCommand }).applySessions;
-    const [verdict, over] = await command.call(this.redis, this.keys.live, ...args);
+    const [verdict, over] = await this.batcher.submit({ projectId, items, args });
     if (verdict === 0) return { applied: true };
+    const minuteStart = now - (now % MINUTE_MS);
+    const hourStart = now - (now % HOUR_MS);
     const windowEnd = verdict === 1 ? minuteStart + MINUTE_MS : hourStart + HOUR_MS;
     return {
       applied: false,
@@ -183,6 +195,28 @@ export class SessionRecorder {
       retryAfterSeconds: Math.max(1, Math.ceil((windowEnd - now) / 1000)),
       over,
     };
+  }
+
+  private async apply(batch: EnvelopeRecords[]): Promise<[number, number][]> {
+    const now = Date.now();
+    const minuteStart = now - (now % MINUTE_MS);
+    const hourStart = now - (now % HOUR_MS);
+    const args: (string | number)[] = [
+      this.keys.base,
+      this.minuteLimit,
+      this.hourLimit,
+      minuteStart,
+      hourStart,
+      minuteStart + MINUTE_MS - now + EXPIRY_SLACK_MS,
+      hourStart + HOUR_MS - now + EXPIRY_SLACK_MS,
+    ];
+    for (const envelope of batch) {
+      args.push('E', envelope.projectId, envelope.items, envelope.args.length / 8, '', '', '', '');
+      for (const arg of envelope.args) args.push(arg);
+    }
+    const command = (this.redis as unknown as { applySessions: ApplyCommand }).applySessions;
+    const results = await command.call(this.redis, this.keys.live, ...args);
+    return batch.map((_, index) => [results[index * 2], results[index * 2 + 1]]);
   }
 }
 
