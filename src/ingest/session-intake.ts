@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { RepeatedLog } from '../common/repeated-log';
 import type { OutcomeCount } from '../outcomes/envelope-outcomes';
 import { readSessionItems, SessionRecord } from '../releases/health/session-items';
-import { aggregateMarker, RecordGroup, SessionRecorder } from '../releases/health/session-recorder';
+import { HashedRecord, SessionRecorder } from '../releases/health/session-recorder';
 import { UserHasher } from '../releases/health/user-hasher';
 import type { EnvelopeReader } from './envelope-reader';
 
@@ -39,27 +39,14 @@ export class SessionIntake {
     const items = updates.length + aggregates.length;
     const result: SessionIntakeResult = { items, outcomes: [] };
     if (items === 0) return result;
-    const skipped = new Map<string, number>();
-    const groups: RecordGroup[] = [];
-    const read = (found: ReturnType<typeof readSessionItems>) => {
-      for (const [reason, quantity] of found.skipped)
-        skipped.set(reason, (skipped.get(reason) ?? 0) + quantity);
-      return found.records.map((record) => this.hashed(projectId, record));
-    };
-    const single = read(readSessionItems(updates, [], now));
-    if (single.length > 0) groups.push({ records: single });
-    for (const item of aggregates) {
-      const records = read(readSessionItems([], [item], now));
-      if (records.length > 0) {
-        groups.push({ records, marker: aggregateMarker(projectId, item!.payload, reader.header?.sent_at) });
-      }
-    }
-    for (const [reason, quantity] of skipped) {
+    const found = readSessionItems(updates, aggregates, now);
+    const records = found.records.map((record) => this.hashed(projectId, record));
+    for (const [reason, quantity] of found.skipped) {
       result.outcomes.push({ outcome: 'invalid', category: 'session', reason, quantity });
     }
     // Nothing valid to keep: no Redis round trip (and nothing to count against the limits).
-    if (groups.length === 0) return result;
-    const verdict = await this.recorder.record(projectId, items, groups, now);
+    if (records.length === 0) return result;
+    const verdict = await this.recorder.record(projectId, items, records, now);
     if (!verdict.applied) {
       result.rateLimited = { retryAfterSeconds: verdict.retryAfterSeconds, window: verdict.window };
       result.outcomes = [
@@ -77,7 +64,7 @@ export class SessionIntake {
     return result;
   }
 
-  private hashed(projectId: number, record: SessionRecord): SessionRecord & { userHash?: string } {
+  private hashed(projectId: number, record: SessionRecord): HashedRecord {
     if (record.did === undefined) return record;
     const { did, ...rest } = record;
     return { ...rest, userHash: this.users.hash(projectId, did) };

@@ -7,7 +7,6 @@
  *   worst class the user's sessions reached;
  * - `s:<project>:<sid>`: what was applied of one session (its class, the order of its last update,
  *   whether it ended), so that later updates move it between counters and resends change nothing;
- * - `a:<digest>`: an aggregate item already applied (a resend of it changes nothing);
  * - `rl:<project>:<m|h>:<window start>`: the session rate-limit counters;
  * - `fold:<batch id>`, `folds`: live hashes a fold took, until their counts are in PostgreSQL.
  */

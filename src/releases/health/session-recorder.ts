@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { createHash } from 'node:crypto';
 import { Batcher } from '../../common/batcher';
 import { AppConfig } from '../../config/app-config';
 import { REDIS, RedisClient } from '../../redis/redis.module';
@@ -16,9 +15,7 @@ import { MAX_SESSION_AGE_MS, SessionClass, SessionRecord, worstClassOf } from '.
  *
  * - `u` (an update): state key, order, class, ended (0|1), state TTL ms, bucket, user field ('' for none);
  * - `a` (an aggregate bucket): its worst class (its user's), sessions, errored, abnormal, crashed,
- *   bucket, user field;
- * - `m` (an aggregate item's marker): marker key, buckets that follow, TTL ms: when the marker is
- *   already set the item was applied before, and its buckets are skipped.
+ *   bucket, user field.
  *
  * State of a session: `<class>:<order>` while open, `<class>:<order>:e` once ended. An update
  * applies only when its order is past the state's (a resend, or a copy that arrives late, changes
@@ -50,10 +47,7 @@ local function limited(project, quantity)
 end
 local function apply(i)
   local kind = ARGV[i]
-  if kind == 'm' then
-    local marker = base .. ':a:' .. ARGV[i + 1]
-    if not redis.call('SET', marker, '1', 'NX', 'PX', ARGV[i + 3]) then return tonumber(ARGV[i + 2]) end
-  elseif kind == 'a' then
+  if kind == 'a' then
     local bucket = ARGV[i + 6]
     redis.call('HINCRBY', live, 's\\n' .. bucket, ARGV[i + 2])
     if ARGV[i + 3] ~= '0' then redis.call('HINCRBY', live, 'e\\n' .. bucket, ARGV[i + 3]) end
@@ -68,7 +62,7 @@ local function apply(i)
     local state = redis.call('GET', key)
     if state then
       local old, oldOrder, ended = string.match(state, '^(%d):(%d+)(:?e?)$')
-      if not old or ended ~= '' or order <= tonumber(oldOrder) then return 0 end
+      if not old or ended ~= '' or order <= tonumber(oldOrder) then return end
       old = tonumber(old)
       if class > old then
         if old > 0 then redis.call('HINCRBY', live, kinds[old] .. '\\n' .. bucket, -1) end
@@ -83,7 +77,6 @@ local function apply(i)
     redis.call('SET', key, class .. ':' .. ARGV[i + 2] .. (ARGV[i + 4] == '1' and ':e' or ''), 'PX', ARGV[i + 5])
     worse(ARGV[i + 7], class)
   end
-  return 0
 end
 local results = {}
 local i = 8
@@ -93,10 +86,7 @@ while i <= #ARGV do
   local first = i + 8
   i = first + count * 8
   if verdict == 0 then
-    local skip = 0
-    for at = first, i - 1, 8 do
-      if skip > 0 then skip = skip - 1 else skip = apply(at) end
-    end
+    for at = first, i - 1, 8 do apply(at) end
   end
   results[#results + 1] = verdict
   results[#results + 1] = over
@@ -112,8 +102,6 @@ const EXPIRY_SLACK_MS = 60_000;
  * an open session's until 5 days after its start hour, when updates of it are refused anyway.
  */
 export const ENDED_SESSION_TTL_MS = 24 * HOUR_MS;
-/** How long a resend of an aggregate item is recognised. */
-export const AGGREGATE_MARKER_TTL_MS = 24 * HOUR_MS;
 
 type ApplyCommand = (live: string, ...args: (string | number)[]) => Promise<number[]>;
 
@@ -122,13 +110,6 @@ export type SessionRecordVerdict =
 
 /** A record with the keyed hash of its user, ready to apply. */
 export type HashedRecord = SessionRecord & { userHash?: string };
-
-/** Records of one aggregate item, with what identifies the item (for resends). */
-export interface RecordGroup {
-  records: HashedRecord[];
-  /** For an aggregate item: a digest of its payload and envelope (resends share it). */
-  marker?: string;
-}
 
 interface EnvelopeRecords {
   projectId: number;
@@ -169,21 +150,16 @@ export class SessionRecorder {
 
   /**
    * Counts `items` session items against the project's session limits and, when they allow it,
-   * applies the groups' records.
+   * applies the records.
    */
   async record(
     projectId: number,
     items: number,
-    groups: readonly RecordGroup[],
+    records: readonly HashedRecord[],
     now = Date.now(),
   ): Promise<SessionRecordVerdict> {
     const args: (string | number)[] = [];
-    for (const group of groups) {
-      if (group.marker !== undefined) {
-        args.push('m', group.marker, group.records.length, AGGREGATE_MARKER_TTL_MS, '', '', '', '');
-      }
-      for (const record of group.records) args.push(...recordArgs(projectId, record, now));
-    }
+    for (const record of records) args.push(...recordArgs(projectId, record, now));
     const [verdict, over] = await this.batcher.submit({ projectId, items, args });
     if (verdict === 0) return { applied: true };
     const minuteStart = now - (now % MINUTE_MS);
@@ -248,12 +224,4 @@ function recordArgs(projectId: number, record: HashedRecord, now: number): (stri
     bucket,
     userField,
   ];
-}
-
-/** What identifies an aggregate item across resends: its payload, and the envelope's `sent_at`. */
-export function aggregateMarker(projectId: number, payload: string, sentAt: unknown): string {
-  return createHash('sha256')
-    .update(`${projectId}\n${typeof sentAt === 'string' ? sentAt : ''}\n${payload}`)
-    .digest('base64url')
-    .slice(0, 22);
 }
