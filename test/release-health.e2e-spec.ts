@@ -5,7 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { SessionFolder } from '../src/releases/health/session-folder';
+import { DataSource } from 'typeorm';
 import { OutcomeFolder } from '../src/outcomes/outcome-folder';
+import { RetentionService } from '../src/retention/retention.service';
 import { startTestApp, TestApp } from './helpers/app';
 import {
   aggregatePayload,
@@ -414,6 +416,31 @@ describe('release health', () => {
         }
       }
     }
+  });
+
+  it('deletes release health rows older than the event retention, with the rollups', async () => {
+    const project = await createProject(t);
+    const now = new Date();
+    const old = new Date(now.getTime() - (t.config.EVENT_RETENTION_DAYS + 1) * 86_400_000);
+    const db = t.app.get(DataSource);
+    await db.query(
+      `INSERT INTO release_health_hourly (project_id, hour, environment, release, sessions, errored, abnormal, crashed)
+       SELECT $1, date_trunc('hour', h), '', 'kept@1', 1, 0, 0, 0 FROM unnest($2::timestamptz[]) AS h`,
+      [project.id, [old, now]],
+    );
+    await db.query(
+      `INSERT INTO release_health_users (project_id, hour, environment, release, user_hash, worst)
+       SELECT $1, date_trunc('hour', h), '', 'kept@1', gen_random_uuid(), 0 FROM unnest($2::timestamptz[]) AS h`,
+      [project.id, [old, now]],
+    );
+    await t.app.get(RetentionService).run(now);
+    const hours = async (table: string) =>
+      (
+        (await db.query(`SELECT hour FROM ${table} WHERE project_id = $1`, [project.id])) as { hour: Date }[]
+      ).map((row) => row.hour.getTime());
+    const current = Math.floor(now.getTime() / HOUR) * HOUR;
+    expect(await hours('release_health_hourly')).toEqual([current]);
+    expect(await hours('release_health_users')).toEqual([current]);
   });
 
   it('counts sessions in their own rate-limit category, also for a project over its event limit', async () => {
