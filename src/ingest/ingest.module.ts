@@ -10,12 +10,14 @@ import { IngestService } from './ingest.service';
 import { MetricsController } from './metrics.controller';
 import { ProjectKeys } from './project-keys';
 import { IngestRateLimiter } from './rate-limiter';
+import { TestEventController } from './test-event.controller';
+import { TestEventSender } from './test-event';
 
 /** Ingestion is served by IngestHttpHandler, mounted ahead of Express by src/http-app.ts. */
 @Module({
   // ProjectsModule: its key changes reach the client-key snapshot at once.
   imports: [JobsModule, HealthModule, ProjectsModule, OutcomesDataModule],
-  controllers: [MetricsController],
+  controllers: [MetricsController, TestEventController],
   providers: [
     ProjectKeys,
     IngestRateLimiter,
@@ -24,6 +26,7 @@ import { IngestRateLimiter } from './rate-limiter';
     IngestMetrics,
     IngestService,
     IngestHttpHandler,
+    TestEventSender,
   ],
   exports: [IngestHttpHandler],
 })

@@ -3,6 +3,9 @@ import type { Issue, IssueState } from '../issue.entity';
 import type { IssueFilter, SearchState } from '../../search/query-language';
 import { escapeLike } from '../../common/like-pattern';
 
+/** How `resolved_in` records "resolved in the next release". */
+export const NEXT_RELEASE = 'next_release';
+
 export const ISSUE_SORTS = ['last_seen', 'first_seen', 'events', 'users'] as const;
 export type IssueSort = (typeof ISSUE_SORTS)[number];
 
@@ -96,6 +99,26 @@ export function applyIssueFilters(
           [p('users')]: ids.userIds,
           [p('teams')]: ids.teamIds,
         });
+        return;
+      }
+      case 'first_release':
+        // coalesce: a negated filter keeps the issues without a release.
+        query.andWhere(`${filter.negated ? 'NOT ' : ''}coalesce(issue.first_release = ANY(:${p('versions')}), false)`, {
+          [p('versions')]: filter.versions,
+        });
+        return;
+      case 'resolved_in': {
+        if (!filter.nextReleaseOf) throw new Error('resolved_in: filter used before its next releases were worked out');
+        query.andWhere(
+          `${filter.negated ? 'NOT ' : ''}coalesce(issue.resolved_in = ANY(:${p('versions')})
+             OR (issue.resolved_in = '${NEXT_RELEASE}'
+                 AND (issue.resolved_above = ANY(:${p('above')}) OR (:${p('none')} AND issue.resolved_above IS NULL))), false)`,
+          {
+            [p('versions')]: filter.versions,
+            [p('above')]: filter.nextReleaseOf.above,
+            [p('none')]: filter.nextReleaseOf.noRelease,
+          },
+        );
         return;
       }
       case 'text': {
