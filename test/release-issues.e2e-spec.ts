@@ -30,7 +30,9 @@ describe('release issues, the next release, and the test event', () => {
       .http()
       .post(`/api/${project.id}/envelope/?sentry_key=${hex(project.client_key)}`)
       .type('text/plain')
-      .send(['{}', '{"type":"event"}', JSON.stringify({ event_id: hex(eventId), message, release })].join('\n'))
+      .send(
+        ['{}', '{"type":"event"}', JSON.stringify({ event_id: hex(eventId), message, release })].join('\n'),
+      )
       .expect(200);
     const event = await storedEvent(t, eventId);
     return (await t.api().get(`/api/issues/${event.issue_id}`).expect(200)).body;
@@ -55,7 +57,11 @@ describe('release issues, the next release, and the test event', () => {
     expect(await search('release:shop@1.1.0')).toEqual(['Checkout failed', 'Search failed']);
 
     // Resolved in a named release, and in the next one while the newest is shop@1.1.0.
-    await t.api().patch(`/api/issues/${cart.id}`).send({ state: 'resolved', resolved_in: 'shop@1.1.0' }).expect(200);
+    await t
+      .api()
+      .patch(`/api/issues/${cart.id}`)
+      .send({ state: 'resolved', resolved_in: 'shop@1.1.0' })
+      .expect(200);
     const resolved = await t
       .api()
       .patch(`/api/issues/${search_.id}`)
@@ -65,7 +71,9 @@ describe('release issues, the next release, and the test event', () => {
     expect(await search('resolved_in:shop@1.1.0')).toEqual(['Cart failed']);
     expect(await search('resolved_in:shop@1.2.0')).toEqual([]);
     // An issue not resolved in a release has no next release to name.
-    expect((await t.api().get(`/api/issues/${checkout.id}`).expect(200)).body).not.toHaveProperty('next_release');
+    expect((await t.api().get(`/api/issues/${checkout.id}`).expect(200)).body).not.toHaveProperty(
+      'next_release',
+    );
 
     // A newer release becomes known (an event of another issue): it is the next release.
     await send('Payment failed', 'shop@1.2.0');
@@ -94,7 +102,11 @@ describe('release issues, the next release, and the test event', () => {
     const other = (await t.api().post('/api/projects').send({ name: 'Release Less' }).expect(201)).body;
     project = other;
     const early = await send('Early failed');
-    await t.api().patch(`/api/issues/${early.id}`).send({ state: 'resolved', resolved_in: 'next_release' }).expect(200);
+    await t
+      .api()
+      .patch(`/api/issues/${early.id}`)
+      .send({ state: 'resolved', resolved_in: 'next_release' })
+      .expect(200);
     expect((await t.api().get(`/api/issues/${early.id}`).expect(200)).body.next_release).toBeNull();
     // Another issue's event brings the project's first release.
     await send('Later failed', 'app@2.0.0');
@@ -103,13 +115,19 @@ describe('release issues, the next release, and the test event', () => {
   });
 
   it('refuses a release key without a value', async () => {
-    const response = await t.api().get(`/api/projects/${project.id}/issues`).query({ query: 'first_release:' }).expect(400);
+    const response = await t
+      .api()
+      .get(`/api/projects/${project.id}/issues`)
+      .query({ query: 'first_release:' })
+      .expect(400);
     expect(response.body).toEqual({ error: 'query: "first_release:": first_release: needs a value' });
   });
 
   it('sends a test event through the digest: it becomes an issue of the project', async () => {
     const answer = await t.api().post(`/api/projects/${project.id}/test-event`).expect(202);
-    expect(answer.body).toEqual({ event_id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-/) });
+    expect(answer.body).toEqual({
+      event_id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-/),
+    });
     const event = await storedEvent(t, answer.body.event_id);
     expect(event.project_id).toBe(project.id);
     const issue: IssueView = (await t.api().get(`/api/issues/${event.issue_id}`).expect(200)).body;
@@ -122,12 +140,17 @@ describe('release issues, the next release, and the test event', () => {
 
   it('sends test events only for those who may change the project', async () => {
     await t.api().post('/api/projects/999999/test-event').expect(404);
-    expect((await t.api().post('/api/projects/abc/test-event').expect(400)).body.error).toEqual(expect.any(String));
+    expect((await t.api().post('/api/projects/abc/test-event').expect(400)).body.error).toEqual(
+      expect.any(String),
+    );
     const team = (await t.api().post('/api/teams').send({ name: 'Release viewers' }).expect(201)).body;
     await t.api().put(`/api/teams/${team.id}/projects/${project.id}`).expect(204);
     const operator = as(t, { token: t.token });
     const viewer = await invitedAccount(t, operator, 'viewer', { teamIds: [team.id] });
-    const refused = await expectStatus(as(t, { token: viewer.token }).post(`/api/projects/${project.id}/test-event`), 403);
+    const refused = await expectStatus(
+      as(t, { token: viewer.token }).post(`/api/projects/${project.id}/test-event`),
+      403,
+    );
     expect(refused.body.error).toMatch(/viewer/);
     const member = await invitedAccount(t, operator, 'member', { teamIds: [team.id] });
     await expectStatus(as(t, { token: member.token }).post(`/api/projects/${project.id}/test-event`), 202);

@@ -35,7 +35,12 @@ export class TestEventSender {
       tags: { test_event: 'yes' },
       sdk: TEST_EVENT_SDK,
     };
-    const job: QueuedEvent = { projectId, eventId, receivedAt: now.getTime(), payload: JSON.stringify(payload) };
+    const job: QueuedEvent = {
+      projectId,
+      eventId,
+      receivedAt: now.getTime(),
+      payload: JSON.stringify(payload),
+    };
     await this.producer.enqueue(job);
     this.metrics.acceptedEnvelopes++;
     this.metrics.acceptedEvents++;

@@ -152,7 +152,11 @@ export class IssuesService {
    * For `resolved_in:`: the newest releases at resolution whose next release is one of the versions
    * named, among those of the project's issues resolved "in the next release" (a handful of values).
    */
-  private async resolveNextReleases(manager: EntityManager, projectId: number, filters: IssueFilter[]): Promise<void> {
+  private async resolveNextReleases(
+    manager: EntityManager,
+    projectId: number,
+    filters: IssueFilter[],
+  ): Promise<void> {
     const wanted = filters.filter((filter) => filter.kind === 'resolved_in');
     if (wanted.length === 0) return;
     const aboves = await this.search.nextReleaseBases(manager, projectId);

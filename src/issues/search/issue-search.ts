@@ -103,12 +103,16 @@ export function applyIssueFilters(
       }
       case 'first_release':
         // coalesce: a negated filter keeps the issues without a release.
-        query.andWhere(`${filter.negated ? 'NOT ' : ''}coalesce(issue.first_release = ANY(:${p('versions')}), false)`, {
-          [p('versions')]: filter.versions,
-        });
+        query.andWhere(
+          `${filter.negated ? 'NOT ' : ''}coalesce(issue.first_release = ANY(:${p('versions')}), false)`,
+          {
+            [p('versions')]: filter.versions,
+          },
+        );
         return;
       case 'resolved_in': {
-        if (!filter.nextReleaseOf) throw new Error('resolved_in: filter used before its next releases were worked out');
+        if (!filter.nextReleaseOf)
+          throw new Error('resolved_in: filter used before its next releases were worked out');
         query.andWhere(
           `${filter.negated ? 'NOT ' : ''}coalesce(issue.resolved_in = ANY(:${p('versions')})
              OR (issue.resolved_in = '${NEXT_RELEASE}'
