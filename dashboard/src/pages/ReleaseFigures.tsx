@@ -1,0 +1,102 @@
+import type { ComponentChildren } from 'preact';
+import type { Environment } from '../api';
+import { call, client, qs, StatsPeriod } from '../api';
+import { setFilter } from '../search-query';
+import { useAsync } from '../components';
+import type { HealthFigures } from '../release-health-types';
+import { PeriodSwitch } from './EventChart';
+
+/** The dashboard's page of a release. */
+export function releaseUrl(projectId: number, version: string): string {
+  return `/projects/${projectId}/releases/${encodeURIComponent(version)}`;
+}
+
+/** The issue list searching the issues first seen in a release (`first_release`), or resolved in it. */
+export function releaseIssuesUrl(projectId: number, key: 'first_release' | 'resolved_in', version: string): string {
+  return `/projects/${projectId}/issues${qs({ query: setFilter('', key, version) })}`;
+}
+
+/** A link to a release's page, its version in the code font. */
+export function ReleaseLink({ projectId, version, children }: { projectId: number; version: string; children?: ComponentChildren }) {
+  return (
+    <a href={releaseUrl(projectId, version)} class="release-link mono">
+      {children ?? version}
+    </a>
+  );
+}
+
+const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+
+/** A percent as figures show it ("99.5 %", "100 %"); "—" when the server has no figure. */
+export function percent(value: number | null | undefined): string {
+  if (!isNumber(value)) return '—';
+  if (value >= 100) return '100 %';
+  // A rate of 99.95 shown as "100 %" would hide the crashes: never round up to a whole hundred.
+  const shown = value >= 99.9 ? Math.floor(value * 100) / 100 : Math.round(value * 10) / 10;
+  return `${shown.toLocaleString(undefined, { maximumFractionDigits: 2 })} %`;
+}
+
+export function count(value: number | null | undefined): string {
+  return isNumber(value) ? value.toLocaleString() : '—';
+}
+
+/** How a crash-free rate reads at a glance: good, worth a look, bad. */
+export function rateTone(value: number | null | undefined): 'good' | 'fair' | 'poor' | 'none' {
+  if (!isNumber(value)) return 'none';
+  return value >= 99 ? 'good' : value >= 95 ? 'fair' : 'poor';
+}
+
+/** A crash-free rate, coloured by how healthy it is. */
+export function CrashFree({ value }: { value: number | null | undefined }) {
+  return <span class={`crash-free tone-${rateTone(value)}`}>{percent(value)}</span>;
+}
+
+/** A release's adoption: its share of the project's sessions (and users) in the last 24 hours, with a bar. */
+export function Adoption({ adoption }: { adoption: HealthFigures['adoption'] }) {
+  const sessions = adoption?.sessions;
+  if (!isNumber(sessions)) return <span class="muted">—</span>;
+  return (
+    <span class="adoption" title={`Share of the project's sessions (${percent(sessions)}) and users (${percent(adoption?.users)}) in the last 24 hours`}>
+      <span class="adoption-bar" aria-hidden="true">
+        <span style={{ width: `${Math.min(100, Math.max(0, sessions)).toFixed(1)}%` }} />
+      </span>
+      {percent(sessions)}
+    </span>
+  );
+}
+
+/** The project's environments, busiest first (from the rollups). */
+export function useEnvironments(projectId: number) {
+  return useAsync(
+    () => call(client.GET('/api/projects/{id}/environments', { params: { path: { id: projectId } } })).then((list) => list.data),
+    [projectId],
+  );
+}
+
+/** The period switch and the environment picker of the release pages. */
+export function HealthPickers(props: {
+  period: StatsPeriod;
+  onPeriod: (period: StatsPeriod) => void;
+  environment: string;
+  onEnvironment: (environment: string) => void;
+  environments: Environment[] | undefined;
+}) {
+  const names = (props.environments ?? []).map((row) => row.name);
+  if (props.environment && !names.includes(props.environment)) names.push(props.environment);
+  return (
+    <div class="health-pickers">
+      <PeriodSwitch period={props.period} onChoose={props.onPeriod} label="Period" />
+      <label class="picker">
+        <span>Environment</span>
+        <select name="environment" value={props.environment} onChange={(event) => props.onEnvironment(event.currentTarget.value)}>
+          <option value="">All environments</option>
+          {names.map((name) => (
+            <option key={name} value={name}>
+              {name}
+            </option>
+          ))}
+        </select>
+      </label>
+    </div>
+  );
+}
