@@ -9,7 +9,14 @@
 import { randomUUID } from 'node:crypto';
 import { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, TestApp } from './helpers/app';
-import { ensureDashboardBuilt, expectNoPageProblems, openPhonePage, openSignedIn, PageProblems, screenshot } from './helpers/browser';
+import {
+  ensureDashboardBuilt,
+  expectNoPageProblems,
+  openPhonePage,
+  openSignedIn,
+  PageProblems,
+  screenshot,
+} from './helpers/browser';
 import { storedEvent } from './helpers/queues';
 import { settleRollups } from './helpers/rollups';
 
@@ -29,13 +36,23 @@ describe('dashboard release pages (browser)', () => {
   const problems: PageProblems = { errors: [], cspViolations: [] };
 
   /** One event through ingest, as an SDK sends it; waits until it is stored. */
-  async function send(message: string, release: string | undefined, environment = 'production'): Promise<void> {
+  async function send(
+    message: string,
+    release: string | undefined,
+    environment = 'production',
+  ): Promise<void> {
     const eventId = randomUUID();
     await t
       .http()
       .post(`/api/${project.id}/envelope/?sentry_key=${hex(project.client_key)}`)
       .type('text/plain')
-      .send(['{}', '{"type":"event"}', JSON.stringify({ event_id: hex(eventId), message, release, environment, level: 'error' })].join('\n'))
+      .send(
+        [
+          '{}',
+          '{"type":"event"}',
+          JSON.stringify({ event_id: hex(eventId), message, release, environment, level: 'error' }),
+        ].join('\n'),
+      )
       .expect(200);
     issues[message] = (await storedEvent(t, eventId, 30_000)).issue_id;
   }
@@ -56,7 +73,11 @@ describe('dashboard release pages (browser)', () => {
       .send({ environment: 'production', name: 'Deploy 42', url: 'https://deploys.example.com/42' })
       .expect(201);
     // Resolved in the next release while the newest is shop@1.1.0; then shop@1.2.0 comes.
-    await t.api().patch(`/api/issues/${issues['Cart failed']}`).send({ state: 'resolved', resolved_in: 'next_release' }).expect(200);
+    await t
+      .api()
+      .patch(`/api/issues/${issues['Cart failed']}`)
+      .send({ state: 'resolved', resolved_in: 'next_release' })
+      .expect(200);
     await send('Payment failed', 'shop@1.2.0');
     await settleRollups(t.app);
 
@@ -76,13 +97,20 @@ describe('dashboard release pages (browser)', () => {
   const releaseRows = (target: Page) =>
     target
       .locator('.releases-table tbody tr')
-      .evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('td')].map((cell) => (cell as HTMLElement).innerText.trim())));
+      .evaluateAll((rows) =>
+        rows.map((row) =>
+          [...row.querySelectorAll('td')].map((cell) => (cell as HTMLElement).innerText.trim()),
+        ),
+      );
 
-  const overflow = (target: Page) => target.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  const overflow = (target: Page) =>
+    target.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
 
   it('lists the releases in a tab of the project, with events, new issues and health columns', async () => {
     await page.goto(`/projects/${project.id}/issues`);
-    const tab = page.getByRole('navigation', { name: 'Project sections' }).getByRole('link', { name: 'Releases', exact: true });
+    const tab = page
+      .getByRole('navigation', { name: 'Project sections' })
+      .getByRole('link', { name: 'Releases', exact: true });
     await tab.click();
     await page.getByRole('heading', { name: 'Releases · last 14 days' }).waitFor();
     expect(await tab.getAttribute('aria-current')).toBe('page');
@@ -106,10 +134,16 @@ describe('dashboard release pages (browser)', () => {
     await page.waitForURL(/period=24h&environment=staging/);
 
     // New issues link to the issue list searching them.
-    await page.getByRole('row', { name: /shop@1\.0\.0/ }).getByRole('link', { name: '2' }).click();
+    await page
+      .getByRole('row', { name: /shop@1\.0\.0/ })
+      .getByRole('link', { name: '2' })
+      .click();
     await page.waitForURL(/\/issues\?query=first_release%3Ashop%401\.0\.0/);
     await page.locator('.issues-table .issue-link').nth(1).waitFor();
-    expect((await page.locator('.issues-table .issue-title').allInnerTexts()).sort()).toEqual(['Message: Cart failed', 'Message: Checkout failed']);
+    expect((await page.locator('.issues-table .issue-title').allInnerTexts()).sort()).toEqual([
+      'Message: Cart failed',
+      'Message: Checkout failed',
+    ]);
   });
 
   it('shows a release: its figures, the issues first seen in it, and its deploys', async () => {
@@ -117,20 +151,26 @@ describe('dashboard release pages (browser)', () => {
     await page.getByRole('link', { name: 'shop@1.1.0' }).click();
     await page.getByRole('heading', { name: 'shop@1.1.0', level: 1 }).waitFor();
     expect(page.url()).toContain(`/projects/${project.id}/releases/shop%401.1.0`);
-    const firstSeen = page.locator('section', { has: page.getByRole('heading', { name: /Issues first seen in this release/ }) });
+    const firstSeen = page.locator('section', {
+      has: page.getByRole('heading', { name: /Issues first seen in this release/ }),
+    });
     await firstSeen.locator('.issue-title').first().waitFor();
     expect(await firstSeen.locator('.issue-title').allInnerTexts()).toEqual(['Message: Search failed']);
     await page.getByRole('heading', { name: 'Issues resolved in this release · 0' }).waitFor();
     const deploys = page.locator('.deploys-table tbody tr');
     expect(await deploys.locator('td').first().innerText()).toBe('production');
-    expect(await deploys.getByRole('link', { name: 'Deploy 42' }).getAttribute('href')).toBe('https://deploys.example.com/42');
+    expect(await deploys.getByRole('link', { name: 'Deploy 42' }).getAttribute('href')).toBe(
+      'https://deploys.example.com/42',
+    );
     await page.getByText('No sessions in this period').waitFor();
     await screenshot(page, 'release-1366');
   });
 
   it('lists the issues resolved in the release that came after "resolved in the next release"', async () => {
     await page.goto(`/projects/${project.id}/releases/${encodeURIComponent('shop@1.2.0')}`);
-    const resolved = page.locator('section', { has: page.getByRole('heading', { name: /Issues resolved in this release/ }) });
+    const resolved = page.locator('section', {
+      has: page.getByRole('heading', { name: /Issues resolved in this release/ }),
+    });
     await resolved.locator('.issue-title').first().waitFor();
     expect(await resolved.locator('.issue-title').allInnerTexts()).toEqual(['Message: Cart failed']);
     await page.getByRole('heading', { name: 'Issues first seen in this release · 1' }).waitFor();
@@ -143,9 +183,15 @@ describe('dashboard release pages (browser)', () => {
     await page.goto(`/issues/${issues['Checkout failed']}`);
     const header = page.locator('.issue-header');
     await header.locator('.issue-releases').waitFor();
-    expect(await header.locator('.issue-releases .release-link').allInnerTexts()).toEqual(['shop@1.0.0', 'shop@1.1.0']);
+    expect(await header.locator('.issue-releases .release-link').allInnerTexts()).toEqual([
+      'shop@1.0.0',
+      'shop@1.1.0',
+    ]);
     // First and last release are links too.
-    expect(await header.locator('.release-line .release-link').allInnerTexts()).toEqual(['shop@1.0.0', 'shop@1.1.0']);
+    expect(await header.locator('.release-line .release-link').allInnerTexts()).toEqual([
+      'shop@1.0.0',
+      'shop@1.1.0',
+    ]);
     await screenshot(page, 'issue-releases-1366');
     await header.locator('.issue-releases').getByRole('link', { name: 'shop@1.1.0' }).click();
     await page.getByRole('heading', { name: 'shop@1.1.0', level: 1 }).waitFor();
@@ -196,7 +242,9 @@ describe('dashboard release pages (browser)', () => {
       const other = (await t.api().post('/api/projects').send({ name: 'Phone App' }).expect(201)).body;
       await mobile.goto(`/projects/${other.id}/issues`);
       await mobile.getByRole('button', { name: 'Send a test event' }).click();
-      await mobile.getByRole('link', { name: `issue ${other.slug.toUpperCase()}-1` }).waitFor({ timeout: 30_000 });
+      await mobile
+        .getByRole('link', { name: `issue ${other.slug.toUpperCase()}-1` })
+        .waitFor({ timeout: 30_000 });
       expect(await overflow(mobile)).toBeLessThanOrEqual(0);
       await screenshot(mobile, 'setup-test-event-390');
     } finally {

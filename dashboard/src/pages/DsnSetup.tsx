@@ -13,7 +13,7 @@ const Sentry = require("@sentry/node");
 
 Sentry.init({
   dsn: "${dsn}",
-  // The version you deploy, and where: issues, regressions and release health are told apart by them.
+  // Which version runs, and where: for releases, regressions and release health.
   release: "${release}",
   environment: "production",
 });
@@ -32,7 +32,7 @@ try {
 
 Sentry.init({
   dsn: "${dsn}",
-  // The version you deploy, and where: issues, regressions and release health are told apart by them.
+  // Which version runs, and where: for releases, regressions and release health.
   release: "${release}",
   environment: "production",
 });
@@ -59,7 +59,8 @@ export function DsnField({ project }: { project: Project }) {
   );
 }
 
-export function DsnSetup({ project }: { project: Project }) {
+/** `onTestEventStored`: the test event is stored, its issue listed: the page around may show it. */
+export function DsnSetup({ project, onTestEventStored }: { project: Project; onTestEventStored?: () => void }) {
   const [sdk, setSdk] = useState<Sdk>('node');
   const canWrite = useCan()('project:write');
   const chosen = SDKS[sdk];
@@ -92,7 +93,7 @@ export function DsnSetup({ project }: { project: Project }) {
           </pre>
           <CopyButton text={code} label="Copy snippet" class="code-copy" />
         </div>
-        {canWrite && <TestEvent projectId={project.id} />}
+        {canWrite && <TestEvent projectId={project.id} onStored={onTestEventStored} />}
       </div>
     </div>
   );

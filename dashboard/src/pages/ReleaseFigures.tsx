@@ -40,6 +40,11 @@ export function count(value: number | null | undefined): string {
   return isNumber(value) ? value.toLocaleString() : '—';
 }
 
+/** A count as a figure or a cell shows it: "—", muted, when the server has none. */
+export function Count({ value }: { value: number | null | undefined }) {
+  return isNumber(value) ? <>{value.toLocaleString()}</> : <span class="figure-missing">—</span>;
+}
+
 /** How a crash-free rate reads at a glance: good, worth a look, bad. */
 export function rateTone(value: number | null | undefined): 'good' | 'fair' | 'poor' | 'none' {
   if (!isNumber(value)) return 'none';
@@ -54,7 +59,7 @@ export function CrashFree({ value }: { value: number | null | undefined }) {
 /** A release's adoption: its share of the project's sessions (and users) in the last 24 hours, with a bar. */
 export function Adoption({ adoption }: { adoption: HealthFigures['adoption'] }) {
   const sessions = adoption?.sessions;
-  if (!isNumber(sessions)) return <span class="muted">—</span>;
+  if (!isNumber(sessions)) return <span class="figure-missing">—</span>;
   return (
     <span class="adoption" title={`Share of the project's sessions (${percent(sessions)}) and users (${percent(adoption?.users)}) in the last 24 hours`}>
       <span class="adoption-bar" aria-hidden="true">

@@ -7,7 +7,7 @@ import { plural } from '../util';
 import { periodLabel } from './EventChart';
 import { IssueTable } from './IssueTable';
 import { useProject } from './ProjectHeader';
-import { Adoption, count, CrashFree, HealthPickers, releaseIssuesUrl, useEnvironments } from './ReleaseFigures';
+import { Adoption, Count, CrashFree, HealthPickers, releaseIssuesUrl, useEnvironments } from './ReleaseFigures';
 import { ReleaseHealthChart } from './ReleaseHealthChart';
 import { useHealthScope } from './ReleasesPage';
 import './releases.css';
@@ -74,9 +74,9 @@ export function ReleasePage({ projectId, version }: { projectId: number; version
           <Figure label="Adoption (24 h)">
             <Adoption adoption={totals?.adoption} />
           </Figure>
-          <Figure label="Sessions">{count(totals?.sessions)}</Figure>
-          <Figure label="Users">{count(totals?.users)}</Figure>
-          <Figure label="Crashed sessions">{count(totals?.crashed_sessions)}</Figure>
+          <Figure label="Sessions"><Count value={totals?.sessions} /></Figure>
+          <Figure label="Users"><Count value={totals?.users} /></Figure>
+          <Figure label="Crashed sessions"><Count value={totals?.crashed_sessions} /></Figure>
           <Figure label="Events">{data.event_count.toLocaleString()}</Figure>
           <Figure label="New issues">{data.new_issues.toLocaleString()}</Figure>
         </dl>
@@ -146,10 +146,11 @@ function Figure({ label, children }: { label: string; children: ComponentChildre
 }
 
 const ISSUE_LISTS = {
-  first_release: { title: 'Issues first seen in this release', empty: 'No issue started in this release.' },
+  first_release: { title: 'Issues first seen in this release', empty: 'No issue started in this release', hint: null },
   resolved_in: {
     title: 'Issues resolved in this release',
-    empty: 'No issue was resolved in this release (Resolve › "Resolve in next release", or with a version).',
+    empty: 'No issue resolved in this release',
+    hint: 'An issue resolved "in the next release" is listed here once this release follows.',
   },
 } as const;
 
@@ -162,7 +163,7 @@ function ReleaseIssues({ projectId, version, kind }: { projectId: number; versio
       call(client.GET('/api/projects/{projectId}/issues', { params: { path: { projectId }, query: { query, limit: ISSUES_SHOWN, stats: '24h' } } })),
     [projectId, query],
   );
-  const { title, empty } = ISSUE_LISTS[kind];
+  const { title, empty, hint } = ISSUE_LISTS[kind];
   const id = `${kind}-title`;
   const total = issues.data?.total ?? 0;
   return (
@@ -176,7 +177,7 @@ function ReleaseIssues({ projectId, version, kind }: { projectId: number; versio
       </div>
       <ErrorMessage error={issues.error} onRetry={issues.reload} status={issues.status} />
       {!issues.data && issues.loading && <Loading label="Loading issues…" />}
-      {issues.data && issues.data.data.length === 0 && <Empty title={empty} />}
+      {issues.data && issues.data.data.length === 0 && <Empty title={empty}>{hint}</Empty>}
       {issues.data && issues.data.data.length > 0 && (
         <IssueTable rows={issues.data.data} triage={false} selected={NO_SELECTION} allSelected={false} loading={issues.loading} onToggle={noop} onSelectPage={noop} />
       )}

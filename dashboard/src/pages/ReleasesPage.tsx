@@ -6,7 +6,7 @@ import { HealthFigures, loadProjectReleaseHealth, ProjectReleaseHealth } from '.
 import { navigate, useLocation } from '../router';
 import { plural } from '../util';
 import { periodLabel, PERIODS } from './EventChart';
-import { Adoption, count, CrashFree, HealthPickers, ReleaseLink, releaseIssuesUrl, useEnvironments } from './ReleaseFigures';
+import { Adoption, Count, CrashFree, HealthPickers, ReleaseLink, releaseIssuesUrl, useEnvironments } from './ReleaseFigures';
 import { ProjectHeader, useProject } from './ProjectHeader';
 import './releases.css';
 
@@ -143,7 +143,7 @@ function ReleaseRow({
         <Adoption adoption={health?.adoption} />
       </td>
       <td class="num" data-label="Sessions">
-        {count(health?.sessions)}
+        <Count value={health?.sessions} />
       </td>
       <td class="num" data-label="Events">
         {release.event_count.toLocaleString()}
@@ -185,11 +185,11 @@ function ProjectHealthSummary({ health }: { health: ProjectReleaseHealth | undef
       </div>
       <div class="health-figure">
         <dt>Sessions</dt>
-        <dd>{count(totals?.sessions)}</dd>
+        <dd><Count value={totals?.sessions} /></dd>
       </div>
       <div class="health-figure">
         <dt>Users</dt>
-        <dd>{count(totals?.users)}</dd>
+        <dd><Count value={totals?.users} /></dd>
       </div>
     </dl>
     {!totals && (

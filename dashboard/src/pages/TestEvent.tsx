@@ -18,7 +18,7 @@ type Progress =
  * "Send a test event": the server puts one on the digest queue as ingest does with an SDK's, and the
  * page asks for it until it is stored, then links to its issue. Shows the whole path working.
  */
-export function TestEvent({ projectId }: { projectId: number }) {
+export function TestEvent({ projectId, onStored }: { projectId: number; onStored?: () => void }) {
   const [progress, setProgress] = useState<Progress>({ step: 'idle' });
   const alive = useRef(true);
   useEffect(() => () => void (alive.current = false), []);
@@ -29,7 +29,9 @@ export function TestEvent({ projectId }: { projectId: number }) {
       try {
         const event = await call(client.GET('/api/events/{id}', { params: { path: { id: eventId } } }));
         const issue = await call(client.GET('/api/issues/{id}', { params: { path: { id: event.issue_id } } })).catch(() => null);
-        if (alive.current) setProgress({ step: 'arrived', eventId, issueId: event.issue_id, shortId: issue?.short_id ?? null });
+        if (!alive.current) return;
+        setProgress({ step: 'arrived', eventId, issueId: event.issue_id, shortId: issue?.short_id ?? null });
+        onStored?.();
         return;
       } catch (failure) {
         // 404 until the digest has stored it.
