@@ -4,6 +4,13 @@ import { count, percent } from './ReleaseFigures';
 
 const HOUR_MS = 3_600_000;
 
+const LEGEND = [
+  ['healthy', 'sessions'],
+  ['errored', 'errored'],
+  ['crashed', 'crashed'],
+  ['rate', 'crash-free sessions'],
+] as const;
+
 const numberOf = (value: number | null | undefined): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
 
 /** Hours in local time, days as UTC days (as the server buckets them). */
@@ -58,9 +65,12 @@ export function ReleaseHealthChart({ health }: { health: ReleaseHealth | undefin
   return (
     <figure class="chart health-chart">
       <figcaption class="health-legend small">
-        <span class="key healthy" aria-hidden="true" /> sessions <span class="key errored" aria-hidden="true" /> errored{' '}
-        <span class="key crashed" aria-hidden="true" /> crashed <span class="key rate" aria-hidden="true" /> crash-free sessions
-        <span class="muted"> · {per}</span>
+        {LEGEND.map(([kind, label]) => (
+          <span key={kind} class="legend-item">
+            <span class={`key ${kind}`} aria-hidden="true" /> {label}
+          </span>
+        ))}
+        <span class="muted">· {per}</span>
       </figcaption>
       <div class="health-rate" aria-hidden="true">
         <span class="health-rate-scale">
