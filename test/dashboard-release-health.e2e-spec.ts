@@ -15,7 +15,8 @@ import {
   PageProblems,
   screenshot,
 } from './helpers/browser';
-import { eventually, storedEvent } from './helpers/queues';
+import { postEnvelope, sendStoredEvent } from './helpers/envelopes';
+import { eventually } from './helpers/queues';
 
 const EMAIL = 'health-admin@example.com';
 const PASSWORD = 'secret-health';
@@ -70,13 +71,7 @@ describe('dashboard release health (browser)', () => {
   let project: { id: number; client_key: string };
   const problems: PageProblems = { errors: [], cspViolations: [] };
 
-  const envelope = (lines: string[]) =>
-    t
-      .http()
-      .post(`/api/${project.id}/envelope/?sentry_key=${hex(project.client_key)}`)
-      .type('text/plain')
-      .send(lines.join('\n'))
-      .expect(200);
+  const envelope = (lines: string[]) => postEnvelope(t, project, lines);
 
   beforeAll(async () => {
     ensureDashboardBuilt();
@@ -84,18 +79,11 @@ describe('dashboard release health (browser)', () => {
     project = (await t.api().post('/api/projects').send({ name: 'Health Shop' }).expect(201)).body;
     // An event per release, so that each is a release of the project whatever else counts.
     for (const release of ['shop@1.0.0', 'shop@2.0.0']) {
-      const eventId = randomUUID();
-      await envelope([
-        '{}',
-        '{"type":"event"}',
-        JSON.stringify({
-          event_id: hex(eventId),
-          message: `Boom in ${release}`,
-          release,
-          environment: 'production',
-        }),
-      ]);
-      await storedEvent(t, eventId, 30_000);
+      await sendStoredEvent(t, project, {
+        message: `Boom in ${release}`,
+        release,
+        environment: 'production',
+      });
     }
     const now = new Date();
     for (const session of SESSIONS) {

@@ -6,7 +6,6 @@
  * The health figures need sessions: they are checked in dashboard-release-health.e2e-spec.ts; here
  * they are absent and show "—".
  */
-import { randomUUID } from 'node:crypto';
 import { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, TestApp } from './helpers/app';
 import {
@@ -17,13 +16,11 @@ import {
   PageProblems,
   screenshot,
 } from './helpers/browser';
-import { storedEvent } from './helpers/queues';
+import { sendStoredEvent } from './helpers/envelopes';
 import { settleRollups } from './helpers/rollups';
 
 const EMAIL = 'releases-admin@example.com';
 const PASSWORD = 'secret-releases';
-
-const hex = (uuid: string) => uuid.replace(/-/g, '');
 
 describe('dashboard release pages (browser)', () => {
   let t: TestApp;
@@ -41,20 +38,9 @@ describe('dashboard release pages (browser)', () => {
     release: string | undefined,
     environment = 'production',
   ): Promise<void> {
-    const eventId = randomUUID();
-    await t
-      .http()
-      .post(`/api/${project.id}/envelope/?sentry_key=${hex(project.client_key)}`)
-      .type('text/plain')
-      .send(
-        [
-          '{}',
-          '{"type":"event"}',
-          JSON.stringify({ event_id: hex(eventId), message, release, environment, level: 'error' }),
-        ].join('\n'),
-      )
-      .expect(200);
-    issues[message] = (await storedEvent(t, eventId, 30_000)).issue_id;
+    issues[message] = (
+      await sendStoredEvent(t, project, { message, release, environment, level: 'error' })
+    ).issue_id;
   }
 
   beforeAll(async () => {

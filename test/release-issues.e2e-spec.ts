@@ -4,14 +4,12 @@
  * (`resolved_in:`, "the next release" included once it is known), the name of that next release on
  * the issue, and the test event the setup page sends.
  */
-import { randomUUID } from 'node:crypto';
 import { TEST_EVENT_MESSAGE } from '../src/ingest/test-event';
 import type { IssueView } from '../src/issues/issue-view';
 import { startTestApp, TestApp } from './helpers/app';
 import { as, expectStatus, invitedAccount } from './helpers/members';
+import { sendStoredEvent } from './helpers/envelopes';
 import { storedEvent } from './helpers/queues';
-
-const hex = (uuid: string) => uuid.replace(/-/g, '');
 
 describe('release issues, the next release, and the test event', () => {
   let t: TestApp;
@@ -25,16 +23,7 @@ describe('release issues, the next release, and the test event', () => {
 
   /** Sends one event through ingest, as an SDK does, and waits until it is stored; returns its issue. */
   async function send(message: string, release?: string): Promise<IssueView> {
-    const eventId = randomUUID();
-    await t
-      .http()
-      .post(`/api/${project.id}/envelope/?sentry_key=${hex(project.client_key)}`)
-      .type('text/plain')
-      .send(
-        ['{}', '{"type":"event"}', JSON.stringify({ event_id: hex(eventId), message, release })].join('\n'),
-      )
-      .expect(200);
-    const event = await storedEvent(t, eventId);
+    const event = await sendStoredEvent(t, project, { message, release });
     return (await t.api().get(`/api/issues/${event.issue_id}`).expect(200)).body;
   }
 

@@ -4,7 +4,8 @@ import { call, client, qs, StatsPeriod } from '../api';
 import { setFilter } from '../search-query';
 import { useAsync } from '../components';
 import type { HealthFigures } from '../release-health-types';
-import { PeriodSwitch } from './EventChart';
+import { navigate, useLocation } from '../router';
+import { DEFAULT_PERIOD, PeriodSwitch, PERIODS } from './EventChart';
 
 /** The dashboard's page of a release. */
 export function releaseUrl(projectId: number, version: string): string {
@@ -78,22 +79,37 @@ export function useEnvironments(projectId: number) {
   );
 }
 
-/** The period switch and the environment picker of the release pages. */
-export function HealthPickers(props: {
+/** The period and environment of the release pages, kept in the address so that a view can be shared. */
+export interface HealthScope {
   period: StatsPeriod;
-  onPeriod: (period: StatsPeriod) => void;
   environment: string;
-  onEnvironment: (environment: string) => void;
-  environments: Environment[] | undefined;
-}) {
-  const names = (props.environments ?? []).map((row) => row.name);
-  if (props.environment && !names.includes(props.environment)) names.push(props.environment);
+  change: (next: { period?: StatsPeriod; environment?: string }) => void;
+}
+
+export function useHealthScope(): HealthScope {
+  const location = useLocation();
+  const asked = location.query.get('period');
+  const period = PERIODS.some((option) => option.value === asked) ? (asked as StatsPeriod) : DEFAULT_PERIOD;
+  const environment = location.query.get('environment') ?? '';
+  const change = (next: { period?: StatsPeriod; environment?: string }) => {
+    const chosen = { period: next.period ?? period, environment: next.environment ?? environment };
+    navigate(location.path + qs({ period: chosen.period === DEFAULT_PERIOD ? undefined : chosen.period, environment: chosen.environment }), {
+      replace: true,
+    });
+  };
+  return { period, environment, change };
+}
+
+/** The period switch and the environment picker of the release pages. */
+export function HealthPickers({ scope, environments }: { scope: HealthScope; environments: Environment[] | undefined }) {
+  const names = (environments ?? []).map((row) => row.name);
+  if (scope.environment && !names.includes(scope.environment)) names.push(scope.environment);
   return (
     <div class="health-pickers">
-      <PeriodSwitch period={props.period} onChoose={props.onPeriod} label="Period" />
+      <PeriodSwitch period={scope.period} onChoose={(period) => scope.change({ period })} label="Period" />
       <label class="picker">
         <span>Environment</span>
-        <select name="environment" value={props.environment} onChange={(event) => props.onEnvironment(event.currentTarget.value)}>
+        <select name="environment" value={scope.environment} onChange={(event) => scope.change({ environment: event.currentTarget.value })}>
           <option value="">All environments</option>
           {names.map((name) => (
             <option key={name} value={name}>

@@ -7,9 +7,8 @@ import { plural } from '../util';
 import { periodLabel } from './EventChart';
 import { IssueTable } from './IssueTable';
 import { useProject } from './ProjectHeader';
-import { Adoption, Count, CrashFree, HealthPickers, releaseIssuesUrl, useEnvironments } from './ReleaseFigures';
+import { Adoption, Count, CrashFree, HealthPickers, releaseIssuesUrl, useEnvironments, useHealthScope } from './ReleaseFigures';
 import { ReleaseHealthChart } from './ReleaseHealthChart';
-import { useHealthScope } from './ReleasesPage';
 import './releases.css';
 
 /** Issues a release page lists of each kind; the rest are one click away in the issue list. */
@@ -20,7 +19,8 @@ const NO_SELECTION = new Set<number>();
 export function ReleasePage({ projectId, version }: { projectId: number; version: string }) {
   const project = useProject(projectId);
   useTitle(`${version}${project.data ? ` · ${project.data.name}` : ''}`);
-  const { period, environment, change } = useHealthScope();
+  const scope = useHealthScope();
+  const { period, environment } = scope;
   const environments = useEnvironments(projectId);
   const release = useAsync(
     () => call(client.GET('/api/projects/{projectId}/releases/{version}', { params: { path: { projectId, version } } })),
@@ -85,13 +85,7 @@ export function ReleasePage({ projectId, version }: { projectId: number; version
       <section class="card" aria-labelledby="health-title">
         <div class="releases-head">
           <h2 id="health-title">Health · {periodLabel(period)}</h2>
-          <HealthPickers
-            period={period}
-            onPeriod={(value) => change({ period: value })}
-            environment={environment}
-            onEnvironment={(value) => change({ environment: value })}
-            environments={environments.data}
-          />
+          <HealthPickers scope={scope} environments={environments.data} />
         </div>
         {health.loading && !health.data ? <Loading label="Loading health…" /> : <ReleaseHealthChart health={health.data} />}
       </section>

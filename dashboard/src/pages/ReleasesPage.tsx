@@ -1,38 +1,22 @@
 import { useEffect } from 'preact/hooks';
-import { call, client, qs, Release, StatsPeriod } from '../api';
+import { call, client, Release, StatsPeriod } from '../api';
 import { Empty, ErrorMessage, Loading, ProjectLoadError, RelTime, Sparkline, useAsync, useTitle } from '../components';
 import { DataTable, useCursorPages } from '../lists';
 import { HealthFigures, loadProjectReleaseHealth, ProjectReleaseHealth } from '../release-health-types';
-import { navigate, useLocation } from '../router';
 import { plural } from '../util';
-import { periodLabel, PERIODS } from './EventChart';
-import { Adoption, Count, CrashFree, HealthPickers, ReleaseLink, releaseIssuesUrl, useEnvironments } from './ReleaseFigures';
+import { periodLabel } from './EventChart';
+import { Adoption, Count, CrashFree, HealthPickers, ReleaseLink, releaseIssuesUrl, useEnvironments, useHealthScope } from './ReleaseFigures';
 import { ProjectHeader, useProject } from './ProjectHeader';
 import './releases.css';
 
 const RELEASES_PAGE = 50;
-const DEFAULT_PERIOD: StatsPeriod = '14d';
-
-/** The period and environment of the release pages, kept in the address so that a view can be shared. */
-export function useHealthScope(): { period: StatsPeriod; environment: string; change: (next: { period?: StatsPeriod; environment?: string }) => void } {
-  const location = useLocation();
-  const asked = location.query.get('period');
-  const period = PERIODS.some((option) => option.value === asked) ? (asked as StatsPeriod) : DEFAULT_PERIOD;
-  const environment = location.query.get('environment') ?? '';
-  const change = (next: { period?: StatsPeriod; environment?: string }) => {
-    const chosen = { period: next.period ?? period, environment: next.environment ?? environment };
-    navigate(location.path + qs({ period: chosen.period === DEFAULT_PERIOD ? undefined : chosen.period, environment: chosen.environment }), {
-      replace: true,
-    });
-  };
-  return { period, environment, change };
-}
 
 /** A project's releases with their events, new issues and health: crash-free rates, adoption, a trend of sessions. */
 export function ReleasesPage({ projectId }: { projectId: number }) {
   const project = useProject(projectId);
   useTitle(project.data ? `${project.data.name} releases` : 'Releases');
-  const { period, environment, change } = useHealthScope();
+  const scope = useHealthScope();
+  const { period, environment } = scope;
   const environments = useEnvironments(projectId);
   const releases = useCursorPages(
     (cursor) => call(client.GET('/api/projects/{projectId}/releases', { params: { path: { projectId }, query: { limit: RELEASES_PAGE, cursor } } })),
@@ -55,13 +39,7 @@ export function ReleasesPage({ projectId }: { projectId: number }) {
       <section class="card releases-card" aria-labelledby="releases-title">
         <div class="releases-head">
           <h2 id="releases-title">Releases · {periodLabel(period)}</h2>
-          <HealthPickers
-            period={period}
-            onPeriod={(value) => change({ period: value })}
-            environment={environment}
-            onEnvironment={(value) => change({ environment: value })}
-            environments={environments.data}
-          />
+          <HealthPickers scope={scope} environments={environments.data} />
         </div>
         <ProjectHealthSummary health={health.data} />
         <ErrorMessage error={releases.error} onRetry={() => void releases.load(null)} />
