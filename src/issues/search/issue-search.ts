@@ -102,27 +102,21 @@ export function applyIssueFilters(
         return;
       }
       case 'first_release':
-        // coalesce: a negated filter keeps the issues without a release.
-        query.andWhere(
-          `${filter.negated ? 'NOT ' : ''}coalesce(issue.first_release = ANY(:${p('versions')}), false)`,
-          {
-            [p('versions')]: filter.versions,
-          },
-        );
+        query.andWhere(matching(`issue.first_release = ANY(:${p('versions')})`, filter.negated), {
+          [p('versions')]: filter.versions,
+        });
         return;
       case 'resolved_in': {
         if (!filter.nextReleaseOf)
           throw new Error('resolved_in: filter used before its next releases were worked out');
-        query.andWhere(
-          `${filter.negated ? 'NOT ' : ''}coalesce(issue.resolved_in = ANY(:${p('versions')})
-             OR (issue.resolved_in = '${NEXT_RELEASE}'
-                 AND (issue.resolved_above = ANY(:${p('above')}) OR (:${p('none')} AND issue.resolved_above IS NULL))), false)`,
-          {
-            [p('versions')]: filter.versions,
-            [p('above')]: filter.nextReleaseOf.above,
-            [p('none')]: filter.nextReleaseOf.noRelease,
-          },
-        );
+        const test = `issue.resolved_in = ANY(:${p('versions')})
+           OR (issue.resolved_in = '${NEXT_RELEASE}'
+               AND (issue.resolved_above = ANY(:${p('above')}) OR (:${p('none')} AND issue.resolved_above IS NULL)))`;
+        query.andWhere(matching(test, filter.negated), {
+          [p('versions')]: filter.versions,
+          [p('above')]: filter.nextReleaseOf.above,
+          [p('none')]: filter.nextReleaseOf.noRelease,
+        });
         return;
       }
       case 'text': {
@@ -143,6 +137,14 @@ export function applyIssueFilters(
       }
     }
   });
+}
+
+/**
+ * A condition on nullable columns, or its negation. Negated, NULL counts as not matching (an issue
+ * without a release is not in it); plain, it stays bare so that the partial indexes serve it.
+ */
+function matching(test: string, negated: boolean): string {
+  return negated ? `NOT coalesce(${test}, false)` : `(${test})`;
 }
 
 /** The tag keys a query's filters name, which must exist among the project's tags. */
