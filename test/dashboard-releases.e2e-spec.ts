@@ -17,6 +17,7 @@ import {
   screenshot,
 } from './helpers/browser';
 import { sendStoredEvent } from './helpers/envelopes';
+import { eventually } from './helpers/queues';
 import { settleRollups } from './helpers/rollups';
 
 const EMAIL = 'releases-admin@example.com';
@@ -130,6 +131,21 @@ describe('dashboard release pages (browser)', () => {
       'Message: Cart failed',
       'Message: Checkout failed',
     ]);
+
+    // The search box suggests the release keys, and the project's releases as their values.
+    const box = page.getByRole('combobox', { name: 'Search issues' });
+    await box.fill('');
+    await box.pressSequentially('resolved_in:shop@1.2');
+    await page
+      .getByRole('listbox', { name: 'Suggestions' })
+      .getByRole('option', { name: 'resolved_in:shop@1.2.0' })
+      .click();
+    await box.press('Enter');
+    await page.waitForURL(/query=resolved_in%3Ashop%401\.2\.0/);
+    await eventually(
+      async () =>
+        (await page.locator('.issues-table .issue-title').allInnerTexts()).join() === 'Message: Cart failed',
+    );
   });
 
   it('shows a release: its figures, the issues first seen in it, and its deploys', async () => {
