@@ -199,6 +199,16 @@ describe('access by role', () => {
     },
     {
       family: 'projects',
+      method: 'post',
+      route: '/api/projects/:id/test-event',
+      weakest: 'member',
+      scoped: true,
+      success: 202,
+      hidden: projectNotFound,
+      prepare: async (on) => ({ path: `/api/projects/${on.project.id}/test-event` }),
+    },
+    {
+      family: 'projects',
       method: 'get',
       route: '/api/projects/:id/environments',
       weakest: 'viewer',

@@ -295,6 +295,7 @@ describe('members, teams and accounts in the dashboard (browser)', () => {
     const sections = viewerPage.getByRole('navigation', { name: 'Project sections' });
     expect(await sections.getByRole('link').allTextContents()).toEqual([
       'Issues',
+      'Releases',
       'Alert rules & history',
       'Source maps',
       'Usage',

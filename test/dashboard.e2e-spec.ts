@@ -326,9 +326,11 @@ describe('dashboard (browser)', () => {
     await page.getByText('No issues yet — send your first error with the DSN above.').waitFor();
     expect(await page.getByLabel('DSN').inputValue()).toBe(project.dsn);
     await page.getByRole('tab', { name: /@sentry\/node/ }).waitFor();
-    expect(await page.locator('.code-block code').textContent()).toContain(
-      `Sentry.init({ dsn: "${project.dsn}" })`,
-    );
+    const snippet = await page.locator('.code-block code').textContent();
+    expect(snippet).toContain(`dsn: "${project.dsn}",`);
+    // As the README's quick start: the release and the environment, for releases and their health.
+    expect(snippet).toContain(`release: "${project.slug}@1.0.0",`);
+    expect(snippet).toContain('environment: "production",');
     await page.getByRole('tab', { name: /@sentry\/browser/ }).click();
     expect(await page.locator('.code-block code').textContent()).toContain(
       'import * as Sentry from "@sentry/browser"',

@@ -1061,6 +1061,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{id}/test-event": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["TestEventController_send"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1534,6 +1550,8 @@ export interface components {
             last_release: string | null;
             /** @description When resolved in a release: `next_release` or the version. */
             resolved_in: string | null;
+            /** @description On a single issue resolved in the next release: that release, once the project has one newer than its newest at the time of resolution; null until then. */
+            next_release?: string | null;
             /**
              * Format: date-time
              * @description Muted until this time.
@@ -2309,6 +2327,14 @@ export interface components {
             dateStarted: string | null;
             /** Format: date-time */
             dateFinished: string;
+        };
+        /** @description A test event put on the digest queue; it is stored within seconds. */
+        TestEventView: {
+            /**
+             * @description The event id (dashed UUID): GET /api/events/{id} answers once it is stored.
+             * @example 0f2f9c1e-7d55-4a57-9d0b-6a3b1cf1f6d4
+             */
+            event_id: string;
         };
     };
     responses: never;
@@ -7559,6 +7585,72 @@ export interface operations {
             };
             /** @description METRICS_TOKEN is set and the request does not send it. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    TestEventController_send: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestEventView"];
+                };
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid token or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or in a project the caller does not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The event queue (Redis) is unreachable; try again later. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -15,6 +15,8 @@ import { TeamsPage } from './pages/TeamsPage';
 import { ProjectAlertsPage } from './pages/ProjectAlertsPage';
 import { ProjectSettingsPage } from './pages/ProjectSettingsPage';
 import { ProjectsPage } from './pages/ProjectsPage';
+import { ReleasePage } from './pages/ReleasePage';
+import { ReleasesPage } from './pages/ReleasesPage';
 import { SourceMapsPage } from './pages/SourceMapsPage';
 import { ChannelsPage } from './pages/ChannelsPage';
 import { TokensPage } from './pages/TokensPage';
@@ -73,6 +75,10 @@ function Routes({ path, me }: { path: string; me: Me }) {
   if (path === '/' || path === '/projects') return <ProjectsPage />;
   if ((params = match('/projects/:id', path))) return <Redirect to={`/projects/${params.id}/issues`} />;
   if ((params = match('/projects/:id/issues', path))) return <IssuesPage projectId={Number(params.id)} />;
+  if ((params = match('/projects/:id/releases', path))) return <ReleasesPage projectId={Number(params.id)} />;
+  if ((params = match('/projects/:id/releases/:version', path))) {
+    return <ReleasePage key={params.version} projectId={Number(params.id)} version={params.version} />;
+  }
   if ((params = match('/projects/:id/alerts', path))) return <ProjectAlertsPage projectId={Number(params.id)} />;
   if ((params = match('/projects/:id/settings', path))) return <ProjectSettingsPage projectId={Number(params.id)} />;
   if ((params = match('/projects/:id/source-maps', path))) return <SourceMapsPage projectId={Number(params.id)} />;

@@ -12,12 +12,14 @@ import { ProjectKeys } from './project-keys';
 import { IngestRateLimiter } from './rate-limiter';
 import { ReleaseHealthDataModule } from '../releases/health/release-health-data.module';
 import { SessionIntake } from './session-intake';
+import { TestEventController } from './test-event.controller';
+import { TestEventSender } from './test-event';
 
 /** Ingestion is served by IngestHttpHandler, mounted ahead of Express by src/http-app.ts. */
 @Module({
   // ProjectsModule: its key changes reach the client-key snapshot at once.
   imports: [JobsModule, HealthModule, ProjectsModule, OutcomesDataModule, ReleaseHealthDataModule],
-  controllers: [MetricsController],
+  controllers: [MetricsController, TestEventController],
   providers: [
     ProjectKeys,
     IngestRateLimiter,
@@ -27,6 +29,7 @@ import { SessionIntake } from './session-intake';
     IngestMetrics,
     IngestService,
     IngestHttpHandler,
+    TestEventSender,
   ],
   exports: [IngestHttpHandler],
 })

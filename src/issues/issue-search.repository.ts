@@ -6,7 +6,7 @@ import type { IssueFilter } from '../search/query-language';
 import type { IssueCursor, IssueKey } from './issue-cursor';
 import { Issue } from './issue.entity';
 import type { IssueAssignee } from './issue-view';
-import { applyIssueFilters, IssueSort, SORT_COLUMNS } from './search/issue-search';
+import { applyIssueFilters, IssueSort, NEXT_RELEASE, SORT_COLUMNS } from './search/issue-search';
 
 /** What a list or a search reads: a project's issues matching filters. */
 export interface IssueSearch {
@@ -142,6 +142,19 @@ export class IssueSearchRepository {
     );
     const estimate = Math.round(Number(plan?.[0]?.Plan?.['Plan Rows'] ?? 0));
     return { total: Math.max(count, estimate), total_is_estimate: true };
+  }
+
+  /**
+   * The newest releases at resolution (`resolved_above`, null for none) of the project's issues
+   * resolved "in the next release".
+   */
+  async nextReleaseBases(manager: EntityManager, projectId: number): Promise<(string | null)[]> {
+    const rows: { above: string | null }[] = await manager.query(
+      `SELECT DISTINCT resolved_above AS above FROM issues
+        WHERE project_id = $1 AND resolved_in = $2 AND merged_into_id IS NULL`,
+      [projectId, NEXT_RELEASE],
+    );
+    return rows.map((row) => row.above);
   }
 
   /** The ids of the issues matching, in id order, at most `limit` of them. */

@@ -13,6 +13,7 @@ import { Issue, ISSUE_STATES, IssueState } from './issue.entity';
 import { IssueStateColumns, IssuesRepository } from './issues.repository';
 import { IssuesService } from './issues.service';
 import { IssueView } from './issue-view';
+import { NEXT_RELEASE } from './search/issue-search';
 
 /** What a user asks of an issue's state (PATCH /api/issues/{id}, and in bulk). */
 export interface IssueChange {
@@ -39,7 +40,7 @@ export interface EditOutcome {
   newlyAssigned: number[];
 }
 
-export const NEXT_RELEASE = 'next_release';
+export { NEXT_RELEASE };
 
 /** Issues one bulk change may touch: far above a screenful, bounded so one request stays one short transaction. */
 export const MAX_BULK_ISSUES = 10_000;

@@ -9,7 +9,9 @@ import { BUILT_IN_TAGS } from '../rollups/event-tags';
 import { fillBuckets, statsWindow } from '../rollups/stats-period';
 import { compareKeys, decodeIssueCursor, encodeIssueCursor, IssueCursor, IssueKey } from './issue-cursor';
 import { IssueFilter, parseIssueQuery } from '../search/query-language';
-import { IssueSort } from './search/issue-search';
+import { IssueSort, NEXT_RELEASE } from './search/issue-search';
+import { nextReleaseAfter } from '../releases/release-order';
+import { ReleasesRepository } from '../releases/releases.repository';
 import { Issue, IssueState } from './issue.entity';
 import { Assignees } from '../members/assignees';
 import { IssueView, toIssueView } from './issue-view';
@@ -55,6 +57,7 @@ export class IssuesService {
     private readonly search: IssueSearchRepository,
     private readonly rollups: RollupsRepository,
     private readonly assignees: Assignees,
+    private readonly releases: ReleasesRepository,
   ) {}
 
   /**
@@ -74,6 +77,7 @@ export class IssuesService {
     await this.resolveAssigned(filters, options.viewerId ?? null);
     return this.dataSource.transaction('REPEATABLE READ', async (manager) => {
       await this.checkTagKeys(manager, project.id, filters);
+      await this.resolveNextReleases(manager, project.id, filters);
       const search: IssueSearch = { project, filters, environment: options.environment };
       const snapshot = await this.search.currentSnapshot(manager);
       const moved = cursor?.snapshot ? await this.search.rowsMovedAbove(manager, search, cursor, limit) : [];
@@ -119,6 +123,7 @@ export class IssuesService {
     await this.resolveAssigned(filters, viewerId);
     return this.dataSource.transaction(async (manager) => {
       await this.checkTagKeys(manager, project.id, filters);
+      await this.resolveNextReleases(manager, project.id, filters);
       return this.search.matchingIds(manager, { project, filters }, limit);
     });
   }
@@ -140,6 +145,29 @@ export class IssuesService {
         }
       }
       filter.resolved = resolved;
+    }
+  }
+
+  /**
+   * For `resolved_in:`: the newest releases at resolution whose next release is one of the versions
+   * named, among those of the project's issues resolved "in the next release" (a handful of values).
+   */
+  private async resolveNextReleases(
+    manager: EntityManager,
+    projectId: number,
+    filters: IssueFilter[],
+  ): Promise<void> {
+    const wanted = filters.filter((filter) => filter.kind === 'resolved_in');
+    if (wanted.length === 0) return;
+    const aboves = await this.search.nextReleaseBases(manager, projectId);
+    const known = aboves.length > 0 ? await this.releases.known(manager, projectId) : [];
+    const nextOf = aboves.map((above) => ({ above, next: nextReleaseAfter(known, above) }));
+    for (const filter of wanted) {
+      const matching = nextOf.filter(({ next }) => next !== null && filter.versions.includes(next));
+      filter.nextReleaseOf = {
+        above: matching.flatMap(({ above }) => (above === null ? [] : [above])),
+        noRelease: matching.some(({ above }) => above === null),
+      };
     }
   }
 
@@ -174,7 +202,12 @@ export class IssuesService {
         },
       );
     }
-    return toIssueView(row.issue, row.slug, row.assignee);
+    const view = toIssueView(row.issue, row.slug, row.assignee);
+    if (row.issue.resolvedIn === NEXT_RELEASE) {
+      const known = await this.releases.known(this.dataSource.manager, row.issue.projectId);
+      view.next_release = nextReleaseAfter(known, row.issue.resolvedAbove);
+    }
+    return view;
   }
 
   /** Its events and rollups go with it (foreign keys); its project's hourly counts drop by its own. */

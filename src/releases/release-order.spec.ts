@@ -1,4 +1,4 @@
-import { compareReleases, semanticVersionOf } from './release-order';
+import { compareReleases, nextReleaseAfter, semanticVersionOf } from './release-order';
 
 const at = (iso: string) => new Date(iso);
 
@@ -41,5 +41,21 @@ describe('release order', () => {
         { version: 'build-new' },
       ),
     ).toBeLessThan(0);
+  });
+
+  it('names the release that came after the newest one at resolution, once there is one', () => {
+    const known = [
+      { version: 'shop@1.3.0', firstEvent: at('2026-01-03T00:00:00Z') },
+      { version: 'shop@1.2.0', firstEvent: at('2026-01-02T00:00:00Z') },
+      { version: 'shop@1.10.0', firstEvent: at('2026-01-04T00:00:00Z') },
+    ];
+    expect(nextReleaseAfter(known, 'shop@1.2.0')).toBe('shop@1.3.0');
+    expect(nextReleaseAfter(known, 'shop@1.3.0')).toBe('shop@1.10.0');
+    expect(nextReleaseAfter(known, 'shop@1.10.0')).toBeNull();
+    // Resolved before the project had any release: the first one to come.
+    expect(nextReleaseAfter(known, null)).toBe('shop@1.2.0');
+    expect(nextReleaseAfter([], null)).toBeNull();
+    // Releases with no event yet are newer than any that has one; between them, by name.
+    expect(nextReleaseAfter([{ version: 'b' }, { version: 'a' }, ...known], 'shop@1.10.0')).toBe('a');
   });
 });

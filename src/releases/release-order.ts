@@ -43,3 +43,23 @@ function samePackage(a: string, b: string): boolean {
     release.includes('@') ? release.slice(0, release.lastIndexOf('@')) : '';
   return packageOf(a) === packageOf(b);
 }
+
+/**
+ * The release that came after `above` (the newest release a project had when an issue was resolved
+ * "in the next release"): the oldest of the known releases newer than it, or with `above` null (no
+ * release then), the oldest of them all. Null while the project has none.
+ */
+export function nextReleaseAfter(known: KnownRelease[], above: string | null): string | null {
+  const base =
+    above === null ? null : (known.find((release) => release.version === above) ?? { version: above });
+  let next: KnownRelease | null = null;
+  for (const release of known) {
+    if (base !== null && compareReleases(release, base) <= 0) continue;
+    // Releases that neither order puts first (no event yet, no comparable version): by name, so that
+    // the answer does not depend on the order the rows came in.
+    const order =
+      next === null ? -1 : compareReleases(release, next) || (release.version < next.version ? -1 : 1);
+    if (order < 0) next = release;
+  }
+  return next?.version ?? null;
+}

@@ -50,6 +50,14 @@ describe('issue search language', () => {
     );
   });
 
+  it("reads the issue's own releases: the first one, and the one it was resolved in", () => {
+    expect(parse('first_release:"shop@1.2.0" !firstRelease:[a,b] resolved_in:shop@1.3.0')).toEqual([
+      { kind: 'first_release', versions: ['shop@1.2.0'], negated: false },
+      { kind: 'first_release', versions: ['a', 'b'], negated: true },
+      { kind: 'resolved_in', versions: ['shop@1.3.0'], negated: false },
+    ]);
+  });
+
   it('reads any tag, quoted values, lists and negation', () => {
     expect(parse('environment:production !release:"1.0 beta" browser.name:[Chrome,"Mobile Safari"]')).toEqual(
       [

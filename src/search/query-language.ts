@@ -28,6 +28,19 @@ export type IssueFilter =
   | { kind: 'time'; field: 'first_seen' | 'last_seen'; comparison: Comparison; at: Date; until?: Date }
   | { kind: 'count'; field: 'times_seen' | 'users'; comparison: Comparison; value: number }
   | { kind: 'text'; text: string; negated: boolean }
+  /** The release of the issue's first event (`first_release:`). */
+  | { kind: 'first_release'; versions: string[]; negated: boolean }
+  /**
+   * Resolved in one of `versions` (`resolved_in:`): named as the version, or resolved "in the next
+   * release" when that turned out to be one of them. Which newest releases at resolution that means
+   * is worked out by the issue list (`nextReleaseOf`) before the filter reaches SQL.
+   */
+  | {
+      kind: 'resolved_in';
+      versions: string[];
+      negated: boolean;
+      nextReleaseOf?: { above: string[]; noRelease: boolean };
+    }
   /**
    * Who the issue is assigned to: any of `targets`. Members and teams are named here as typed; the
    * list resolves them to ids (`resolved`) before the filter reaches SQL.
@@ -77,6 +90,13 @@ const COUNT_KEYS: Record<string, 'times_seen' | 'users'> = {
   'event.count': 'times_seen',
   users: 'users',
   user_count: 'users',
+};
+
+/** Keys about the issue's own releases (the `release:` tag is any release its events were seen in). */
+const RELEASE_KEYS: Record<string, 'first_release' | 'resolved_in'> = {
+  first_release: 'first_release',
+  firstRelease: 'first_release',
+  resolved_in: 'resolved_in',
 };
 
 const TIME_KEYS: Record<string, 'first_seen' | 'last_seen'> = {
@@ -266,6 +286,7 @@ function toFilter(token: Token, now: Date): IssueFilter {
   }
   if (key === 'assigned')
     return { kind: 'assigned', targets: values.map((value) => assignedTarget(raw, value)), negated };
+  if (key in RELEASE_KEYS) return { kind: RELEASE_KEYS[key], versions: values, negated };
   if (key === 'level') {
     for (const value of values) {
       if (!(LEVELS as readonly string[]).includes(value.toLowerCase()))

@@ -28,7 +28,14 @@ describe('DashboardMiddleware', () => {
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
   it('serves index.html without caching at / and for page paths', async () => {
-    for (const path of ['/', '/projects/3/issues', '/issues/12?event=x', '/index.html']) {
+    const pages = [
+      '/',
+      '/projects/3/issues',
+      '/issues/12?event=x',
+      '/index.html',
+      '/projects/3/releases/shop%401.2.0',
+    ];
+    for (const path of pages) {
       const response = await request(appServing(root)).get(path).expect(200);
       expect(response.headers['content-type']).toMatch(/text\/html/);
       expect(response.headers['cache-control']).toBe('no-cache');

@@ -21,6 +21,8 @@ const SERVER_PATH = /^\/(api|auth|health|metrics)(\/|$)/;
 
 /** Vite puts content-hashed files under assets/: they can be cached for good. */
 const HASHED_ASSET = /^\/assets\//;
+/** Page paths that may end like a file name: a release's page (`/projects/3/releases/shop%401.2.0`). */
+const PAGE_LIKE_A_FILE = /^\/projects\/[^/]+\/releases\/[^/]+\/?$/;
 
 export const MISSING_BUILD_MESSAGE =
   'The dashboard has not been built. Run `npm run build` (or `npm run build:dashboard`) and reload this page.\n' +
@@ -64,7 +66,12 @@ export class DashboardMiddleware implements NestMiddleware {
     this.serveStatic(request, response, (error?: unknown) => {
       if (error) return next(error);
       // A missing file with an extension (an old asset, /favicon.ico) is a real 404, not a page.
-      if (/\.[a-z0-9]+$/i.test(request.path) && !request.path.endsWith('.html')) return next();
+      if (
+        /\.[a-z0-9]+$/i.test(request.path) &&
+        !request.path.endsWith('.html') &&
+        !PAGE_LIKE_A_FILE.test(request.path)
+      )
+        return next();
       this.sendIndex(response, next);
     });
   }

@@ -1,15 +1,22 @@
 import { useState } from 'preact/hooks';
+import { useCan } from '../access';
 import type { Project } from '../api';
 import { CopyButton } from '../components';
+import { TestEvent } from './TestEvent';
 
 const SDKS = {
   node: {
     label: 'Node.js (@sentry/node)',
     install: 'npm install @sentry/node',
-    code: (dsn: string) => `// Load this before anything else in your app's entry point.
+    code: (dsn: string, release: string) => `// Load this before anything else in your app's entry point.
 const Sentry = require("@sentry/node");
 
-Sentry.init({ dsn: "${dsn}" });
+Sentry.init({
+  dsn: "${dsn}",
+  // Which version runs, and where: for releases, regressions and release health.
+  release: "${release}",
+  environment: "production",
+});
 
 // Errors thrown and not caught are reported automatically; to report one yourself:
 try {
@@ -21,9 +28,14 @@ try {
   browser: {
     label: 'Browser (@sentry/browser)',
     install: 'npm install @sentry/browser',
-    code: (dsn: string) => `import * as Sentry from "@sentry/browser";
+    code: (dsn: string, release: string) => `import * as Sentry from "@sentry/browser";
 
-Sentry.init({ dsn: "${dsn}" });
+Sentry.init({
+  dsn: "${dsn}",
+  // Which version runs, and where: for releases, regressions and release health.
+  release: "${release}",
+  environment: "production",
+});
 
 // Unhandled errors and rejections are reported automatically; to report one yourself:
 Sentry.captureException(new Error("Something went wrong"));`,
@@ -47,10 +59,12 @@ export function DsnField({ project }: { project: Project }) {
   );
 }
 
-export function DsnSetup({ project }: { project: Project }) {
+/** `onTestEventStored`: the test event is stored, its issue listed: the page around may show it. */
+export function DsnSetup({ project, onTestEventStored }: { project: Project; onTestEventStored?: () => void }) {
   const [sdk, setSdk] = useState<Sdk>('node');
+  const canWrite = useCan()('project:write');
   const chosen = SDKS[sdk];
-  const code = chosen.code(project.dsn);
+  const code = chosen.code(project.dsn, `${project.slug}@1.0.0`);
   return (
     <div class="setup">
       <DsnField project={project} />
@@ -79,6 +93,7 @@ export function DsnSetup({ project }: { project: Project }) {
           </pre>
           <CopyButton text={code} label="Copy snippet" class="code-copy" />
         </div>
+        {canWrite && <TestEvent projectId={project.id} onStored={onTestEventStored} />}
       </div>
     </div>
   );

@@ -8,7 +8,7 @@ export const PERIODS: { value: StatsPeriod; label: string }[] = [
   { value: '14d', label: 'last 14 days' },
   { value: '90d', label: 'last 90 days' },
 ];
-const DEFAULT_PERIOD: StatsPeriod = '14d';
+export const DEFAULT_PERIOD: StatsPeriod = '14d';
 
 /** The chosen period is kept for the browser tab's session (sessionStorage may be unavailable). */
 function storedPeriod(key: string): StatsPeriod {

@@ -11,6 +11,8 @@ import { ActivityLog } from './IssueActivity';
 import { AssigneeControl } from './IssueAssignee';
 import { Comments } from './IssueComments';
 import { IssueTags } from './IssueTags';
+import { IssueReleases } from './IssueReleases';
+import { ReleaseLink } from './ReleaseFigures';
 import { lastListUrl, rememberedListUrl } from './IssueListPlace';
 import { LevelMarker, StateBadge } from './IssueMarkers';
 import { stateCondition, TriageActions, TriageChoice } from './TriageActions';
@@ -173,14 +175,22 @@ export function IssuePage({ issueId }: { issueId: number }) {
               <dt>First seen</dt>
               <dd>
                 <RelTime value={current.first_seen} />
-                {current.first_release && <span class="release-line mono">in {current.first_release}</span>}
+                {current.first_release && (
+                  <span class="release-line">
+                    in <ReleaseLink projectId={current.project_id} version={current.first_release} />
+                  </span>
+                )}
               </dd>
             </div>
             <div>
               <dt>Last seen</dt>
               <dd>
                 <RelTime value={current.last_seen} />
-                {current.last_release && <span class="release-line mono">in {current.last_release}</span>}
+                {current.last_release && (
+                  <span class="release-line">
+                    in <ReleaseLink projectId={current.project_id} version={current.last_release} />
+                  </span>
+                )}
               </dd>
             </div>
             <div>
@@ -195,6 +205,7 @@ export function IssuePage({ issueId }: { issueId: number }) {
               </dd>
             </div>
           </dl>
+          <IssueReleases issue={current} />
         </div>
         <div class="issue-side">
           {triage && (

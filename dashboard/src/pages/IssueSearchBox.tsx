@@ -10,6 +10,9 @@ interface Suggestion {
 }
 
 /** Keys with a meaning of their own (see docs/api.md, "Searching issues"), in the order offered. */
+/** Keys whose values are the project's releases. */
+const RELEASE_KEYS = ['release', 'first_release', 'resolved_in'];
+
 const KEYS: { key: string; detail: string; values?: { value: string; detail?: string }[] }[] = [
   {
     key: 'is',
@@ -34,6 +37,8 @@ const KEYS: { key: string; detail: string; values?: { value: string; detail?: st
   },
   { key: 'environment', detail: 'where events were sent from' },
   { key: 'release', detail: 'a version events were sent from' },
+  { key: 'first_release', detail: 'the version an issue was first seen in' },
+  { key: 'resolved_in', detail: 'the version an issue was resolved in' },
   { key: 'user.id', detail: 'an affected user' },
   { key: 'user.email', detail: 'an affected user' },
   {
@@ -146,7 +151,8 @@ export function IssueSearchBox({ projectId, value, onSearch }: { projectId: numb
   const term = termAt(text, caret);
   const parts = splitTerm(term.text);
   const builtIn = parts ? KEYS.find((key) => key.key === parts.key) : undefined;
-  const askServer = parts && !builtIn?.values && parts.key !== 'environment' && parts.key !== 'release' ? parts.key : null;
+  const releaseKey = parts !== null && RELEASE_KEYS.includes(parts.key);
+  const askServer = parts && !builtIn?.values && parts.key !== 'environment' && !releaseKey ? parts.key : null;
   const serverValues = useTagValues(projectId, open ? askServer : null, parts?.value ?? '');
 
   const suggestions = useMemo((): Suggestion[] => {
@@ -156,7 +162,7 @@ export function IssueSearchBox({ projectId, value, onSearch }: { projectId: numb
         builtIn?.values ??
         (parts.key === 'environment'
           ? (vocabulary?.environments ?? []).map((name) => ({ value: name }))
-          : parts.key === 'release'
+          : releaseKey
             ? (vocabulary?.releases ?? []).map((version) => ({ value: version }))
             : (serverValues ?? []).map((name) => ({ value: name })));
       return candidates

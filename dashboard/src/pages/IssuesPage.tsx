@@ -104,6 +104,7 @@ export function IssuesPage({ projectId }: { projectId: number }) {
   const rows = shown?.data ?? [];
   useIssueKeys();
   useReturnToRow(rows);
+  const [testEventSent, setTestEventSent] = useState(false);
   const noIssuesAtAll = params.query === DEFAULT_QUERY && !params.environment && params.page === 1 && issues.data?.total === 0;
 
   // Background refresh: the list every half minute (while the tab is visible and nothing is being
@@ -179,9 +180,16 @@ export function IssuesPage({ projectId }: { projectId: number }) {
           </a>
         }
       />
-      <details class="card setup-card" open={noIssuesAtAll}>
+      <details class="card setup-card" open={noIssuesAtAll || testEventSent}>
         <summary>DSN and SDK setup</summary>
-        <DsnSetup project={project.data} />
+        <DsnSetup
+          project={project.data}
+          onTestEventStored={() => {
+            // The setup stays open with its link to the test event's issue, now listed below.
+            setTestEventSent(true);
+            issues.refresh();
+          }}
+        />
         {noIssuesAtAll && (
           <p class="waiting" role="status">
             <span class="spinner" aria-hidden="true" /> Waiting for the first event… this page updates on its own.

@@ -89,7 +89,9 @@ export function TriageActions({
 /** What holds a resolved or muted issue where it is, in words; null when nothing does. */
 export function stateCondition(issue: Issue): string | null {
   if (issue.state === 'resolved' && issue.resolved_in) {
-    return issue.resolved_in === 'next_release' ? 'Resolved in the next release' : `Resolved in release ${issue.resolved_in}`;
+    if (issue.resolved_in !== 'next_release') return `Resolved in release ${issue.resolved_in}`;
+    // Named once the project has a release newer than its newest at the time (the single issue's answer says).
+    return issue.next_release ? `Resolved in the next release (${issue.next_release})` : 'Resolved in the next release';
   }
   if (issue.state === 'muted') {
     if (issue.mute_until) return `Muted until ${exactTime(issue.mute_until)}`;

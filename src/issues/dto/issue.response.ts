@@ -102,6 +102,15 @@ export class IssueView {
   })
   resolved_in: string | null;
 
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description:
+      'On a single issue resolved in the next release: that release, once the project has one newer than ' +
+      'its newest at the time of resolution; null until then.',
+  })
+  next_release?: string | null;
+
   @ApiProperty({
     type: String,
     format: 'date-time',

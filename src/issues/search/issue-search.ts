@@ -3,6 +3,9 @@ import type { Issue, IssueState } from '../issue.entity';
 import type { IssueFilter, SearchState } from '../../search/query-language';
 import { escapeLike } from '../../common/like-pattern';
 
+/** How `resolved_in` records "resolved in the next release". */
+export const NEXT_RELEASE = 'next_release';
+
 export const ISSUE_SORTS = ['last_seen', 'first_seen', 'events', 'users'] as const;
 export type IssueSort = (typeof ISSUE_SORTS)[number];
 
@@ -98,6 +101,24 @@ export function applyIssueFilters(
         });
         return;
       }
+      case 'first_release':
+        query.andWhere(matching(`issue.first_release = ANY(:${p('versions')})`, filter.negated), {
+          [p('versions')]: filter.versions,
+        });
+        return;
+      case 'resolved_in': {
+        if (!filter.nextReleaseOf)
+          throw new Error('resolved_in: filter used before its next releases were worked out');
+        const test = `issue.resolved_in = ANY(:${p('versions')})
+           OR (issue.resolved_in = '${NEXT_RELEASE}'
+               AND (issue.resolved_above = ANY(:${p('above')}) OR (:${p('none')} AND issue.resolved_above IS NULL)))`;
+        query.andWhere(matching(test, filter.negated), {
+          [p('versions')]: filter.versions,
+          [p('above')]: filter.nextReleaseOf.above,
+          [p('none')]: filter.nextReleaseOf.noRelease,
+        });
+        return;
+      }
       case 'text': {
         const number = filter.negated ? undefined : shortIdNumber(filter.text);
         query.andWhere(
@@ -116,6 +137,14 @@ export function applyIssueFilters(
       }
     }
   });
+}
+
+/**
+ * A condition on nullable columns, or its negation. Negated, NULL counts as not matching (an issue
+ * without a release is not in it); plain, it stays bare so that the partial indexes serve it.
+ */
+function matching(test: string, negated: boolean): string {
+  return negated ? `NOT coalesce(${test}, false)` : `(${test})`;
 }
 
 /** The tag keys a query's filters name, which must exist among the project's tags. */
