@@ -77,10 +77,12 @@ describe('dashboard release health (browser)', () => {
     ensureDashboardBuilt();
     t = await startTestApp({ CREATE_SUPERUSER: `${EMAIL}:${PASSWORD}`, SERVE_DASHBOARD: 'true' });
     project = (await t.api().post('/api/projects').send({ name: 'Health Shop' }).expect(201)).body;
-    // An event per release, so that each is a release of the project whatever else counts.
-    for (const release of ['shop@1.0.0', 'shop@2.0.0']) {
+    // An event per release, so that each is a release of the project whatever else counts; their
+    // messages differ in words, not only in digits (which grouping treats as variable), so that each
+    // release opens an issue of its own.
+    for (const [release, place] of [['shop@1.0.0', 'checkout'], ['shop@2.0.0', 'basket']]) {
       await sendStoredEvent(t, project, {
-        message: `Boom in ${release}`,
+        message: `Boom in the ${place}`,
         release,
         environment: 'production',
       });

@@ -58,7 +58,7 @@ export function CrashFree({ value }: { value: number | null | undefined }) {
 }
 
 /** A release's adoption: its share of the project's sessions (and users) in the last 24 hours, with a bar. */
-export function Adoption({ adoption }: { adoption: HealthFigures['adoption'] }) {
+export function Adoption({ adoption }: { adoption: HealthFigures['adoption'] | undefined }) {
   const sessions = adoption?.sessions;
   if (!isNumber(sessions)) return <span class="figure-missing">—</span>;
   return (
