@@ -23,8 +23,13 @@ import { MAX_SESSION_AGE_MS, SessionClass, SessionRecord, worstClassOf } from '.
  * moves it to a worse class (the counter of its old class down, of its new class up): a session is
  * counted once, as the worst it reached. The user of a bucket keeps the worst class of its
  * sessions. Returns per envelope {0, 0} when applied, {1|2, over} when the minute|hour limit refused.
+ *
+ * The `#!lua` line makes it a script Redis (7 and later) refuses whole when it is out of memory: a
+ * script without it would run until its first refused write, leaving a session counted without its
+ * state, and counted again when the SDK sends it anew. Every key it touches has the `{sessions}`
+ * hash tag of KEYS[1]: one Redis Cluster slot.
  */
-const APPLY_SCRIPT = `
+const APPLY_SCRIPT = `#!lua
 local live = KEYS[1]
 local base = ARGV[1]
 local kinds = {'e', 'e', 'a', 'c'}
