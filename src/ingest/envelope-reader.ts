@@ -48,6 +48,9 @@ const EVENT_ITEM_TYPES = new Set(['event']);
  */
 export const SMALL_ITEM_BUDGETS: Readonly<Record<string, number>> = {
   client_report: 64 * 1024,
+  // A feedback item is an event (up to the event limit); a user report is a few short fields.
+  feedback: MAX_EVENT_BYTES,
+  user_report: 64 * 1024,
 };
 export const MAX_CLIENT_REPORT_BYTES = SMALL_ITEM_BUDGETS.client_report;
 

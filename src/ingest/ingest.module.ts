@@ -4,6 +4,7 @@ import { JobsModule } from '../jobs/jobs.module';
 import { OutcomesDataModule } from '../outcomes/outcomes-data.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { DigestProducer, digestProducerQueueProvider } from './digest.producer';
+import { FeedbackIntake } from './feedback-intake';
 import { IngestHttpHandler } from './ingest-http.handler';
 import { IngestMetrics } from './ingest.metrics';
 import { IngestService } from './ingest.service';
@@ -21,6 +22,7 @@ import { IngestRateLimiter } from './rate-limiter';
     IngestRateLimiter,
     digestProducerQueueProvider,
     DigestProducer,
+    FeedbackIntake,
     IngestMetrics,
     IngestService,
     IngestHttpHandler,
