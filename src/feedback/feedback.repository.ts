@@ -208,14 +208,14 @@ export class FeedbackRepository {
    * Unresolved feedback per issue of a page of issues (each issue with those merged into it): one
    * index probe per issue shown, never a scan of the project's feedback.
    */
-  async unresolvedCounts(issueIds: number[]): Promise<Map<number, number>> {
+  async unresolvedCounts(projectId: number, issueIds: number[]): Promise<Map<number, number>> {
     if (issueIds.length === 0) return new Map();
     const rows: { issue_id: number; count: number }[] = await this.dataSource.query(
       `SELECT i.issue_id, (SELECT count(*)::int FROM feedback f
                              WHERE f.issue_id IN (SELECT m.id FROM issues m WHERE m.id = i.issue_id OR m.merged_into_id = i.issue_id)
-                               AND f.status = 'unresolved') AS count
-         FROM unnest($1::int[]) AS i(issue_id)`,
-      [issueIds],
+                               AND f.project_id = $1 AND f.status = 'unresolved') AS count
+         FROM unnest($2::int[]) AS i(issue_id)`,
+      [projectId, issueIds],
     );
     return new Map(rows.map((row) => [row.issue_id, row.count]));
   }

@@ -9,6 +9,7 @@ import { IngestHttpHandler } from './ingest-http.handler';
 import { IngestMetrics } from './ingest.metrics';
 import { IngestService } from './ingest.service';
 import { MetricsController } from './metrics.controller';
+import { ErrorPageController } from './error-page.controller';
 import { ProjectKeys } from './project-keys';
 import { IngestRateLimiter } from './rate-limiter';
 
@@ -16,7 +17,7 @@ import { IngestRateLimiter } from './rate-limiter';
 @Module({
   // ProjectsModule: its key changes reach the client-key snapshot at once.
   imports: [JobsModule, HealthModule, ProjectsModule, OutcomesDataModule],
-  controllers: [MetricsController],
+  controllers: [MetricsController, ErrorPageController],
   providers: [
     ProjectKeys,
     IngestRateLimiter,
