@@ -8,7 +8,9 @@
  */
 import { captureFeedback, defaultStackParser, makeNodeTransport, NodeClient, Scope } from '@sentry/node';
 import { randomUUID } from 'node:crypto';
+import { FeedbackIntake } from '../src/ingest/feedback-intake';
 import { OutcomeFolder } from '../src/outcomes/outcome-folder';
+import { RetentionService } from '../src/retention/retention.service';
 import { startTestApp, TestApp } from './helpers/app';
 import { eventually } from './helpers/queues';
 import { startWebhookReceiver, WebhookReceiver } from './helpers/webhook-receiver';
@@ -330,6 +332,23 @@ describe('user feedback', () => {
       return listed.body[0]?.status === 'sent' ? listed.body[0] : undefined;
     });
     expect(history).toMatchObject({ alert_type: 'new_feedback', status: 'sent' });
+  });
+
+  it('deletes feedback with its project retention, and keeps what is younger', async () => {
+    const target = await createProject();
+    const old = randomUUID();
+    const young = randomUUID();
+    const day = 86_400_000;
+    await t.app.get(FeedbackIntake).enqueue([
+      { projectId: target.id, eventId: old, receivedAt: Date.now() - (t.config.EVENT_RETENTION_DAYS + 2) * day, message: 'old', source: 'api' },
+      { projectId: target.id, eventId: young, receivedAt: Date.now() - day, message: 'young', source: 'api' },
+    ]);
+    await storedFeedback(target, old);
+    await storedFeedback(target, young);
+    const report = await t.app.get(RetentionService).run();
+    expect(report.feedbackDeleted).toBeGreaterThanOrEqual(1);
+    const page = await t.api().get(`/api/projects/${target.id}/feedback`).expect(200);
+    expect(page.body.data.map((row: Feedback) => row.event_id)).toEqual([hex(young)]);
   });
 
   describe('crash-report dialog', () => {

@@ -5,6 +5,7 @@ import { registerQueue } from '../jobs/queue-layout';
 import { EventsDataModule } from '../events/events-data.module';
 import { IssueServicesModule } from '../issues/issue-services.module';
 import { OutcomesDataModule } from '../outcomes/outcomes-data.module';
+import { FeedbackDataModule } from '../feedback/feedback-data.module';
 import { ProjectsDataModule } from '../projects/projects-data.module';
 import { RollupsDataModule } from '../rollups/rollups-data.module';
 import { RulesDataModule } from '../rules/rules-data.module';
@@ -24,6 +25,7 @@ import { RetentionService } from './retention.service';
     RulesDataModule,
     UsersDataModule,
     OutcomesDataModule,
+    FeedbackDataModule,
   ],
   providers: [RetentionService, MaintenanceProcessor],
   exports: [RetentionService],

@@ -9,6 +9,7 @@ import { AlertHistoryRepository } from '../rules/alert-history.repository';
 import { SessionsRepository } from '../users/sessions.repository';
 import { RollupsRepository } from '../rollups/rollups.repository';
 import { OutcomesRepository } from '../outcomes/outcomes.repository';
+import { FeedbackRepository } from '../feedback/feedback.repository';
 import { cutoffOf, planPartitions, ProjectRetention } from './retention-policy';
 import { AuditLog } from '../audit/audit-log.service';
 
@@ -38,6 +39,8 @@ export interface RetentionReport {
   chunksDeleted: number;
   /** Audit log entries older than AUDIT_RETENTION_DAYS. */
   auditEntriesDeleted: number;
+  /** User feedback received before its project's retention, like the events. */
+  feedbackDeleted: number;
 }
 
 /** Chunks are kept this long after their upload, so that a repeated upload finds them. */
@@ -66,6 +69,7 @@ export class RetentionService {
     private readonly auditLog: AuditLog,
     private readonly projects: ProjectsRepository,
     private readonly outcomes: OutcomesRepository,
+    private readonly feedback: FeedbackRepository,
   ) {}
 
   async run(now = new Date()): Promise<RetentionReport> {
@@ -86,6 +90,7 @@ export class RetentionService {
       artifactBundlesDeleted: 0,
       chunksDeleted: 0,
       auditEntriesDeleted: 0,
+      feedbackDeleted: 0,
     };
     const overrides = await this.projectOverrides(defaultDays);
 
@@ -107,6 +112,7 @@ export class RetentionService {
       report.hourlyRowsDeleted += await drain((limit) => this.rollups.deleteHours(deletion, limit));
       report.hourlyRowsDeleted += await drain((limit) => this.outcomes.deleteHours(deletion, limit));
       report.issuesDeleted += await drain((limit) => this.issues.deleteExpired(deletion, limit));
+      report.feedbackDeleted += await drain((limit) => this.feedback.deleteReceivedBefore(deletion, limit));
       // Few bundles a statement: each takes its files (megabytes of TOAST) with it.
       report.artifactBundlesDeleted += await drain(
         (limit) => this.artifacts.deleteUnused(deletion, limit),
@@ -146,7 +152,8 @@ export class RetentionService {
       report.sessionsDeleted +
       report.artifactBundlesDeleted +
       report.chunksDeleted +
-      report.auditEntriesDeleted;
+      report.auditEntriesDeleted +
+      report.feedbackDeleted;
     if (changed === 0) return;
     this.logger.log(
       `retention: ${report.partitionsCreated} partition(s) created, dropped [${report.partitionsDropped.join(', ')}]` +
@@ -155,7 +162,7 @@ export class RetentionService {
         ` ${report.issuesDeleted} issue(s),` +
         ` ${report.alertHistoryDeleted} alert history row(s), ${report.sessionsDeleted} session(s),` +
         ` ${report.artifactBundlesDeleted} source map bundle(s), ${report.chunksDeleted} upload chunk(s),` +
-        ` ${report.auditEntriesDeleted} audit log row(s) deleted`,
+        ` ${report.auditEntriesDeleted} audit log row(s), ${report.feedbackDeleted} feedback deleted`,
     );
   }
 }
