@@ -75,6 +75,7 @@ import { openQueue, QueueSettings } from '../../src/jobs/queue-layout';
 import { Cleanup } from '../helpers/cleanup';
 import { Postgres } from '../helpers/postgres-servers';
 import { checkRun, printConsistency } from './consistency';
+import { checkFeedback, FeedbackLoad, printFeedbackCheck } from './feedback';
 import { partitionOf, query } from './db';
 import { ACK, formatOutcomes, LoadGenerator } from './load';
 import { AppProcess, RedisServer, serviceEnvironment, sleep } from './processes';
@@ -100,6 +101,8 @@ const num = (name: string, fallback: number) => {
 };
 const PG_OUTAGE_S = num('CHAOS_PG_OUTAGE_S', 140);
 const RATE = num('CHAOS_RATE', 100);
+/** User feedback envelopes per second, beside the events (see feedback.ts). */
+const FEEDBACK_RATE = num('CHAOS_FEEDBACK_RATE', 5);
 const CONNECTIONS = Math.max(1, num('CHAOS_CONNECTIONS', 4));
 const GROUPS = Math.max(1, num('CHAOS_GROUPS', 36));
 const BURST = num('CHAOS_BURST', 3000);
@@ -246,12 +249,15 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
       ])
     )[0].n;
 
-  const load = new LoadGenerator({
+  const target = {
     url: `${api.url}/api/${projectId}/envelope/`,
     headers: {
       'Content-Type': 'application/x-sentry-envelope',
       'X-Sentry-Auth': `Sentry sentry_version=7, sentry_key=${clientKey.replace(/-/g, '')}, sentry_client=chaos/1.0`,
     },
+  };
+  const load = new LoadGenerator({
+    ...target,
     fixture: EXCEPTION_FIXTURE,
     groups: GROUPS,
     rate: RATE,
@@ -259,6 +265,8 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
   });
   state.load = load;
   cleanup.add('stop load', async () => load.destroy());
+  const feedback = new FeedbackLoad({ ...target, rate: FEEDBACK_RATE, events: load });
+  cleanup.add('stop feedback load', () => feedback.stop());
 
   // Smoke: one event end to end, or nothing below means anything.
   load.phase = 'smoke';
@@ -314,6 +322,7 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
   };
   const phases = suite.phases;
   load.start();
+  feedback.start();
 
   if (selected('postgres')) await postgresOutage(suite, PG_OUTAGE_S);
   if (selected('worker')) await workerKill(suite, BURST);
@@ -350,7 +359,7 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
   }
   if (selected('redis-memory')) await redisMemoryFull(suite, REDIS_FULL_S);
 
-  await load.stop();
+  await Promise.all([load.stop(), feedback.stop()]);
   load.phase = 'after';
   const loadStoppedAt = Date.now();
   log(`load stopped: ${load.records.length} requests sent`);
@@ -395,12 +404,14 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
     removed,
   });
   const reports = await phaseReports({ phases, load, redis, queues, stored, duplicates, loadStoppedAt });
+  const feedbackCheck = await checkFeedback(databaseUrl, projectId, feedback);
   const unexpected = [...api.unexpectedExits, ...worker.unexpectedExits];
 
   // ---------------------------------------------------------------------------------------------
   // Report.
   printTable(reports);
   printConsistency(consistency, queues, final);
+  printFeedbackCheck(feedbackCheck);
   for (const r of reports) {
     if (r.skipped) console.log(`  ${r.fault}: SKIPPED: ${r.skipped}`);
     if (r.lostBreakdown) console.log(`  ${r.fault}: lost ${r.lost} — ${r.lostBreakdown}`);
@@ -438,7 +449,7 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
     `${JSON.stringify({ date: new Date().toISOString(), settings, reports, consistency, retentionTimes, failedReasons, unexpectedExits: unexpected }, null, 2)}\n`,
   );
 
-  const checks = [...reports.filter((r) => !r.skipped).map((r) => r.passed), consistency.passed];
+  const checks = [...reports.filter((r) => !r.skipped).map((r) => r.passed), consistency.passed, feedbackCheck.passed];
   const passed = checks.filter(Boolean).length;
   const failed = checks.length - passed;
   const skipped = reports.length - reports.filter((r) => !r.skipped).length;
