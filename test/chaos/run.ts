@@ -58,6 +58,7 @@
  * Knobs: CHAOS_PHASES (the faults to inject, comma-separated from postgres, worker, redis,
  * retention, api, disk, wal, redis-memory; all by default, always run in that order:
  * `CHAOS_PHASES=retention` runs only the retention fault), CHAOS_RATE (envelopes/s, default 100),
+ * CHAOS_FEEDBACK_RATE (feedback envelopes/s beside them, 5),
  * CHAOS_CONNECTIONS (4), CHAOS_GROUPS (36), CHAOS_BURST (3000), CHAOS_REDIS_DOWN_S (5),
  * CHAOS_API_DOWN_S (2), CHAOS_DISK_FULL_S (40), CHAOS_WAL_DOWN_S (10), CHAOS_REDIS_FULL_S (20),
  * CHAOS_TMPFS=0 (no small disks), CHAOS_DRAIN_TIMEOUT_S (120), CHAOS_TIMEOUT_S (hard stop of the
