@@ -69,7 +69,8 @@ describe('user feedback from the browser SDK (browser)', () => {
   beforeAll(async () => {
     ensureDashboardBuilt();
     t = await startTestApp({ CREATE_SUPERUSER: `${EMAIL}:${PASSWORD}`, SERVE_DASHBOARD: 'true' });
-    project = (await t.api().post('/api/projects').send({ name: 'Feedback Shop' }).expect(201)).body as typeof project;
+    project = (await t.api().post('/api/projects').send({ name: 'Feedback Shop' }).expect(201))
+      .body as typeof project;
     dir = await mkdtemp(join(tmpdir(), 'feedback-shop-'));
     await writeFile(join(dir, 'main.ts'), APP_TS.join('\n'));
     await writeFile(join(dir, 'index.html'), INDEX_HTML.join('\n'));
@@ -81,7 +82,9 @@ describe('user feedback from the browser SDK (browser)', () => {
       format: 'iife',
       platform: 'browser',
       target: 'es2022',
-      define: { __DSN__: JSON.stringify(`http://${hex(project.client_key)}@127.0.0.1:${t.port}/${project.id}`) },
+      define: {
+        __DSN__: JSON.stringify(`http://${hex(project.client_key)}@127.0.0.1:${t.port}/${project.id}`),
+      },
       outfile: join(dir, 'main.js'),
       logLevel: 'silent',
     });
@@ -119,7 +122,10 @@ describe('user feedback from the browser SDK (browser)', () => {
 
   async function feedbackOf(eventId: string): Promise<StoredFeedback> {
     return eventually(async () => {
-      const page = await t.api().get(`/api/projects/${project.id}/feedback?limit=100&status=unresolved`).expect(200);
+      const page = await t
+        .api()
+        .get(`/api/projects/${project.id}/feedback?limit=100&status=unresolved`)
+        .expect(200);
       return (page.body.data as StoredFeedback[]).find((row) => row.event_id === eventId);
     }, 20_000);
   }
@@ -166,7 +172,11 @@ describe('user feedback from the browser SDK (browser)', () => {
       const eventId = await page.evaluate(() => {
         const sentry = (window as unknown as { Sentry: typeof import('@sentry/browser') }).Sentry;
         const id = sentry.captureException(new Error('Payment form exploded'));
-        sentry.showReportDialog({ eventId: id, user: { name: 'Dialog Person', email: 'dialog@example.com' }, title: 'Sorry <b>about</b> that' });
+        sentry.showReportDialog({
+          eventId: id,
+          user: { name: 'Dialog Person', email: 'dialog@example.com' },
+          title: 'Sorry <b>about</b> that',
+        });
         return id;
       });
       const dialog = page.getByRole('dialog', { name: 'Sorry <b>about</b> that' });
@@ -178,7 +188,10 @@ describe('user feedback from the browser SDK (browser)', () => {
       const closed = page.evaluate(
         () =>
           new Promise<boolean>((resolve) =>
-            window.addEventListener('message', (event) => event.data === '__sentry_reportdialog_closed__' && resolve(true)),
+            window.addEventListener(
+              'message',
+              (event) => event.data === '__sentry_reportdialog_closed__' && resolve(true),
+            ),
           ),
       );
       await dialog.getByRole('button', { name: 'Submit Crash Report' }).click();
@@ -186,7 +199,10 @@ describe('user feedback from the browser SDK (browser)', () => {
       await dialog.getByRole('button', { name: 'Close' }).click();
       expect(await closed).toBe(true);
       const stored = await eventually(async () => {
-        const list = await t.api().get(`/api/projects/${project.id}/feedback?query=pressed%20pay`).expect(200);
+        const list = await t
+          .api()
+          .get(`/api/projects/${project.id}/feedback?query=pressed%20pay`)
+          .expect(200);
         const found = (list.body.data as StoredFeedback[])[0];
         return found && found.issue_id !== null ? found : undefined;
       }, 20_000);
@@ -202,13 +218,20 @@ describe('user feedback from the browser SDK (browser)', () => {
   });
 
   it('shows the Feedback inbox and the feedback of an issue, on a laptop and a phone', async () => {
-    const context = await watchedContext(browser, { baseURL: t.url, viewport: { width: 1366, height: 900 } }, problems);
+    const context = await watchedContext(
+      browser,
+      { baseURL: t.url, viewport: { width: 1366, height: 900 } },
+      problems,
+    );
     const page = await context.newPage();
     page.setDefaultTimeout(15_000);
     try {
       await signIn(page, EMAIL, PASSWORD);
       await page.goto(`/projects/${project.id}/issues`);
-      await page.getByRole('navigation', { name: 'Project sections' }).getByRole('link', { name: 'Feedback', exact: true }).click();
+      await page
+        .getByRole('navigation', { name: 'Project sections' })
+        .getByRole('link', { name: 'Feedback', exact: true })
+        .click();
       const items = page.locator('.feedback-item');
       await eventually(async () => (await items.count()) >= 2);
       expect(await page.getByText('The pay button spins forever').count()).toBe(1);
@@ -239,12 +262,16 @@ describe('user feedback from the browser SDK (browser)', () => {
       try {
         await mobile.goto(`/projects/${project.id}/feedback?status=all`);
         await mobile.locator('.feedback-item').nth(1).waitFor();
-        const overflow = await mobile.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        const overflow = await mobile.evaluate(
+          () => document.documentElement.scrollWidth - window.innerWidth,
+        );
         expect(overflow).toBeLessThanOrEqual(0);
         await screenshot(mobile, 'feedback-inbox-390');
         await mobile.getByRole('link', { name: 'Open its issue' }).first().click();
         await mobile.getByRole('heading', { name: /User feedback/ }).waitFor();
-        const issueOverflow = await mobile.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        const issueOverflow = await mobile.evaluate(
+          () => document.documentElement.scrollWidth - window.innerWidth,
+        );
         expect(issueOverflow).toBeLessThanOrEqual(0);
         await screenshot(mobile, 'feedback-issue-390');
       } finally {

@@ -38,15 +38,22 @@ interface Feedback {
 const hex = (uuid: string) => uuid.replace(/-/g, '');
 
 function envelope(items: [object, string][], header: object = {}): string {
-  return [JSON.stringify(header), ...items.flatMap(([item, payload]) => [JSON.stringify(item), payload])].join(
-    '\n',
-  );
+  return [
+    JSON.stringify(header),
+    ...items.flatMap(([item, payload]) => [JSON.stringify(item), payload]),
+  ].join('\n');
 }
 
 function eventItem(eventId: string, message = `feedback e2e ${eventId}`): [object, string] {
   return [
     { type: 'event' },
-    JSON.stringify({ event_id: hex(eventId), message, level: 'error', environment: 'production', release: 'app@1.2.3' }),
+    JSON.stringify({
+      event_id: hex(eventId),
+      message,
+      level: 'error',
+      environment: 'production',
+      release: 'app@1.2.3',
+    }),
   ];
 }
 
@@ -57,7 +64,13 @@ function feedbackItem(
 ): [object, string] {
   return [
     { type: 'feedback' },
-    JSON.stringify({ event_id: hex(feedbackId), type: 'feedback', level: 'info', contexts: { feedback: context }, ...extra }),
+    JSON.stringify({
+      event_id: hex(feedbackId),
+      type: 'feedback',
+      level: 'info',
+      contexts: { feedback: context },
+      ...extra,
+    }),
   ];
 }
 
@@ -78,8 +91,13 @@ describe('user feedback', () => {
   });
 
   async function createProject(): Promise<Project> {
-    return (await t.api().post('/api/projects').send({ name: `feedback-${randomUUID().slice(0, 6)}` }).expect(201))
-      .body as Project;
+    return (
+      await t
+        .api()
+        .post('/api/projects')
+        .send({ name: `feedback-${randomUUID().slice(0, 6)}` })
+        .expect(201)
+    ).body as Project;
   }
 
   function send(target: Project, body: string) {
@@ -163,12 +181,39 @@ describe('user feedback', () => {
     expect(linked.environment).toBe('production');
   });
 
+  it('links every feedback when feedback and events race through the queue at once', async () => {
+    const target = await createProject();
+    const pairs = Array.from({ length: 30 }, () => ({ eventId: randomUUID(), feedbackId: randomUUID() }));
+    await Promise.all(
+      pairs.flatMap(({ eventId, feedbackId }) => [
+        send(target, envelope([eventItem(eventId, `race ${eventId.slice(0, 4)}`)])).expect(200),
+        send(
+          target,
+          envelope([feedbackItem(feedbackId, { message: 'race', associated_event_id: eventId })]),
+        ).expect(200),
+      ]),
+    );
+    const linked = await eventually(async () => {
+      const page = await t.api().get(`/api/projects/${target.id}/feedback?limit=100`).expect(200);
+      const rows = page.body.data as Feedback[];
+      return rows.length === pairs.length && rows.every((row) => row.issue_id !== null) ? rows : undefined;
+    }, 30_000);
+    for (const row of linked) {
+      expect(row.issue_id).toBe(await issueOf(target, row.associated_event_id as string));
+    }
+  });
+
   it('stores a legacy user_report item, and a later report for the same event replaces it', async () => {
     const eventId = randomUUID();
     await send(project, envelope([eventItem(eventId)])).expect(200);
     const issueId = await issueOf(project, eventId);
     const report = (comments: string) =>
-      envelope([[{ type: 'user_report' }, JSON.stringify({ event_id: hex(eventId), name: 'Ann', email: 'ann@example.com', comments })]]);
+      envelope([
+        [
+          { type: 'user_report' },
+          JSON.stringify({ event_id: hex(eventId), name: 'Ann', email: 'ann@example.com', comments }),
+        ],
+      ]);
     await send(project, report('first words')).expect(200);
     const first = await eventually(async () => {
       const page = await t.api().get(`/api/issues/${issueId}/feedback`).expect(200);
@@ -193,7 +238,10 @@ describe('user feedback', () => {
       envelope([
         feedbackItem(randomUUID(), { message: '   ', contact_email: 'x@example.com' }),
         feedbackItem(randomUUID(), { message: 'x'.repeat(4097) }),
-        [{ type: 'user_report' }, JSON.stringify({ event_id: hex(eventId), name: 'No', email: 'no@example.com' })],
+        [
+          { type: 'user_report' },
+          JSON.stringify({ event_id: hex(eventId), name: 'No', email: 'no@example.com' }),
+        ],
         feedbackItem(kept, { message: 'y'.repeat(4096) }),
         eventItem(eventId),
       ]),
@@ -202,7 +250,9 @@ describe('user feedback', () => {
     expect((await storedFeedback(target, kept)).message).toHaveLength(4096);
     await t.app.get(OutcomeFolder).fold();
     const outcomes = await t.api().get(`/api/projects/${target.id}/outcomes`).expect(200);
-    const feedbackOutcomes = (outcomes.body.totals as { outcome: string; category: string; reason: string; quantity: number }[])
+    const feedbackOutcomes = (
+      outcomes.body.totals as { outcome: string; category: string; reason: string; quantity: number }[]
+    )
       .filter((total) => total.category === 'feedback')
       .sort((a, b) => a.reason.localeCompare(b.reason));
     expect(feedbackOutcomes).toEqual([
@@ -228,7 +278,12 @@ describe('user feedback', () => {
     scope.setClient(client);
     const eventId = client.captureException(new Error('node feedback target'), undefined, scope);
     const feedbackId = captureFeedback(
-      { message: 'Saw an error after saving', name: 'Node User', email: 'node@example.com', associatedEventId: eventId },
+      {
+        message: 'Saw an error after saving',
+        name: 'Node User',
+        email: 'node@example.com',
+        associatedEventId: eventId,
+      },
       {},
       scope,
     );
@@ -255,7 +310,12 @@ describe('user feedback', () => {
     for (const [index, id] of ids.entries()) {
       await send(
         target,
-        envelope([feedbackItem(id, { message: `note ${index} ${index === 1 ? 'about 100% of_it' : ''}`, associated_event_id: eventId })]),
+        envelope([
+          feedbackItem(id, {
+            message: `note ${index} ${index === 1 ? 'about 100% of_it' : ''}`,
+            associated_event_id: eventId,
+          }),
+        ]),
       ).expect(200);
     }
     await storedFeedback(target, ids[2], true);
@@ -275,7 +335,10 @@ describe('user feedback', () => {
       ids.map(hex).sort(),
     );
     // LIKE's wildcards match themselves.
-    const searched = await t.api().get(`/api/projects/${target.id}/feedback?query=${encodeURIComponent('100% of_')}`).expect(200);
+    const searched = await t
+      .api()
+      .get(`/api/projects/${target.id}/feedback?query=${encodeURIComponent('100% of_')}`)
+      .expect(200);
     expect(searched.body.data.map((row: Feedback) => row.event_id)).toEqual([hex(ids[1])]);
 
     const stored = searched.body.data[0] as Feedback;
@@ -295,7 +358,11 @@ describe('user feedback', () => {
       { issue_id: issueId, unresolved: 2 },
       { issue_id: issueId + 100000, unresolved: 0 },
     ]);
-    await t.api().patch(`/api/projects/${target.id}/feedback/${stored.id}`).send({ status: 'done' }).expect(400);
+    await t
+      .api()
+      .patch(`/api/projects/${target.id}/feedback/${stored.id}`)
+      .send({ status: 'done' })
+      .expect(400);
     await t.api().get(`/api/projects/${target.id}/feedback?status=open`).expect(400);
     await t.api().get(`/api/projects/${target.id}/feedback?cursor=nonsense!`).expect(400);
     await t.api().get(`/api/projects/${target.id}/feedback-counts?issue_ids=a,b`).expect(400);
@@ -303,7 +370,10 @@ describe('user feedback', () => {
     await t.api().get(`/api/projects/${target.id}/feedback/${stored.id}`).expect(404);
     await t.api().delete(`/api/projects/${target.id}/feedback/${stored.id}`).expect(404);
     // Another project's feedback is not found through this one.
-    await t.api().get(`/api/projects/${project.id}/feedback/${(unresolved.body.data[0] as Feedback).id}`).expect(404);
+    await t
+      .api()
+      .get(`/api/projects/${project.id}/feedback/${(unresolved.body.data[0] as Feedback).id}`)
+      .expect(404);
     await t.http().get(`/api/projects/${target.id}/feedback`).expect(401);
   });
 
@@ -312,7 +382,11 @@ describe('user feedback', () => {
     const channel = await t
       .api()
       .post('/api/alert-channels')
-      .send({ name: `feedback hook ${randomUUID().slice(0, 6)}`, channel_type: 'webhook', config: { url: `${receiver.url}/feedback` } })
+      .send({
+        name: `feedback hook ${randomUUID().slice(0, 6)}`,
+        channel_type: 'webhook',
+        config: { url: `${receiver.url}/feedback` },
+      })
       .expect(201);
     await t
       .api()
@@ -322,9 +396,14 @@ describe('user feedback', () => {
     const eventId = randomUUID();
     await send(target, envelope([eventItem(eventId, 'feedback alert target')])).expect(200);
     const issueId = await issueOf(target, eventId);
-    await send(target, envelope([feedbackItem(randomUUID(), { message: 'please look', associated_event_id: eventId })])).expect(200);
+    await send(
+      target,
+      envelope([feedbackItem(randomUUID(), { message: 'please look', associated_event_id: eventId })]),
+    ).expect(200);
     const delivered = await eventually(async () =>
-      receiver.received.find((request) => (request.body as { alert_type?: string }).alert_type === 'new_feedback'),
+      receiver.received.find(
+        (request) => (request.body as { alert_type?: string }).alert_type === 'new_feedback',
+      ),
     );
     expect(delivered.body).toMatchObject({ alert_type: 'new_feedback', issue: { id: issueId } });
     const history = await eventually(async () => {
@@ -340,7 +419,13 @@ describe('user feedback', () => {
     const young = randomUUID();
     const day = 86_400_000;
     await t.app.get(FeedbackIntake).enqueue([
-      { projectId: target.id, eventId: old, receivedAt: Date.now() - (t.config.EVENT_RETENTION_DAYS + 2) * day, message: 'old', source: 'api' },
+      {
+        projectId: target.id,
+        eventId: old,
+        receivedAt: Date.now() - (t.config.EVENT_RETENTION_DAYS + 2) * day,
+        message: 'old',
+        source: 'api',
+      },
       { projectId: target.id, eventId: young, receivedAt: Date.now() - day, message: 'young', source: 'api' },
     ]);
     await storedFeedback(target, old);
@@ -352,7 +437,8 @@ describe('user feedback', () => {
   });
 
   describe('crash-report dialog', () => {
-    const dsnOf = (target: Project, key = target.client_key) => `http://${hex(key)}@127.0.0.1:${t.port}/${target.id}`;
+    const dsnOf = (target: Project, key = target.client_key) =>
+      `http://${hex(key)}@127.0.0.1:${t.port}/${target.id}`;
     const dialogUrl = (target: Project, eventId: string, extra = '', key?: string) =>
       `/api/embed/error-page/?dsn=${encodeURIComponent(dsnOf(target, key))}&eventId=${hex(eventId)}${extra}`;
 
@@ -360,7 +446,13 @@ describe('user feedback', () => {
       const hostile = '</script><img src=x onerror=alert(1)>\u2028"';
       const response = await t
         .http()
-        .get(dialogUrl(project, randomUUID(), `&title=${encodeURIComponent(hostile)}&name=${encodeURIComponent('Zoë')}&lang=en`))
+        .get(
+          dialogUrl(
+            project,
+            randomUUID(),
+            `&title=${encodeURIComponent(hostile)}&name=${encodeURIComponent('Zoë')}&lang=en`,
+          ),
+        )
         .set('Origin', 'https://app.example.org')
         .expect(200);
       expect(response.headers['content-type']).toMatch(/^text\/javascript/);
@@ -374,7 +466,10 @@ describe('user feedback', () => {
 
     it('refuses a wrong key, a malformed DSN or a missing event id', async () => {
       const other = await createProject();
-      const wrongKey = await t.http().get(dialogUrl(project, randomUUID(), '', other.client_key)).expect(403);
+      const wrongKey = await t
+        .http()
+        .get(dialogUrl(project, randomUUID(), '', other.client_key))
+        .expect(403);
       expect(wrongKey.body).toEqual({ error: expect.stringContaining('unknown client key') });
       await t
         .http()
@@ -382,10 +477,20 @@ describe('user feedback', () => {
         .type('form')
         .send({ name: 'A', email: 'a@example.com', comments: 'hi' })
         .expect(403);
-      expect((await t.http().get('/api/embed/error-page/?dsn=nonsense&eventId=' + hex(randomUUID())).expect(400)).body).toEqual({
+      expect(
+        (
+          await t
+            .http()
+            .get('/api/embed/error-page/?dsn=nonsense&eventId=' + hex(randomUUID()))
+            .expect(400)
+        ).body,
+      ).toEqual({
         error: expect.any(String),
       });
-      await t.http().get(`/api/embed/error-page/?dsn=${encodeURIComponent(dsnOf(project))}`).expect(400);
+      await t
+        .http()
+        .get(`/api/embed/error-page/?dsn=${encodeURIComponent(dsnOf(project))}`)
+        .expect(400);
     });
 
     it('stores the posted form, and refuses missing comments or a body far over its size', async () => {
@@ -405,7 +510,11 @@ describe('user feedback', () => {
         const page = await t.api().get(`/api/issues/${issueId}/feedback`).expect(200);
         return (page.body.data as Feedback[]).find((row) => row.source === 'crash_report_dialog');
       });
-      expect(stored).toMatchObject({ name: 'Dialog User', contact_email: 'dialog@example.com', message: 'I clicked save' });
+      expect(stored).toMatchObject({
+        name: 'Dialog User',
+        contact_email: 'dialog@example.com',
+        message: 'I clicked save',
+      });
 
       const missing = await t
         .http()

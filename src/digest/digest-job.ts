@@ -31,7 +31,11 @@ export enum DigestJobName {
 }
 
 /** A feedback's job: its id makes a feedback re-sent while the first copy is queued queued once. */
-export function feedbackJob(feedback: QueuedFeedback): { name: DigestJobName; data: QueuedFeedback; opts: JobsOptions } {
+export function feedbackJob(feedback: QueuedFeedback): {
+  name: DigestJobName;
+  data: QueuedFeedback;
+  opts: JobsOptions;
+} {
   return {
     name: DigestJobName.Feedback,
     data: feedback,

@@ -146,7 +146,8 @@ export class DigestProcessor extends WorkerHost implements OnApplicationBootstra
 
   async process(job: Job<DigestJobData>): Promise<void> {
     this.heartbeat.tookJob();
-    if (job.name === DigestJobName.Feedback) return this.processFeedback(job.data as unknown as QueuedFeedback);
+    if (job.name === DigestJobName.Feedback)
+      return this.processFeedback(job.data as unknown as QueuedFeedback);
     const events = eventsOfJob(job.data);
     if (this.jobsInFlight.observe(events.length)) this.worker.concurrency = this.jobsInFlight.concurrency;
     const failures = (await Promise.all(events.map((event) => this.digestEvent(event)))).filter(
@@ -192,8 +193,11 @@ export class DigestProcessor extends WorkerHost implements OnApplicationBootstra
       const kind = classifyDatabaseError(error, { onEventData: true });
       if (kind === 'unavailable') return this.waitForDatabase(error);
       this.databaseAnswered();
-      if (kind === 'data') throw new UnrecoverableError(`${FailedReasonPrefix.Data}${describeDatabaseError(error)}`);
-      throw Object.assign(new Error(`${FailedReasonPrefix.Other}${describeDatabaseError(error)}`), { cause: error });
+      if (kind === 'data')
+        throw new UnrecoverableError(`${FailedReasonPrefix.Data}${describeDatabaseError(error)}`);
+      throw Object.assign(new Error(`${FailedReasonPrefix.Other}${describeDatabaseError(error)}`), {
+        cause: error,
+      });
     }
     this.jobsStored++;
     this.databaseAnswered();

@@ -18,7 +18,14 @@ describe('readFeedbackItem', () => {
   it('reads the feedback context of captureFeedback', () => {
     const reading = readFeedbackItem(
       item(
-        { message: ' hi ', name: 'A', contact_email: 'a@b.c', url: 'https://x', source: 'widget', associated_event_id: ID.toUpperCase() },
+        {
+          message: ' hi ',
+          name: 'A',
+          contact_email: 'a@b.c',
+          url: 'https://x',
+          source: 'widget',
+          associated_event_id: ID.toUpperCase(),
+        },
         { environment: 'prod', release: '1.0' },
       ),
       7,
@@ -46,8 +53,12 @@ describe('readFeedbackItem', () => {
     expect(readFeedbackItem('[1]', 1, 0, fallback)).toEqual({ refused: 'invalid_json' });
     expect(readFeedbackItem(item({ message: '  ' }), 1, 0, fallback)).toEqual({ refused: 'empty_message' });
     expect(readFeedbackItem(item({}), 1, 0, fallback)).toEqual({ refused: 'empty_message' });
-    expect(readFeedbackItem(JSON.stringify({ contexts: 'x' }), 1, 0, fallback)).toEqual({ refused: 'empty_message' });
-    expect(readFeedbackItem(item({ message: 'x'.repeat(MAX_FEEDBACK_MESSAGE_LENGTH + 1) }), 1, 0, fallback)).toEqual({
+    expect(readFeedbackItem(JSON.stringify({ contexts: 'x' }), 1, 0, fallback)).toEqual({
+      refused: 'empty_message',
+    });
+    expect(
+      readFeedbackItem(item({ message: 'x'.repeat(MAX_FEEDBACK_MESSAGE_LENGTH + 1) }), 1, 0, fallback),
+    ).toEqual({
       refused: 'message_too_large',
     });
   });
@@ -75,7 +86,11 @@ describe('readFeedbackItem', () => {
 
 describe('user reports', () => {
   it('reads a user_report item with the id derived from its event', () => {
-    const reading = readUserReport(JSON.stringify({ event_id: ID, name: 'N', email: 'e@x', comments: 'c' }), 2, 5);
+    const reading = readUserReport(
+      JSON.stringify({ event_id: ID, name: 'N', email: 'e@x', comments: 'c' }),
+      2,
+      5,
+    );
     expect(reading).toEqual({
       feedback: {
         projectId: 2,

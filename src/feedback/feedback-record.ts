@@ -85,9 +85,10 @@ const HEX32 = /^[0-9a-f]{32}$/;
 /** A UUID with or without dashes, in any case, as the lowercase dashed form; undefined otherwise. */
 export function normalEventId(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
-  const hex = value.length === 36 && /^[^-]{8}-[^-]{4}-[^-]{4}-[^-]{4}-[^-]{12}$/.test(value)
-    ? value.replace(/-/g, '').toLowerCase()
-    : value.toLowerCase();
+  const hex =
+    value.length === 36 && /^[^-]{8}-[^-]{4}-[^-]{4}-[^-]{4}-[^-]{12}$/.test(value)
+      ? value.replace(/-/g, '').toLowerCase()
+      : value.toLowerCase();
   if (!HEX32.test(hex)) return undefined;
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
@@ -204,7 +205,10 @@ export function readReport(
     source,
     replaces: true,
   };
-  assignDefined(feedback, { name: name ? clean(name) : undefined, contactEmail: email ? clean(email) : undefined });
+  assignDefined(feedback, {
+    name: name ? clean(name) : undefined,
+    contactEmail: email ? clean(email) : undefined,
+  });
   return { feedback };
 }
 

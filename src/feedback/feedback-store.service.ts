@@ -65,7 +65,9 @@ export class FeedbackStoreService {
     }
     const written = await this.feedback.upsert(manager, record, issueId);
     if (!written) {
-      this.logger.warn(`dropped feedback ${feedback.eventId}: project ${feedback.projectId} no longer exists`);
+      this.logger.warn(
+        `dropped feedback ${feedback.eventId}: project ${feedback.projectId} no longer exists`,
+      );
       return { result: 'orphaned', recorded: { ids: [], triggers: [] } };
     }
     const triggers: AlertTrigger[] =

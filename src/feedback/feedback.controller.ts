@@ -26,7 +26,10 @@ export class FeedbackController {
   @Requires('project:read', { projectId: 'id' })
   @ApiOkResponse({ type: PageOf(FeedbackView) })
   @ApiErrors(400)
-  async list(@Param('id', IdPipe) id: number, @Query() query: ListFeedbackQuery): Promise<Page<FeedbackView>> {
+  async list(
+    @Param('id', IdPipe) id: number,
+    @Query() query: ListFeedbackQuery,
+  ): Promise<Page<FeedbackView>> {
     await this.projects.findOrFail(id);
     return this.feedback.ofProject(id, query);
   }
@@ -86,7 +89,10 @@ export class FeedbackController {
   @ApiOkResponse({ type: PageOf(FeedbackView) })
   @ApiErrors(400)
   @ApiIssueMoved()
-  async ofIssue(@Param('id', IdPipe) id: number, @Query() query: ListFeedbackQuery): Promise<Page<FeedbackView>> {
+  async ofIssue(
+    @Param('id', IdPipe) id: number,
+    @Query() query: ListFeedbackQuery,
+  ): Promise<Page<FeedbackView>> {
     await this.issues.get(id);
     return this.feedback.ofIssue(id, query);
   }

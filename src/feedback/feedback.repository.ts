@@ -74,11 +74,14 @@ export class FeedbackRepository {
     projectId: number,
     eventId: string,
   ): Promise<{ issueId: number; environment: string | null; release: string | null } | undefined> {
-    const rows: { issue_id: number; environment: string | null; release: string | null }[] = await manager.query(
-      'SELECT issue_id, environment, release FROM events WHERE id = $1 AND project_id = $2 LIMIT 1',
-      [eventId, projectId],
+    const rows: { issue_id: number; environment: string | null; release: string | null }[] =
+      await manager.query(
+        'SELECT issue_id, environment, release FROM events WHERE id = $1 AND project_id = $2 LIMIT 1',
+        [eventId, projectId],
+      );
+    return (
+      rows[0] && { issueId: rows[0].issue_id, environment: rows[0].environment, release: rows[0].release }
     );
-    return rows[0] && { issueId: rows[0].issue_id, environment: rows[0].environment, release: rows[0].release };
   }
 
   /**
@@ -119,7 +122,9 @@ export class FeedbackRepository {
     );
     if (rows.length === 0) {
       // Either the project is gone, or the copy was there and left as it is.
-      const exists: unknown[] = await manager.query('SELECT 1 FROM projects WHERE id = $1', [feedback.projectId]);
+      const exists: unknown[] = await manager.query('SELECT 1 FROM projects WHERE id = $1', [
+        feedback.projectId,
+      ]);
       return exists.length === 0 ? undefined : { inserted: false };
     }
     return { inserted: rows[0].inserted };
@@ -131,9 +136,8 @@ export class FeedbackRepository {
     events: StoredEventKey[],
   ): Promise<{ projectId: number; issueId: number; receivedAt: Date }[]> {
     if (events.length === 0) return [];
-    const [rows]: [{ project_id: number; issue_id: number; received_at: Date }[], number] = await manager.query(
-      LINK_TO_EVENTS,
-      [
+    const [rows]: [{ project_id: number; issue_id: number; received_at: Date }[], number] =
+      await manager.query(LINK_TO_EVENTS, [
         JSON.stringify(
           events.map((event) => ({
             project_id: event.projectId,
@@ -143,9 +147,12 @@ export class FeedbackRepository {
             release: event.release,
           })),
         ),
-      ],
-    );
-    return rows.map((row) => ({ projectId: row.project_id, issueId: row.issue_id, receivedAt: row.received_at }));
+      ]);
+    return rows.map((row) => ({
+      projectId: row.project_id,
+      issueId: row.issue_id,
+      receivedAt: row.received_at,
+    }));
   }
 
   /** Newest first, keyset-paginated; `limit + 1` rows so that the caller knows whether more follow. */
@@ -197,10 +204,10 @@ export class FeedbackRepository {
   }
 
   async delete(projectId: number, id: number): Promise<boolean> {
-    const [, deleted] = (await this.dataSource.query('DELETE FROM feedback WHERE project_id = $1 AND id = $2', [
-      projectId,
-      id,
-    ])) as [unknown, number];
+    const [, deleted] = (await this.dataSource.query(
+      'DELETE FROM feedback WHERE project_id = $1 AND id = $2',
+      [projectId, id],
+    )) as [unknown, number];
     return deleted > 0;
   }
 

@@ -68,6 +68,11 @@ export class FeedbackService {
   ): Promise<Page<FeedbackView>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const rows = await this.feedback.list({ ...filter, after: decodeKeyCursor(query.cursor, 'int'), limit });
-    return toPage(rows, limit, (row) => encodeKeyCursor({ at: new Date(row.received_at), id: row.id }), toFeedbackView);
+    return toPage(
+      rows,
+      limit,
+      (row) => encodeKeyCursor({ at: new Date(row.received_at), id: row.id }),
+      toFeedbackView,
+    );
   }
 }

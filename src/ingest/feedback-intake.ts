@@ -80,7 +80,10 @@ export class FeedbackIntake {
     try {
       await Promise.race([this.queue.addBulk(feedback.map(feedbackJob)), timeout]);
     } catch (error) {
-      this.redisLog.warn('enqueue', `could not enqueue ${feedback.length} feedback: ${(error as Error).message}`);
+      this.redisLog.warn(
+        'enqueue',
+        `could not enqueue ${feedback.length} feedback: ${(error as Error).message}`,
+      );
       throw new ServiceUnavailableException('event queue unavailable, try again later');
     } finally {
       clearTimeout(timer);

@@ -30,7 +30,12 @@ export class FeedbackLoad {
   private lane: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly options: { url: string; headers: Record<string, string>; rate: number; events: LoadGenerator },
+    private readonly options: {
+      url: string;
+      headers: Record<string, string>;
+      rate: number;
+      events: LoadGenerator;
+    },
   ) {}
 
   start(): void {
@@ -94,7 +99,8 @@ export class FeedbackLoad {
       });
       const text = await response.text();
       record.outcome = String(response.status);
-      if (record.outcome === ACK && (JSON.parse(text) as { id?: unknown }).id !== hexId) record.outcome = '200-badbody';
+      if (record.outcome === ACK && (JSON.parse(text) as { id?: unknown }).id !== hexId)
+        record.outcome = '200-badbody';
     } catch (error) {
       if (record.outcome === 'PENDING' || record.outcome === ACK) {
         record.outcome = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
@@ -103,7 +109,11 @@ export class FeedbackLoad {
   }
 }
 
-export async function checkFeedback(databaseUrl: string, projectId: number, load: FeedbackLoad): Promise<FeedbackCheck> {
+export async function checkFeedback(
+  databaseUrl: string,
+  projectId: number,
+  load: FeedbackLoad,
+): Promise<FeedbackCheck> {
   const rows = await query<{ id: string; n: number }>(
     databaseUrl,
     'SELECT event_id::text AS id, count(*)::int AS n FROM feedback WHERE project_id = $1 GROUP BY event_id',
@@ -132,7 +142,8 @@ export async function checkFeedback(databaseUrl: string, projectId: number, load
     duplicates,
     phantoms,
     unlinked,
-    passed: lost.size === 0 && duplicates === 0 && phantoms === 0 && unlinked === 0 && acknowledged.length > 0,
+    passed:
+      lost.size === 0 && duplicates === 0 && phantoms === 0 && unlinked === 0 && acknowledged.length > 0,
   };
 }
 

@@ -1,7 +1,10 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { FEEDBACK_STATUSES } from './feedback.dto';
 
-@ApiSchema({ description: 'One user feedback, from the feedback widget, captureFeedback, a user report or the crash-report dialog.' })
+@ApiSchema({
+  description:
+    'One user feedback, from the feedback widget, captureFeedback, a user report or the crash-report dialog.',
+})
 export class FeedbackView {
   @ApiProperty()
   id: number;
@@ -12,10 +15,18 @@ export class FeedbackView {
   @ApiProperty({ description: "The feedback's own event id (32 hex digits): its attachments carry it." })
   event_id: string;
 
-  @ApiProperty({ type: String, nullable: true, description: 'The event the user reacted to (32 hex digits).' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The event the user reacted to (32 hex digits).',
+  })
   associated_event_id: string | null;
 
-  @ApiProperty({ type: Number, nullable: true, description: "The associated event's issue, once that event is stored." })
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: "The associated event's issue, once that event is stored.",
+  })
   issue_id: number | null;
 
   @ApiProperty({ type: String, nullable: true })
@@ -46,7 +57,7 @@ export class FeedbackView {
   received_at: string;
 }
 
-@ApiSchema({ description: "The unresolved feedback of one issue (and the issues merged into it)." })
+@ApiSchema({ description: 'The unresolved feedback of one issue (and the issues merged into it).' })
 export class FeedbackCountView {
   @ApiProperty()
   issue_id: number;
