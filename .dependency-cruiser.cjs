@@ -32,6 +32,7 @@ const LAYERS = [
   'rollups',
   'outcomes',
   'issues',
+  'feedback',
   'channels',
   'rules',
   'alerts',

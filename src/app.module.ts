@@ -18,6 +18,7 @@ import { HealthModule } from './health/health.module';
 import { IngestModule } from './ingest/ingest.module';
 import { IssuesModule } from './issues/issues.module';
 import { OutcomesModule } from './outcomes/outcomes.module';
+import { FeedbackModule } from './feedback/feedback.module';
 import { MembersModule } from './members/members.module';
 import { ProjectsModule } from './projects/projects.module';
 import { BULL_CONNECTION, RedisModule } from './redis/redis.module';
@@ -41,6 +42,7 @@ const API_MODULES: Type[] = [
   EventsModule,
   RollupsModule,
   OutcomesModule,
+  FeedbackModule,
   ReleasesModule,
   ChannelsModule,
   RulesModule,

@@ -186,6 +186,7 @@ function expectReport(report: RetentionReport, expected: Plan): void {
     artifactBundlesDeleted: 0,
     chunksDeleted: 0,
     auditEntriesDeleted: 0,
+    feedbackDeleted: 0,
   });
 }
 
@@ -202,6 +203,7 @@ const NOTHING_LEFT = {
   artifactBundlesDeleted: 0,
   chunksDeleted: 0,
   auditEntriesDeleted: 0,
+  feedbackDeleted: 0,
 };
 
 describe('retention', () => {

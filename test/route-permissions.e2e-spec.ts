@@ -26,12 +26,14 @@ describe('route permissions', () => {
     expect(routes.filter((route) => route.declared === null).map((route) => route.route)).toEqual([]);
   });
 
-  it("leave public only sign-in, the invitee's side of invitations, health and metrics", () => {
+  it("leave public only sign-in, the invitee's side of invitations, health, metrics and the report dialog", () => {
     const open = routeDeclarations(controllers())
       .filter((route) => route.declared === 'public')
       .map((route) => route.route)
       .sort();
     expect(open).toEqual([
+      // The crash-report dialog authenticates with the DSN's client key, as ingest does.
+      'GET /api/embed/error-page',
       'GET /auth/invitations/:secret',
       'GET /auth/sso',
       'GET /auth/sso/callback',
@@ -39,6 +41,7 @@ describe('route permissions', () => {
       'GET /health',
       'GET /health/ready',
       'GET /metrics',
+      'POST /api/embed/error-page',
       'POST /auth/invitations/:secret/accept',
       'POST /auth/login',
       'POST /auth/logout',

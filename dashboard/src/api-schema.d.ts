@@ -725,6 +725,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{id}/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["FeedbackController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/feedback-counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["FeedbackController_counts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/feedback/{feedbackId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["FeedbackController_get"];
+        put?: never;
+        post?: never;
+        delete: operations["FeedbackController_remove"];
+        options?: never;
+        head?: never;
+        patch: operations["FeedbackController_update"];
+        trace?: never;
+    };
+    "/api/issues/{id}/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["FeedbackController_ofIssue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{projectId}/releases": {
         parameters: {
             query?: never;
@@ -1071,6 +1135,22 @@ export interface paths {
         get?: never;
         put?: never;
         post: operations["TestEventController_send"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/embed/error-page": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["ErrorPageController_script"];
+        put?: never;
+        post: operations["ErrorPageController_submit"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1851,6 +1931,51 @@ export interface components {
             /** @description Oldest first. */
             series: components["schemas"]["OutcomeBucket"][];
         };
+        /** @description One user feedback, from the feedback widget, captureFeedback, a user report or the crash-report dialog. */
+        FeedbackView: {
+            id: number;
+            project_id: number;
+            /** @description The feedback's own event id (32 hex digits): its attachments carry it. */
+            event_id: string;
+            /** @description The event the user reacted to (32 hex digits). */
+            associated_event_id: string | null;
+            /** @description The associated event's issue, once that event is stored. */
+            issue_id: number | null;
+            name: string | null;
+            contact_email: string | null;
+            message: string;
+            url: string | null;
+            /**
+             * @description `widget`, `api`, `user_report` or `crash_report_dialog`.
+             * @example widget
+             */
+            source: string;
+            environment: string | null;
+            release: string | null;
+            /** @enum {string} */
+            status: "unresolved" | "resolved";
+            /** Format: date-time */
+            received_at: string;
+        };
+        /** @description A page of FeedbackView. */
+        FeedbackViewPage: {
+            data: components["schemas"]["FeedbackView"][];
+            /** @description The `cursor` that asks for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        /** @description The unresolved feedback of one issue (and the issues merged into it). */
+        FeedbackCountView: {
+            issue_id: number;
+            unresolved: number;
+        };
+        /** @description Every FeedbackCountView (not paginated). */
+        FeedbackCountViewList: {
+            data: components["schemas"]["FeedbackCountView"][];
+        };
+        UpdateFeedbackDto: {
+            /** @enum {string} */
+            status: "unresolved" | "resolved";
+        };
         /** @description A release's percent share of the project's sessions and users over the last 24 hours. */
         HealthAdoption: {
             /** @description Percent (0–100) of the sessions; null when the project had none. */
@@ -2061,7 +2186,7 @@ export interface components {
             /** @example New issues to ops */
             name: string;
             /** @enum {string} */
-            alert_type: "new_issue" | "regression" | "unmute";
+            alert_type: "new_issue" | "regression" | "unmute" | "new_feedback";
             is_enabled: boolean;
             /** @description `environments` and `min_level` filters; empty: every event matches. */
             conditions: {
@@ -2078,7 +2203,7 @@ export interface components {
             /** @example New issues to ops */
             name: string;
             /** @enum {string} */
-            alert_type: "new_issue" | "regression" | "unmute";
+            alert_type: "new_issue" | "regression" | "unmute" | "new_feedback";
             /**
              * @description ids of existing notification channels
              * @example [
@@ -2144,7 +2269,7 @@ export interface components {
         AlertHistoryView: {
             id: number;
             /** @enum {string} */
-            alert_type: "new_issue" | "regression" | "unmute";
+            alert_type: "new_issue" | "regression" | "unmute" | "new_feedback";
             /** @example webhook */
             channel_type: string;
             channel_name: string;
@@ -2336,6 +2461,8 @@ export interface components {
              */
             event_id: string;
         };
+        /** @description The report was accepted (queued to be stored). */
+        ReportAccepted: Record<string, never>;
     };
     responses: never;
     parameters: never;
@@ -5836,6 +5963,384 @@ export interface operations {
             };
         };
     };
+    FeedbackController_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+                /** @description only feedback of this status */
+                status?: "unresolved" | "resolved";
+                /** @description text found in the message, the name, the e-mail or the page URL */
+                query?: string;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FeedbackViewPage"];
+                };
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid token or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or in a project the caller does not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    FeedbackController_counts: {
+        parameters: {
+            query: {
+                /** @description the ids of the issues shown, comma-separated */
+                issue_ids: string;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FeedbackCountViewList"];
+                };
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid token or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or in a project the caller does not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    FeedbackController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                feedbackId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FeedbackView"];
+                };
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid token or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or in a project the caller does not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    FeedbackController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                feedbackId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid token or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or in a project the caller does not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    FeedbackController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                feedbackId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateFeedbackDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FeedbackView"];
+                };
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid token or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or in a project the caller does not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    FeedbackController_ofIssue: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+                /** @description only feedback of this status */
+                status?: "unresolved" | "resolved";
+                /** @description text found in the message, the name, the e-mail or the page URL */
+                query?: string;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FeedbackViewPage"];
+                };
+            };
+            /** @description The issue was merged into another; `Location` is the same request there. */
+            308: {
+                headers: {
+                    /** @description The same path under the surviving issue. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssueMoved"];
+                };
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid token or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or in a project the caller does not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     ReleasesController_list: {
         parameters: {
             query?: {
@@ -7650,6 +8155,132 @@ export interface operations {
                 };
             };
             /** @description The event queue (Redis) is unreachable; try again later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    ErrorPageController_script: {
+        parameters: {
+            query: {
+                /** @description The dialog's texts can be replaced: title, subtitle, subtitle2, labelName, labelEmail, labelComments, labelClose, labelSubmit, errorGeneric, errorFormEntry, successMessage. */
+                title?: unknown;
+                /** @description Prefills the e-mail. */
+                email?: unknown;
+                /** @description Prefills the name. */
+                name?: unknown;
+                /** @description The event the report is about (32 hex digits or a UUID). */
+                eventId: unknown;
+                /** @description The public DSN of the project. */
+                dsn: unknown;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The script that shows the dialog in the page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                };
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The DSN names no key of its project. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    ErrorPageController_submit: {
+        parameters: {
+            query: {
+                /** @description The event the report is about. */
+                eventId: unknown;
+                /** @description The public DSN of the project. */
+                dsn: unknown;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    name: string;
+                    email: string;
+                    comments: string;
+                };
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReportAccepted"];
+                };
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The DSN names no key of its project. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than 65536 bytes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many attempts; `Retry-After` says when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A dependency is unavailable (the database, or password hashing is busy); try again later. */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -21,6 +21,7 @@ import { SourceMapsPage } from './pages/SourceMapsPage';
 import { ChannelsPage } from './pages/ChannelsPage';
 import { TokensPage } from './pages/TokensPage';
 import { UsagePage } from './pages/UsagePage';
+import { FeedbackPage } from './pages/FeedbackPage';
 import { interceptLinks, match, navigate, useLocation } from './router';
 import './styles.css';
 
@@ -83,6 +84,7 @@ function Routes({ path, me }: { path: string; me: Me }) {
   if ((params = match('/projects/:id/settings', path))) return <ProjectSettingsPage projectId={Number(params.id)} />;
   if ((params = match('/projects/:id/source-maps', path))) return <SourceMapsPage projectId={Number(params.id)} />;
   if ((params = match('/projects/:id/usage', path))) return <UsagePage projectId={Number(params.id)} />;
+  if ((params = match('/projects/:id/feedback', path))) return <FeedbackPage projectId={Number(params.id)} />;
   if ((params = match('/issues/:id', path))) return <IssuePage issueId={Number(params.id)} />;
   // The form of the links that alerts send (see issueUrl in src/alerts/alert-notification.ts).
   if ((params = match('/projects/:projectId/issues/:id', path))) return <Redirect to={`/issues/${params.id}`} />;

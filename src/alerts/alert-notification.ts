@@ -19,6 +19,7 @@ const ALERT_TITLES: Record<AlertNotification['alertType'], string> = {
   new_issue: 'New issue',
   regression: 'Regression',
   unmute: 'Issue unmuted',
+  new_feedback: 'New user feedback',
   test: 'Test notification',
 };
 

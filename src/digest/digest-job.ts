@@ -1,4 +1,5 @@
 import type { Job, JobsOptions } from 'bullmq';
+import type { QueuedFeedback } from '../feedback/feedback-record';
 
 /** What ingest hands to the digest for one event: the event item exactly as the SDK sent it, plus envelope facts. */
 export interface QueuedEvent {
@@ -25,6 +26,21 @@ export enum DigestJobName {
   Event = 'event',
   /** Several events accepted together, under one job id of BullMQ's choosing. */
   Events = 'events',
+  /** One user feedback (QueuedFeedback), stored by FeedbackStoreService. */
+  Feedback = 'feedback',
+}
+
+/** A feedback's job: its id makes a feedback re-sent while the first copy is queued queued once. */
+export function feedbackJob(feedback: QueuedFeedback): {
+  name: DigestJobName;
+  data: QueuedFeedback;
+  opts: JobsOptions;
+} {
+  return {
+    name: DigestJobName.Feedback,
+    data: feedback,
+    opts: { ...DIGEST_JOB_OPTIONS, jobId: `feedback_${digestJobId(feedback.projectId, feedback.eventId)}` },
+  };
 }
 
 /**

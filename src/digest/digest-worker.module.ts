@@ -14,6 +14,8 @@ import { DigestService } from './digest.service';
 import { FailedDigestSweeper } from './failed-digest-sweeper';
 import { DatabaseWriteProbe } from '../database/database-write-probe';
 import { IssueStoreService } from './issue-store.service';
+import { FeedbackDataModule } from '../feedback/feedback-data.module';
+import { FeedbackStoreService } from '../feedback/feedback-store.service';
 
 /** The consuming side of the digest queue (worker role). */
 @Module({
@@ -25,6 +27,7 @@ import { IssueStoreService } from './issue-store.service';
     ReleasesDataModule,
     IssuesDataModule,
     SymbolicationModule,
+    FeedbackDataModule,
   ],
   providers: [
     DigestProcessor,
@@ -34,6 +37,7 @@ import { IssueStoreService } from './issue-store.service';
     WorkerHeartbeat,
     FailedDigestSweeper,
     DatabaseWriteProbe,
+    FeedbackStoreService,
   ],
   exports: [DigestService, RollupFolder],
 })

@@ -29,6 +29,7 @@ function processorFailing(failureOf: (event: QueuedEvent) => unknown) {
     {} as RollupFolder,
     { sweepSoon: () => undefined } as unknown as FailedDigestSweeper,
     {} as never,
+    {} as never,
   );
   // The worker BullMQ would give it: only its rate limit (the queue-wide pause) is used here.
   Object.defineProperty(processor, 'worker', { value: { concurrency: 1, rateLimit: async () => undefined } });

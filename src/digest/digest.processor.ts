@@ -14,8 +14,11 @@ import { WorkerErrorLog } from '../jobs/worker-error-log';
 import { WorkerHeartbeat } from '../jobs/worker-heartbeat';
 import { RepeatedLog } from '../common/repeated-log';
 import { RollupFolder } from '../rollups/rollup-folder';
+import { FeedbackStoreService } from '../feedback/feedback-store.service';
+import type { QueuedFeedback } from '../feedback/feedback-record';
 import {
   DigestJobData,
+  DigestJobName,
   describeDigestJob,
   eventsOfJob,
   MAX_EVENTS_PER_JOB,
@@ -98,6 +101,7 @@ export class DigestProcessor extends WorkerHost implements OnApplicationBootstra
     private readonly rollupFolder: RollupFolder,
     private readonly sweeper: FailedDigestSweeper,
     @InjectQueue(QueueName.Digest) private readonly queue: Queue<DigestJobData>,
+    private readonly feedback: FeedbackStoreService,
   ) {
     super();
     this.jobsInFlight = new JobConcurrency(config.DIGEST_CONCURRENCY, MAX_EVENTS_PER_JOB);
@@ -142,6 +146,8 @@ export class DigestProcessor extends WorkerHost implements OnApplicationBootstra
 
   async process(job: Job<DigestJobData>): Promise<void> {
     this.heartbeat.tookJob();
+    if (job.name === DigestJobName.Feedback)
+      return this.processFeedback(job.data as unknown as QueuedFeedback);
     const events = eventsOfJob(job.data);
     if (this.jobsInFlight.observe(events.length)) this.worker.concurrency = this.jobsInFlight.concurrency;
     const failures = (await Promise.all(events.map((event) => this.digestEvent(event)))).filter(
@@ -177,6 +183,24 @@ export class DigestProcessor extends WorkerHost implements OnApplicationBootstra
     throw Object.assign(new Error(`${FailedReasonPrefix.Other}${describeDatabaseError(error)}`), {
       cause: error,
     });
+  }
+
+  /** A feedback job meets failures as an event job of its own does (see the class comment). */
+  private async processFeedback(feedback: QueuedFeedback): Promise<void> {
+    try {
+      await this.feedback.store(feedback);
+    } catch (error) {
+      const kind = classifyDatabaseError(error, { onEventData: true });
+      if (kind === 'unavailable') return this.waitForDatabase(error);
+      this.databaseAnswered();
+      if (kind === 'data')
+        throw new UnrecoverableError(`${FailedReasonPrefix.Data}${describeDatabaseError(error)}`);
+      throw Object.assign(new Error(`${FailedReasonPrefix.Other}${describeDatabaseError(error)}`), {
+        cause: error,
+      });
+    }
+    this.jobsStored++;
+    this.databaseAnswered();
   }
 
   /**

@@ -8,6 +8,7 @@ import { EventPartitions, partDay } from '../events/event-partitions';
 import { splitParts } from '../events/event-parts';
 import { storedPayload } from '../events/event-payload';
 import { EventsRepository, StoredPart } from '../events/events.repository';
+import { FeedbackRepository } from '../feedback/feedback.repository';
 import { IssueActivityRepository } from '../issues/issue-activity.repository';
 import { IssueLockedForBatch, IssuesRepository } from '../issues/issues.repository';
 import { ReleasesRepository } from '../releases/releases.repository';
@@ -89,6 +90,7 @@ export class IssueStoreService {
     private readonly activity: IssueActivityRepository,
     private readonly issues: IssuesRepository,
     private readonly events: EventsRepository,
+    private readonly feedback: FeedbackRepository,
   ) {}
 
   async storeBatch(items: DigestItem[]): Promise<StoreOutcome> {
@@ -126,6 +128,7 @@ export class IssueStoreService {
     const storable = items.filter((item) => groups.get(groupId(item))?.issueId !== undefined);
     const inserted = await this.insertEvents(manager, storable, groups, writtenParts);
     const triggers = await this.updateIssues(manager, storable, inserted, groups);
+    triggers.push(...(await this.linkWaitingFeedback(manager, storable, inserted, groups)));
     // After the issues (the lock order is in issues.repository.ts).
     await this.releases.countNewIssues(
       manager,
@@ -161,6 +164,36 @@ export class IssueStoreService {
       newIssues,
       triggers: await this.alertTriggers.record(manager, triggers),
     };
+  }
+
+  /**
+   * Feedback that came before its event is linked to the event's issue now (one statement, after
+   * the issues: see the lock order in issues.repository.ts), and alerts as new feedback on it.
+   */
+  private async linkWaitingFeedback(
+    manager: EntityManager,
+    storable: DigestItem[],
+    inserted: Set<string>,
+    groups: Map<string, GroupInBatch>,
+  ): Promise<AlertTrigger[]> {
+    const linked = await this.feedback.linkToEvents(
+      manager,
+      storable
+        .filter((item) => inserted.has(`${item.projectId}:${item.eventId}`))
+        .map((item) => ({
+          projectId: item.projectId,
+          eventId: item.eventId,
+          issueId: groups.get(groupId(item))?.issueId as number,
+          environment: item.event.environment,
+          release: item.event.release,
+        })),
+    );
+    return linked.map((row) => ({
+      alertType: 'new_feedback',
+      projectId: row.projectId,
+      issueId: row.issueId,
+      occurredAt: row.receivedAt.toISOString(),
+    }));
   }
 
   private async attachExistingIssues(manager: EntityManager, groups: GroupInBatch[]): Promise<void> {

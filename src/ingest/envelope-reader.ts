@@ -51,6 +51,9 @@ export const SMALL_ITEM_BUDGETS: Readonly<Record<string, number>> = {
   // A session update is a few hundred bytes; the Node SDK's aggregates a bucket per minute.
   session: 64 * 1024,
   sessions: 64 * 1024,
+  // A feedback item is an event (up to the event limit); a user report is a few short fields.
+  feedback: MAX_EVENT_BYTES,
+  user_report: 64 * 1024,
 };
 export const MAX_CLIENT_REPORT_BYTES = SMALL_ITEM_BUDGETS.client_report;
 

@@ -4,10 +4,12 @@ import { JobsModule } from '../jobs/jobs.module';
 import { OutcomesDataModule } from '../outcomes/outcomes-data.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { DigestProducer, digestProducerQueueProvider } from './digest.producer';
+import { FeedbackIntake } from './feedback-intake';
 import { IngestHttpHandler } from './ingest-http.handler';
 import { IngestMetrics } from './ingest.metrics';
 import { IngestService } from './ingest.service';
 import { MetricsController } from './metrics.controller';
+import { ErrorPageController } from './error-page.controller';
 import { ProjectKeys } from './project-keys';
 import { IngestRateLimiter } from './rate-limiter';
 import { ReleaseHealthDataModule } from '../releases/health/release-health-data.module';
@@ -19,13 +21,14 @@ import { TestEventSender } from './test-event';
 @Module({
   // ProjectsModule: its key changes reach the client-key snapshot at once.
   imports: [JobsModule, HealthModule, ProjectsModule, OutcomesDataModule, ReleaseHealthDataModule],
-  controllers: [MetricsController, TestEventController],
+  controllers: [MetricsController, TestEventController, ErrorPageController],
   providers: [
     ProjectKeys,
     IngestRateLimiter,
     SessionIntake,
     digestProducerQueueProvider,
     DigestProducer,
+    FeedbackIntake,
     IngestMetrics,
     IngestService,
     IngestHttpHandler,

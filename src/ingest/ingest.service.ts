@@ -16,6 +16,7 @@ import { RepeatedLog } from '../common/repeated-log';
 import { DatabaseUnavailableError } from '../database/database-unavailable.error';
 import { canonicalUuid, ClientKeySource, clientKeyFromRequest, keyFromDsn } from './client-key';
 import { DigestProducer } from './digest.producer';
+import { FeedbackIntake } from './feedback-intake';
 import { EnvelopeReader, EventPayloadFacts, MAX_HEADER_LINE_BYTES, StoreBodyReader } from './envelope-reader';
 import { IngestMetrics } from './ingest.metrics';
 import { ProjectKeys } from './project-keys';
@@ -88,6 +89,7 @@ export class IngestService {
     private readonly metrics: IngestMetrics,
     private readonly outcomes: OutcomeCounter,
     private readonly sessions: SessionIntake,
+    private readonly feedback: FeedbackIntake,
   ) {
     this.debug = config.logLevel === 'debug' || config.logLevel === 'trace';
   }
@@ -225,6 +227,7 @@ export class IngestService {
     await readBody(request, reader, undefined, checkFirstLine);
     const header = reader.header!;
     const headerId = header.event_id;
+    if (reader.smallItems.size > 0) await this.feedback.acceptEnvelope(projectId, reader);
     if (reader.event === undefined) {
       await this.takeSessions(projectId, reader, attempt, false);
       this.metrics.acceptedEnvelopes++;

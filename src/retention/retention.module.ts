@@ -6,6 +6,7 @@ import { EventsDataModule } from '../events/events-data.module';
 import { IssueServicesModule } from '../issues/issue-services.module';
 import { OutcomesDataModule } from '../outcomes/outcomes-data.module';
 import { ReleaseHealthDataModule } from '../releases/health/release-health-data.module';
+import { FeedbackDataModule } from '../feedback/feedback-data.module';
 import { ProjectsDataModule } from '../projects/projects-data.module';
 import { RollupsDataModule } from '../rollups/rollups-data.module';
 import { RulesDataModule } from '../rules/rules-data.module';
@@ -26,6 +27,7 @@ import { RetentionService } from './retention.service';
     UsersDataModule,
     OutcomesDataModule,
     ReleaseHealthDataModule,
+    FeedbackDataModule,
   ],
   providers: [RetentionService, MaintenanceProcessor],
   exports: [RetentionService],

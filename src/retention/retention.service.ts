@@ -10,6 +10,7 @@ import { SessionsRepository } from '../users/sessions.repository';
 import { RollupsRepository } from '../rollups/rollups.repository';
 import { OutcomesRepository } from '../outcomes/outcomes.repository';
 import { ReleaseHealthRepository } from '../releases/health/release-health.repository';
+import { FeedbackRepository } from '../feedback/feedback.repository';
 import { cutoffOf, planPartitions, ProjectRetention } from './retention-policy';
 import { AuditLog } from '../audit/audit-log.service';
 
@@ -39,6 +40,8 @@ export interface RetentionReport {
   chunksDeleted: number;
   /** Audit log entries older than AUDIT_RETENTION_DAYS. */
   auditEntriesDeleted: number;
+  /** User feedback received before its project's retention, like the events. */
+  feedbackDeleted: number;
 }
 
 /** Chunks are kept this long after their upload, so that a repeated upload finds them. */
@@ -68,6 +71,7 @@ export class RetentionService {
     private readonly projects: ProjectsRepository,
     private readonly outcomes: OutcomesRepository,
     private readonly releaseHealth: ReleaseHealthRepository,
+    private readonly feedback: FeedbackRepository,
   ) {}
 
   async run(now = new Date()): Promise<RetentionReport> {
@@ -88,6 +92,7 @@ export class RetentionService {
       artifactBundlesDeleted: 0,
       chunksDeleted: 0,
       auditEntriesDeleted: 0,
+      feedbackDeleted: 0,
     };
     const overrides = await this.projectOverrides(defaultDays);
 
@@ -110,6 +115,7 @@ export class RetentionService {
       report.hourlyRowsDeleted += await drain((limit) => this.outcomes.deleteHours(deletion, limit));
       report.hourlyRowsDeleted += await drain((limit) => this.releaseHealth.deleteHours(deletion, limit));
       report.issuesDeleted += await drain((limit) => this.issues.deleteExpired(deletion, limit));
+      report.feedbackDeleted += await drain((limit) => this.feedback.deleteReceivedBefore(deletion, limit));
       // Few bundles a statement: each takes its files (megabytes of TOAST) with it.
       report.artifactBundlesDeleted += await drain(
         (limit) => this.artifacts.deleteUnused(deletion, limit),
@@ -149,7 +155,8 @@ export class RetentionService {
       report.sessionsDeleted +
       report.artifactBundlesDeleted +
       report.chunksDeleted +
-      report.auditEntriesDeleted;
+      report.auditEntriesDeleted +
+      report.feedbackDeleted;
     if (changed === 0) return;
     this.logger.log(
       `retention: ${report.partitionsCreated} partition(s) created, dropped [${report.partitionsDropped.join(', ')}]` +
@@ -158,7 +165,7 @@ export class RetentionService {
         ` ${report.issuesDeleted} issue(s),` +
         ` ${report.alertHistoryDeleted} alert history row(s), ${report.sessionsDeleted} session(s),` +
         ` ${report.artifactBundlesDeleted} source map bundle(s), ${report.chunksDeleted} upload chunk(s),` +
-        ` ${report.auditEntriesDeleted} audit log row(s) deleted`,
+        ` ${report.auditEntriesDeleted} audit log row(s), ${report.feedbackDeleted} feedback deleted`,
     );
   }
 }

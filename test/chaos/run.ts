@@ -58,6 +58,7 @@
  * Knobs: CHAOS_PHASES (the faults to inject, comma-separated from postgres, worker, redis,
  * retention, api, disk, wal, redis-memory; all by default, always run in that order:
  * `CHAOS_PHASES=retention` runs only the retention fault), CHAOS_RATE (envelopes/s, default 100),
+ * CHAOS_FEEDBACK_RATE (feedback envelopes/s beside them, 5),
  * CHAOS_CONNECTIONS (4), CHAOS_GROUPS (36), CHAOS_BURST (3000), CHAOS_REDIS_DOWN_S (5),
  * CHAOS_API_DOWN_S (2), CHAOS_DISK_FULL_S (40), CHAOS_WAL_DOWN_S (10), CHAOS_REDIS_FULL_S (20),
  * CHAOS_TMPFS=0 (no small disks), CHAOS_DRAIN_TIMEOUT_S (120), CHAOS_TIMEOUT_S (hard stop of the
@@ -75,6 +76,7 @@ import { openQueue, QueueSettings } from '../../src/jobs/queue-layout';
 import { Cleanup } from '../helpers/cleanup';
 import { Postgres } from '../helpers/postgres-servers';
 import { checkRun, printConsistency } from './consistency';
+import { checkFeedback, FeedbackLoad, printFeedbackCheck } from './feedback';
 import { partitionOf, query } from './db';
 import { ACK, formatOutcomes, LoadGenerator } from './load';
 import { AppProcess, RedisServer, serviceEnvironment, sleep } from './processes';
@@ -101,6 +103,8 @@ const num = (name: string, fallback: number) => {
 };
 const PG_OUTAGE_S = num('CHAOS_PG_OUTAGE_S', 140);
 const RATE = num('CHAOS_RATE', 100);
+/** User feedback envelopes per second, beside the events (see feedback.ts). */
+const FEEDBACK_RATE = num('CHAOS_FEEDBACK_RATE', 5);
 const CONNECTIONS = Math.max(1, num('CHAOS_CONNECTIONS', 4));
 const GROUPS = Math.max(1, num('CHAOS_GROUPS', 36));
 const BURST = num('CHAOS_BURST', 3000);
@@ -247,12 +251,15 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
       ])
     )[0].n;
 
-  const load = new LoadGenerator({
+  const target = {
     url: `${api.url}/api/${projectId}/envelope/`,
     headers: {
       'Content-Type': 'application/x-sentry-envelope',
       'X-Sentry-Auth': `Sentry sentry_version=7, sentry_key=${clientKey.replace(/-/g, '')}, sentry_client=chaos/1.0`,
     },
+  };
+  const load = new LoadGenerator({
+    ...target,
     fixture: EXCEPTION_FIXTURE,
     groups: GROUPS,
     rate: RATE,
@@ -260,6 +267,8 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
   });
   state.load = load;
   cleanup.add('stop load', async () => load.destroy());
+  const feedback = new FeedbackLoad({ ...target, rate: FEEDBACK_RATE, events: load });
+  cleanup.add('stop feedback load', () => feedback.stop());
 
   // Smoke: one event end to end, or nothing below means anything.
   load.phase = 'smoke';
@@ -344,6 +353,7 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
     sessionChecks.push(check);
     log(describeSessionCheck(check));
   };
+  feedback.start();
 
   if (selected('postgres'))
     await postgresOutage(suite, PG_OUTAGE_S).then(() => checkSessionsAfter('postgres'));
@@ -384,7 +394,7 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
   if (selected('redis-memory'))
     await redisMemoryFull(suite, REDIS_FULL_S).then(() => checkSessionsAfter('redis-memory'));
 
-  await load.stop();
+  await Promise.all([load.stop(), feedback.stop()]);
   await checkSessionsAfter('the load');
   await sessionLoad.stop();
   load.phase = 'after';
@@ -431,12 +441,14 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
     removed,
   });
   const reports = await phaseReports({ phases, load, redis, queues, stored, duplicates, loadStoppedAt });
+  const feedbackCheck = await checkFeedback(databaseUrl, projectId, feedback);
   const unexpected = [...api.unexpectedExits, ...worker.unexpectedExits];
 
   // ---------------------------------------------------------------------------------------------
   // Report.
   printTable(reports);
   printConsistency(consistency, queues, final);
+  printFeedbackCheck(feedbackCheck);
   for (const r of reports) {
     if (r.skipped) console.log(`  ${r.fault}: SKIPPED: ${r.skipped}`);
     if (r.lostBreakdown) console.log(`  ${r.fault}: lost ${r.lost} — ${r.lostBreakdown}`);
@@ -478,6 +490,7 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
   const checks = [
     ...reports.filter((r) => !r.skipped).map((r) => r.passed),
     consistency.passed,
+    feedbackCheck.passed,
     ...sessionChecks.map((check) => check.passed),
   ];
   const passed = checks.filter(Boolean).length;

@@ -38,12 +38,14 @@ export const ALERT_NAMES: Record<AlertType, string> = {
   new_issue: 'New issue',
   regression: 'Regression',
   unmute: 'Unmuted',
+  new_feedback: 'New feedback',
 };
 
 const ALERT_LABELS: Record<AlertType, string> = {
   new_issue: 'New issue',
   regression: 'Regression (resolved issue seen again)',
   unmute: 'Unmute (muted issue reopened)',
+  new_feedback: 'New user feedback on an issue',
 };
 
 interface RuleDraft {

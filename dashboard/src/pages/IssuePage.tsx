@@ -10,6 +10,7 @@ import { EventDetail, EventNavigation } from './EventDetail';
 import { ActivityLog } from './IssueActivity';
 import { AssigneeControl } from './IssueAssignee';
 import { Comments } from './IssueComments';
+import { IssueFeedback } from './FeedbackPage';
 import { IssueTags } from './IssueTags';
 import { IssueReleases } from './IssueReleases';
 import { ReleaseLink } from './ReleaseFigures';
@@ -222,6 +223,8 @@ export function IssuePage({ issueId }: { issueId: number }) {
         </div>
       </header>
       <ErrorMessage error={actionError} />
+
+      <IssueFeedback issueId={issueId} />
 
       {/* The team's conversation right under the header, not below the event's long detail. */}
       <div class="issue-discussion">

@@ -14,8 +14,11 @@ export function IssueTable({
   loading,
   onToggle,
   onSelectPage,
+  feedbackCounts,
 }: {
   rows: Issue[];
+  /** Unresolved feedback per issue shown, once read. */
+  feedbackCounts?: Map<number, number>;
   triage: boolean;
   selected: Set<number>;
   allSelected: boolean;
@@ -46,7 +49,14 @@ export function IssueTable({
         </thead>
         <tbody>
           {rows.map((issue) => (
-            <IssueRow key={issue.id} issue={issue} triage={triage} selected={selected.has(issue.id)} onToggle={() => onToggle(issue.id)} />
+            <IssueRow
+              key={issue.id}
+              issue={issue}
+              triage={triage}
+              selected={selected.has(issue.id)}
+              onToggle={() => onToggle(issue.id)}
+              feedback={feedbackCounts?.get(issue.id) ?? 0}
+            />
           ))}
         </tbody>
       </table>
@@ -54,7 +64,19 @@ export function IssueTable({
   );
 }
 
-function IssueRow({ issue, triage, selected, onToggle }: { issue: Issue; triage: boolean; selected: boolean; onToggle: () => void }) {
+function IssueRow({
+  issue,
+  triage,
+  selected,
+  onToggle,
+  feedback,
+}: {
+  issue: Issue;
+  triage: boolean;
+  selected: boolean;
+  onToggle: () => void;
+  feedback: number;
+}) {
   return (
     <tr class={selected ? 'selected' : undefined}>
       {triage && (
@@ -87,6 +109,11 @@ function IssueRow({ issue, triage, selected, onToggle }: { issue: Issue; triage:
             <div class="issue-sub">
               {issue.state !== 'open' && <StateBadge state={issue.state} />}
               {(issue.regression_count ?? 0) > 0 && issue.state === 'open' && <Badge kind="regressed">regressed</Badge>}
+              {feedback > 0 && (
+                <a class="badge badge-neutral feedback-count" href={`/issues/${issue.id}`} title="Unresolved user feedback on this issue">
+                  {feedback} feedback
+                </a>
+              )}
               {issue.assignee && <AssigneeTag assignee={issue.assignee} />}
               {issue.culprit && <span class="culprit mono">{issue.culprit}</span>}
             </div>

@@ -105,6 +105,19 @@ export function IssuesPage({ projectId }: { projectId: number }) {
   useIssueKeys();
   useReturnToRow(rows);
   const [testEventSent, setTestEventSent] = useState(false);
+  const rowIds = rows.map((issue) => issue.id).join(',');
+  // Counted for the page shown only: one probe per issue, never the project's whole feedback.
+  const feedbackCounts = useAsync(
+    async () =>
+      rowIds === ''
+        ? new Map<number, number>()
+        : new Map(
+            (
+              await call(client.GET('/api/projects/{id}/feedback-counts', { params: { path: { id: projectId }, query: { issue_ids: rowIds } } }))
+            ).data.map((count) => [count.issue_id, count.unresolved]),
+          ),
+    [projectId, rowIds],
+  );
   const noIssuesAtAll = params.query === DEFAULT_QUERY && !params.environment && params.page === 1 && issues.data?.total === 0;
 
   // Background refresh: the list every half minute (while the tab is visible and nothing is being
@@ -289,6 +302,7 @@ export function IssuesPage({ projectId }: { projectId: number }) {
           loading={issues.loading}
           onToggle={toggle}
           onSelectPage={selectPage}
+          feedbackCounts={feedbackCounts.data}
         />
       )}
 

@@ -1,5 +1,5 @@
-/** The issue lifecycle transitions alert rules can react to. */
-export const ALERT_TYPES = ['new_issue', 'regression', 'unmute'] as const;
+/** The issue lifecycle transitions alert rules can react to, and new feedback on an issue. */
+export const ALERT_TYPES = ['new_issue', 'regression', 'unmute', 'new_feedback'] as const;
 export type AlertType = (typeof ALERT_TYPES)[number];
 
 /** An issue lifecycle transition that alert rules of the same `alert_type` react to. */

@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { IssueServicesModule } from '../issues/issue-services.module';
+import { ProjectsModule } from '../projects/projects.module';
+import { FeedbackController } from './feedback.controller';
+import { FeedbackDataModule } from './feedback-data.module';
+import { FeedbackService } from './feedback.service';
+
+/** The feedback API (role `api`). */
+@Module({
+  imports: [FeedbackDataModule, ProjectsModule, IssueServicesModule],
+  controllers: [FeedbackController],
+  providers: [FeedbackService],
+})
+export class FeedbackModule {}
