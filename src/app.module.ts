@@ -18,6 +18,8 @@ import { HealthModule } from './health/health.module';
 import { IngestModule } from './ingest/ingest.module';
 import { IssuesModule } from './issues/issues.module';
 import { OutcomesModule } from './outcomes/outcomes.module';
+import { AttachmentsModule } from './attachments/attachments.module';
+import { StorageModule } from './storage/storage.module';
 import { MembersModule } from './members/members.module';
 import { ProjectsModule } from './projects/projects.module';
 import { BULL_CONNECTION, RedisModule } from './redis/redis.module';
@@ -41,6 +43,7 @@ const API_MODULES: Type[] = [
   EventsModule,
   RollupsModule,
   OutcomesModule,
+  AttachmentsModule,
   ReleasesModule,
   ChannelsModule,
   RulesModule,
@@ -80,6 +83,7 @@ export class AppModule {
         }),
         HealthModule,
         AuditLogModule,
+        StorageModule,
         ...(runsApi ? API_MODULES : []),
         // Dashboard files and the page fallback for client-side routes (never /api, /auth, /health, /metrics).
         ...(runsApi ? [DashboardModule] : []),

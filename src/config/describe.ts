@@ -9,6 +9,7 @@ export const CONFIG_SECTIONS = {
   server: 'HTTP server',
   storage: 'PostgreSQL and Redis',
   ingest: 'Ingest',
+  attachments: 'Attachments and file storage',
   digest: 'Digest',
   retention: 'Retention',
   accounts: 'Accounts and sign-in',

@@ -163,6 +163,119 @@ export class Environment {
   @Min(0)
   MAX_EVENTS_PER_HOUR = 100_000;
 
+  // ---- Attachments and file storage ----
+
+  @Describe({
+    section: 'attachments',
+    secret: false,
+    description:
+      'Bytes one attachment may have (1 byte to 1 GiB). An envelope with a larger one is refused whole with 413; see [Attachments](attachments.md).',
+  })
+  @Transform(toInt)
+  @IsInt({ message: 'ATTACHMENT_MAX_BYTES must be an integer from 1 to 1073741824' })
+  @Min(1, { message: 'ATTACHMENT_MAX_BYTES must be an integer from 1 to 1073741824' })
+  @Max(1_073_741_824, { message: 'ATTACHMENT_MAX_BYTES must be an integer from 1 to 1073741824' })
+  ATTACHMENT_MAX_BYTES = 100 * 1024 * 1024;
+
+  @Describe({
+    section: 'attachments',
+    secret: false,
+    description:
+      'Bytes all the attachments of one envelope may have together (1 byte to 1 GiB). Over it: 413, nothing of the envelope stored.',
+  })
+  @Transform(toInt)
+  @IsInt({ message: 'ATTACHMENTS_MAX_BYTES_PER_ENVELOPE must be an integer from 1 to 1073741824' })
+  @Min(1, { message: 'ATTACHMENTS_MAX_BYTES_PER_ENVELOPE must be an integer from 1 to 1073741824' })
+  @Max(1_073_741_824, {
+    message: 'ATTACHMENTS_MAX_BYTES_PER_ENVELOPE must be an integer from 1 to 1073741824',
+  })
+  ATTACHMENTS_MAX_BYTES_PER_ENVELOPE = 100 * 1024 * 1024;
+
+  @Describe({
+    section: 'attachments',
+    secret: false,
+    description:
+      'Bytes of attachments one project may have stored at once; an envelope that would pass it is refused with 413 until retention (or deleting events) makes room. `0`: no quota.',
+  })
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  ATTACHMENT_QUOTA_BYTES_PER_PROJECT = 0;
+
+  @Describe({
+    section: 'attachments',
+    secret: false,
+    description:
+      'Where attachments are stored: `postgres` (the default: in the database, in chunks of 512 KiB, nothing else to run) or `s3` (an S3-compatible object storage, configured by the `S3_*` variables).',
+  })
+  @IsIn(['postgres', 's3'], { message: 'BLOB_STORAGE must be postgres or s3' })
+  BLOB_STORAGE: 'postgres' | 's3' = 'postgres';
+
+  @Describe({
+    section: 'attachments',
+    secret: false,
+    defaultText: "AWS's endpoint for `S3_REGION`",
+    example: 'http://127.0.0.1:9000',
+    description: 'With `BLOB_STORAGE=s3`: the storage endpoint URL, for S3-compatible servers (MinIO, Ceph, R2 …).',
+  })
+  @IsOptional()
+  @Matches(/^https?:\/\/\S+$/, { message: 'S3_ENDPOINT must be an http(s) URL' })
+  S3_ENDPOINT?: string;
+
+  @Describe({
+    section: 'attachments',
+    secret: false,
+    example: 'error-tracker-files',
+    description: 'With `BLOB_STORAGE=s3` (required then): the bucket, which must exist.',
+  })
+  @IsOptional()
+  @IsString()
+  S3_BUCKET?: string;
+
+  @Describe({ section: 'attachments', secret: false, description: 'With `BLOB_STORAGE=s3`: the region.' })
+  @IsString()
+  S3_REGION = 'us-east-1';
+
+  @Describe({
+    section: 'attachments',
+    secret: false,
+    defaultText: "the AWS SDK's default credential chain",
+    example: 'AKIAEXAMPLE',
+    description: 'With `BLOB_STORAGE=s3`: the access key id (with `S3_SECRET_ACCESS_KEY`).',
+  })
+  @IsOptional()
+  @IsString()
+  S3_ACCESS_KEY_ID?: string;
+
+  @Describe({
+    section: 'attachments',
+    secret: true,
+    example: 'change-me',
+    description: 'With `BLOB_STORAGE=s3`: the secret access key.',
+  })
+  @IsOptional()
+  @IsString()
+  S3_SECRET_ACCESS_KEY?: string;
+
+  @Describe({
+    section: 'attachments',
+    secret: false,
+    description:
+      'With `BLOB_STORAGE=s3`: address objects as `<endpoint>/<bucket>/<key>` instead of `<bucket>.<endpoint>/<key>` (most self-hosted S3-compatible servers need it).',
+  })
+  @Transform(toBool)
+  @IsBoolean({ message: 'S3_FORCE_PATH_STYLE must be true or false' })
+  S3_FORCE_PATH_STYLE = false;
+
+  @Describe({
+    section: 'attachments',
+    secret: false,
+    description: 'With `BLOB_STORAGE=s3`: a prefix for every object key, to share a bucket.',
+  })
+  @IsString()
+  @Matches(/^([A-Za-z0-9_.\/-]*)$/, { message: 'S3_PREFIX may contain letters, digits and _./-' })
+  S3_PREFIX = '';
+
   // ---- Digest ----
 
   @Describe({

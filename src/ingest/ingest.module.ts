@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { HealthModule } from '../health/health.module';
 import { JobsModule } from '../jobs/jobs.module';
 import { OutcomesDataModule } from '../outcomes/outcomes-data.module';
+import { AttachmentsDataModule } from '../attachments/attachments-data.module';
+import { AttachmentIntakes } from './attachment-intake';
 import { ProjectsModule } from '../projects/projects.module';
 import { DigestProducer, digestProducerQueueProvider } from './digest.producer';
 import { IngestHttpHandler } from './ingest-http.handler';
@@ -14,7 +16,7 @@ import { IngestRateLimiter } from './rate-limiter';
 /** Ingestion is served by IngestHttpHandler, mounted ahead of Express by src/http-app.ts. */
 @Module({
   // ProjectsModule: its key changes reach the client-key snapshot at once.
-  imports: [JobsModule, HealthModule, ProjectsModule, OutcomesDataModule],
+  imports: [JobsModule, HealthModule, ProjectsModule, OutcomesDataModule, AttachmentsDataModule],
   controllers: [MetricsController],
   providers: [
     ProjectKeys,
@@ -22,6 +24,7 @@ import { IngestRateLimiter } from './rate-limiter';
     digestProducerQueueProvider,
     DigestProducer,
     IngestMetrics,
+    AttachmentIntakes,
     IngestService,
     IngestHttpHandler,
   ],

@@ -22,6 +22,7 @@ import { ProjectKeys } from './project-keys';
 import { IngestRateLimiter } from './rate-limiter';
 import { envelopeOutcomes, refusalOutcome } from '../outcomes/envelope-outcomes';
 import { OutcomeCounter } from '../outcomes/outcome-counter';
+import { AttachmentIntakes } from './attachment-intake';
 
 /** Sentry answers with the event id as 32 hex digits; `{}` when the envelope held no event. */
 export type IngestResult = { id: string } | Record<string, never>;
@@ -79,6 +80,7 @@ export class IngestService {
     private readonly producer: DigestProducer,
     private readonly metrics: IngestMetrics,
     private readonly outcomes: OutcomeCounter,
+    private readonly attachmentIntakes: AttachmentIntakes,
   ) {
     this.debug = config.logLevel === 'debug' || config.logLevel === 'trace';
   }
@@ -203,18 +205,35 @@ export class IngestService {
     request: IncomingMessage,
     checkFirstLine?: Parameters<typeof readBody>[3],
   ): Promise<IngestResult> {
-    await readBody(request, reader, undefined, checkFirstLine);
+    // Attachments are streamed to storage as they arrive and recorded before the answer.
+    const attachments = this.attachmentIntakes.open(projectId);
+    reader.streamItems('attachment', attachments);
+    try {
+      await readBody(request, reader, undefined, checkFirstLine);
+    } catch (error) {
+      await attachments.abort();
+      throw error;
+    }
     const header = reader.header!;
     const headerId = header.event_id;
+    const receivedAt = Date.now();
     if (reader.event === undefined) {
+      const id = typeof headerId === 'string' ? canonicalUuid(headerId) : undefined;
+      if (attachments.started) await attachments.commit(id, new Date(receivedAt));
       this.metrics.acceptedEnvelopes++;
       if (this.debug) this.logger.debug(`project ${projectId}: dropped items ${reader.itemTypes.join(', ')}`);
       this.countItemOutcomes(projectId, reader);
-      const id = typeof headerId === 'string' ? canonicalUuid(headerId) : undefined;
       return id ? { id: id.replace(/-/g, '') } : {};
     }
-    const eventId = resolveEventId(headerId, reader.eventFacts);
-    await this.accept(projectId, eventId, reader.event, sdkOf(header.sdk));
+    let eventId: string;
+    try {
+      eventId = resolveEventId(headerId, reader.eventFacts);
+    } catch (error) {
+      await attachments.abort();
+      throw error;
+    }
+    if (attachments.started) await attachments.commit(eventId, new Date(receivedAt));
+    await this.accept(projectId, eventId, reader.event, sdkOf(header.sdk), receivedAt);
     this.countItemOutcomes(projectId, reader);
     return { id: eventId.replace(/-/g, '') };
   }
@@ -261,8 +280,9 @@ export class IngestService {
     eventId: string,
     payload: string,
     sdk: QueuedEvent['sdk'],
+    receivedAt = Date.now(),
   ): Promise<void> {
-    const job: QueuedEvent = { projectId, eventId, receivedAt: Date.now(), payload };
+    const job: QueuedEvent = { projectId, eventId, receivedAt, payload };
     if (sdk) job.sdk = sdk;
     await this.producer.enqueue(job);
     this.metrics.acceptedEnvelopes++;

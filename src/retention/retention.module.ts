@@ -5,6 +5,7 @@ import { registerQueue } from '../jobs/queue-layout';
 import { EventsDataModule } from '../events/events-data.module';
 import { IssueServicesModule } from '../issues/issue-services.module';
 import { OutcomesDataModule } from '../outcomes/outcomes-data.module';
+import { AttachmentsDataModule } from '../attachments/attachments-data.module';
 import { ProjectsDataModule } from '../projects/projects-data.module';
 import { RollupsDataModule } from '../rollups/rollups-data.module';
 import { RulesDataModule } from '../rules/rules-data.module';
@@ -12,7 +13,7 @@ import { UsersDataModule } from '../users/users-data.module';
 import { MaintenanceProcessor } from './maintenance.processor';
 import { RetentionService } from './retention.service';
 
-/** Worker role: scheduled retention of events, rollups, issues, alert history, sessions and source maps. */
+/** Worker role: scheduled retention of events, rollups, issues, alert history, sessions, source maps and attachments. */
 @Module({
   imports: [
     registerQueue(QueueName.Maintenance),
@@ -24,6 +25,7 @@ import { RetentionService } from './retention.service';
     RulesDataModule,
     UsersDataModule,
     OutcomesDataModule,
+    AttachmentsDataModule,
   ],
   providers: [RetentionService, MaintenanceProcessor],
   exports: [RetentionService],

@@ -11,6 +11,8 @@ import { RollupsRepository } from '../rollups/rollups.repository';
 import { OutcomesRepository } from '../outcomes/outcomes.repository';
 import { cutoffOf, planPartitions, ProjectRetention } from './retention-policy';
 import { AuditLog } from '../audit/audit-log.service';
+import { AttachmentsRepository } from '../attachments/attachments.repository';
+import { AttachmentSweeper } from '../attachments/attachment-sweeper';
 
 const DAY_MS = 86_400_000;
 /** Partitions made ahead of need, so a worker that is down for a few days still finds them. */
@@ -38,6 +40,10 @@ export interface RetentionReport {
   chunksDeleted: number;
   /** Audit log entries older than AUDIT_RETENTION_DAYS. */
   auditEntriesDeleted: number;
+  /** Files attached to events gone (their blobs are deleted by the sweep: blobsDeleted). */
+  attachmentsDeleted: number;
+  /** Blobs of deleted attachments, and blobs a failed or interrupted upload left. */
+  blobsDeleted: number;
 }
 
 /** Chunks are kept this long after their upload, so that a repeated upload finds them. */
@@ -66,6 +72,8 @@ export class RetentionService {
     private readonly auditLog: AuditLog,
     private readonly projects: ProjectsRepository,
     private readonly outcomes: OutcomesRepository,
+    private readonly attachments: AttachmentsRepository,
+    private readonly attachmentSweeper: AttachmentSweeper,
   ) {}
 
   async run(now = new Date()): Promise<RetentionReport> {
@@ -86,6 +94,8 @@ export class RetentionService {
       artifactBundlesDeleted: 0,
       chunksDeleted: 0,
       auditEntriesDeleted: 0,
+      attachmentsDeleted: 0,
+      blobsDeleted: 0,
     };
     const overrides = await this.projectOverrides(defaultDays);
 
@@ -106,6 +116,9 @@ export class RetentionService {
       report.partsDeleted += await drain((limit) => this.partitions.deleteExpiredParts(deletion, limit));
       report.hourlyRowsDeleted += await drain((limit) => this.rollups.deleteHours(deletion, limit));
       report.hourlyRowsDeleted += await drain((limit) => this.outcomes.deleteHours(deletion, limit));
+      // With the day of events they belong to: a partition goes once its whole day has expired.
+      const day = { ...deletion, before: startOfUtcDay(deletion.before) };
+      report.attachmentsDeleted += await drain((limit) => this.attachments.deleteExpired(day, limit));
       report.issuesDeleted += await drain((limit) => this.issues.deleteExpired(deletion, limit));
       // Few bundles a statement: each takes its files (megabytes of TOAST) with it.
       report.artifactBundlesDeleted += await drain(
@@ -123,6 +136,8 @@ export class RetentionService {
     report.auditEntriesDeleted = await drain((limit) =>
       this.auditLog.deleteOlderThan(cutoffOf(now, this.config.AUDIT_RETENTION_DAYS), limit),
     );
+
+    report.blobsDeleted = await this.attachmentSweeper.sweep();
 
     this.log(report);
     return report;
@@ -146,7 +161,9 @@ export class RetentionService {
       report.sessionsDeleted +
       report.artifactBundlesDeleted +
       report.chunksDeleted +
-      report.auditEntriesDeleted;
+      report.auditEntriesDeleted +
+      report.attachmentsDeleted +
+      report.blobsDeleted;
     if (changed === 0) return;
     this.logger.log(
       `retention: ${report.partitionsCreated} partition(s) created, dropped [${report.partitionsDropped.join(', ')}]` +
@@ -155,7 +172,8 @@ export class RetentionService {
         ` ${report.issuesDeleted} issue(s),` +
         ` ${report.alertHistoryDeleted} alert history row(s), ${report.sessionsDeleted} session(s),` +
         ` ${report.artifactBundlesDeleted} source map bundle(s), ${report.chunksDeleted} upload chunk(s),` +
-        ` ${report.auditEntriesDeleted} audit log row(s) deleted`,
+        ` ${report.auditEntriesDeleted} audit log row(s), ${report.attachmentsDeleted} attachment(s),` +
+        ` ${report.blobsDeleted} file blob(s) deleted`,
     );
   }
 }
@@ -169,6 +187,10 @@ function cutoffs(now: Date, defaultDays: number, overrides: ProjectRetention[]):
       : { before: cutoffOf(now, defaultDays) },
     ...overrides.map((project) => ({ before: cutoffOf(now, project.days), only: [project.projectId] })),
   ];
+}
+
+function startOfUtcDay(at: Date): Date {
+  return new Date(Math.floor(at.getTime() / DAY_MS) * DAY_MS);
 }
 
 /** Runs a batch delete until a batch comes back short; returns the total. */

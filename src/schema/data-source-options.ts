@@ -15,6 +15,7 @@ import { MembersAndTeams1795900000000 } from './migrations/1795900000000-Members
 import { AssignmentAndComments1796000000000 } from './migrations/1796000000000-AssignmentAndComments';
 import { HealthProbe1796100000000 } from './migrations/1796100000000-HealthProbe';
 import { Outcomes1796200000000 } from './migrations/1796200000000-Outcomes';
+import { Attachments1796600000000 } from './migrations/1796600000000-Attachments';
 
 /** Migrations are listed explicitly so that ts (tests, CLI) and compiled js resolve the same set. */
 export const MIGRATIONS = [
@@ -33,6 +34,7 @@ export const MIGRATIONS = [
   AssignmentAndComments1796000000000,
   HealthProbe1796100000000,
   Outcomes1796200000000,
+  Attachments1796600000000,
 ];
 
 /** No query of the service runs this long; one that does waits on a server that is gone. */

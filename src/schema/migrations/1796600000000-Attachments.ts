@@ -1,0 +1,66 @@
+import { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * Files SDKs attach to events (see docs/attachments.md), and the blobs that hold them.
+ *
+ * - `blob_chunks`: blobs kept in PostgreSQL (BLOB_STORAGE=postgres), a row per 512 KiB chunk so
+ *   that no value is huge; stored out of line and uncompressed (most files are compressed already).
+ * - `pending_blobs`: blobs to delete once `delete_after` passes, unless committed before: ingest
+ *   registers a blob here before writing it and removes it in the transaction that records the
+ *   attachment, so that a crash between leaves a blob the sweep finds. Deleting an attachment row
+ *   (retention, the project's deletion, whatever deletes it) puts its blob here too, by trigger.
+ * - `attachments`: one row per stored file; a file sent again with its event (an SDK retrying) is
+ *   the same row, by (project, event, name, checksum).
+ */
+export class Attachments1796600000000 implements MigrationInterface {
+  name = 'Attachments1796600000000';
+
+  public async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
+      CREATE TABLE blob_chunks (
+        key text NOT NULL,
+        seq int NOT NULL,
+        data bytea NOT NULL,
+        PRIMARY KEY (key, seq)
+      );
+      ALTER TABLE blob_chunks ALTER COLUMN data SET STORAGE EXTERNAL;
+      CREATE TABLE pending_blobs (
+        key text PRIMARY KEY,
+        delete_after timestamptz NOT NULL
+      );
+      CREATE INDEX pending_blobs_delete_after_idx ON pending_blobs (delete_after);
+      CREATE TABLE attachments (
+        id bigserial PRIMARY KEY,
+        project_id int NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+        event_id uuid NOT NULL,
+        name text NOT NULL,
+        content_type text NOT NULL,
+        attachment_type text NOT NULL,
+        size bigint NOT NULL,
+        sha256 text NOT NULL,
+        blob_key text NOT NULL,
+        received_at timestamptz NOT NULL,
+        UNIQUE (project_id, event_id, name, sha256)
+      );
+      CREATE INDEX attachments_received_at_idx ON attachments (received_at);
+      CREATE FUNCTION attachments_release_blobs() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        INSERT INTO pending_blobs (key, delete_after)
+        SELECT blob_key, now() FROM gone
+        ON CONFLICT (key) DO UPDATE SET delete_after = now();
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER attachments_release_blobs AFTER DELETE ON attachments
+        REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION attachments_release_blobs();
+    `);
+  }
+
+  public async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
+      DROP TABLE attachments;
+      DROP FUNCTION attachments_release_blobs();
+      DROP TABLE pending_blobs;
+      DROP TABLE blob_chunks;
+    `);
+  }
+}

@@ -1,0 +1,38 @@
+import { Global, Module, OnApplicationShutdown } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
+import { BlobChunksRepository } from './blob-chunks.repository';
+import { BlobStore } from './blob-store';
+import { PostgresBlobStore } from './postgres-blob-store';
+import { S3BlobStore } from './s3-blob-store';
+
+export function createBlobStore(config: AppConfig, chunks: BlobChunksRepository): BlobStore {
+  if (config.BLOB_STORAGE === 'postgres') return new PostgresBlobStore(chunks);
+  return new S3BlobStore({
+    endpoint: config.S3_ENDPOINT,
+    bucket: config.S3_BUCKET as string,
+    region: config.S3_REGION,
+    credentials:
+      config.S3_ACCESS_KEY_ID && config.S3_SECRET_ACCESS_KEY
+        ? { accessKeyId: config.S3_ACCESS_KEY_ID, secretAccessKey: config.S3_SECRET_ACCESS_KEY }
+        : undefined,
+    forcePathStyle: config.S3_FORCE_PATH_STYLE,
+    prefix: config.S3_PREFIX,
+  });
+}
+
+/** The blob store chosen by BLOB_STORAGE, for every module (api and worker roles alike). */
+@Global()
+@Module({
+  providers: [
+    BlobChunksRepository,
+    { provide: BlobStore, useFactory: createBlobStore, inject: [AppConfig, BlobChunksRepository] },
+  ],
+  exports: [BlobStore],
+})
+export class StorageModule implements OnApplicationShutdown {
+  constructor(private readonly store: BlobStore) {}
+
+  onApplicationShutdown(): void {
+    if (this.store instanceof S3BlobStore) this.store.destroy();
+  }
+}
