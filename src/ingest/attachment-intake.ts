@@ -15,6 +15,12 @@ import { OutcomeCounter } from '../outcomes/outcome-counter';
  */
 export const ATTACHMENT_HIGH_WATER_BYTES = 1024 * 1024;
 
+/**
+ * Attachment bytes this process holds on their way to the store, over all requests, and the most
+ * it held since `peak` was last reset: what streaming keeps bounded (tests and /metrics read it).
+ */
+export const attachmentBytesHeld = { now: 0, peak: 0 };
+
 export interface AttachmentLimits {
   maxAttachmentBytes: number;
   maxEnvelopeBytes: number;
@@ -125,7 +131,7 @@ export class AttachmentIntake implements ItemStream {
     this.envelopeBytes += bytes.length;
     this.checkSize(file.size, this.envelopeBytes);
     file.hash.update(bytes);
-    this.queuedBytes += bytes.length;
+    this.hold(bytes.length);
     this.enqueue(async () => {
       if (this.storedBytes !== undefined && this.storedBytes + this.envelopeBytes > this.limits.projectQuotaBytes) {
         throw new EnvelopeError(
@@ -134,7 +140,7 @@ export class AttachmentIntake implements ItemStream {
         );
       }
       await file.writer.write(bytes);
-      this.queuedBytes -= bytes.length;
+      this.hold(-bytes.length);
     });
   }
 
@@ -185,6 +191,7 @@ export class AttachmentIntake implements ItemStream {
   async abort(): Promise<void> {
     if (!this.started) return;
     await this.chain.catch(() => undefined);
+    this.hold(-this.queuedBytes);
     const keys = this.staged.splice(0);
     await this.current?.writer.abort().catch(() => undefined);
     try {
@@ -194,6 +201,12 @@ export class AttachmentIntake implements ItemStream {
     } catch (error) {
       this.failures.warn('abort', `attachments of a refused envelope left for the sweep: ${(error as Error).message}`);
     }
+  }
+
+  private hold(bytes: number): void {
+    this.queuedBytes += bytes;
+    attachmentBytesHeld.now += bytes;
+    if (attachmentBytesHeld.now > attachmentBytesHeld.peak) attachmentBytesHeld.peak = attachmentBytesHeld.now;
   }
 
   private checkSize(fileBytes: number, envelopeBytes: number): void {
