@@ -43,6 +43,8 @@ export class S3BlobStore extends BlobStore {
       forcePathStyle: settings.forcePathStyle,
       // Ingest answers 503 and the SDK retries: a long retry loop here would only hold the request.
       maxAttempts: 2,
+      // A storage that stops answering fails the request within seconds instead of holding it.
+      requestHandler: { connectionTimeout: 3_000, requestTimeout: 15_000 },
     });
   }
 
