@@ -81,7 +81,11 @@ describeWithS3('attachments (S3-compatible storage)', () => {
     ).expect(200);
     const [first, second] = await listAttachments(t, project, eventId);
     expect((await download(t, first.download_url)).body.equals(small)).toBe(true);
-    expect(await hashDownload(t, second.download_url)).toEqual({ status: 200, sha256: sha256(large), size: large.length });
+    expect(await hashDownload(t, second.download_url)).toEqual({
+      status: 200,
+      sha256: sha256(large),
+      size: large.length,
+    });
     expect((await objectKeys(project.id)).length).toBe(2);
     // Nothing of the PostgreSQL store is used.
     const [{ chunks }] = await db.query(`SELECT count(*)::int AS chunks FROM blob_chunks WHERE key LIKE $1`, [
@@ -114,20 +118,31 @@ describeWithS3('attachments (S3-compatible storage)', () => {
       socket.on('error', reject);
     });
     await eventually(async () => {
-      const uploads = await s3.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: `${prefix}attachments/${dropped.id}/` }));
-      const [{ pending }] = await db.query(`SELECT count(*)::int AS pending FROM pending_blobs WHERE key LIKE $1`, [
-        `attachments/${dropped.id}/%`,
-      ]);
-      return (await objectKeys(dropped.id)).length === 0 && (uploads.Uploads ?? []).length === 0 && pending === 0;
+      const uploads = await s3.send(
+        new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: `${prefix}attachments/${dropped.id}/` }),
+      );
+      const [{ pending }] = await db.query(
+        `SELECT count(*)::int AS pending FROM pending_blobs WHERE key LIKE $1`,
+        [`attachments/${dropped.id}/%`],
+      );
+      return (
+        (await objectKeys(dropped.id)).length === 0 && (uploads.Uploads ?? []).length === 0 && pending === 0
+      );
     }, 15_000);
   });
 
   it('deletes the objects with their event at retention', async () => {
     const expiring = await createProject(t, 's3-retention');
     const eventId = randomUUID();
-    await sendEnvelope(t, expiring, envelope({ event_id: hex(eventId) }, [attachment('old.txt', 'old')])).expect(200);
+    await sendEnvelope(
+      t,
+      expiring,
+      envelope({ event_id: hex(eventId) }, [attachment('old.txt', 'old')]),
+    ).expect(200);
     expect((await objectKeys(expiring.id)).length).toBe(1);
-    await db.query(`UPDATE attachments SET received_at = now() - interval '91 days' WHERE project_id = $1`, [expiring.id]);
+    await db.query(`UPDATE attachments SET received_at = now() - interval '91 days' WHERE project_id = $1`, [
+      expiring.id,
+    ]);
     await t.app.get(RetentionService).run();
     expect(await objectKeys(expiring.id)).toEqual([]);
     expect(await listAttachments(t, expiring, eventId)).toEqual([]);
@@ -149,9 +164,10 @@ describeWithS3('attachments (S3-compatible storage)', () => {
     await server.start(Number(new URL(server.endpoint).port));
     await server.createBucket(bucket);
     await t.app.get(AttachmentSweeper).sweep();
-    const [{ pending }] = await db.query(`SELECT count(*)::int AS pending FROM pending_blobs WHERE key LIKE $1`, [
-      `attachments/${project.id}/%`,
-    ]);
+    const [{ pending }] = await db.query(
+      `SELECT count(*)::int AS pending FROM pending_blobs WHERE key LIKE $1`,
+      [`attachments/${project.id}/%`],
+    );
     expect(pending).toBe(0);
   });
 });

@@ -57,12 +57,18 @@ describe('attachments (PostgreSQL storage)', () => {
     const files = [
       attachment('log.txt', 'line one\nline two\n', { content_type: 'text/plain' }),
       attachment('crash.dmp', minidump, { attachment_type: 'event.minidump' }),
-      attachment('report.crash', 'Incident Identifier: X', { attachment_type: 'event.applecrashreport', content_type: 'text/plain' }),
+      attachment('report.crash', 'Incident Identifier: X', {
+        attachment_type: 'event.applecrashreport',
+        content_type: 'text/plain',
+      }),
       attachment('view-hierarchy.json', '{"rendering_system":"compose","windows":[]}', {
         attachment_type: 'event.view_hierarchy',
         content_type: 'application/json',
       }),
-      attachment('CrashContext.runtime-xml', '<FGenericCrashContext/>', { attachment_type: 'unreal.context', content_type: 'application/xml' }),
+      attachment('CrashContext.runtime-xml', '<FGenericCrashContext/>', {
+        attachment_type: 'unreal.context',
+        content_type: 'application/xml',
+      }),
       attachment('screenshot.png', randomBytes(70_000), { content_type: 'image/png' }),
       attachment('empty.bin', Buffer.alloc(0)),
     ];
@@ -82,7 +88,9 @@ describe('attachments (PostgreSQL storage)', () => {
       ['empty.bin', 'event.attachment', 'application/octet-stream', 0],
     ]);
     for (const [index, file] of listed.entries()) {
-      const sent = Buffer.isBuffer(files[index].payload) ? files[index].payload : Buffer.from(files[index].payload);
+      const sent = Buffer.isBuffer(files[index].payload)
+        ? files[index].payload
+        : Buffer.from(files[index].payload);
       expect(file.sha256).toBe(sha256(sent));
       const got = await download(t, file.download_url);
       expect(got.status).toBe(200);
@@ -112,9 +120,15 @@ describe('attachments (PostgreSQL storage)', () => {
       ]),
     ).expect(200);
     const [hostile, html] = await listAttachments(t, project, eventId);
-    expect(hostile).toMatchObject({ name: 'x"; y.html', content_type: 'application/octet-stream', attachment_type: 'event.attachment' });
+    expect(hostile).toMatchObject({
+      name: 'x"; y.html',
+      content_type: 'application/octet-stream',
+      attachment_type: 'event.attachment',
+    });
     const got = await download(t, hostile.download_url);
-    expect(got.headers['content-disposition']).toBe(`attachment; filename="x__ y.html"; filename*=UTF-8''x%22%3B%20y.html`);
+    expect(got.headers['content-disposition']).toBe(
+      `attachment; filename="x__ y.html"; filename*=UTF-8''x%22%3B%20y.html`,
+    );
     expect(got.headers['set-cookie']).toBeUndefined();
     // An HTML file keeps its type but is a download in a sandbox, never a page of this origin.
     const page = await download(t, html.download_url);
@@ -189,10 +203,12 @@ describe('attachments (PostgreSQL storage)', () => {
           `POST /api/${dropped.id}/envelope/?sentry_key=${hex(dropped.client_key)} HTTP/1.1\r\n` +
             `Host: 127.0.0.1\r\nContent-Type: application/x-sentry-envelope\r\nContent-Length: 4000200\r\n\r\n`,
         );
-        socket.write(head, () => setTimeout(() => {
-          socket.destroy();
-          resolve();
-        }, 300));
+        socket.write(head, () =>
+          setTimeout(() => {
+            socket.destroy();
+            resolve();
+          }, 300),
+        );
       });
       socket.on('error', reject);
     });
@@ -224,7 +240,10 @@ describe('attachments (PostgreSQL storage)', () => {
     const status = await new Promise<number>((resolve, reject) => {
       const request = httpRequest(
         `${t.url}/api/${project.id}/envelope/?sentry_key=${hex(project.client_key)}`,
-        { method: 'POST', headers: { 'Content-Encoding': 'gzip', 'Content-Type': 'application/x-sentry-envelope' } },
+        {
+          method: 'POST',
+          headers: { 'Content-Encoding': 'gzip', 'Content-Type': 'application/x-sentry-envelope' },
+        },
         (response) => {
           response.resume();
           response.on('end', () => resolve(response.statusCode ?? 0));
@@ -248,10 +267,17 @@ describe('attachments (PostgreSQL storage)', () => {
 
   it('lets whoever sees the project download, and nobody else', async () => {
     const eventId = randomUUID();
-    await sendEnvelope(t, project, envelope({ event_id: hex(eventId) }, [attachment('secret.txt', 'for the team')])).expect(200);
+    await sendEnvelope(
+      t,
+      project,
+      envelope({ event_id: hex(eventId) }, [attachment('secret.txt', 'for the team')]),
+    ).expect(200);
     const [file] = await listAttachments(t, project, eventId);
     const owner = as(t, { token: t.token });
-    const team = await expectStatus(owner.post('/api/teams').send({ name: `team-${randomUUID().slice(0, 6)}` }), 201);
+    const team = await expectStatus(
+      owner.post('/api/teams').send({ name: `team-${randomUUID().slice(0, 6)}` }),
+      201,
+    );
     await expectStatus(owner.put(`/api/teams/${team.body.id}/projects/${project.id}`), 204);
     const insider = await invitedAccount(t, owner, 'viewer', { teamIds: [team.body.id] });
     const outsider = await invitedAccount(t, owner, 'viewer');
@@ -265,8 +291,14 @@ describe('attachments (PostgreSQL storage)', () => {
     await t.http().get(file.download_url).expect(401);
     // Another project's id, or another event's, does not reach the file.
     const elsewhere = await createProject(t);
-    await t.api().get(file.download_url.replace(`/projects/${project.id}/`, `/projects/${elsewhere.id}/`)).expect(404);
-    await t.api().get(file.download_url.replace(hex(eventId), hex(randomUUID()))).expect(404);
+    await t
+      .api()
+      .get(file.download_url.replace(`/projects/${project.id}/`, `/projects/${elsewhere.id}/`))
+      .expect(404);
+    await t
+      .api()
+      .get(file.download_url.replace(hex(eventId), hex(randomUUID())))
+      .expect(404);
     const bad = await t.api().get(`/api/projects/${project.id}/events/not-a-uuid/attachments`).expect(400);
     expect(bad.body).toEqual({ error: 'id must be a UUID' });
   });
@@ -275,10 +307,20 @@ describe('attachments (PostgreSQL storage)', () => {
     const kept = await createProject(t);
     const old = randomUUID();
     const recent = randomUUID();
-    await sendEnvelope(t, kept, envelope({ event_id: hex(old) }, [attachment('old.txt', randomBytes(600_000))])).expect(200);
-    await sendEnvelope(t, kept, envelope({ event_id: hex(recent) }, [attachment('new.txt', 'recent')])).expect(200);
+    await sendEnvelope(
+      t,
+      kept,
+      envelope({ event_id: hex(old) }, [attachment('old.txt', randomBytes(600_000))]),
+    ).expect(200);
+    await sendEnvelope(
+      t,
+      kept,
+      envelope({ event_id: hex(recent) }, [attachment('new.txt', 'recent')]),
+    ).expect(200);
     // The old one arrived 91 days ago (retention is 90 days by default).
-    await db.query(`UPDATE attachments SET received_at = now() - interval '91 days' WHERE event_id = $1`, [old]);
+    await db.query(`UPDATE attachments SET received_at = now() - interval '91 days' WHERE event_id = $1`, [
+      old,
+    ]);
     const report = await t.app.get(RetentionService).run();
     expect(report.attachmentsDeleted).toBeGreaterThanOrEqual(1);
     expect(report.blobsDeleted).toBeGreaterThanOrEqual(1);
@@ -296,11 +338,15 @@ describe('attachments (PostgreSQL storage)', () => {
     const crashed = await createProject(t);
     const key = `attachments/${crashed.id}/${randomUUID()}`;
     // What a process that died between writing a blob and recording it leaves behind.
-    await db.query(`INSERT INTO pending_blobs (key, delete_after) VALUES ($1, now() + interval '1 hour')`, [key]);
+    await db.query(`INSERT INTO pending_blobs (key, delete_after) VALUES ($1, now() + interval '1 hour')`, [
+      key,
+    ]);
     await db.query(`INSERT INTO blob_chunks (key, seq, data) VALUES ($1, 0, '\\x00')`, [key]);
     await t.app.get(AttachmentSweeper).sweep();
     expect((await storedFor(db, crashed.id)).chunks).toBe(1); // still within the hour an upload may take
-    await db.query(`UPDATE pending_blobs SET delete_after = now() - interval '1 second' WHERE key = $1`, [key]);
+    await db.query(`UPDATE pending_blobs SET delete_after = now() - interval '1 second' WHERE key = $1`, [
+      key,
+    ]);
     await t.app.get(AttachmentSweeper).sweep();
     expect(await storedFor(db, crashed.id)).toEqual({ rows: 0, chunks: 0, pending: 0 });
   });
@@ -355,7 +401,11 @@ describe('attachment limits', () => {
     const eventId = randomUUID();
     const header = { event_id: hex(eventId) };
 
-    const declared = await sendEnvelope(t, project, envelope(header, [eventItem(eventId), attachment('a.bin', randomBytes(100_001))])).expect(413);
+    const declared = await sendEnvelope(
+      t,
+      project,
+      envelope(header, [eventItem(eventId), attachment('a.bin', randomBytes(100_001))]),
+    ).expect(413);
     expect(declared.body.error).toBe('attachment is larger than 100000 bytes (ATTACHMENT_MAX_BYTES)');
     // Without a length, the limit is found while streaming, after a first file was written.
     const streamed = await sendEnvelope(
@@ -370,18 +420,31 @@ describe('attachment limits', () => {
     const total = await sendEnvelope(
       t,
       project,
-      envelope(header, [attachment('one.bin', randomBytes(90_000)), attachment('two.bin', randomBytes(90_000))]),
+      envelope(header, [
+        attachment('one.bin', randomBytes(90_000)),
+        attachment('two.bin', randomBytes(90_000)),
+      ]),
     ).expect(413);
-    expect(total.body.error).toBe('attachments of the envelope are larger than 150000 bytes (ATTACHMENTS_MAX_BYTES_PER_ENVELOPE)');
+    expect(total.body.error).toBe(
+      'attachments of the envelope are larger than 150000 bytes (ATTACHMENTS_MAX_BYTES_PER_ENVELOPE)',
+    );
     expect(await storedFor(db, project.id)).toEqual({ rows: 0, chunks: 0, pending: 0 });
 
     // The quota counts what the project has stored: two envelopes of 90 KB fit, a third does not.
     for (let i = 0; i < 2; i++) {
       const id = randomUUID();
-      await sendEnvelope(t, project, envelope({ event_id: hex(id) }, [attachment(`q${i}.bin`, randomBytes(90_000))])).expect(200);
+      await sendEnvelope(
+        t,
+        project,
+        envelope({ event_id: hex(id) }, [attachment(`q${i}.bin`, randomBytes(90_000))]),
+      ).expect(200);
     }
     const third = randomUUID();
-    const quota = await sendEnvelope(t, project, envelope({ event_id: hex(third) }, [eventItem(third), attachment('q2.bin', randomBytes(90_000))])).expect(413);
+    const quota = await sendEnvelope(
+      t,
+      project,
+      envelope({ event_id: hex(third) }, [eventItem(third), attachment('q2.bin', randomBytes(90_000))]),
+    ).expect(413);
     expect(quota.body.error).toBe(
       "attachments would pass the project's quota of 250000 bytes (ATTACHMENT_QUOTA_BYTES_PER_PROJECT)",
     );
@@ -389,6 +452,11 @@ describe('attachment limits', () => {
 
     await t.app.get(OutcomeFolder).fold();
     const outcomes = await t.api().get(`/api/projects/${project.id}/outcomes`).expect(200);
-    expect(outcomes.body.totals).toContainEqual({ outcome: 'invalid', category: 'attachment', reason: 'too_large', quantity: 4 });
+    expect(outcomes.body.totals).toContainEqual({
+      outcome: 'invalid',
+      category: 'attachment',
+      reason: 'too_large',
+      quantity: 4,
+    });
   });
 });

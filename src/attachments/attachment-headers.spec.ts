@@ -32,10 +32,14 @@ describe('attachment headers', () => {
   });
 
   it('encodes names safely in Content-Disposition', () => {
-    expect(contentDisposition('report.txt')).toBe(`attachment; filename="report.txt"; filename*=UTF-8''report.txt`);
+    expect(contentDisposition('report.txt')).toBe(
+      `attachment; filename="report.txt"; filename*=UTF-8''report.txt`,
+    );
     expect(contentDisposition('a"b;c\\d.txt')).toBe(
       `attachment; filename="a_b_c_d.txt"; filename*=UTF-8''a%22b%3Bc%5Cd.txt`,
     );
-    expect(contentDisposition('crash ü.dmp')).toBe(`attachment; filename="crash _.dmp"; filename*=UTF-8''crash%20%C3%BC.dmp`);
+    expect(contentDisposition('crash ü.dmp')).toBe(
+      `attachment; filename="crash _.dmp"; filename*=UTF-8''crash%20%C3%BC.dmp`,
+    );
   });
 });

@@ -76,7 +76,12 @@ export class AttachmentsRepository {
   }
 
   /** Records the event's files; returns the blob keys of those it already had (to delete). */
-  async commit(projectId: number, eventId: string, files: NewAttachment[], receivedAt: Date): Promise<string[]> {
+  async commit(
+    projectId: number,
+    eventId: string,
+    files: NewAttachment[],
+    receivedAt: Date,
+  ): Promise<string[]> {
     const [rows] = (await this.dataSource.query(COMMIT, [
       projectId,
       eventId,
@@ -94,7 +99,9 @@ export class AttachmentsRepository {
   /** Blobs abandoned by a request that failed: due for deletion now. */
   async release(keys: string[]): Promise<void> {
     if (keys.length === 0) return;
-    await this.dataSource.query('UPDATE pending_blobs SET delete_after = now() WHERE key = ANY($1::text[])', [keys]);
+    await this.dataSource.query('UPDATE pending_blobs SET delete_after = now() WHERE key = ANY($1::text[])', [
+      keys,
+    ]);
   }
 
   /** Blobs due for deletion, oldest first. */

@@ -19,7 +19,11 @@ export class AttachmentsService {
     return (await this.attachments.listForEvent(projectId, eventId)).map(toView);
   }
 
-  async open(projectId: number, eventId: string, id: number): Promise<{ row: AttachmentRow; body: Readable }> {
+  async open(
+    projectId: number,
+    eventId: string,
+    id: number,
+  ): Promise<{ row: AttachmentRow; body: Readable }> {
     const row = await this.attachments.find(projectId, eventId, id);
     if (!row) throw new NotFoundError('attachment not found');
     return { row, body: this.store.read(row.blobKey) };

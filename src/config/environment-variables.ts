@@ -216,7 +216,8 @@ export class Environment {
     secret: false,
     defaultText: "AWS's endpoint for `S3_REGION`",
     example: 'http://127.0.0.1:9000',
-    description: 'With `BLOB_STORAGE=s3`: the storage endpoint URL, for S3-compatible servers (MinIO, Ceph, R2 …).',
+    description:
+      'With `BLOB_STORAGE=s3`: the storage endpoint URL, for S3-compatible servers (MinIO, Ceph, R2 …).',
   })
   @IsOptional()
   @Matches(/^https?:\/\/\S+$/, { message: 'S3_ENDPOINT must be an http(s) URL' })
@@ -273,7 +274,7 @@ export class Environment {
     description: 'With `BLOB_STORAGE=s3`: a prefix for every object key, to share a bucket.',
   })
   @IsString()
-  @Matches(/^([A-Za-z0-9_.\/-]*)$/, { message: 'S3_PREFIX may contain letters, digits and _./-' })
+  @Matches(/^([A-Za-z0-9_./-]*)$/, { message: 'S3_PREFIX may contain letters, digits and _./-' })
   S3_PREFIX = '';
 
   // ---- Digest ----

@@ -58,7 +58,14 @@ export class AttachmentIntakes {
   }
 
   open(projectId: number): AttachmentIntake {
-    return new AttachmentIntake(projectId, this.limits, this.attachments, this.store, this.outcomes, this.failures);
+    return new AttachmentIntake(
+      projectId,
+      this.limits,
+      this.attachments,
+      this.store,
+      this.outcomes,
+      this.failures,
+    );
   }
 }
 
@@ -133,7 +140,10 @@ export class AttachmentIntake implements ItemStream {
     file.hash.update(bytes);
     this.hold(bytes.length);
     this.enqueue(async () => {
-      if (this.storedBytes !== undefined && this.storedBytes + this.envelopeBytes > this.limits.projectQuotaBytes) {
+      if (
+        this.storedBytes !== undefined &&
+        this.storedBytes + this.envelopeBytes > this.limits.projectQuotaBytes
+      ) {
         throw new EnvelopeError(
           413,
           `attachments would pass the project's quota of ${this.limits.projectQuotaBytes} bytes (ATTACHMENT_QUOTA_BYTES_PER_PROJECT)`,
@@ -174,7 +184,12 @@ export class AttachmentIntake implements ItemStream {
       await this.chain;
       if (eventId === undefined) {
         this.outcomes.count(this.projectId, [
-          { outcome: 'invalid', category: 'attachment', reason: 'missing_event_id', quantity: this.files.length },
+          {
+            outcome: 'invalid',
+            category: 'attachment',
+            reason: 'missing_event_id',
+            quantity: this.files.length,
+          },
         ]);
         await this.abort();
         return;
@@ -199,14 +214,18 @@ export class AttachmentIntake implements ItemStream {
       await this.store.delete(keys);
       await this.attachments.forget(keys);
     } catch (error) {
-      this.failures.warn('abort', `attachments of a refused envelope left for the sweep: ${(error as Error).message}`);
+      this.failures.warn(
+        'abort',
+        `attachments of a refused envelope left for the sweep: ${(error as Error).message}`,
+      );
     }
   }
 
   private hold(bytes: number): void {
     this.queuedBytes += bytes;
     attachmentBytesHeld.now += bytes;
-    if (attachmentBytesHeld.now > attachmentBytesHeld.peak) attachmentBytesHeld.peak = attachmentBytesHeld.now;
+    if (attachmentBytesHeld.now > attachmentBytesHeld.peak)
+      attachmentBytesHeld.peak = attachmentBytesHeld.now;
   }
 
   private checkSize(fileBytes: number, envelopeBytes: number): void {

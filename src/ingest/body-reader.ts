@@ -252,7 +252,8 @@ export function readBody(
     };
     const write = (chunk: Buffer) => {
       try {
-        const wait = sink.write(chunk);
+        sink.write(chunk);
+        const wait = sink.pressure?.();
         if (wait) holdUntil(wait);
       } catch (error) {
         const rejection = bodyRejection(error);

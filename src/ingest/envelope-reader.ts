@@ -73,12 +73,13 @@ const DEFAULT_LIMITS: EnvelopeLimits = {
 
 /**
  * Anything that consumes a request body chunk by chunk. `write`/`end` throw to reject the body.
- * `write` may return a promise: the body is paused until it settles (backpressure), and refused if
- * it rejects.
+ * `pressure`, asked after each write, may return a promise: the body is paused until it settles
+ * (backpressure), and refused if it rejects.
  */
 export interface BodySink {
-  write(chunk: Buffer): void | Promise<void>;
+  write(chunk: Buffer): void;
   end(): void;
+  pressure?(): Promise<void> | undefined;
 }
 
 /**
@@ -216,7 +217,7 @@ export class EnvelopeReader implements BodySink {
     return this.smallItems.get(type) ?? [];
   }
 
-  write(chunk: Buffer): void | Promise<void> {
+  write(chunk: Buffer): void {
     let pos = 0;
     const size = chunk.length;
     while (pos < size) {
@@ -273,6 +274,10 @@ export class EnvelopeReader implements BodySink {
         }
       }
     }
+  }
+
+  /** The item stream's backpressure (see BodySink). */
+  pressure(): Promise<void> | undefined {
     return this.stream?.pressure();
   }
 

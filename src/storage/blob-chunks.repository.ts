@@ -8,7 +8,11 @@ export class BlobChunksRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   async insert(key: string, seq: number, data: Buffer): Promise<void> {
-    await this.dataSource.query('INSERT INTO blob_chunks (key, seq, data) VALUES ($1, $2, $3)', [key, seq, data]);
+    await this.dataSource.query('INSERT INTO blob_chunks (key, seq, data) VALUES ($1, $2, $3)', [
+      key,
+      seq,
+      data,
+    ]);
   }
 
   /** One chunk's bytes, or undefined past the last one. */

@@ -83,7 +83,8 @@ class PostgresBlobWriter implements BlobWriter {
   }
 
   private async flush(): Promise<void> {
-    const data = this.buffered.length === 1 ? this.buffered[0] : Buffer.concat(this.buffered, this.bufferedBytes);
+    const data =
+      this.buffered.length === 1 ? this.buffered[0] : Buffer.concat(this.buffered, this.bufferedBytes);
     this.buffered = [];
     this.bufferedBytes = 0;
     await this.chunks.insert(this.key, this.seq++, data);

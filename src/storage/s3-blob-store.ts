@@ -84,10 +84,13 @@ export class S3BlobStore extends BlobStore {
 
   async exists(key: string): Promise<boolean> {
     try {
-      await this.client.send(new HeadObjectCommand({ Bucket: this.settings.bucket, Key: this.objectKey(key) }));
+      await this.client.send(
+        new HeadObjectCommand({ Bucket: this.settings.bucket, Key: this.objectKey(key) }),
+      );
       return true;
     } catch (error) {
-      if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return false;
+      if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404)
+        return false;
       throw error;
     }
   }
@@ -142,7 +145,8 @@ class S3BlobWriter implements BlobWriter {
   }
 
   private take(): Buffer {
-    const data = this.buffered.length === 1 ? this.buffered[0] : Buffer.concat(this.buffered, this.bufferedBytes);
+    const data =
+      this.buffered.length === 1 ? this.buffered[0] : Buffer.concat(this.buffered, this.bufferedBytes);
     this.buffered = [];
     this.bufferedBytes = 0;
     return data;
@@ -150,12 +154,20 @@ class S3BlobWriter implements BlobWriter {
 
   private async uploadPart(data: Buffer): Promise<void> {
     if (this.uploadId === undefined) {
-      const created = await this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: this.key }));
+      const created = await this.client.send(
+        new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: this.key }),
+      );
       this.uploadId = created.UploadId;
     }
     const PartNumber = this.parts.length + 1;
     const answer = await this.client.send(
-      new UploadPartCommand({ Bucket: this.bucket, Key: this.key, UploadId: this.uploadId, PartNumber, Body: data }),
+      new UploadPartCommand({
+        Bucket: this.bucket,
+        Key: this.key,
+        UploadId: this.uploadId,
+        PartNumber,
+        Body: data,
+      }),
     );
     this.parts.push({ ETag: answer.ETag ?? '', PartNumber });
   }

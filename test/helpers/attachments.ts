@@ -12,8 +12,13 @@ export interface Project {
 export const hex = (uuid: string) => uuid.replace(/-/g, '');
 
 export async function createProject(t: TestApp, prefix = 'attach'): Promise<Project> {
-  return (await t.api().post('/api/projects').send({ name: `${prefix}-${randomUUID().slice(0, 6)}` }).expect(201))
-    .body as Project;
+  return (
+    await t
+      .api()
+      .post('/api/projects')
+      .send({ name: `${prefix}-${randomUUID().slice(0, 6)}` })
+      .expect(201)
+  ).body as Project;
 }
 
 /** One item of an envelope: its header (with `length` unless `noLength`) and its bytes. */
@@ -32,7 +37,10 @@ export function attachment(
 }
 
 export function eventItem(eventId: string, message = 'attachment test'): Item {
-  return { header: { type: 'event' }, payload: JSON.stringify({ event_id: hex(eventId), message, level: 'error' }) };
+  return {
+    header: { type: 'event' },
+    payload: JSON.stringify({ event_id: hex(eventId), message, level: 'error' }),
+  };
 }
 
 export function envelope(header: Record<string, unknown>, items: Item[]): Buffer {
@@ -64,13 +72,23 @@ export interface ListedAttachment {
   download_url: string;
 }
 
-export async function listAttachments(t: TestApp, project: Project, eventId: string): Promise<ListedAttachment[]> {
-  const response = await t.api().get(`/api/projects/${project.id}/events/${hex(eventId)}/attachments`).expect(200);
+export async function listAttachments(
+  t: TestApp,
+  project: Project,
+  eventId: string,
+): Promise<ListedAttachment[]> {
+  const response = await t
+    .api()
+    .get(`/api/projects/${project.id}/events/${hex(eventId)}/attachments`)
+    .expect(200);
   return response.body.data as ListedAttachment[];
 }
 
 /** Downloads through the API as raw bytes. */
-export async function download(t: TestApp, path: string): Promise<{ status: number; headers: Record<string, string>; body: Buffer }> {
+export async function download(
+  t: TestApp,
+  path: string,
+): Promise<{ status: number; headers: Record<string, string>; body: Buffer }> {
   const response = await t
     .api()
     .get(path)
@@ -80,22 +98,33 @@ export async function download(t: TestApp, path: string): Promise<{ status: numb
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => callback(null, Buffer.concat(chunks)));
     });
-  return { status: response.status, headers: response.headers as Record<string, string>, body: response.body as Buffer };
+  return {
+    status: response.status,
+    headers: response.headers as Record<string, string>,
+    body: response.body as Buffer,
+  };
 }
 
 /** The SHA-256 and size of a download, streamed (for files too large to hold in a test). */
-export function hashDownload(t: TestApp, path: string): Promise<{ status: number; sha256: string; size: number }> {
+export function hashDownload(
+  t: TestApp,
+  path: string,
+): Promise<{ status: number; sha256: string; size: number }> {
   return new Promise((resolve, reject) => {
-    const request = httpRequest(`${t.url}${path}`, { headers: { Authorization: `Bearer ${t.token}` } }, (res) => {
-      const hash = createHash('sha256');
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        hash.update(chunk);
-        size += chunk.length;
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, sha256: hash.digest('hex'), size }));
-      res.on('error', reject);
-    });
+    const request = httpRequest(
+      `${t.url}${path}`,
+      { headers: { Authorization: `Bearer ${t.token}` } },
+      (res) => {
+        const hash = createHash('sha256');
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          hash.update(chunk);
+          size += chunk.length;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, sha256: hash.digest('hex'), size }));
+        res.on('error', reject);
+      },
+    );
     request.on('error', reject);
     request.end();
   });

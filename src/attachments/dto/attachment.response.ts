@@ -1,6 +1,8 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 
-@ApiSchema({ description: 'A file an SDK attached to an event (`scope.addAttachment`, a screenshot, a minidump …).' })
+@ApiSchema({
+  description: 'A file an SDK attached to an event (`scope.addAttachment`, a screenshot, a minidump …).',
+})
 export class AttachmentView {
   @ApiProperty({ description: 'Its id within the event, for the download route.', example: '42' })
   id: string;
@@ -11,7 +13,10 @@ export class AttachmentView {
   @ApiProperty({ example: 'log.txt', description: 'The file name the SDK gave, without any path.' })
   name: string;
 
-  @ApiProperty({ example: 'text/plain', description: 'The media type the SDK gave (`application/octet-stream` if none or invalid).' })
+  @ApiProperty({
+    example: 'text/plain',
+    description: 'The media type the SDK gave (`application/octet-stream` if none or invalid).',
+  })
   content_type: string;
 
   @ApiProperty({
