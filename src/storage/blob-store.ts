@@ -19,6 +19,9 @@ export abstract class BlobStore {
 
   /** Whether a blob exists (for tests and checks). */
   abstract exists(key: string): Promise<boolean>;
+
+  /** Releases connections at shutdown. */
+  close(): void {}
 }
 
 /**

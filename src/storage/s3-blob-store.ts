@@ -95,7 +95,7 @@ export class S3BlobStore extends BlobStore {
     }
   }
 
-  destroy(): void {
+  close(): void {
     this.client.destroy();
   }
 }

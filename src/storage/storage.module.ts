@@ -3,10 +3,14 @@ import { AppConfig } from '../config/app-config';
 import { BlobChunksRepository } from './blob-chunks.repository';
 import { BlobStore } from './blob-store';
 import { PostgresBlobStore } from './postgres-blob-store';
-import { S3BlobStore } from './s3-blob-store';
 
-export function createBlobStore(config: AppConfig, chunks: BlobChunksRepository): BlobStore {
+/**
+ * The store BLOB_STORAGE names. The S3 client is loaded only when it is used: the AWS SDK costs
+ * start-up time and memory that an installation storing files in PostgreSQL has no use for.
+ */
+export async function createBlobStore(config: AppConfig, chunks: BlobChunksRepository): Promise<BlobStore> {
   if (config.BLOB_STORAGE === 'postgres') return new PostgresBlobStore(chunks);
+  const { S3BlobStore } = await import('./s3-blob-store');
   return new S3BlobStore({
     endpoint: config.S3_ENDPOINT,
     bucket: config.S3_BUCKET as string,
@@ -33,6 +37,6 @@ export class StorageModule implements OnApplicationShutdown {
   constructor(private readonly store: BlobStore) {}
 
   onApplicationShutdown(): void {
-    if (this.store instanceof S3BlobStore) this.store.destroy();
+    this.store.close();
   }
 }
