@@ -77,6 +77,12 @@ import { Postgres } from '../helpers/postgres-servers';
 import { checkRun, printConsistency } from './consistency';
 import { partitionOf, query } from './db';
 import { ACK, formatOutcomes, LoadGenerator } from './load';
+import {
+  AttachmentLoad,
+  checkAttachments,
+  createAttachmentProject,
+  printAttachmentCheck,
+} from './attachments';
 import { AppProcess, RedisServer, serviceEnvironment, sleep } from './processes';
 import { apiKill, postgresOutage, redisRestart, workerKill } from './process-faults';
 import { Backlog, backlog, describeBacklog } from './queue-state';
@@ -259,6 +265,13 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
   });
   state.load = load;
   cleanup.add('stop load', async () => load.destroy());
+  const attachmentProject = await createAttachmentProject(databaseUrl);
+  const attachmentLoad = new AttachmentLoad(
+    `${api.url}/api/${attachmentProject.projectId}/envelope/`,
+    attachmentProject.clientKey,
+    () => load.phase,
+  );
+  cleanup.add('stop attachment load', async () => attachmentLoad.destroy());
 
   // Smoke: one event end to end, or nothing below means anything.
   load.phase = 'smoke';
@@ -314,6 +327,7 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
   };
   const phases = suite.phases;
   load.start();
+  attachmentLoad.start();
 
   if (selected('postgres')) await postgresOutage(suite, PG_OUTAGE_S);
   if (selected('worker')) await workerKill(suite, BURST);
@@ -350,7 +364,7 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
   }
   if (selected('redis-memory')) await redisMemoryFull(suite, REDIS_FULL_S);
 
-  await load.stop();
+  await Promise.all([load.stop(), attachmentLoad.stop()]);
   load.phase = 'after';
   const loadStoppedAt = Date.now();
   log(`load stopped: ${load.records.length} requests sent`);
@@ -395,12 +409,14 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
     removed,
   });
   const reports = await phaseReports({ phases, load, redis, queues, stored, duplicates, loadStoppedAt });
+  const attachmentCheck = await checkAttachments(databaseUrl, attachmentProject.projectId, attachmentLoad);
   const unexpected = [...api.unexpectedExits, ...worker.unexpectedExits];
 
   // ---------------------------------------------------------------------------------------------
   // Report.
   printTable(reports);
   printConsistency(consistency, queues, final);
+  printAttachmentCheck(attachmentCheck, attachmentLoad);
   for (const r of reports) {
     if (r.skipped) console.log(`  ${r.fault}: SKIPPED: ${r.skipped}`);
     if (r.lostBreakdown) console.log(`  ${r.fault}: lost ${r.lost} — ${r.lostBreakdown}`);
@@ -435,10 +451,14 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
   };
   writeFileSync(
     join(artifacts, 'results.json'),
-    `${JSON.stringify({ date: new Date().toISOString(), settings, reports, consistency, retentionTimes, failedReasons, unexpectedExits: unexpected }, null, 2)}\n`,
+    `${JSON.stringify({ date: new Date().toISOString(), settings, reports, consistency, attachmentCheck, retentionTimes, failedReasons, unexpectedExits: unexpected }, null, 2)}\n`,
   );
 
-  const checks = [...reports.filter((r) => !r.skipped).map((r) => r.passed), consistency.passed];
+  const checks = [
+    ...reports.filter((r) => !r.skipped).map((r) => r.passed),
+    consistency.passed,
+    attachmentCheck.passed,
+  ];
   const passed = checks.filter(Boolean).length;
   const failed = checks.length - passed;
   const skipped = reports.length - reports.filter((r) => !r.skipped).length;
