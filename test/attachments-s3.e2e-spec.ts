@@ -102,21 +102,22 @@ describeWithS3('attachments (S3-compatible storage)', () => {
       Buffer.from(`${JSON.stringify({ type: 'attachment', filename: 'cut.bin', length: 15_000_000 })}\n`),
       randomBytes(7 * 1024 * 1024), // past one part: a multipart upload is under way
     ]);
-    await new Promise<void>((resolve, reject) => {
-      const socket = connect(t.port, '127.0.0.1', () => {
-        socket.write(
-          `POST /api/${dropped.id}/envelope/?sentry_key=${hex(dropped.client_key)} HTTP/1.1\r\n` +
-            `Host: 127.0.0.1\r\nContent-Length: 15100000\r\n\r\n`,
-        );
-        socket.write(head, () =>
-          setTimeout(() => {
-            socket.destroy();
-            resolve();
-          }, 500),
-        );
-      });
-      socket.on('error', reject);
-    });
+    const socket = connect(t.port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    socket.write(
+      `POST /api/${dropped.id}/envelope/?sentry_key=${hex(dropped.client_key)} HTTP/1.1\r\n` +
+        `Host: 127.0.0.1\r\nContent-Length: 15100000\r\n\r\n`,
+    );
+    socket.write(head);
+    // The first file is an object, and a part of the second is uploaded, when the connection drops.
+    await eventually(async () => {
+      const uploads = await s3.send(
+        new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: `${prefix}attachments/${dropped.id}/` }),
+      );
+      return (await objectKeys(dropped.id)).length === 1 && (uploads.Uploads ?? []).length === 1;
+    }, 15_000);
+    socket.destroy();
     await eventually(async () => {
       const uploads = await s3.send(
         new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: `${prefix}attachments/${dropped.id}/` }),

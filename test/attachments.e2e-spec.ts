@@ -194,28 +194,29 @@ describe('attachments (PostgreSQL storage)', () => {
     const eventId = randomUUID();
     const head = Buffer.concat([
       Buffer.from(`${JSON.stringify({ event_id: hex(eventId) })}\n`),
+      Buffer.from(`${JSON.stringify({ type: 'attachment', filename: 'first.txt', length: 5 })}\nhello\n`),
       Buffer.from(`${JSON.stringify({ type: 'attachment', filename: 'cut.bin', length: 4_000_000 })}\n`),
       randomBytes(2_000_000),
     ]);
-    await new Promise<void>((resolve, reject) => {
-      const socket = connect(t.port, '127.0.0.1', () => {
-        socket.write(
-          `POST /api/${dropped.id}/envelope/?sentry_key=${hex(dropped.client_key)} HTTP/1.1\r\n` +
-            `Host: 127.0.0.1\r\nContent-Type: application/x-sentry-envelope\r\nContent-Length: 4000200\r\n\r\n`,
-        );
-        socket.write(head, () =>
-          setTimeout(() => {
-            socket.destroy();
-            resolve();
-          }, 300),
-        );
-      });
-      socket.on('error', reject);
-    });
-    // Some of it reached the store before the drop; all of it is deleted once the request fails.
+    const socket = connect(t.port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    socket.write(
+      `POST /api/${dropped.id}/envelope/?sentry_key=${hex(dropped.client_key)} HTTP/1.1\r\n` +
+        `Host: 127.0.0.1\r\nContent-Type: application/x-sentry-envelope\r\nContent-Length: 4000300\r\n\r\n`,
+    );
+    socket.write(head);
+    // The first file is written, and the second is on its way, when the connection drops.
     await eventually(async () => {
       const stored = await storedFor(db, dropped.id);
-      return stored.rows === 0 && stored.chunks === 0 && stored.pending === 0;
+      return stored.pending === 2 && stored.chunks >= 3;
+    }, 10_000);
+    socket.destroy();
+    await eventually(async () => {
+      const stored = await storedFor(db, dropped.id);
+      return (
+        stored.rows === 0 && stored.chunks === 0 && stored.pending === 0 && attachmentBytesHeld.now === 0
+      );
     }, 10_000);
   });
 
@@ -332,6 +333,29 @@ describe('attachments (PostgreSQL storage)', () => {
     expect((await storedFor(db, kept.id)).rows).toBe(0);
     await t.app.get(AttachmentSweeper).sweep();
     expect(await storedFor(db, kept.id)).toEqual({ rows: 0, chunks: 0, pending: 0 });
+  });
+
+  it('deletes the attachments of the events an issue deletion takes', async () => {
+    const owner = await createProject(t);
+    const gone = randomUUID();
+    const stays = randomUUID();
+    for (const [eventId, message] of [
+      [gone, 'deleted issue'],
+      [stays, 'another issue'],
+    ]) {
+      await sendEnvelope(
+        t,
+        owner,
+        envelope({ event_id: hex(eventId) }, [eventItem(eventId, message), attachment('f.txt', message)]),
+      ).expect(200);
+    }
+    const { issue_id: issueId } = await storedEvent(t, gone);
+    await storedEvent(t, stays);
+    await t.api().delete(`/api/issues/${issueId}`).expect(204);
+    expect(await listAttachments(t, owner, gone)).toEqual([]);
+    expect((await listAttachments(t, owner, stays)).map((file) => file.name)).toEqual(['f.txt']);
+    await t.app.get(AttachmentSweeper).sweep();
+    expect(await storedFor(db, owner.id)).toEqual({ rows: 1, chunks: 1, pending: 0 });
   });
 
   it('sweeps blobs that an interrupted upload staged and never committed', async () => {

@@ -10,7 +10,10 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   attachment, so that a crash between leaves a blob the sweep finds. Deleting an attachment row
  *   (retention, the project's deletion, whatever deletes it) puts its blob here too, by trigger.
  * - `attachments`: one row per stored file; a file sent again with its event (an SDK retrying) is
- *   the same row, by (project, event, name, checksum).
+ *   the same row, by (project, event, name, checksum). No foreign key to its event (files are
+ *   recorded before the digest stores the event): a statement that deletes events from the events
+ *   table (an issue's deletion, by cascade) deletes their files by trigger. Retention, which drops
+ *   partitions or deletes from a partition by name, deletes the files of the same days itself.
  */
 export class Attachments1796600000000 implements MigrationInterface {
   name = 'Attachments1796600000000';
@@ -52,11 +55,20 @@ export class Attachments1796600000000 implements MigrationInterface {
       END $$;
       CREATE TRIGGER attachments_release_blobs AFTER DELETE ON attachments
         REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION attachments_release_blobs();
+      CREATE FUNCTION events_delete_attachments() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        DELETE FROM attachments a USING gone g WHERE a.project_id = g.project_id AND a.event_id = g.id;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER events_delete_attachments AFTER DELETE ON events
+        REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION events_delete_attachments();
     `);
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`
+      DROP TRIGGER events_delete_attachments ON events;
+      DROP FUNCTION events_delete_attachments();
       DROP TABLE attachments;
       DROP FUNCTION attachments_release_blobs();
       DROP TABLE pending_blobs;
