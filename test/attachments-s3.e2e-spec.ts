@@ -1,14 +1,18 @@
 /**
  * Attachments in S3-compatible object storage (BLOB_STORAGE=s3), against moto's server mode started
  * on a free loopback port: files stored and served intact (a large one as a multipart upload), a
- * dropped upload leaving no object behind, retention deleting the objects, and a storage outage
- * answered 503 while events without attachments are still accepted.
+ * dropped upload leaving no object behind, retention deleting the objects, source map bundles
+ * uploaded by sentry-cli stored there and used to resolve frames, and a storage outage answered 503
+ * while events without attachments are still accepted.
  */
 import { ListMultipartUploadsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { connect } from 'node:net';
 import { DataSource } from 'typeorm';
-import { AttachmentSweeper } from '../src/attachments/attachment-sweeper';
+import { BlobSweeper } from '../src/storage/blob-sweeper';
 import { RetentionService } from '../src/retention/retention.service';
 import { BlobStore } from '../src/storage/blob-store';
 import { startTestApp, TestApp } from './helpers/app';
@@ -25,7 +29,8 @@ import {
   sendEnvelope,
   sha256,
 } from './helpers/attachments';
-import { eventually } from './helpers/queues';
+import { eventually, storedEvent } from './helpers/queues';
+import { buildApp, injectedDebugId, runSentryCli } from './helpers/sourcemap-app';
 import { S3Server, s3ServerMissing } from './helpers/s3-server';
 
 jest.setTimeout(120_000);
@@ -149,6 +154,75 @@ describeWithS3('attachments (S3-compatible storage)', () => {
     expect(await listAttachments(t, expiring, eventId)).toEqual([]);
   });
 
+  it('keeps the files of source map bundles there too, resolves frames with them, deletes them with the bundle', async () => {
+    const shop = await createProject(t, 's3-maps');
+    const { slug } = (await t.api().get(`/api/projects/${shop.id}`).expect(200)).body as { slug: string };
+    const dir = await mkdtemp(join(tmpdir(), 's3-maps-'));
+    try {
+      const app = await buildApp(dir);
+      const cli = { url: t.url, token: t.token, project: slug, home: dir };
+      expect((await runSentryCli('3.x', ['sourcemaps', 'inject', app.dist], cli)).code).toBe(0);
+      expect((await runSentryCli('3.x', ['sourcemaps', 'upload', app.dist], cli)).code).toBe(0);
+      const debugId = await injectedDebugId(app.map);
+      const rows: { blob_key: string | null; has_data: boolean }[] = await db.query(
+        'SELECT blob_key, data IS NOT NULL AS has_data FROM artifact_files WHERE project_id = $1',
+        [shop.id],
+      );
+      expect(rows).toHaveLength(2);
+      expect(rows.every((row) => row.blob_key !== null && !row.has_data)).toBe(true);
+      const objects = async () =>
+        (
+          (
+            await s3.send(
+              new ListObjectsV2Command({ Bucket: bucket, Prefix: `${prefix}artifacts/${shop.id}/` }),
+            )
+          ).Contents ?? []
+        ).length;
+      expect(await objects()).toBe(2);
+
+      // An event thrown in the bundle resolves through the map read from the object storage.
+      const lines = (await readFile(app.js, 'utf8')).split('\n');
+      const line = lines.findIndex((text) => text.includes('Cart is empty'));
+      const column = lines[line].lastIndexOf('throw', lines[line].indexOf('Cart is empty')) + 1;
+      const eventId = hex(randomUUID());
+      const url = 'https://shop.example.com/assets/main.js';
+      await t
+        .http()
+        .post(`/api/${shop.id}/store/?sentry_key=${hex(shop.client_key)}`)
+        .send({
+          event_id: eventId,
+          platform: 'javascript',
+          exception: {
+            values: [
+              {
+                type: 'Error',
+                value: 'Cart is empty',
+                stacktrace: {
+                  frames: [{ abs_path: url, filename: url, lineno: line + 1, colno: column, in_app: true }],
+                },
+              },
+            ],
+          },
+          debug_meta: { images: [{ type: 'sourcemap', code_file: url, debug_id: debugId }] },
+        })
+        .expect(200);
+      const event = await storedEvent(t, eventId, 30_000);
+      const frames = (event.exception as { values: { stacktrace: { frames: { filename: string }[] } }[] })
+        .values[0].stacktrace.frames;
+      expect(frames[frames.length - 1].filename).toMatch(/cart\.ts$/);
+
+      const [bundle] = (await t.api().get(`/api/projects/${shop.id}/artifact-bundles`).expect(200)).body
+        .data as {
+        id: string;
+      }[];
+      await t.api().delete(`/api/projects/${shop.id}/artifact-bundles/${bundle.id}`).expect(204);
+      await t.app.get(BlobSweeper).sweep();
+      expect(await objects()).toBe(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('answers 503 while the storage is down, stores nothing, and still takes events without attachments', async () => {
     await server.stop();
     const eventId = randomUUID();
@@ -164,7 +238,7 @@ describeWithS3('attachments (S3-compatible storage)', () => {
     // What the refused envelope staged is deleted by the sweep once the storage is back.
     await server.start(Number(new URL(server.endpoint).port));
     await server.createBucket(bucket);
-    await t.app.get(AttachmentSweeper).sweep();
+    await t.app.get(BlobSweeper).sweep();
     const [{ pending }] = await db.query(
       `SELECT count(*)::int AS pending FROM pending_blobs WHERE key LIKE $1`,
       [`attachments/${project.id}/%`],

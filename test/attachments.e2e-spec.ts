@@ -12,7 +12,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { DataSource } from 'typeorm';
-import { AttachmentSweeper } from '../src/attachments/attachment-sweeper';
+import { BlobSweeper } from '../src/storage/blob-sweeper';
 import { ATTACHMENT_HIGH_WATER_BYTES, attachmentBytesHeld } from '../src/ingest/attachment-intake';
 import { OutcomeFolder } from '../src/outcomes/outcome-folder';
 import { RetentionService } from '../src/retention/retention.service';
@@ -144,7 +144,7 @@ describe('attachments (PostgreSQL storage)', () => {
     await sendEnvelope(t, project, body).expect(200); // the SDK retries: same file, stored once
     expect((await listAttachments(t, project, eventId)).map((file) => file.name)).toEqual(['later.txt']);
     // The resend's blob is deleted (at once, or by the sweep).
-    await t.app.get(AttachmentSweeper).sweep();
+    await t.app.get(BlobSweeper).sweep();
     const rows: { count: number }[] = await db.query(
       `SELECT count(DISTINCT key)::int AS count FROM blob_chunks WHERE key IN (
          SELECT blob_key FROM attachments WHERE event_id = $1) OR key IN (SELECT key FROM pending_blobs)`,
@@ -331,7 +331,7 @@ describe('attachments (PostgreSQL storage)', () => {
 
     await t.api().delete(`/api/projects/${kept.id}`).expect(204);
     expect((await storedFor(db, kept.id)).rows).toBe(0);
-    await t.app.get(AttachmentSweeper).sweep();
+    await t.app.get(BlobSweeper).sweep();
     expect(await storedFor(db, kept.id)).toEqual({ rows: 0, chunks: 0, pending: 0 });
   });
 
@@ -354,7 +354,7 @@ describe('attachments (PostgreSQL storage)', () => {
     await t.api().delete(`/api/issues/${issueId}`).expect(204);
     expect(await listAttachments(t, owner, gone)).toEqual([]);
     expect((await listAttachments(t, owner, stays)).map((file) => file.name)).toEqual(['f.txt']);
-    await t.app.get(AttachmentSweeper).sweep();
+    await t.app.get(BlobSweeper).sweep();
     expect(await storedFor(db, owner.id)).toEqual({ rows: 1, chunks: 1, pending: 0 });
   });
 
@@ -366,12 +366,12 @@ describe('attachments (PostgreSQL storage)', () => {
       key,
     ]);
     await db.query(`INSERT INTO blob_chunks (key, seq, data) VALUES ($1, 0, '\\x00')`, [key]);
-    await t.app.get(AttachmentSweeper).sweep();
+    await t.app.get(BlobSweeper).sweep();
     expect((await storedFor(db, crashed.id)).chunks).toBe(1); // still within the hour an upload may take
     await db.query(`UPDATE pending_blobs SET delete_after = now() - interval '1 second' WHERE key = $1`, [
       key,
     ]);
-    await t.app.get(AttachmentSweeper).sweep();
+    await t.app.get(BlobSweeper).sweep();
     expect(await storedFor(db, crashed.id)).toEqual({ rows: 0, chunks: 0, pending: 0 });
   });
 

@@ -31,13 +31,14 @@ export function attachmentFacts(header: Record<string, unknown>): AttachmentFact
 }
 
 /** The last path component, without control characters, at most 255 characters; `attachment` if none. */
+/** Control characters, line separators and bidirectional overrides: nothing a file name needs. */
+// eslint-disable-next-line no-control-regex
+const UNSAFE_IN_NAMES = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
 export function fileName(value: unknown): string {
   if (typeof value !== 'string') return 'attachment';
   const base = value.split(/[\\/]/).pop() ?? '';
-  // eslint-disable-next-line no-control-regex
-  const clean = base
-    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, '')
-    .trim();
+  const clean = base.replace(UNSAFE_IN_NAMES, '').trim();
   const name = [...clean].slice(0, MAX_NAME_CHARS).join('');
   return name === '' || name === '.' || name === '..' ? 'attachment' : name;
 }

@@ -31,9 +31,6 @@ export interface AttachmentDeletion {
   except?: number[];
 }
 
-/** How long a blob may stay staged: far longer than any request may last (REQUEST_TIMEOUT_SECONDS). */
-const STAGED_LIFETIME = '1 hour';
-
 /**
  * Records the files and, in the same statement, takes their blobs off the pending list. A file
  * recorded before (an SDK sending the envelope again) conflicts: its new blob stays pending, due
@@ -59,21 +56,10 @@ const COLUMNS = `id::text AS "id", project_id AS "projectId", event_id AS "event
   content_type AS "contentType", attachment_type AS "attachmentType", size::float8 AS "size",
   sha256, blob_key AS "blobKey", received_at AS "receivedAt"`;
 
-/**
- * The `attachments` rows and the pending list of blobs (`pending_blobs`): which blobs are staged or
- * released, so that nothing a crash interrupted stays stored forever.
- */
+/** The `attachments` rows (their blobs' pending list is PendingBlobsRepository's, in src/storage). */
 @Injectable()
 export class AttachmentsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
-
-  /** Registers a blob about to be written: deleted by the sweep unless committed within the hour. */
-  async stage(key: string): Promise<void> {
-    await this.dataSource.query(
-      `INSERT INTO pending_blobs (key, delete_after) VALUES ($1, now() + interval '${STAGED_LIFETIME}')`,
-      [key],
-    );
-  }
 
   /** Records the event's files; returns the blob keys of those it already had (to delete). */
   async commit(
@@ -94,28 +80,6 @@ export class AttachmentsRepository {
       receivedAt,
     ])) as [{ key: string }[], number];
     return rows.map((row) => row.key);
-  }
-
-  /** Blobs abandoned by a request that failed: due for deletion now. */
-  async release(keys: string[]): Promise<void> {
-    if (keys.length === 0) return;
-    await this.dataSource.query('UPDATE pending_blobs SET delete_after = now() WHERE key = ANY($1::text[])', [
-      keys,
-    ]);
-  }
-
-  /** Blobs due for deletion, oldest first. */
-  async due(limit: number): Promise<string[]> {
-    const rows: { key: string }[] = await this.dataSource.query(
-      'SELECT key FROM pending_blobs WHERE delete_after <= now() ORDER BY delete_after LIMIT $1',
-      [limit],
-    );
-    return rows.map((row) => row.key);
-  }
-
-  /** Takes deleted blobs off the list (after the store deleted them). */
-  async forget(keys: string[]): Promise<void> {
-    await this.dataSource.query('DELETE FROM pending_blobs WHERE key = ANY($1::text[])', [keys]);
   }
 
   async storedBytes(projectId: number): Promise<number> {

@@ -5,6 +5,7 @@ import { AttachmentsRepository, NewAttachment } from '../attachments/attachments
 import { RepeatedLog } from '../common/repeated-log';
 import { AppConfig } from '../config/app-config';
 import { BlobStore, BlobWriter } from '../storage/blob-store';
+import { PendingBlobsRepository } from '../storage/pending-blobs.repository';
 import { bodyRejection } from './body-reader';
 import { EnvelopeError, ItemStream } from './envelope-reader';
 import { OutcomeCounter } from '../outcomes/outcome-counter';
@@ -47,6 +48,7 @@ export class AttachmentIntakes {
   constructor(
     config: AppConfig,
     private readonly attachments: AttachmentsRepository,
+    private readonly pending: PendingBlobsRepository,
     private readonly store: BlobStore,
     private readonly outcomes: OutcomeCounter,
   ) {
@@ -62,6 +64,7 @@ export class AttachmentIntakes {
       projectId,
       this.limits,
       this.attachments,
+      this.pending,
       this.store,
       this.outcomes,
       this.failures,
@@ -99,6 +102,7 @@ export class AttachmentIntake implements ItemStream {
     private readonly projectId: number,
     private readonly limits: AttachmentLimits,
     private readonly attachments: AttachmentsRepository,
+    private readonly pending: PendingBlobsRepository,
     private readonly store: BlobStore,
     private readonly outcomes: OutcomeCounter,
     private readonly failures: RepeatedLog,
@@ -128,7 +132,7 @@ export class AttachmentIntake implements ItemStream {
       if (this.limits.projectQuotaBytes > 0 && this.storedBytes === undefined) {
         this.storedBytes = await this.attachments.storedBytes(this.projectId);
       }
-      await this.attachments.stage(key);
+      await this.pending.stage(key);
     });
   }
 
@@ -210,9 +214,9 @@ export class AttachmentIntake implements ItemStream {
     const keys = this.staged.splice(0);
     await this.current?.writer.abort().catch(() => undefined);
     try {
-      await this.attachments.release(keys);
+      await this.pending.release(keys);
       await this.store.delete(keys);
-      await this.attachments.forget(keys);
+      await this.pending.forget(keys);
     } catch (error) {
       this.failures.warn(
         'abort',
@@ -263,7 +267,7 @@ export class AttachmentIntake implements ItemStream {
   private deleteQuietly(keys: string[]): void {
     this.store
       .delete(keys)
-      .then(() => this.attachments.forget(keys))
+      .then(() => this.pending.forget(keys))
       .catch(() => undefined); // still on the pending list, due: the sweep deletes them
   }
 }

@@ -12,7 +12,7 @@ import { OutcomesRepository } from '../outcomes/outcomes.repository';
 import { cutoffOf, planPartitions, ProjectRetention } from './retention-policy';
 import { AuditLog } from '../audit/audit-log.service';
 import { AttachmentsRepository } from '../attachments/attachments.repository';
-import { AttachmentSweeper } from '../attachments/attachment-sweeper';
+import { BlobSweeper } from '../storage/blob-sweeper';
 
 const DAY_MS = 86_400_000;
 /** Partitions made ahead of need, so a worker that is down for a few days still finds them. */
@@ -42,7 +42,7 @@ export interface RetentionReport {
   auditEntriesDeleted: number;
   /** Files attached to events gone (their blobs are deleted by the sweep: blobsDeleted). */
   attachmentsDeleted: number;
-  /** Blobs of deleted attachments, and blobs a failed or interrupted upload left. */
+  /** Blobs of deleted attachments and source map files, and blobs a failed or interrupted upload left. */
   blobsDeleted: number;
 }
 
@@ -73,7 +73,7 @@ export class RetentionService {
     private readonly projects: ProjectsRepository,
     private readonly outcomes: OutcomesRepository,
     private readonly attachments: AttachmentsRepository,
-    private readonly attachmentSweeper: AttachmentSweeper,
+    private readonly blobSweeper: BlobSweeper,
   ) {}
 
   async run(now = new Date()): Promise<RetentionReport> {
@@ -137,7 +137,7 @@ export class RetentionService {
       this.auditLog.deleteOlderThan(cutoffOf(now, this.config.AUDIT_RETENTION_DAYS), limit),
     );
 
-    report.blobsDeleted = await this.attachmentSweeper.sweep();
+    report.blobsDeleted = await this.blobSweeper.sweep();
 
     this.log(report);
     return report;

@@ -2,6 +2,8 @@ import { Global, Module, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { BlobChunksRepository } from './blob-chunks.repository';
 import { BlobStore } from './blob-store';
+import { BlobSweeper } from './blob-sweeper';
+import { PendingBlobsRepository } from './pending-blobs.repository';
 import { PostgresBlobStore } from './postgres-blob-store';
 
 /**
@@ -24,14 +26,19 @@ export async function createBlobStore(config: AppConfig, chunks: BlobChunksRepos
   });
 }
 
-/** The blob store chosen by BLOB_STORAGE, for every module (api and worker roles alike). */
+/**
+ * The blob store chosen by BLOB_STORAGE, its pending list and sweep, for every module (api and
+ * worker roles alike).
+ */
 @Global()
 @Module({
   providers: [
     BlobChunksRepository,
+    PendingBlobsRepository,
+    BlobSweeper,
     { provide: BlobStore, useFactory: createBlobStore, inject: [AppConfig, BlobChunksRepository] },
   ],
-  exports: [BlobStore],
+  exports: [BlobStore, PendingBlobsRepository, BlobSweeper],
 })
 export class StorageModule implements OnApplicationShutdown {
   constructor(private readonly store: BlobStore) {}

@@ -9,6 +9,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   registers a blob here before writing it and removes it in the transaction that records the
  *   attachment, so that a crash between leaves a blob the sweep finds. Deleting an attachment row
  *   (retention, the project's deletion, whatever deletes it) puts its blob here too, by trigger.
+ * - `artifact_files.blob_key`: with BLOB_STORAGE=s3, a source map bundle's files go to the object
+ *   storage too, and the row keeps the key instead of the bytes (`data` NULL); deleting the row
+ *   (the bundle's deletion, retention) puts the blob on the pending list, by trigger.
  * - `attachments`: one row per stored file; a file sent again with its event (an SDK retrying) is
  *   the same row, by (project, event, name, checksum). No foreign key to its event (files are
  *   recorded before the digest stores the event): a statement that deletes events from the events
@@ -55,6 +58,19 @@ export class Attachments1796600000000 implements MigrationInterface {
       END $$;
       CREATE TRIGGER attachments_release_blobs AFTER DELETE ON attachments
         REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION attachments_release_blobs();
+      ALTER TABLE artifact_files ADD COLUMN blob_key text;
+      ALTER TABLE artifact_files ALTER COLUMN data DROP NOT NULL;
+      ALTER TABLE artifact_files ADD CONSTRAINT artifact_files_bytes_or_blob
+        CHECK ((data IS NULL) <> (blob_key IS NULL));
+      CREATE FUNCTION artifact_files_release_blobs() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        INSERT INTO pending_blobs (key, delete_after)
+        SELECT blob_key, now() FROM gone WHERE blob_key IS NOT NULL
+        ON CONFLICT (key) DO UPDATE SET delete_after = now();
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER artifact_files_release_blobs AFTER DELETE ON artifact_files
+        REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION artifact_files_release_blobs();
       CREATE FUNCTION events_delete_attachments() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         DELETE FROM attachments a USING gone g WHERE a.project_id = g.project_id AND a.event_id = g.id;
@@ -70,6 +86,12 @@ export class Attachments1796600000000 implements MigrationInterface {
       DROP TRIGGER events_delete_attachments ON events;
       DROP FUNCTION events_delete_attachments();
       DROP TABLE attachments;
+      DROP TRIGGER artifact_files_release_blobs ON artifact_files;
+      DROP FUNCTION artifact_files_release_blobs();
+      DELETE FROM artifact_files WHERE data IS NULL;
+      ALTER TABLE artifact_files DROP CONSTRAINT artifact_files_bytes_or_blob;
+      ALTER TABLE artifact_files ALTER COLUMN data SET NOT NULL;
+      ALTER TABLE artifact_files DROP COLUMN blob_key;
       DROP FUNCTION attachments_release_blobs();
       DROP TABLE pending_blobs;
       DROP TABLE blob_chunks;
