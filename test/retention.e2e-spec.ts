@@ -186,6 +186,8 @@ function expectReport(report: RetentionReport, expected: Plan): void {
     artifactBundlesDeleted: 0,
     chunksDeleted: 0,
     auditEntriesDeleted: 0,
+    attachmentsDeleted: 0,
+    blobsDeleted: 0,
   });
 }
 
@@ -202,6 +204,8 @@ const NOTHING_LEFT = {
   artifactBundlesDeleted: 0,
   chunksDeleted: 0,
   auditEntriesDeleted: 0,
+  attachmentsDeleted: 0,
+  blobsDeleted: 0,
 };
 
 describe('retention', () => {
