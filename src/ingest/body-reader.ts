@@ -356,7 +356,8 @@ export function readBody(
         held = undefined;
         for (const chunk of chunks) consume(chunk);
         if (complete || ended) return onEnd();
-        request.resume();
+        // Unless the sink made the body wait meanwhile (a decoder, paused instead, holds back itself).
+        if (waiting === undefined || decoder) request.resume();
       };
       if (verdict) verdict.then(proceed, fail);
       else proceed();

@@ -72,6 +72,13 @@ describe('EnvelopeReader.streamItems', () => {
   });
 });
 
+async function until(condition: () => boolean): Promise<void> {
+  for (const deadline = Date.now() + 5_000; !condition();) {
+    if (Date.now() > deadline) throw new Error('condition not met within 5 s');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 function fakeRequest(headers: Record<string, string> = {}): IncomingMessage & PassThrough {
   return Object.assign(new PassThrough(), { headers }) as unknown as IncomingMessage & PassThrough;
 }
@@ -97,9 +104,8 @@ describe('readBody with backpressure', () => {
       const data = encoding === 'gzip' ? gzipSync(whole) : whole;
       request.write(data.subarray(0, 10));
       request.end(data.subarray(10));
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await until(() => written.length > 0);
       const before = written.length;
-      expect(before).toBeGreaterThan(0);
       let finished = false;
       void done.then(() => (finished = true));
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -112,6 +118,37 @@ describe('readBody with backpressure', () => {
       expect(reader.event).toBe('{"message":"m"}');
     },
   );
+
+  it('keeps the body waiting when the wait begins among the chunks held for the first line', async () => {
+    const stream = new RecordingStream();
+    let release!: () => void;
+    stream.wait = new Promise<void>((resolve) => (release = resolve));
+    const reader = new EnvelopeReader();
+    reader.streamItems('attachment', stream);
+    const request = fakeRequest();
+    let writes = 0;
+    const write = reader.write.bind(reader);
+    reader.write = (chunk: Buffer) => {
+      writes++;
+      write(chunk);
+    };
+    const done = readBody(request, reader, undefined, {
+      check: () => undefined,
+      maxFirstLineBytes: 16 * 1024,
+    });
+    const whole = body();
+    request.write(whole.subarray(0, 60)); // the first line and more: held, checked, then written
+    await until(() => writes > 0);
+    request.write(whole.subarray(60, 80));
+    request.end(whole.subarray(80));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(writes).toBe(1);
+    expect(request.isPaused()).toBe(true); // the rest waits in the request, not in memory
+    stream.wait = undefined;
+    release();
+    await done;
+    expect(reader.event).toBe('{"message":"m"}');
+  });
 
   it('refuses the body when the sink fails', async () => {
     const stream = new RecordingStream();
