@@ -1,8 +1,8 @@
 /**
  * Attachments in the chaos suite: beside the event load, a steady trickle of envelopes each holding
- * an event and two files (a small text, a binary of up to a few hundred KB whose bytes follow from a
- * seed), sent to a project of their own. After the faults, every acknowledged envelope's files must
- * be stored exactly once, byte for byte (the SHA-256 of the blob's chunks as stored), per fault; and
+ * an event and two files (a small text, a binary of up to 100 KB whose bytes follow from a seed),
+ * sent to a project of their own. After the faults, every acknowledged envelope's files must be
+ * stored exactly once, byte for byte (the SHA-256 of the blob's chunks as stored), per fault; and
  * no blob may be left that no attachment holds and the pending list does not know (a write that a
  * fault interrupted is either recorded, or due for the sweep).
  */
@@ -98,7 +98,7 @@ export class AttachmentLoad {
     const id = randomUUID();
     const hex = id.replace(/-/g, '');
     const text = Buffer.from(`log of ${id}\n`.repeat(20));
-    const binary = seededBytes(id, 1_000 + (parseInt(hex.slice(0, 4), 16) % 300_000));
+    const binary = seededBytes(id, 1_000 + (parseInt(hex.slice(0, 4), 16) % 100_000));
     const files = [
       { name: 'log.txt', data: text, type: 'event.attachment' },
       { name: 'state.dmp', data: binary, type: 'event.minidump' },
