@@ -16,6 +16,8 @@ const LAYERS = [
   'redis',
   'mail',
   'jobs',
+  // Where files are kept (PostgreSQL or S3-compatible storage).
+  'storage',
   // Who may do what: imports no domain folder either.
   'access',
   // The domain, from the rows most others build on to the features that combine them.
@@ -27,6 +29,7 @@ const LAYERS = [
   'releases',
   'search',
   'events',
+  'attachments',
   'artifacts',
   'symbolication',
   'rollups',

@@ -19,6 +19,8 @@ import { IngestModule } from './ingest/ingest.module';
 import { IssuesModule } from './issues/issues.module';
 import { OutcomesModule } from './outcomes/outcomes.module';
 import { FeedbackModule } from './feedback/feedback.module';
+import { AttachmentsModule } from './attachments/attachments.module';
+import { StorageModule } from './storage/storage.module';
 import { MembersModule } from './members/members.module';
 import { ProjectsModule } from './projects/projects.module';
 import { BULL_CONNECTION, RedisModule } from './redis/redis.module';
@@ -43,6 +45,7 @@ const API_MODULES: Type[] = [
   RollupsModule,
   OutcomesModule,
   FeedbackModule,
+  AttachmentsModule,
   ReleasesModule,
   ChannelsModule,
   RulesModule,
@@ -82,6 +85,7 @@ export class AppModule {
         }),
         HealthModule,
         AuditLogModule,
+        StorageModule,
         ...(runsApi ? API_MODULES : []),
         // Dashboard files and the page fallback for client-side routes (never /api, /auth, /health, /metrics).
         ...(runsApi ? [DashboardModule] : []),

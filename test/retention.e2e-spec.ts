@@ -187,6 +187,8 @@ function expectReport(report: RetentionReport, expected: Plan): void {
     chunksDeleted: 0,
     auditEntriesDeleted: 0,
     feedbackDeleted: 0,
+    attachmentsDeleted: 0,
+    blobsDeleted: 0,
   });
 }
 
@@ -204,6 +206,8 @@ const NOTHING_LEFT = {
   chunksDeleted: 0,
   auditEntriesDeleted: 0,
   feedbackDeleted: 0,
+  attachmentsDeleted: 0,
+  blobsDeleted: 0,
 };
 
 describe('retention', () => {

@@ -789,6 +789,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{projectId}/events/{eventId}/attachments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["AttachmentsController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/events/{eventId}/attachments/{attachmentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["AttachmentsController_download"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{projectId}/releases": {
         parameters: {
             query?: never;
@@ -1975,6 +2007,43 @@ export interface components {
         UpdateFeedbackDto: {
             /** @enum {string} */
             status: "unresolved" | "resolved";
+        };
+        /** @description A file an SDK attached to an event (`scope.addAttachment`, a screenshot, a minidump …). */
+        AttachmentView: {
+            /**
+             * @description Its id within the event, for the download route.
+             * @example 42
+             */
+            id: string;
+            /** Format: uuid */
+            event_id: string;
+            /**
+             * @description The file name the SDK gave, without any path.
+             * @example log.txt
+             */
+            name: string;
+            /**
+             * @description The media type the SDK gave (`application/octet-stream` if none or invalid).
+             * @example text/plain
+             */
+            content_type: string;
+            /**
+             * @description Sentry's attachment type: `event.attachment`, `event.minidump`, `event.applecrashreport`, `event.view_hierarchy`, `unreal.context`, `unreal.logs` …
+             * @example event.attachment
+             */
+            attachment_type: string;
+            /** @description Bytes. */
+            size: number;
+            /** @description SHA-256 of the bytes, in hex. */
+            sha256: string;
+            /** Format: date-time */
+            received_at: string;
+            /** @description Where to download it (the API path, with the same credentials). */
+            download_url: string;
+        };
+        /** @description Every AttachmentView (not paginated). */
+        AttachmentViewList: {
+            data: components["schemas"]["AttachmentView"][];
         };
         /** @description A release's percent share of the project's sessions and users over the last 24 hours. */
         HealthAdoption: {
@@ -6337,6 +6406,129 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AttachmentsController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: number;
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event's files, oldest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentViewList"];
+                };
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid token or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or in a project the caller does not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AttachmentsController_download: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: number;
+                eventId: string;
+                attachmentId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bytes, with the Content-Type the SDK gave and `Content-Disposition: attachment`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid token or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /**
+             * @description Not found, or in a project the caller does not see.
+             *
+             *     Not found, or in a project the caller does not see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": components["schemas"]["ErrorResponse"];
                 };
             };
         };

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { RowDeletion } from '../events/event-partitions';
+import { BlobStore } from '../storage/blob-store';
 import type { BundleFileInfo } from './artifact-bundle';
 
 /** The advisory lock space of bundle assemblies (pg_try_advisory_xact_lock(space, hashtext(checksum))). */
@@ -42,10 +43,16 @@ export interface BundleRow {
   }[];
 }
 
-/** The `artifact_bundles` and `artifact_files` tables. */
+/**
+ * The `artifact_bundles` and `artifact_files` tables. A file's bytes are in its row, or, when the
+ * blob store is S3, in an object the row names (`blob_key`).
+ */
 @Injectable()
 export class ArtifactBundlesRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly store: BlobStore,
+  ) {}
 
   /**
    * Whether this upload is stored for every one of the projects. Without a release, any bundle of
@@ -112,10 +119,11 @@ export class ArtifactBundlesRepository {
     bundleId: string,
     projectId: number,
     file: BundleFileInfo & { data: Buffer },
+    blobKey?: string,
   ): Promise<void> {
     await manager.query(
-      `INSERT INTO artifact_files (bundle_id, project_id, path, url, file_type, debug_id, source_map_ref, size, data)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      `INSERT INTO artifact_files (bundle_id, project_id, path, url, file_type, debug_id, source_map_ref, size, data, blob_key)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
       [
         bundleId,
         projectId,
@@ -125,7 +133,8 @@ export class ArtifactBundlesRepository {
         file.debugId,
         file.sourceMapRef,
         file.data.length,
-        file.data,
+        blobKey === undefined ? file.data : null,
+        blobKey ?? null,
       ],
     );
   }
@@ -180,11 +189,17 @@ export class ArtifactBundlesRepository {
 
   /** A stored file's bytes, or undefined if it is gone. */
   async fileData(fileId: string): Promise<Buffer | undefined> {
-    const rows: { data: Buffer }[] = await this.dataSource.query(
-      'SELECT data FROM artifact_files WHERE id = $1',
+    const rows: { data: Buffer | null; blob_key: string | null }[] = await this.dataSource.query(
+      'SELECT data, blob_key FROM artifact_files WHERE id = $1',
       [fileId],
     );
-    return rows[0]?.data;
+    const row = rows[0];
+    if (!row) return undefined;
+    if (row.blob_key === null) return row.data ?? undefined;
+    // A source map is parsed whole: read all of it (a bundle's files are bounded by its upload limit).
+    const chunks: Buffer[] = [];
+    for await (const chunk of this.store.read(row.blob_key)) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
   }
 
   /**

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { EntityManager } from 'typeorm';
 import { InvalidInputError } from '../common/domain-errors';
@@ -11,6 +11,8 @@ import { ArtifactBundlesRepository, BundleUpload } from './artifact-bundles.repo
 import { AssembleAnswer, assembleStep, failed, ok } from './assemble-state';
 import { readChunkUpload, UPLOAD_LIMITS } from './chunk-upload';
 import { FileChunksRepository } from './file-chunks.repository';
+import { BlobStore } from '../storage/blob-store';
+import { PendingBlobsRepository } from '../storage/pending-blobs.repository';
 import type { ChunkUploadOptions } from './dto/upload.response';
 
 /** An assemble call as sentry-cli makes it (see AssembleBundleDto). */
@@ -58,6 +60,8 @@ export class ArtifactUploadService {
     private readonly chunks: FileChunksRepository,
     private readonly bundles: ArtifactBundlesRepository,
     private readonly projects: ProjectsService,
+    private readonly blobs: BlobStore,
+    private readonly pending: PendingBlobsRepository,
   ) {}
 
   async storeChunks(request: IncomingMessage): Promise<number> {
@@ -139,14 +143,35 @@ export class ArtifactUploadService {
           });
           if (id !== null) ids.push([projectId, id]);
         }
+        const written: string[] = [];
         for await (const file of bundle.files()) {
-          for (const [projectId, id] of ids) await this.bundles.insertFile(manager, id, projectId, file);
+          for (const [projectId, id] of ids) {
+            const blobKey = await this.writeBlob(projectId, file.data);
+            if (blobKey !== undefined) written.push(blobKey);
+            await this.bundles.insertFile(manager, id, projectId, file, blobKey);
+          }
         }
+        // Kept only if the bundle's rows commit; otherwise the sweep deletes them.
+        await this.pending.takeOff(manager, written);
         return manifest.files.length;
       } finally {
         bundle.close();
       }
     });
+  }
+
+  /**
+   * With S3 storage, a file's bytes go to an object (staged on the pending list first); with
+   * PostgreSQL they stay in the file's row, where they always were: undefined then.
+   */
+  private async writeBlob(projectId: number, data: Buffer): Promise<string | undefined> {
+    if (this.blobs.backend !== 's3') return undefined;
+    const key = `artifacts/${projectId}/${randomUUID()}`;
+    await this.pending.stage(key);
+    const writer = this.blobs.openWriter(key);
+    await writer.write(data);
+    await writer.finish();
+    return key;
   }
 
   /** The chunks, concatenated, checked against the bundle's checksum and size. */

@@ -9,6 +9,7 @@ export const CONFIG_SECTIONS = {
   server: 'HTTP server',
   storage: 'PostgreSQL and Redis',
   ingest: 'Ingest',
+  attachments: 'Attachments and file storage',
   digest: 'Digest',
   retention: 'Retention',
   accounts: 'Accounts and sign-in',
@@ -50,5 +51,10 @@ export function Describe(description: VariableDescription): PropertyDecorator {
 
 /** The described variables of a configuration class, in declaration order. */
 export function describedVariables(target: new () => object): DescribedVariable[] {
-  return [...(described.get(target) ?? [])];
+  // The declaration may span a chain of classes (see environment-server.ts): base classes first.
+  const chain: object[] = [];
+  for (let type: object | null = target; type && type !== Function.prototype; type = Object.getPrototypeOf(type)) {
+    chain.unshift(type);
+  }
+  return chain.flatMap((type) => described.get(type) ?? []);
 }

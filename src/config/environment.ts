@@ -74,6 +74,12 @@ export function validateEnvironment(raw: Record<string, unknown>): ResolvedConfi
       `Invalid configuration: OIDC_DEFAULT_ROLE=${env.OIDC_DEFAULT_ROLE} needs OIDC_ALLOWED_DOMAINS (who may sign up)`,
     );
   }
+  if (env.BLOB_STORAGE === 's3' && !env.S3_BUCKET) {
+    throw new Error('Invalid configuration: BLOB_STORAGE=s3 needs S3_BUCKET');
+  }
+  if ((env.S3_ACCESS_KEY_ID === undefined) !== (env.S3_SECRET_ACCESS_KEY === undefined)) {
+    throw new Error('Invalid configuration: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together');
+  }
   const oidc = env.OIDC_ISSUER
     ? {
         issuer: env.OIDC_ISSUER,

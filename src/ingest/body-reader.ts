@@ -195,6 +195,9 @@ export function readBody(
     let checking = false;
     /** The body ended while the first line was being checked. */
     let ended = false;
+    /** Set while the sink makes the body wait (backpressure): chunks that still arrive queue here. */
+    let waiting: Buffer[] | undefined;
+    let endWhenDrained = false;
 
     const cleanup = () => {
       request.removeListener('data', onData);
@@ -216,6 +219,10 @@ export function readBody(
     };
     const finish = () => {
       if (settled) return;
+      if (waiting) {
+        endWhenDrained = true;
+        return;
+      }
       if (deferred) return fail(deferred);
       try {
         sink.end();
@@ -237,14 +244,52 @@ export function readBody(
         );
       }
       if (deferred) return;
+      if (waiting) {
+        waiting.push(chunk);
+        return;
+      }
+      write(chunk);
+    };
+    const write = (chunk: Buffer) => {
       try {
         sink.write(chunk);
+        const wait = sink.pressure?.();
+        if (wait) holdUntil(wait);
       } catch (error) {
         const rejection = bodyRejection(error);
         // Only a malformed body is read on; refused credentials and limits stop reading at once.
         if (!(rejection instanceof BadRequestException)) return fail(rejection);
         deferred = rejection;
       }
+    };
+    /**
+     * The sink asked the body to wait: the source stops (the decoder's output, or the request),
+     * and resumes once the sink is ready; chunks already on their way queue meanwhile.
+     */
+    const holdUntil = (wait: Promise<void>) => {
+      waiting = [];
+      if (decoder) decoder.pause();
+      else request.pause();
+      wait.then(
+        () => {
+          if (settled) return;
+          const queued = waiting ?? [];
+          waiting = undefined;
+          for (let i = 0; i < queued.length; i++) {
+            if (deferred) break;
+            write(queued[i]);
+            if (settled) return;
+            if (waiting) {
+              (waiting as Buffer[]).push(...queued.slice(i + 1));
+              return;
+            }
+          }
+          if (endWhenDrained) return finish();
+          if (decoder) decoder.resume();
+          else if (held === undefined) request.resume();
+        },
+        (error: unknown) => fail(error),
+      );
     };
     const startDecoder = (first: Buffer): Transform => {
       const created =
@@ -311,7 +356,8 @@ export function readBody(
         held = undefined;
         for (const chunk of chunks) consume(chunk);
         if (complete || ended) return onEnd();
-        request.resume();
+        // Unless the sink made the body wait meanwhile (a decoder, paused instead, holds back itself).
+        if (waiting === undefined || decoder) request.resume();
       };
       if (verdict) verdict.then(proceed, fail);
       else proceed();

@@ -8,8 +8,10 @@
  *
  * It is fed decompressed chunks as they arrive, so memory stays bounded: only the header lines, the
  * event item and the small records listed in SMALL_ITEM_BUDGETS (within a budget per envelope) are
- * kept; payloads of items the tracker drops (replays, profiles …) are skipped byte by byte. Only headers are parsed; an event payload is checked to be a JSON
- * object and otherwise passed on as the text the SDK sent.
+ * kept; the payloads of one streamed type (attachments) are handed on to an ItemStream as they
+ * arrive, never held; payloads of items the tracker drops (replays, profiles …) are skipped byte by
+ * byte. Only headers are parsed; an event payload is checked to be a JSON object and otherwise
+ * passed on as the text the SDK sent.
  */
 
 import { gunzipSync, inflateSync } from 'node:zlib';
@@ -75,10 +77,29 @@ const DEFAULT_LIMITS: EnvelopeLimits = {
   maxItems: MAX_ITEMS,
 };
 
-/** Anything that consumes a request body chunk by chunk. `write`/`end` throw to reject the body. */
+/**
+ * Anything that consumes a request body chunk by chunk. `write`/`end` throw to reject the body.
+ * `pressure`, asked after each write, may return a promise: the body is paused until it settles
+ * (backpressure), and refused if it rejects.
+ */
 export interface BodySink {
   write(chunk: Buffer): void;
   end(): void;
+  pressure?(): Promise<void> | undefined;
+}
+
+/**
+ * Receives the payloads of one item type as they arrive, without the reader holding them: `begin`
+ * with the item header, `data` with each piece, `end` once the payload is complete. Any of them may
+ * throw an EnvelopeError to refuse the envelope. `pressure` is asked after every chunk written to
+ * the reader: a promise while the stream holds more than it wants (the body waits for it), which
+ * rejects if the stream failed.
+ */
+export interface ItemStream {
+  begin(header: Record<string, unknown>): void;
+  data(bytes: Buffer): void;
+  end(): void;
+  pressure(): Promise<void> | undefined;
 }
 
 const enum State {
@@ -181,12 +202,22 @@ export class EnvelopeReader implements BodySink {
   private readonly smallBytesLeft = new Map<string, number>();
   private currentType = '';
   private ended = false;
+  /** The stream of one item type (see streamItems), and whether the current payload goes to it. */
+  private streamedType?: string;
+  private stream?: ItemStream;
+  private streaming = false;
 
   constructor(private readonly limits: EnvelopeLimits = DEFAULT_LIMITS) {}
 
   /** The client report payloads, undefined for one past the budget. */
   get clientReports(): (string | undefined)[] {
     return (this.smallItems.get('client_report') ?? []).map((item) => item?.payload);
+  }
+
+  /** Hands the payloads of items of `type` to `stream` instead of keeping or skipping them. */
+  streamItems(type: string, stream: ItemStream): void {
+    this.streamedType = type;
+    this.stream = stream;
   }
 
   /** The small records of one type (see SMALL_ITEM_BUDGETS). */
@@ -218,6 +249,7 @@ export class EnvelopeReader implements BodySink {
         case State.PayloadWithLength: {
           const take = Math.min(this.remaining, size - pos);
           if (this.keeping) this.hold(chunk, pos, pos + take);
+          else if (this.streaming) this.stream!.data(chunk.subarray(pos, pos + take));
           this.remaining -= take;
           pos += take;
           if (this.remaining === 0) {
@@ -236,6 +268,8 @@ export class EnvelopeReader implements BodySink {
           if (this.keeping) {
             if (this.pendingBytes + end - pos > this.limits.maxEventBytes) throw this.eventTooLarge();
             this.hold(chunk, pos, end);
+          } else if (this.streaming && end > pos) {
+            this.stream!.data(chunk.subarray(pos, end));
           }
           if (newline === -1) {
             pos = size;
@@ -248,6 +282,11 @@ export class EnvelopeReader implements BodySink {
         }
       }
     }
+  }
+
+  /** The item stream's backpressure (see BodySink). */
+  pressure(): Promise<void> | undefined {
+    return this.stream?.pressure();
   }
 
   end(): void {
@@ -321,6 +360,10 @@ export class EnvelopeReader implements BodySink {
       this.smallItemHeader = item;
       this.keeping = true;
     }
+    if (type === this.streamedType) {
+      this.stream!.begin(item);
+      this.streaming = true;
+    }
     const length = item.length;
     if (length === undefined || length === null) {
       this.state = State.PayloadToNewline;
@@ -341,6 +384,10 @@ export class EnvelopeReader implements BodySink {
   }
 
   private finishPayload(): void {
+    if (this.streaming) {
+      this.streaming = false;
+      this.stream!.end();
+    }
     if (!this.keeping) return;
     this.keeping = false;
     const text = this.take(Buffer.alloc(0), 0, 0);

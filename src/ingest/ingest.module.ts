@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { HealthModule } from '../health/health.module';
 import { JobsModule } from '../jobs/jobs.module';
 import { OutcomesDataModule } from '../outcomes/outcomes-data.module';
+import { AttachmentsDataModule } from '../attachments/attachments-data.module';
+import { AttachmentIntakes } from './attachment-intake';
 import { ProjectsModule } from '../projects/projects.module';
 import { DigestProducer, digestProducerQueueProvider } from './digest.producer';
 import { FeedbackIntake } from './feedback-intake';
@@ -20,7 +22,14 @@ import { TestEventSender } from './test-event';
 /** Ingestion is served by IngestHttpHandler, mounted ahead of Express by src/http-app.ts. */
 @Module({
   // ProjectsModule: its key changes reach the client-key snapshot at once.
-  imports: [JobsModule, HealthModule, ProjectsModule, OutcomesDataModule, ReleaseHealthDataModule],
+  imports: [
+    JobsModule,
+    HealthModule,
+    ProjectsModule,
+    OutcomesDataModule,
+    ReleaseHealthDataModule,
+    AttachmentsDataModule,
+  ],
   controllers: [MetricsController, TestEventController, ErrorPageController],
   providers: [
     ProjectKeys,
@@ -30,6 +39,7 @@ import { TestEventSender } from './test-event';
     DigestProducer,
     FeedbackIntake,
     IngestMetrics,
+    AttachmentIntakes,
     IngestService,
     IngestHttpHandler,
     TestEventSender,

@@ -24,6 +24,7 @@ import { EVENT_RATE_LIMIT_CATEGORIES, IngestRateLimiter } from './rate-limiter';
 import { SESSION_ITEM_TYPES, SessionIntake } from './session-intake';
 import { envelopeOutcomes, refusalOutcome } from '../outcomes/envelope-outcomes';
 import { OutcomeCounter } from '../outcomes/outcome-counter';
+import { AttachmentIntakes } from './attachment-intake';
 
 /** Sentry answers with the event id as 32 hex digits; `{}` when the envelope held no event. */
 export type IngestResult = { id: string } | Record<string, never>;
@@ -90,6 +91,7 @@ export class IngestService {
     private readonly outcomes: OutcomeCounter,
     private readonly sessions: SessionIntake,
     private readonly feedback: FeedbackIntake,
+    private readonly attachmentIntakes: AttachmentIntakes,
   ) {
     this.debug = config.logLevel === 'debug' || config.logLevel === 'trace';
   }
@@ -224,25 +226,41 @@ export class IngestService {
         throw attempt.eventsRefused;
       }
     };
-    await readBody(request, reader, undefined, checkFirstLine);
-    const header = reader.header!;
-    const headerId = header.event_id;
-    if (reader.smallItems.size > 0) await this.feedback.acceptEnvelope(projectId, reader);
+    // Attachments are streamed to storage as they arrive and recorded before the answer; whatever
+    // refuses the envelope before they are recorded deletes them.
+    const attachments = this.attachmentIntakes.open(projectId);
+    reader.streamItems('attachment', attachments);
+    let eventId: string | undefined;
+    try {
+      await readBody(request, reader, undefined, checkFirstLine);
+      const headerId = reader.header!.event_id;
+      eventId =
+        reader.event === undefined
+          ? typeof headerId === 'string'
+            ? canonicalUuid(headerId)
+            : undefined
+          : resolveEventId(headerId, reader.eventFacts);
+      if (reader.smallItems.size > 0) await this.feedback.acceptEnvelope(projectId, reader);
+      if (reader.event === undefined) await this.takeSessions(projectId, reader, attempt, false);
+    } catch (error) {
+      await attachments.abort();
+      throw error;
+    }
+    const receivedAt = Date.now();
+    if (attachments.started) await attachments.commit(eventId, new Date(receivedAt));
     if (reader.event === undefined) {
-      await this.takeSessions(projectId, reader, attempt, false);
       this.metrics.acceptedEnvelopes++;
       if (this.debug) this.logger.debug(`project ${projectId}: dropped items ${reader.itemTypes.join(', ')}`);
       this.countItemOutcomes(projectId, reader);
-      const id = typeof headerId === 'string' ? canonicalUuid(headerId) : undefined;
-      return id ? { id: id.replace(/-/g, '') } : {};
+      return eventId ? { id: eventId.replace(/-/g, '') } : {};
     }
-    const eventId = resolveEventId(headerId, reader.eventFacts);
+    const acceptedId = eventId!;
     await Promise.all([
-      this.accept(projectId, eventId, reader.event, sdkOf(header.sdk)),
+      this.accept(projectId, acceptedId, reader.event, sdkOf(reader.header!.sdk), receivedAt),
       this.takeSessions(projectId, reader, attempt, true),
     ]);
     this.countItemOutcomes(projectId, reader);
-    return { id: eventId.replace(/-/g, '') };
+    return { id: acceptedId.replace(/-/g, '') };
   }
 
   /**
@@ -341,8 +359,9 @@ export class IngestService {
     eventId: string,
     payload: string,
     sdk: QueuedEvent['sdk'],
+    receivedAt = Date.now(),
   ): Promise<void> {
-    const job: QueuedEvent = { projectId, eventId, receivedAt: Date.now(), payload };
+    const job: QueuedEvent = { projectId, eventId, receivedAt, payload };
     if (sdk) job.sdk = sdk;
     await this.producer.enqueue(job);
     this.metrics.acceptedEnvelopes++;

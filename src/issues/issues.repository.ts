@@ -28,6 +28,9 @@ import { Issue, IssueState } from './issue.entity';
  *    retries its batch at once, as it does every conflict, and a merge answers 409 to be sent
  *    again. Locking the issues after the moves would let batches attach events to an issue being
  *    merged away, which is worse.
+ *    Deleting events (an issue's deletion) deletes their `attachments` rows after them, by trigger,
+ *    and those put their blobs on `pending_blobs`; ingest takes those two tables in the other order
+ *    but only for rows of new files, which no deletion holds.
  * 4. `issues`, by id, FOR NO KEY UPDATE, in a statement of its own: the digest's batch update, the
  *    fold, merges, triage and bulk changes, ended snoozes (a deletion locks its one issue FOR
  *    UPDATE). NO KEY UPDATE does not conflict with the KEY SHARE locks that inserting events (and

@@ -170,7 +170,7 @@ describe('envelopeOutcomes', () => {
           'check_in',
           'x-new',
           'attachment',
-          'attachment',
+          'profile',
         ],
         [],
       ),
@@ -180,7 +180,7 @@ describe('envelopeOutcomes', () => {
       { outcome: 'unsupported', category: 'replay', reason: 'replay_recording', quantity: 1 },
       { outcome: 'unsupported', category: 'monitor', reason: 'check_in', quantity: 1 },
       { outcome: 'unsupported', category: 'unknown', reason: 'other', quantity: 1 },
-      { outcome: 'unsupported', category: 'attachment', reason: 'attachment', quantity: 2 },
+      { outcome: 'unsupported', category: 'profile', reason: 'profile', quantity: 1 },
     ]);
   });
 

@@ -132,8 +132,8 @@ export function categoryOfItemType(type: string): string {
   return Object.hasOwn(CATEGORY_OF_ITEM_TYPE, type) ? CATEGORY_OF_ITEM_TYPE[type] : 'unknown';
 }
 
-/** Item types ingest handles itself: events and feedback are queued, client reports read here, sessions recorded. */
-const HANDLED_ITEM_TYPES = new Set(['event', 'client_report', 'feedback', 'user_report', 'session', 'sessions']);
+/** Item types ingest handles itself: events and feedback are queued, client reports read here, sessions recorded, attachments stored. */
+const HANDLED_ITEM_TYPES = new Set(['event', 'client_report', 'feedback', 'user_report', 'session', 'sessions', 'attachment']);
 
 /**
  * The outcomes of an envelope's items: one `unsupported` per item of a type not handled, and the

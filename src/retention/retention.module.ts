@@ -7,6 +7,7 @@ import { IssueServicesModule } from '../issues/issue-services.module';
 import { OutcomesDataModule } from '../outcomes/outcomes-data.module';
 import { ReleaseHealthDataModule } from '../releases/health/release-health-data.module';
 import { FeedbackDataModule } from '../feedback/feedback-data.module';
+import { AttachmentsDataModule } from '../attachments/attachments-data.module';
 import { ProjectsDataModule } from '../projects/projects-data.module';
 import { RollupsDataModule } from '../rollups/rollups-data.module';
 import { RulesDataModule } from '../rules/rules-data.module';
@@ -14,7 +15,7 @@ import { UsersDataModule } from '../users/users-data.module';
 import { MaintenanceProcessor } from './maintenance.processor';
 import { RetentionService } from './retention.service';
 
-/** Worker role: scheduled retention of events, rollups, issues, alert history, sessions and source maps. */
+/** Worker role: scheduled retention of events, rollups, issues, alert history, sessions, source maps and attachments. */
 @Module({
   imports: [
     registerQueue(QueueName.Maintenance),
@@ -28,6 +29,7 @@ import { RetentionService } from './retention.service';
     OutcomesDataModule,
     ReleaseHealthDataModule,
     FeedbackDataModule,
+    AttachmentsDataModule,
   ],
   providers: [RetentionService, MaintenanceProcessor],
   exports: [RetentionService],

@@ -13,6 +13,8 @@ import { ReleaseHealthRepository } from '../releases/health/release-health.repos
 import { FeedbackRepository } from '../feedback/feedback.repository';
 import { cutoffOf, planPartitions, ProjectRetention } from './retention-policy';
 import { AuditLog } from '../audit/audit-log.service';
+import { AttachmentsRepository } from '../attachments/attachments.repository';
+import { BlobSweeper } from '../storage/blob-sweeper';
 
 const DAY_MS = 86_400_000;
 /** Partitions made ahead of need, so a worker that is down for a few days still finds them. */
@@ -42,6 +44,10 @@ export interface RetentionReport {
   auditEntriesDeleted: number;
   /** User feedback received before its project's retention, like the events. */
   feedbackDeleted: number;
+  /** Files attached to events gone (their blobs are deleted by the sweep: blobsDeleted). */
+  attachmentsDeleted: number;
+  /** Blobs of deleted attachments and source map files, and blobs a failed or interrupted upload left. */
+  blobsDeleted: number;
 }
 
 /** Chunks are kept this long after their upload, so that a repeated upload finds them. */
@@ -72,6 +78,8 @@ export class RetentionService {
     private readonly outcomes: OutcomesRepository,
     private readonly releaseHealth: ReleaseHealthRepository,
     private readonly feedback: FeedbackRepository,
+    private readonly attachments: AttachmentsRepository,
+    private readonly blobSweeper: BlobSweeper,
   ) {}
 
   async run(now = new Date()): Promise<RetentionReport> {
@@ -93,6 +101,8 @@ export class RetentionService {
       chunksDeleted: 0,
       auditEntriesDeleted: 0,
       feedbackDeleted: 0,
+      attachmentsDeleted: 0,
+      blobsDeleted: 0,
     };
     const overrides = await this.projectOverrides(defaultDays);
 
@@ -114,6 +124,9 @@ export class RetentionService {
       report.hourlyRowsDeleted += await drain((limit) => this.rollups.deleteHours(deletion, limit));
       report.hourlyRowsDeleted += await drain((limit) => this.outcomes.deleteHours(deletion, limit));
       report.hourlyRowsDeleted += await drain((limit) => this.releaseHealth.deleteHours(deletion, limit));
+      // With the day of events they belong to: a partition goes once its whole day has expired.
+      const day = { ...deletion, before: startOfUtcDay(deletion.before) };
+      report.attachmentsDeleted += await drain((limit) => this.attachments.deleteExpired(day, limit));
       report.issuesDeleted += await drain((limit) => this.issues.deleteExpired(deletion, limit));
       report.feedbackDeleted += await drain((limit) => this.feedback.deleteReceivedBefore(deletion, limit));
       // Few bundles a statement: each takes its files (megabytes of TOAST) with it.
@@ -132,6 +145,8 @@ export class RetentionService {
     report.auditEntriesDeleted = await drain((limit) =>
       this.auditLog.deleteOlderThan(cutoffOf(now, this.config.AUDIT_RETENTION_DAYS), limit),
     );
+
+    report.blobsDeleted = await this.blobSweeper.sweep();
 
     this.log(report);
     return report;
@@ -156,7 +171,9 @@ export class RetentionService {
       report.artifactBundlesDeleted +
       report.chunksDeleted +
       report.auditEntriesDeleted +
-      report.feedbackDeleted;
+      report.feedbackDeleted +
+      report.attachmentsDeleted +
+      report.blobsDeleted;
     if (changed === 0) return;
     this.logger.log(
       `retention: ${report.partitionsCreated} partition(s) created, dropped [${report.partitionsDropped.join(', ')}]` +
@@ -165,7 +182,8 @@ export class RetentionService {
         ` ${report.issuesDeleted} issue(s),` +
         ` ${report.alertHistoryDeleted} alert history row(s), ${report.sessionsDeleted} session(s),` +
         ` ${report.artifactBundlesDeleted} source map bundle(s), ${report.chunksDeleted} upload chunk(s),` +
-        ` ${report.auditEntriesDeleted} audit log row(s), ${report.feedbackDeleted} feedback deleted`,
+        ` ${report.auditEntriesDeleted} audit log row(s), ${report.feedbackDeleted} feedback,` +
+        ` ${report.attachmentsDeleted} attachment(s), ${report.blobsDeleted} file blob(s) deleted`,
     );
   }
 }
@@ -179,6 +197,10 @@ function cutoffs(now: Date, defaultDays: number, overrides: ProjectRetention[]):
       : { before: cutoffOf(now, defaultDays) },
     ...overrides.map((project) => ({ before: cutoffOf(now, project.days), only: [project.projectId] })),
   ];
+}
+
+function startOfUtcDay(at: Date): Date {
+  return new Date(Math.floor(at.getTime() / DAY_MS) * DAY_MS);
 }
 
 /** Runs a batch delete until a batch comes back short; returns the total. */

@@ -18,6 +18,7 @@ import { Outcomes1796200000000 } from './migrations/1796200000000-Outcomes';
 import { ReleaseHealth1796300000000 } from './migrations/1796300000000-ReleaseHealth';
 import { ReleaseIssueIndexes1796400000000 } from './migrations/1796400000000-ReleaseIssueIndexes';
 import { UserFeedback1796500000000 } from './migrations/1796500000000-UserFeedback';
+import { Attachments1796600000000 } from './migrations/1796600000000-Attachments';
 
 /** Migrations are listed explicitly so that ts (tests, CLI) and compiled js resolve the same set. */
 export const MIGRATIONS = [
@@ -39,6 +40,7 @@ export const MIGRATIONS = [
   ReleaseHealth1796300000000,
   ReleaseIssueIndexes1796400000000,
   UserFeedback1796500000000,
+  Attachments1796600000000,
 ];
 
 /** No query of the service runs this long; one that does waits on a server that is gone. */

@@ -79,6 +79,12 @@ import { checkRun, printConsistency } from './consistency';
 import { checkFeedback, FeedbackLoad, printFeedbackCheck } from './feedback';
 import { partitionOf, query } from './db';
 import { ACK, formatOutcomes, LoadGenerator } from './load';
+import {
+  AttachmentLoad,
+  checkAttachments,
+  createAttachmentProject,
+  printAttachmentCheck,
+} from './attachments';
 import { AppProcess, RedisServer, serviceEnvironment, sleep } from './processes';
 import { apiKill, postgresOutage, redisRestart, workerKill } from './process-faults';
 import { Backlog, backlog, describeBacklog } from './queue-state';
@@ -269,6 +275,13 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
   cleanup.add('stop load', async () => load.destroy());
   const feedback = new FeedbackLoad({ ...target, rate: FEEDBACK_RATE, events: load });
   cleanup.add('stop feedback load', () => feedback.stop());
+  const attachmentProject = await createAttachmentProject(databaseUrl);
+  const attachmentLoad = new AttachmentLoad(
+    `${api.url}/api/${attachmentProject.projectId}/envelope/`,
+    attachmentProject.clientKey,
+    () => load.phase,
+  );
+  cleanup.add('stop attachment load', async () => attachmentLoad.destroy());
 
   // Smoke: one event end to end, or nothing below means anything.
   load.phase = 'smoke';
@@ -354,6 +367,7 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
     log(describeSessionCheck(check));
   };
   feedback.start();
+  attachmentLoad.start();
 
   if (selected('postgres'))
     await postgresOutage(suite, PG_OUTAGE_S).then(() => checkSessionsAfter('postgres'));
@@ -394,7 +408,7 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
   if (selected('redis-memory'))
     await redisMemoryFull(suite, REDIS_FULL_S).then(() => checkSessionsAfter('redis-memory'));
 
-  await Promise.all([load.stop(), feedback.stop()]);
+  await Promise.all([load.stop(), feedback.stop(), attachmentLoad.stop()]);
   await checkSessionsAfter('the load');
   await sessionLoad.stop();
   load.phase = 'after';
@@ -442,6 +456,7 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
   });
   const reports = await phaseReports({ phases, load, redis, queues, stored, duplicates, loadStoppedAt });
   const feedbackCheck = await checkFeedback(databaseUrl, projectId, feedback);
+  const attachmentCheck = await checkAttachments(databaseUrl, attachmentProject.projectId, attachmentLoad);
   const unexpected = [...api.unexpectedExits, ...worker.unexpectedExits];
 
   // ---------------------------------------------------------------------------------------------
@@ -449,6 +464,7 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
   printTable(reports);
   printConsistency(consistency, queues, final);
   printFeedbackCheck(feedbackCheck);
+  printAttachmentCheck(attachmentCheck, attachmentLoad);
   for (const r of reports) {
     if (r.skipped) console.log(`  ${r.fault}: SKIPPED: ${r.skipped}`);
     if (r.lostBreakdown) console.log(`  ${r.fault}: lost ${r.lost} — ${r.lostBreakdown}`);
@@ -483,7 +499,7 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
   };
   writeFileSync(
     join(artifacts, 'results.json'),
-    `${JSON.stringify({ date: new Date().toISOString(), settings, reports, consistency, sessionChecks, retentionTimes, failedReasons, unexpectedExits: unexpected }, null, 2)}\n`,
+    `${JSON.stringify({ date: new Date().toISOString(), settings, reports, consistency, sessionChecks, attachmentCheck, retentionTimes, failedReasons, unexpectedExits: unexpected }, null, 2)}\n`,
   );
 
   for (const check of sessionChecks) console.log(`  ${describeSessionCheck(check)}`);
@@ -492,6 +508,7 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
     consistency.passed,
     feedbackCheck.passed,
     ...sessionChecks.map((check) => check.passed),
+    attachmentCheck.passed,
   ];
   const passed = checks.filter(Boolean).length;
   const failed = checks.length - passed;

@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { call, client, errorMessage } from '../api';
 import { Badge, CopyButton, KeyValue, RelTime } from '../components';
 import { display, exactTime, isRecord } from '../util';
+import { EventAttachments } from './EventAttachments';
 import { EventBreadcrumbs } from './EventBreadcrumbs';
 import { contextName, eventMessage, ExceptionValue, Frame, Json, list, normaliseTags, ProcessingError, str } from './EventFields';
 import { EventRequest } from './EventRequest';
@@ -117,6 +118,8 @@ export function EventDetail({ event }: { event: Json }) {
           <StackTrace frames={((thread.stacktrace as Json).frames as Frame[]) ?? []} newestFirst={newestFirst} />
         </Section>
       ))}
+
+      {projectId !== null && str(event.id) && <EventAttachments projectId={projectId} eventId={str(event.id) as string} />}
 
       <Section title={`Breadcrumbs${breadcrumbs.length ? ` (${breadcrumbs.length})` : ''}`} id="ev-breadcrumbs">
         {breadcrumbs.length === 0 ? <p class="muted">No breadcrumbs.</p> : <EventBreadcrumbs crumbs={breadcrumbs} />}

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { AttachmentsController } from './attachments.controller';
+import { AttachmentsDataModule } from './attachments-data.module';
+import { AttachmentsService } from './attachments.service';
+
+/** The attachments API (role `api`). */
+@Module({
+  imports: [AttachmentsDataModule],
+  controllers: [AttachmentsController],
+  providers: [AttachmentsService],
+})
+export class AttachmentsModule {}

@@ -1,0 +1,125 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+
+/** A file to record, once its blob is written. */
+export interface NewAttachment {
+  name: string;
+  contentType: string;
+  attachmentType: string;
+  size: number;
+  sha256: string;
+  blobKey: string;
+}
+
+export interface AttachmentRow {
+  id: string;
+  projectId: number;
+  eventId: string;
+  name: string;
+  contentType: string;
+  attachmentType: string;
+  size: number;
+  sha256: string;
+  blobKey: string;
+  receivedAt: Date;
+}
+
+export interface AttachmentDeletion {
+  before: Date;
+  only?: number[];
+  except?: number[];
+}
+
+/**
+ * Records the files and, in the same statement, takes their blobs off the pending list. A file
+ * recorded before (an SDK sending the envelope again) conflicts: its new blob stays pending, due
+ * now, and its key is returned for deletion.
+ */
+const COMMIT = `
+  WITH inserted AS (
+    INSERT INTO attachments
+      (project_id, event_id, name, content_type, attachment_type, size, sha256, blob_key, received_at)
+    SELECT $1, $2, f.name, f.content_type, f.attachment_type, f.size, f.sha256, f.blob_key, $9
+      FROM unnest($3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[])
+           AS f(name, content_type, attachment_type, size, sha256, blob_key)
+    ON CONFLICT (project_id, event_id, name, sha256) DO NOTHING
+    RETURNING blob_key
+  ), kept AS (
+    DELETE FROM pending_blobs WHERE key IN (SELECT blob_key FROM inserted) RETURNING key
+  )
+  UPDATE pending_blobs SET delete_after = now()
+   WHERE key = ANY($8::text[]) AND key NOT IN (SELECT blob_key FROM inserted)
+  RETURNING key`;
+
+const COLUMNS = `id::text AS "id", project_id AS "projectId", event_id AS "eventId", name,
+  content_type AS "contentType", attachment_type AS "attachmentType", size::float8 AS "size",
+  sha256, blob_key AS "blobKey", received_at AS "receivedAt"`;
+
+/** The `attachments` rows (their blobs' pending list is PendingBlobsRepository's, in src/storage). */
+@Injectable()
+export class AttachmentsRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Records the event's files; returns the blob keys of those it already had (to delete). */
+  async commit(
+    projectId: number,
+    eventId: string,
+    files: NewAttachment[],
+    receivedAt: Date,
+  ): Promise<string[]> {
+    const [rows] = (await this.dataSource.query(COMMIT, [
+      projectId,
+      eventId,
+      files.map((file) => file.name),
+      files.map((file) => file.contentType),
+      files.map((file) => file.attachmentType),
+      files.map((file) => file.size),
+      files.map((file) => file.sha256),
+      files.map((file) => file.blobKey),
+      receivedAt,
+    ])) as [{ key: string }[], number];
+    return rows.map((row) => row.key);
+  }
+
+  async storedBytes(projectId: number): Promise<number> {
+    const [row]: { bytes: number }[] = await this.dataSource.query(
+      'SELECT coalesce(sum(size), 0)::float8 AS bytes FROM attachments WHERE project_id = $1',
+      [projectId],
+    );
+    return row.bytes;
+  }
+
+  listForEvent(projectId: number, eventId: string): Promise<AttachmentRow[]> {
+    return this.dataSource.query(
+      `SELECT ${COLUMNS} FROM attachments WHERE project_id = $1 AND event_id = $2 ORDER BY id`,
+      [projectId, eventId],
+    );
+  }
+
+  async find(projectId: number, eventId: string, id: number): Promise<AttachmentRow | undefined> {
+    const rows: AttachmentRow[] = await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM attachments WHERE id = $3 AND project_id = $1 AND event_id = $2`,
+      [projectId, eventId, id],
+    );
+    return rows[0];
+  }
+
+  /**
+   * Deletes up to `limit` files received before `before` (their blobs go to the pending list, by
+   * the table's trigger). Retention passes the start of the day its events' partition ends, so a
+   * file goes with its event's day.
+   */
+  async deleteExpired(deletion: AttachmentDeletion, limit: number): Promise<number> {
+    const [, deleted] = (await this.dataSource.query(
+      `DELETE FROM attachments WHERE id = ANY(ARRAY(
+         SELECT id FROM attachments
+          WHERE received_at < $1
+            AND ($2::int[] IS NULL OR project_id = ANY($2))
+            AND ($3::int[] IS NULL OR project_id <> ALL($3))
+          LIMIT $4))`,
+      [deletion.before, deletion.only ?? null, deletion.except ?? null, limit],
+    )) as [unknown, number];
+    return deleted;
+  }
+}
