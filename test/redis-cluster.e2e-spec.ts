@@ -238,7 +238,7 @@ describe('Redis Cluster: the core pipeline on three masters', () => {
     try {
       const names = await eventually(async () => {
         const found = [...(await alerts.getJobSchedulers()), ...(await maintenance.getJobSchedulers())];
-        return found.length >= 4 && found.map((schedule) => schedule.name).sort();
+        return found.length >= 5 && found.map((schedule) => schedule.name).sort();
       });
       expect(names).toEqual(
         [
@@ -246,6 +246,7 @@ describe('Redis Cluster: the core pipeline on three masters', () => {
           MaintenanceJobName.Retention,
           MaintenanceJobName.EndSnoozes,
           MaintenanceJobName.FoldOutcomes,
+          MaintenanceJobName.FoldSessions,
         ].sort(),
       );
     } finally {
