@@ -103,7 +103,7 @@ describe('attachments (PostgreSQL storage)', () => {
       expect(got.headers['content-security-policy']).toContain("default-src 'none'");
       expect(got.headers['content-security-policy']).toContain('sandbox');
     }
-    await storedEvent(t, eventId);
+    await storedEvent(t, eventId, 30_000);
   });
 
   it('sanitises what a hostile header says before it is stored or sent back', async () => {
@@ -349,8 +349,8 @@ describe('attachments (PostgreSQL storage)', () => {
         envelope({ event_id: hex(eventId) }, [eventItem(eventId, message), attachment('f.txt', message)]),
       ).expect(200);
     }
-    const { issue_id: issueId } = await storedEvent(t, gone);
-    await storedEvent(t, stays);
+    const { issue_id: issueId } = await storedEvent(t, gone, 30_000);
+    await storedEvent(t, stays, 30_000);
     await t.api().delete(`/api/issues/${issueId}`).expect(204);
     expect(await listAttachments(t, owner, gone)).toEqual([]);
     expect((await listAttachments(t, owner, stays)).map((file) => file.name)).toEqual(['f.txt']);
@@ -399,7 +399,7 @@ describe('attachments (PostgreSQL storage)', () => {
     ]);
     expect((await download(t, listed[0].download_url)).body.toString('utf8')).toBe('héllo from the SDK\n');
     expect((await download(t, listed[1].download_url)).body.equals(binary)).toBe(true);
-    await storedEvent(t, hex(eventId));
+    await storedEvent(t, hex(eventId), 30_000);
   });
 });
 

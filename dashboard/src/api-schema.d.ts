@@ -6482,7 +6482,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The bytes, with the Content-Type the SDK gave and `Content-Disposition: attachment`. */
+            /** @description The bytes, with the Content-Type the SDK gave (any type: shown here as octet-stream) and `Content-Disposition: attachment`. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6497,7 +6497,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description No valid token or session. */
@@ -6506,7 +6506,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
@@ -6515,7 +6515,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /**
@@ -6528,7 +6528,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };

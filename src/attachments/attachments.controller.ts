@@ -1,5 +1,5 @@
 import { Controller, Get, Param, Res, StreamableFile } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { EventIdPipe, IdPipe } from '../common/id.pipes';
 import { ApiErrors, ListOf } from '../http/api-responses';
@@ -30,10 +30,10 @@ export class AttachmentsController {
   /** Always a download: the file's own type, but never rendered or sniffed (see DOWNLOAD_CONTENT_SECURITY_POLICY). */
   @Get(':attachmentId')
   @Requires('project:read', { projectId: 'projectId' })
-  @ApiProduces('application/octet-stream')
   @ApiOkResponse({
-    description: 'The bytes, with the Content-Type the SDK gave and `Content-Disposition: attachment`.',
-    schema: { type: 'string', format: 'binary' },
+    description:
+      'The bytes, with the Content-Type the SDK gave (any type: shown here as octet-stream) and `Content-Disposition: attachment`.',
+    content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
   })
   @ApiErrors(400, 404)
   async download(
