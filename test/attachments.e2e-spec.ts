@@ -106,6 +106,23 @@ describe('attachments (PostgreSQL storage)', () => {
     await storedEvent(t, eventId, 30_000);
   });
 
+  it('lists an event\'s files in the order they were sent, also when their ids gain a digit', async () => {
+    // Ids 10^k - 1 and 10^k next: ordered as text, the second would come first.
+    const [{ last }] = (await db.query(`SELECT last_value::text AS last FROM attachments_id_seq`)) as {
+      last: string;
+    }[];
+    const boundary = 10n ** BigInt(last.length + 1);
+    await db.query(`SELECT setval('attachments_id_seq', $1::bigint)`, [String(boundary - 2n)]);
+    const eventId = randomUUID();
+    await sendEnvelope(
+      t,
+      project,
+      envelope({ event_id: hex(eventId) }, [attachment('first.txt', 'one'), attachment('second.txt', 'two')]),
+    ).expect(200);
+    const listed = await listAttachments(t, project, eventId);
+    expect(listed.map((file) => file.name)).toEqual(['first.txt', 'second.txt']);
+  });
+
   it('sanitises what a hostile header says before it is stored or sent back', async () => {
     const eventId = randomUUID();
     await sendEnvelope(

@@ -92,7 +92,8 @@ export class AttachmentsRepository {
 
   listForEvent(projectId: number, eventId: string): Promise<AttachmentRow[]> {
     return this.dataSource.query(
-      `SELECT ${COLUMNS} FROM attachments WHERE project_id = $1 AND event_id = $2 ORDER BY id`,
+      // By the table's id: the listed `id` is its text, which sorts 10 before 9.
+      `SELECT ${COLUMNS} FROM attachments WHERE project_id = $1 AND event_id = $2 ORDER BY attachments.id`,
       [projectId, eventId],
     );
   }

@@ -189,7 +189,7 @@ export class ReleasesRepository {
   deploys(projectId: number, version: string, limit: number): Promise<DeployRow[]> {
     return this.dataSource.query(
       `SELECT id::text AS id, environment, name, url, date_started, date_finished FROM release_deploys
-        WHERE project_id = $1 AND version = $2 ORDER BY date_finished DESC, id DESC LIMIT $3`,
+        WHERE project_id = $1 AND version = $2 ORDER BY date_finished DESC, release_deploys.id DESC LIMIT $3`,
       [projectId, version, limit],
     );
   }
