@@ -16,6 +16,7 @@ import { AssignmentAndComments1796000000000 } from './migrations/1796000000000-A
 import { HealthProbe1796100000000 } from './migrations/1796100000000-HealthProbe';
 import { Outcomes1796200000000 } from './migrations/1796200000000-Outcomes';
 import { ReleaseHealth1796300000000 } from './migrations/1796300000000-ReleaseHealth';
+import { ReleaseHealthAlerts1796700000000 } from './migrations/1796700000000-ReleaseHealthAlerts';
 
 /** Migrations are listed explicitly so that ts (tests, CLI) and compiled js resolve the same set. */
 export const MIGRATIONS = [
@@ -35,6 +36,7 @@ export const MIGRATIONS = [
   HealthProbe1796100000000,
   Outcomes1796200000000,
   ReleaseHealth1796300000000,
+  ReleaseHealthAlerts1796700000000,
 ];
 
 /** No query of the service runs this long; one that does waits on a server that is gone. */
