@@ -11,7 +11,11 @@ import { Issue } from '../issues/issue.entity';
 import { Assignees } from '../members/assignees';
 import { ProjectsRepository } from '../projects/projects.repository';
 import { ASSIGNEE_CHANNEL_TYPE } from './alert-dispatch.service';
-import { AnyAlertNotification, buildNotification, buildReleaseHealthNotification } from './alert-notification';
+import {
+  AnyAlertNotification,
+  buildNotification,
+  buildReleaseHealthNotification,
+} from './alert-notification';
 import { AlertSenders } from './senders/alert-senders';
 import { DeliveryError, deliveryErrorMessage } from './senders/delivery-error';
 

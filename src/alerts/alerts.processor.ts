@@ -15,7 +15,10 @@ import { AlertDeliveryJob, AlertDispatchService } from './alert-dispatch.service
 import { AlertJobName, AlertTrigger, alertTriggerJobId } from '../issues/transitions/alert-trigger';
 import { AlertTriggerProducer } from '../issues/transitions/alert-trigger.producer';
 import { DeliveryError } from './senders/delivery-error';
-import { RELEASE_HEALTH_EVALUATION_EVERY_MS, ReleaseHealthAlertsService } from './release-health-alerts.service';
+import {
+  RELEASE_HEALTH_EVALUATION_EVERY_MS,
+  ReleaseHealthAlertsService,
+} from './release-health-alerts.service';
 
 /** How often the outbox is swept: once per interval for the whole installation (KeptJobScheduler). */
 const OUTBOX_SWEEP_EVERY_MS = 15_000;

@@ -75,7 +75,10 @@ export class ReleaseHealthAlertsService {
   private async evaluateRule(rule: AlertRule, now: Date, report: EvaluationReport): Promise<void> {
     const conditions = parseReleaseHealthConditions(rule.conditions);
     if (!conditions) {
-      this.ruleFailures.warn(`conditions:${rule.id}`, `release health rule ${rule.id} has invalid conditions`);
+      this.ruleFailures.warn(
+        `conditions:${rule.id}`,
+        `release health rule ${rule.id} has invalid conditions`,
+      );
       return;
     }
     const { from, to } = alertWindow(conditions.window_hours, now);

@@ -9,7 +9,13 @@ const SESSIONS: ReleaseHealthConditions = {
   min_sessions: 10,
 };
 
-function counts(release: string, sessions: number, crashed: number, users = 0, crashedUsers = 0): ReleaseCounts {
+function counts(
+  release: string,
+  sessions: number,
+  crashed: number,
+  users = 0,
+  crashedUsers = 0,
+): ReleaseCounts {
   return { release, sessions, errored: 0, abnormal: 0, crashed, users, crashed_users: crashedUsers };
 }
 

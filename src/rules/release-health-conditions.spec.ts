@@ -1,8 +1,5 @@
 import { RuleConditionsError } from './rule-conditions';
-import {
-  parseReleaseHealthConditions,
-  validateReleaseHealthConditions,
-} from './release-health-conditions';
+import { parseReleaseHealthConditions, validateReleaseHealthConditions } from './release-health-conditions';
 
 function errorOf(work: () => unknown): string {
   try {

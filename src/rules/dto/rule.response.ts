@@ -3,7 +3,8 @@ import { ALERT_STATUSES, AlertStatus } from '../alert-history.entity';
 import { ALERT_TYPES, AlertType } from '../alert-rule.entity';
 
 @ApiSchema({
-  description: "An alert rule: which of a project's issue changes, or releases' health, notify which channels.",
+  description:
+    "An alert rule: which of a project's issue changes, or releases' health, notify which channels.",
 })
 export class RuleView {
   @ApiProperty()
