@@ -51,7 +51,7 @@ const ALERT_LABELS: Record<AlertType, string> = {
   new_issue: 'New issue',
   regression: 'Regression (resolved issue seen again)',
   unmute: 'Unmute (muted issue reopened)',
-  release_health: "Release health (a release's crash-free rate falls below a threshold)",
+  release_health: 'Release health (crash-free rate too low)',
 };
 
 interface RuleDraft {
