@@ -148,7 +148,7 @@ describe('release health alerts in the dashboard (browser)', () => {
     await t.app.get(SessionFolder).fold();
     await t.app.get(ReleaseHealthAlertsService).evaluate();
     await eventually(
-      () => receiver.received.find((request) => request.body.alert_type === 'release_health'),
+      async () => receiver.received.find((request) => request.body.alert_type === 'release_health'),
       SETTLE_MS,
     );
 
