@@ -336,6 +336,39 @@ describe('release health alerts', () => {
     ).toEqual(['shop@1.0.0', 'shop@1.0.0']);
   });
 
+  it('two worker processes evaluating the same breach at once alert once', async () => {
+    const worker = await startTestApp({
+      APP_ROLE: 'worker',
+      REDIS_PREFIX: t.config.REDIS_PREFIX,
+      ALERTS_ALLOW_PRIVATE_NETWORKS: 'true',
+      ALERTS_RETRY_BASE_DELAY_MS: '50',
+      PUBLIC_URL,
+    });
+    try {
+      const project = await createProject();
+      const channel = await createWebhook('/two-workers');
+      await createRule(project, channel, {
+        metric: 'crash_free_sessions',
+        threshold: 90,
+        window_hours: 2,
+        min_sessions: 5,
+      });
+      await sendSessions(project, 'pair@1', 'crashed', 6);
+      await t.app.get(SessionFolder).fold();
+      for (let round = 0; round < 3; round++) {
+        await Promise.all([
+          t.app.get(ReleaseHealthAlertsService).evaluate(),
+          worker.app.get(ReleaseHealthAlertsService).evaluate(),
+        ]);
+      }
+      await waitFor(() => receiver.to('/two-workers').length >= 1, 'the alert');
+      expect(await settled(project)).toHaveLength(1);
+      expect(receiver.to('/two-workers')).toHaveLength(1);
+    } finally {
+      await worker.close();
+    }
+  });
+
   it('a cooldown skips a new breach of the release soon after its last alert', async () => {
     const project = await createProject();
     const channel = await createWebhook('/cooldown');
