@@ -55,8 +55,21 @@ export class ReleaseHealthAlertsService {
     private readonly config: AppConfig,
   ) {}
 
+  /**
+   * A run that fails (the database away) is only logged, at most once a minute: the next minute's
+   * run judges the same figures, and an outage must not fill the failed set with a job a minute.
+   */
   async evaluate(now = new Date()): Promise<EvaluationReport> {
-    const rules = await this.rules.listEnabledOfType('release_health');
+    let rules: AlertRule[];
+    try {
+      rules = await this.rules.listEnabledOfType('release_health');
+    } catch (error) {
+      this.ruleFailures.warn(
+        'rules',
+        `release health rules not evaluated, retried in a minute: ${(error as Error).message}`,
+      );
+      return { rules: 0, breaches: 0, recoveries: 0, queued: 0 };
+    }
     const report: EvaluationReport = { rules: rules.length, breaches: 0, recoveries: 0, queued: 0 };
     for (const rule of rules) {
       try {
