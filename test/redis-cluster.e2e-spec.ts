@@ -13,6 +13,7 @@ import { digestJobId, DigestJobName } from '../src/digest/digest-job';
 import { FailedJobs } from '../src/jobs/failed-jobs';
 import { MaintenanceJobName } from '../src/retention/maintenance.processor';
 import { OutcomeFolder } from '../src/outcomes/outcome-folder';
+import { SessionFolder } from '../src/releases/health/session-folder';
 import { freshFixtureEnvelope } from './fixtures/fixtures';
 import { startTestApp, TestApp } from './helpers/app';
 import { backlogDrained, eventually, openQueue, storedEvent } from './helpers/queues';
@@ -232,13 +233,38 @@ describe('Redis Cluster: the core pipeline on three masters', () => {
     ]);
   });
 
+  it('records sessions and folds them, each script within one slot', async () => {
+    const own = await createProject('Sessions');
+    const now = new Date().toISOString();
+    const session = (status: string) =>
+      JSON.stringify({
+        sid: 'c0ffee00c0ffee00c0ffee00c0ffee00',
+        init: status === 'ok',
+        started: now,
+        timestamp: now,
+        status,
+        did: 'u1',
+        attrs: { release: 'cluster@1' },
+      });
+    for (const status of ['ok', 'crashed']) {
+      await t
+        .http()
+        .post(`/api/${own.id}/envelope/?sentry_key=${hexOf(own.client_key)}`)
+        .send(['{}', '{"type":"session"}', session(status)].join('\n'))
+        .expect(200);
+    }
+    await t.app.get(SessionFolder).fold();
+    const view = (await t.api().get(`/api/projects/${own.id}/release-health`).expect(200)).body;
+    expect(view.totals).toMatchObject({ sessions: 1, crashed_sessions: 1, users: 1, crash_free_users: 0 });
+  });
+
   it('registers the scheduled work once for the installation', async () => {
     const alerts = openQueue(t, QueueName.Alerts);
     const maintenance = openQueue(t, QueueName.Maintenance);
     try {
       const names = await eventually(async () => {
         const found = [...(await alerts.getJobSchedulers()), ...(await maintenance.getJobSchedulers())];
-        return found.length >= 4 && found.map((schedule) => schedule.name).sort();
+        return found.length >= 5 && found.map((schedule) => schedule.name).sort();
       });
       expect(names).toEqual(
         [
@@ -246,6 +272,7 @@ describe('Redis Cluster: the core pipeline on three masters', () => {
           MaintenanceJobName.Retention,
           MaintenanceJobName.EndSnoozes,
           MaintenanceJobName.FoldOutcomes,
+          MaintenanceJobName.FoldSessions,
         ].sort(),
       );
     } finally {

@@ -34,6 +34,8 @@ interface Snapshot {
   issueHours: { issue_id: number; project_id: number; hour: Date }[];
   projectHours: { project_id: number; hour: Date }[];
   outcomeHours: { project_id: number; hour: Date }[];
+  /** Release health's hourly rows, of both tables. */
+  healthHours: { project_id: number; hour: Date }[];
   retention: Map<number, number | null>;
   alertHistory: { id: number; created_at: Date; status: string }[];
   sessions: { token_hash: string; expires_at: Date }[];
@@ -69,6 +71,9 @@ async function snapshot(db: DataSource): Promise<Snapshot> {
     projectHours: await db.query('SELECT project_id, hour FROM project_hourly ORDER BY 1, 2, environment'),
     // Outcomes are hourly rows too, left by any earlier test file that shares this database.
     outcomeHours: await db.query('SELECT project_id, hour FROM outcomes_hourly ORDER BY 1, 2'),
+    healthHours: await db.query(
+      'SELECT project_id, hour FROM release_health_hourly UNION ALL SELECT project_id, hour FROM release_health_users',
+    ),
     retention: new Map(
       (await db.query('SELECT id, retention_days FROM projects')).map(
         (row: { id: number; retention_days: number | null }) => [row.id, row.retention_days],
@@ -125,7 +130,8 @@ function plan(before: Snapshot, now: number, defaultDays: number) {
   const hourlyRowsDeleted =
     before.issueHours.filter((row) => row.hour.getTime() < cutoff(row.project_id)).length +
     before.projectHours.filter((row) => row.hour.getTime() < cutoff(row.project_id)).length +
-    before.outcomeHours.filter((row) => row.hour.getTime() < cutoff(row.project_id)).length;
+    before.outcomeHours.filter((row) => row.hour.getTime() < cutoff(row.project_id)).length +
+    before.healthHours.filter((row) => row.hour.getTime() < cutoff(row.project_id)).length;
   const ahead: string[] = [];
   for (let day = startOfDay(now - DAY); day <= startOfDay(now + 3 * DAY); day += DAY)
     ahead.push(partitionName(day));

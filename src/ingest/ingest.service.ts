@@ -33,8 +33,11 @@ export type IngestEndpoint = 'envelope' | 'store';
 interface IngestAttempt {
   admittedProjectId?: number;
   reader?: EnvelopeReader;
-  /** The request was counted within the event limits (a sessions-only envelope gives it back). */
-  counted?: boolean;
+  /**
+   * When the request was counted within the event limits: a sessions-only envelope gives the count
+   * back to the same windows.
+   */
+  countedAt?: number;
   /** Over the event limits: the refusal for the first item that is not a session or client report. */
   eventsRefused?: IngestRejection;
 }
@@ -252,7 +255,10 @@ export class IngestService {
     withEvent: boolean,
   ): Promise<void> {
     if (!reader.smallItems.has('session') && !reader.smallItems.has('sessions')) return;
-    const giveBack = !withEvent && attempt.counted ? this.giveBackRequest(projectId) : undefined;
+    const giveBack =
+      !withEvent && attempt.countedAt !== undefined
+        ? this.giveBackRequest(projectId, attempt.countedAt)
+        : undefined;
     let taken;
     try {
       taken = await this.sessions.take(projectId, reader);
@@ -274,9 +280,9 @@ export class IngestService {
     if (taken.outcomes.length > 0) this.outcomes.count(projectId, taken.outcomes);
   }
 
-  /** Not awaited for the answer's sake, only so that a failure is logged rather than unhandled. */
-  private giveBackRequest(projectId: number): Promise<void> {
-    return this.rateLimiter.giveBack(projectId).catch((error: unknown) => {
+  /** Runs beside the recording of the sessions; a failure only leaves the count taken, and is logged. */
+  private giveBackRequest(projectId: number, countedAt: number): Promise<void> {
+    return this.rateLimiter.giveBack(projectId, countedAt).catch((error: unknown) => {
       this.rejectionLog.warn('rate limiter', `rate limiter unavailable: ${(error as Error).message}`);
     });
   }
@@ -304,14 +310,15 @@ export class IngestService {
    */
   private async countRequest(projectId: number, attempt: IngestAttempt, readsOn: boolean): Promise<void> {
     let decision;
+    const now = Date.now();
     try {
-      decision = await this.rateLimiter.take(projectId);
+      decision = await this.rateLimiter.take(projectId, now);
     } catch (error) {
       this.rejectionLog.warn('rate limiter', `rate limiter unavailable: ${(error as Error).message}`);
       throw new ServiceUnavailableException('rate limiter unavailable, try again later');
     }
     if (decision.allowed) {
-      attempt.counted = true;
+      attempt.countedAt = now;
       return;
     }
     const seconds = String(decision.retryAfterSeconds);

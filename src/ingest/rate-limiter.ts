@@ -119,10 +119,12 @@ export class IngestRateLimiter {
   }
 
   /**
-   * Gives back one request that `take` allowed (it counted in both windows): a request that held
-   * sessions and no event, which count in their own category.
+   * Gives back one request that `take` allowed at `takenAt` (it counted in both windows, whose keys
+   * outlive them by a minute, so they are still there): a request that held sessions and no event,
+   * which count in their own category.
    */
-  async giveBack(projectId: number, now = Date.now()): Promise<void> {
+  async giveBack(projectId: number, takenAt: number): Promise<void> {
+    const now = takenAt;
     if (!this.enabled) return;
     const minuteStart = now - (now % MINUTE_MS);
     const hourStart = now - (now % HOUR_MS);

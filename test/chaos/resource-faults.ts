@@ -325,9 +325,16 @@ export async function redisMemoryFull(suite: Suite, seconds: number): Promise<vo
   const probeKey = 'chaos-suite:memory-probe';
   const oomCount = async () =>
     Number(/errorstat_OOM:count=(\d+)/.exec(await redis.info('errorstats'))?.[1] ?? 0);
-  /** maxmemory down to what Redis uses now: the next write that needs memory is refused. */
+  /**
+   * maxmemory down to what Redis uses now: the next write that needs memory is refused. Redis leaves
+   * its AOF and replication buffers out of that count (`mem_not_counted_for_evict`): under a load of
+   * many small writes they alone would leave room for the probe.
+   */
   const limit = async () => {
-    const used = Number(/used_memory:(\d+)/.exec(await redis.info('memory'))?.[1]);
+    const info = await redis.info('memory');
+    const used =
+      Number(/used_memory:(\d+)/.exec(info)?.[1]) -
+      Number(/mem_not_counted_for_evict:(\d+)/.exec(info)?.[1] ?? 0);
     await redis.config('SET', 'maxmemory', String(used));
     return used;
   };

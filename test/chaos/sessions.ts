@@ -42,6 +42,9 @@ export interface SessionCheck {
  */
 const releaseOf = (epoch: number) => `chaos-app@${epoch}`;
 
+/** Sessions only touch Redis at ingest: an answer that takes longer is not coming. */
+const REQUEST_TIMEOUT_MS = 5_000;
+
 export class SessionLoad {
   readonly sent: SentSession[] = [];
   epoch = 1;
@@ -121,7 +124,7 @@ export class SessionLoad {
           response.on('error', () => resolve(0));
         },
       );
-      request.setTimeout(10_000, () => request.destroy());
+      request.setTimeout(REQUEST_TIMEOUT_MS, () => request.destroy());
       request.on('error', () => resolve(0));
       request.end(body);
     });
@@ -175,9 +178,9 @@ export async function checkSessions(options: {
   projectId: number;
 }): Promise<SessionCheck> {
   const { load, redis, prefix, projectId } = options;
-  // The epoch closes; its requests in flight settle (they time out within 10 s).
+  // The epoch closes; its requests in flight settle (they time out before this).
   const closed = load.epoch++;
-  await sleep(11_000);
+  await sleep(REQUEST_TIMEOUT_MS + 1_000);
   const sessions = load.sent.filter((session) => session.epoch <= closed);
   const releases = Array.from({ length: closed }, (_, index) => releaseOf(index + 1));
   const states: (string | null)[] = [];

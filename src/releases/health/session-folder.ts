@@ -7,9 +7,10 @@ import { readLiveFields, sessionKeys } from './session-keys';
 
 /**
  * Takes the live hash as a batch: renamed, so that ingest's next updates start a new live hash,
- * and its id added to the set of batches to fold, in one step. KEYS: live, batch, set of batches.
+ * and its id added to the set of batches to fold, in one step (`#!lua`: refused whole when Redis is
+ * out of memory, rather than renaming without recording the batch). KEYS: live, batch, set of batches.
  */
-const TAKE_SCRIPT = `
+const TAKE_SCRIPT = `#!lua
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('RENAME', KEYS[1], KEYS[2])
 redis.call('SADD', KEYS[3], ARGV[1])

@@ -18,13 +18,19 @@ import { MAX_SESSION_AGE_MS, SessionClass, SessionRecord, worstClassOf } from '.
  *   bucket, user field.
  *
  * State of a session: `<class>:<order>` while open, `<class>:<order>:e` once ended. An update
- * applies only when its order is past the state's (a resend, or a copy that arrives late, changes
- * nothing) and the session has not ended; the first update of a session counts it, and a later one
+ * applies only when the session has not ended and its order is not before the state's (a copy that
+ * arrives late changes nothing; one of the same order, an update made in the same millisecond, may
+ * make it worse, and a resend is the same class again); the first update of a session counts it, and a later one
  * moves it to a worse class (the counter of its old class down, of its new class up): a session is
  * counted once, as the worst it reached. The user of a bucket keeps the worst class of its
  * sessions. Returns per envelope {0, 0} when applied, {1|2, over} when the minute|hour limit refused.
+ *
+ * The `#!lua` line makes it a script Redis (7 and later) refuses whole when it is out of memory: a
+ * script without it would run until its first refused write, leaving a session counted without its
+ * state, and counted again when the SDK sends it anew. Every key it touches has the `{sessions}`
+ * hash tag of KEYS[1]: one Redis Cluster slot.
  */
-const APPLY_SCRIPT = `
+const APPLY_SCRIPT = `#!lua
 local live = KEYS[1]
 local base = ARGV[1]
 local kinds = {'e', 'e', 'a', 'c'}
@@ -62,7 +68,7 @@ local function apply(i)
     local state = redis.call('GET', key)
     if state then
       local old, oldOrder, ended = string.match(state, '^(%d):(%d+)(:?e?)$')
-      if not old or ended ~= '' or order <= tonumber(oldOrder) then return end
+      if not old or ended ~= '' or order < tonumber(oldOrder) then return end
       old = tonumber(old)
       if class > old then
         if old > 0 then redis.call('HINCRBY', live, kinds[old] .. '\\n' .. bucket, -1) end
