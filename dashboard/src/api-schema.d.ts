@@ -2248,16 +2248,16 @@ export interface components {
                 [key: string]: unknown;
             };
         };
-        /** @description An alert rule: which of a project's issue changes notify which channels. */
+        /** @description An alert rule: which of a project's issue changes, or releases' health, notify which channels. */
         RuleView: {
             id: number;
             project_id: number;
             /** @example New issues to ops */
             name: string;
             /** @enum {string} */
-            alert_type: "new_issue" | "regression" | "unmute" | "new_feedback";
+            alert_type: "new_issue" | "regression" | "unmute" | "new_feedback" | "release_health";
             is_enabled: boolean;
-            /** @description `environments` and `min_level` filters; empty: every event matches. */
+            /** @description Issue alerts: `environments` and `min_level` filters (empty: every event matches). `release_health`: `metric`, `threshold`, `window_hours`, `min_sessions`, optional `environments`. */
             conditions: {
                 [key: string]: unknown;
             };
@@ -2272,7 +2272,7 @@ export interface components {
             /** @example New issues to ops */
             name: string;
             /** @enum {string} */
-            alert_type: "new_issue" | "regression" | "unmute" | "new_feedback";
+            alert_type: "new_issue" | "regression" | "unmute" | "new_feedback" | "release_health";
             /**
              * @description ids of existing notification channels
              * @example [
@@ -2290,7 +2290,7 @@ export interface components {
              */
             notify_assignee?: boolean;
             /**
-             * @description Optional filters: `environments` (list of environment names) and `min_level` (debug, info, warning, error or fatal). Empty object: every event matches.
+             * @description Issue alerts: optional filters `environments` (list of environment names) and `min_level` (debug, info, warning, error or fatal); empty object: every event matches. `release_health`: `metric` (crash_free_sessions or crash_free_users), `threshold` (percent, > 0 and ≤ 100), `window_hours` (1 to 168), `min_sessions` (≥ 1) and optional `environments`.
              * @example {
              *       "environments": [
              *         "production"
@@ -2322,7 +2322,7 @@ export interface components {
              */
             notify_assignee?: boolean;
             /**
-             * @description Optional filters: `environments` (list of environment names) and `min_level` (debug, info, warning, error or fatal). Empty object: every event matches.
+             * @description Issue alerts: optional filters `environments` (list of environment names) and `min_level` (debug, info, warning, error or fatal); empty object: every event matches. `release_health`: `metric` (crash_free_sessions or crash_free_users), `threshold` (percent, > 0 and ≤ 100), `window_hours` (1 to 168), `min_sessions` (≥ 1) and optional `environments`.
              * @example {
              *       "environments": [
              *         "production"
@@ -2338,7 +2338,7 @@ export interface components {
         AlertHistoryView: {
             id: number;
             /** @enum {string} */
-            alert_type: "new_issue" | "regression" | "unmute" | "new_feedback";
+            alert_type: "new_issue" | "regression" | "unmute" | "new_feedback" | "release_health";
             /** @example webhook */
             channel_type: string;
             channel_name: string;
@@ -2348,6 +2348,8 @@ export interface components {
             issue_id: number | null;
             /** @description `<SLUG>-<n>` of the issue, for people; null once the issue is deleted. */
             issue_short_id: string | null;
+            /** @description The release a `release_health` alert is about; null for issue alerts. */
+            release: string | null;
             rule_id: number | null;
             channel_id: number | null;
             /** Format: date-time */

@@ -9,8 +9,13 @@ import type { AlertHistoryEntry } from '../rules/alert-history.entity';
 import { AlertHistoryRepository } from '../rules/alert-history.repository';
 import { Issue } from '../issues/issue.entity';
 import { Assignees } from '../members/assignees';
+import { ProjectsRepository } from '../projects/projects.repository';
 import { ASSIGNEE_CHANNEL_TYPE } from './alert-dispatch.service';
-import { buildNotification } from './alert-notification';
+import {
+  AnyAlertNotification,
+  buildNotification,
+  buildReleaseHealthNotification,
+} from './alert-notification';
 import { AlertSenders } from './senders/alert-senders';
 import { DeliveryError, deliveryErrorMessage } from './senders/delivery-error';
 
@@ -35,6 +40,7 @@ export class AlertDeliveryService {
     private readonly senders: AlertSenders,
     private readonly config: AppConfig,
     private readonly assignees: Assignees,
+    private readonly projects: ProjectsRepository,
   ) {}
 
   /**
@@ -48,6 +54,7 @@ export class AlertDeliveryService {
     // the one case that sends twice, and receivers can drop that copy by X-Idempotency-Key.
     if (row.status !== 'pending') return 'already-done';
 
+    if (row.release !== null) return this.deliverReleaseAlert(row, lastAttempt);
     const found = row.issueId === null ? null : await this.issues.findWithProject(row.issueId);
     let channel: NotificationChannel | null;
     if (row.channelType === ASSIGNEE_CHANNEL_TYPE) {
@@ -70,6 +77,32 @@ export class AlertDeliveryService {
       this.config.publicUrl,
       row.createdAt.toISOString(),
     );
+    return this.send(row, channel, notification, lastAttempt);
+  }
+
+  /** A `release_health` row: everything it says was kept on the row when the breach was found. */
+  private async deliverReleaseAlert(row: AlertHistoryEntry, lastAttempt: boolean): Promise<DeliveryOutcome> {
+    const channel = row.channelId === null ? null : await this.channels.findById(row.channelId);
+    if (!channel) return this.skip(row, 'channel was deleted before delivery');
+    if (!channel.isEnabled) return this.skip(row, 'channel was disabled before delivery');
+    const project = await this.projects.findById(row.projectId);
+    if (!project || !row.releaseBreach) return this.skip(row, 'project was deleted before delivery');
+    const notification = buildReleaseHealthNotification(
+      project,
+      row.release!,
+      row.releaseBreach,
+      this.config.publicUrl,
+      row.createdAt.toISOString(),
+    );
+    return this.send(row, channel, notification, lastAttempt);
+  }
+
+  private async send(
+    row: AlertHistoryEntry,
+    channel: NotificationChannel,
+    notification: AnyAlertNotification,
+    lastAttempt: boolean,
+  ): Promise<DeliveryOutcome> {
     try {
       const answer = await this.senders.send(channel, notification, row.idempotencyKey);
       await this.recordSuccess(row, channel);

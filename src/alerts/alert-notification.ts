@@ -1,6 +1,7 @@
 import type { Issue } from '../issues/issue.entity';
 import { issueUrl, IssueView, toIssueView } from '../issues/issue-view';
 import type { Project } from '../projects/project.entity';
+import type { ReleaseBreach } from '../rules/alert-history.entity';
 import type { AlertType } from '../rules/alert-rule.entity';
 
 /** What every sender says, whatever its format: one issue of one project, and why it is reported. */
@@ -20,11 +21,54 @@ const ALERT_TITLES: Record<AlertNotification['alertType'], string> = {
   regression: 'Regression',
   unmute: 'Issue unmuted',
   new_feedback: 'New user feedback',
+  release_health: 'Release health',
   test: 'Test notification',
 };
 
 export function alertTitle(alertType: AlertNotification['alertType']): string {
   return ALERT_TITLES[alertType];
+}
+
+/** What a `release_health` alert says: one release of one project below a rule's threshold. */
+export interface ReleaseHealthNotification {
+  alertType: 'release_health';
+  project: { id: number; name: string; slug: string };
+  /** The release, its dashboard link, and what was measured. */
+  release: ReleaseBreach & { version: string; url: string };
+  /** Link to the release in the dashboard. */
+  url: string;
+  triggeredAt: string;
+}
+
+/** What the senders take: an issue's notification (or the test one), or a release's. */
+export type AnyAlertNotification = AlertNotification | ReleaseHealthNotification;
+
+export function isReleaseHealthNotification(
+  notification: AnyAlertNotification,
+): notification is ReleaseHealthNotification {
+  return 'release' in notification;
+}
+
+/** The release's page in the dashboard. */
+export function releaseUrl(publicUrl: string, projectId: number, version: string): string {
+  return `${publicUrl.replace(/\/+$/, '')}/projects/${projectId}/releases/${encodeURIComponent(version)}`;
+}
+
+export function buildReleaseHealthNotification(
+  project: Pick<Project, 'id' | 'name' | 'slug'>,
+  version: string,
+  breach: ReleaseBreach,
+  publicUrl: string,
+  triggeredAt: string,
+): ReleaseHealthNotification {
+  const url = releaseUrl(publicUrl, project.id, version);
+  return {
+    alertType: 'release_health',
+    project: { id: project.id, name: project.name, slug: project.slug },
+    release: { version, url, ...breach },
+    url,
+    triggeredAt,
+  };
 }
 
 export function buildNotification(

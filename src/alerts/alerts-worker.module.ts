@@ -5,14 +5,17 @@ import { registerQueue } from '../jobs/queue-layout';
 import { EventServicesModule } from '../events/event-services.module';
 import { IssueServicesModule } from '../issues/issue-services.module';
 import { MemberServicesModule } from '../members/member-services.module';
+import { ProjectsDataModule } from '../projects/projects-data.module';
+import { ReleaseHealthDataModule } from '../releases/health/release-health-data.module';
 import { RulesDataModule } from '../rules/rules-data.module';
 import { AlertDeliveryService } from './alert-delivery.service';
 import { AlertDispatchService } from './alert-dispatch.service';
 import { AlertTriggersModule } from '../issues/transitions/alert-triggers.module';
 import { AlertsProcessor } from './alerts.processor';
+import { ReleaseHealthAlertsService } from './release-health-alerts.service';
 import { AlertSendersModule } from './senders/alert-senders.module';
 
-/** Worker role: consumes the alerts queue (rule matching, cooldowns, delivery with retries). */
+/** Worker role: consumes the alerts queue (rule matching, cooldowns, delivery with retries), and the evaluation of release health rules once a minute. */
 @Module({
   imports: [
     registerQueue(QueueName.Alerts),
@@ -23,7 +26,9 @@ import { AlertSendersModule } from './senders/alert-senders.module';
     IssueServicesModule,
     EventServicesModule,
     MemberServicesModule,
+    ProjectsDataModule,
+    ReleaseHealthDataModule,
   ],
-  providers: [AlertDispatchService, AlertDeliveryService, AlertsProcessor],
+  providers: [AlertDispatchService, AlertDeliveryService, ReleaseHealthAlertsService, AlertsProcessor],
 })
 export class AlertsWorkerModule {}

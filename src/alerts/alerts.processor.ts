@@ -15,6 +15,10 @@ import { AlertDeliveryJob, AlertDispatchService } from './alert-dispatch.service
 import { AlertJobName, AlertTrigger, alertTriggerJobId } from '../issues/transitions/alert-trigger';
 import { AlertTriggerProducer } from '../issues/transitions/alert-trigger.producer';
 import { DeliveryError } from './senders/delivery-error';
+import {
+  RELEASE_HEALTH_EVALUATION_EVERY_MS,
+  ReleaseHealthAlertsService,
+} from './release-health-alerts.service';
 
 /** How often the outbox is swept: once per interval for the whole installation (KeptJobScheduler). */
 const OUTBOX_SWEEP_EVERY_MS = 15_000;
@@ -32,6 +36,7 @@ export class AlertsProcessor
   implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
 {
   private readonly outboxSweeps: KeptJobScheduler;
+  private readonly releaseHealthChecks: KeptJobScheduler;
   private readonly workerErrors = new WorkerErrorLog(new Logger(AlertsProcessor.name), QueueName.Alerts);
 
   constructor(
@@ -39,8 +44,19 @@ export class AlertsProcessor
     private readonly dispatcher: AlertDispatchService,
     private readonly delivery: AlertDeliveryService,
     private readonly triggers: AlertTriggerProducer,
+    private readonly releaseHealth: ReleaseHealthAlertsService,
   ) {
     super();
+    // Once a minute for the installation, however many workers: each breach is judged by one job.
+    this.releaseHealthChecks = new KeptJobScheduler(
+      queue,
+      {
+        name: AlertJobName.EvaluateReleaseHealth,
+        repeat: { every: RELEASE_HEALTH_EVALUATION_EVERY_MS },
+        opts: { removeOnComplete: true, removeOnFail: true },
+      },
+      new Logger(AlertsProcessor.name),
+    );
     this.outboxSweeps = new KeptJobScheduler(
       queue,
       {
@@ -54,6 +70,7 @@ export class AlertsProcessor
 
   onApplicationBootstrap(): void {
     this.outboxSweeps.start();
+    this.releaseHealthChecks.start();
   }
 
   /** Closed before @nestjs/bullmq closes its workers, which would wait for a stuck job forever. */
@@ -67,6 +84,7 @@ export class AlertsProcessor
 
   onApplicationShutdown(): void {
     this.outboxSweeps.stop();
+    this.releaseHealthChecks.stop();
   }
 
   @OnWorkerEvent('error')
@@ -95,6 +113,8 @@ export class AlertsProcessor
       }
       case AlertJobName.SweepOutbox:
         return this.triggers.sweep();
+      case AlertJobName.EvaluateReleaseHealth:
+        return this.releaseHealth.evaluate();
       default:
         throw new UnrecoverableError(`unknown alerts job "${job.name}"`);
     }

@@ -1,12 +1,28 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import type { ChannelType } from '../channels/channel.entity';
 import type { AlertType } from './alert-rule.entity';
+import type { ReleaseHealthMetric } from './release-health-conditions';
+
+/** A release's figure found below a rule's threshold: what its notifications say. */
+export interface ReleaseBreach {
+  metric: ReleaseHealthMetric;
+  /** Percent, not rounded. */
+  value: number;
+  threshold: number;
+  window_hours: number;
+  min_sessions: number;
+  /** Sessions and distinct users of the release in the window. */
+  sessions: number;
+  users: number;
+  /** The rule's environments; null: every environment. */
+  environments: string[] | null;
+}
 
 export const ALERT_STATUSES = ['pending', 'sent', 'failed', 'skipped'] as const;
 export type AlertStatus = (typeof ALERT_STATUSES)[number];
 
 /**
- * One notification of one channel by one rule about one issue. Channel name and type are copied so
+ * One notification of one channel by one rule about one issue (or, for `release_health`, one release). Channel name and type are copied so
  * the history still reads well after the channel is renamed or deleted.
  */
 @Entity('alert_history')
@@ -30,6 +46,14 @@ export class AlertHistoryEntry {
 
   @Column({ name: 'alert_type', type: 'text' })
   alertType: AlertType;
+
+  /** The release a `release_health` alert is about; null for issue alerts. */
+  @Column({ type: 'text', nullable: true })
+  release: string | null;
+
+  /** What a `release_health` alert measured, for its notification; null for issue alerts. */
+  @Column({ name: 'release_breach', type: 'jsonb', nullable: true })
+  releaseBreach: ReleaseBreach | null;
 
   /** The channel's type, or `assignee` for the e-mail to the issue's assignee (a rule's notify_assignee). */
   @Column({ name: 'channel_type', type: 'text' })

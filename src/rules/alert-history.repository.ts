@@ -17,7 +17,8 @@ export type NewAlertHistoryEntry = Pick<
   | 'error'
   | 'attempts'
   | 'idempotencyKey'
->;
+> &
+  Partial<Pick<AlertHistoryEntry, 'release' | 'releaseBreach'>>;
 
 /** A history row with the number and project slug of its issue (null once the issue is deleted). */
 export interface AlertHistoryWithIssue {
@@ -105,6 +106,46 @@ export class AlertHistoryRepository {
       ]);
       return work(manager);
     });
+  }
+
+  /**
+   * Like inCooldownLock, for a rule's alerts about a release: the breach's state row, the cooldown
+   * check and the history rows are written together.
+   */
+  inReleaseCooldownLock<T>(
+    ruleId: number,
+    release: string,
+    work: (manager: EntityManager) => Promise<T>,
+  ): Promise<T> {
+    return this.history.manager.transaction(async (manager) => {
+      await manager.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
+        `alert-cooldown:${ruleId}:release:${release}`,
+      ]);
+      return work(manager);
+    });
+  }
+
+  /** When the rule last notified (a `pending` or `sent` row) about the release within the last `minutes`. */
+  async lastNotifiedAboutReleaseWithin(
+    manager: EntityManager,
+    ruleId: number,
+    release: string,
+    minutes: number,
+  ): Promise<Date | null> {
+    const [recent] = (await manager.query(
+      `SELECT created_at FROM alert_history
+        WHERE rule_id = $1 AND release = $2 AND status IN ('pending', 'sent')
+          AND created_at > now() - make_interval(mins => $3)
+        ORDER BY created_at DESC LIMIT 1`,
+      [ruleId, release, minutes],
+    )) as Array<{ created_at: Date }>;
+    return recent ? new Date(recent.created_at) : null;
+  }
+
+  /** The rows with these idempotency keys that are still `pending`, outside any transaction. */
+  pendingWithKeys(keys: string[]): Promise<AlertHistoryEntry[]> {
+    if (keys.length === 0) return Promise.resolve([]);
+    return this.history.find({ where: { idempotencyKey: In(keys), status: 'pending' } });
   }
 
   /** The rows with these idempotency keys. */

@@ -28,6 +28,15 @@ export class RulesRepository {
     });
   }
 
+  /** The enabled rules of one type in every project, with their channels: what a schedule evaluates. */
+  listEnabledOfType(alertType: AlertType): Promise<AlertRule[]> {
+    return this.rules.find({
+      where: { alertType, isEnabled: true },
+      relations: { channels: true },
+      order: { id: 'ASC' },
+    });
+  }
+
   insert(rule: {
     projectId: number;
     name: string;

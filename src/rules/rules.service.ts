@@ -5,19 +5,24 @@ import { InvalidInputError, NotFoundError } from '../common/domain-errors';
 import { shortId } from '../issues/issue-view';
 import type { AlertHistoryEntry } from './alert-history.entity';
 import { AlertHistoryRepository } from './alert-history.repository';
-import type { AlertRule } from './alert-rule.entity';
+import type { AlertRule, AlertType } from './alert-rule.entity';
 import { DEFAULT_HISTORY_LIMIT } from './dto/history-query.dto';
 import type { CreateRuleDto } from './dto/create-rule.dto';
 import type { UpdateRuleDto } from './dto/update-rule.dto';
+import { validateReleaseHealthConditions } from './release-health-conditions';
 import { RuleConditionsError, validateRuleConditions } from './rule-conditions';
+import { ReleaseHealthAlertStatesRepository } from './release-health-alert-states.repository';
 import { RulesRepository } from './rules.repository';
 import type { RuleView, AlertHistoryView } from './dto/rule.response';
 
 export type { RuleView, AlertHistoryView };
 
-function checkedConditions(raw: unknown): Record<string, unknown> {
+/** Each type's own conditions: a release_health rule's are its metric and threshold, not filters. */
+function checkedConditions(alertType: AlertType, raw: unknown): Record<string, unknown> {
   try {
-    return { ...validateRuleConditions(raw) };
+    return alertType === 'release_health'
+      ? { ...validateReleaseHealthConditions(raw) }
+      : { ...validateRuleConditions(raw) };
   } catch (error) {
     if (error instanceof RuleConditionsError) throw new InvalidInputError(error.message);
     throw error;
@@ -34,6 +39,7 @@ export class RulesService {
     private readonly rules: RulesRepository,
     private readonly history: AlertHistoryRepository,
     private readonly channels: ChannelsService,
+    private readonly breaches: ReleaseHealthAlertStatesRepository,
   ) {}
 
   async list(projectId: number): Promise<RuleView[]> {
@@ -46,7 +52,7 @@ export class RulesService {
   }
 
   async create(projectId: number, body: CreateRuleDto): Promise<RuleView> {
-    const conditions = checkedConditions(body.conditions ?? {});
+    const conditions = checkedConditions(body.alert_type, body.conditions ?? {});
     const channels = await this.existingChannels(body.channel_ids);
     const saved = await this.rules.insert({
       projectId,
@@ -67,9 +73,13 @@ export class RulesService {
     if (body.is_enabled !== undefined) rule.isEnabled = body.is_enabled;
     if (body.cooldown_minutes !== undefined) rule.cooldownMinutes = body.cooldown_minutes;
     if (body.notify_assignee !== undefined) rule.notifyAssignee = body.notify_assignee;
-    if (body.conditions !== undefined) rule.conditions = checkedConditions(body.conditions);
+    if (body.conditions !== undefined) rule.conditions = checkedConditions(rule.alertType, body.conditions);
     if (body.channel_ids !== undefined) rule.channels = await this.existingChannels(body.channel_ids);
-    return toRuleView(await this.rules.save(rule));
+    const saved = await this.rules.save(rule);
+    // New thresholds or windows judge every release afresh: a breach of the old ones is forgotten.
+    if (body.conditions !== undefined && rule.alertType === 'release_health')
+      await this.breaches.closeAll(rule.id);
+    return toRuleView(saved);
   }
 
   async remove(projectId: number, ruleId: number): Promise<void> {
@@ -133,6 +143,7 @@ export function toHistoryView(
     error: entry.error,
     issue_id: entry.issueId,
     issue_short_id: issueShortId,
+    release: entry.release,
     rule_id: entry.ruleId,
     channel_id: entry.channelId,
     created_at: entry.createdAt.toISOString(),

@@ -19,6 +19,7 @@ import { ReleaseHealth1796300000000 } from './migrations/1796300000000-ReleaseHe
 import { ReleaseIssueIndexes1796400000000 } from './migrations/1796400000000-ReleaseIssueIndexes';
 import { UserFeedback1796500000000 } from './migrations/1796500000000-UserFeedback';
 import { Attachments1796600000000 } from './migrations/1796600000000-Attachments';
+import { ReleaseHealthAlerts1796700000000 } from './migrations/1796700000000-ReleaseHealthAlerts';
 
 /** Migrations are listed explicitly so that ts (tests, CLI) and compiled js resolve the same set. */
 export const MIGRATIONS = [
@@ -41,6 +42,7 @@ export const MIGRATIONS = [
   ReleaseIssueIndexes1796400000000,
   UserFeedback1796500000000,
   Attachments1796600000000,
+  ReleaseHealthAlerts1796700000000,
 ];
 
 /** No query of the service runs this long; one that does waits on a server that is gone. */

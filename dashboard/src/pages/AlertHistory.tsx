@@ -38,7 +38,7 @@ export function AlertHistory({ projectId }: { projectId: number }) {
       {history.loading && !history.data && <Loading label="Loading history…" />}
       {history.data && historyList.length === 0 && <Empty title="No alerts sent yet." />}
       {historyList.length > 0 && (
-        <DataTable columns={['Created', 'Type', 'Channel', 'Status', 'Issue', 'Sent', 'Error']}>
+        <DataTable columns={['Created', 'Type', 'Channel', 'Status', 'Issue or release', 'Sent', 'Error']}>
           {historyList.map((entry) => (
             <tr key={entry.id}>
               <td data-label="Created">
@@ -51,8 +51,12 @@ export function AlertHistory({ projectId }: { projectId: number }) {
               <td data-label="Status">
                 <Badge kind={STATUS_KIND[entry.status] ?? 'neutral'}>{entry.status}</Badge>
               </td>
-              <td data-label="Issue">
-                {entry.issue_id ? (
+              <td data-label="Issue or release">
+                {entry.release ? (
+                  <a href={`/projects/${projectId}/releases/${encodeURIComponent(entry.release)}`} class="mono">
+                    {entry.release}
+                  </a>
+                ) : entry.issue_id ? (
                   <a href={`/issues/${entry.issue_id}`} class="mono">
                     {entry.issue_short_id ?? `#${entry.issue_id}`}
                   </a>

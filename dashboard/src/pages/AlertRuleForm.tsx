@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { useSubmit } from '../actions';
 import { AlertType, call, Channel, client, Rule } from '../api';
 import { CheckboxPicker, EnabledAndActions, ErrorMessage } from '../components';
+import { describeReleaseHealth, ReleaseHealthDraft, releaseHealthConditions, releaseHealthDraftOf, ReleaseHealthFields } from './ReleaseHealthRuleFields';
 
 /** The filters a rule's `conditions` may hold (src/rules/rule-conditions.ts); none means every issue. */
 type RuleConditions = {
@@ -33,12 +34,18 @@ export function describeConditions(conditions: RuleConditions): string {
   return `Environments: ${environments} · Level: ${conditions.min_level ? levelText(conditions.min_level) : 'any'}`;
 }
 
+/** What a rule's conditions say, whatever its type. */
+export function describeRuleConditions(rule: Rule): string {
+  return rule.alert_type === 'release_health' ? describeReleaseHealth(rule) : describeConditions(conditionsOf(rule));
+}
+
 /** Short names of the alert types, for badges and the history. */
 export const ALERT_NAMES: Record<AlertType, string> = {
   new_issue: 'New issue',
   regression: 'Regression',
   unmute: 'Unmuted',
   new_feedback: 'New feedback',
+  release_health: 'Release health',
 };
 
 const ALERT_LABELS: Record<AlertType, string> = {
@@ -46,6 +53,7 @@ const ALERT_LABELS: Record<AlertType, string> = {
   regression: 'Regression (resolved issue seen again)',
   unmute: 'Unmute (muted issue reopened)',
   new_feedback: 'New user feedback on an issue',
+  release_health: 'Release health (crash-free rate too low)',
 };
 
 interface RuleDraft {
@@ -58,6 +66,7 @@ interface RuleDraft {
   environments: string;
   min_level: Level | '';
   notify_assignee: boolean;
+  health: ReleaseHealthDraft;
 }
 
 export function RuleForm({
@@ -86,8 +95,10 @@ export function RuleForm({
       environments: (conditions.environments ?? []).join(', '),
       min_level: conditions.min_level ?? '',
       notify_assignee: rule?.notify_assignee ?? false,
+      health: releaseHealthDraftOf(rule),
     };
   });
+  const forRelease = draft.alert_type === 'release_health';
   const { busy, error, setError, run } = useSubmit();
   const set = (patch: Partial<RuleDraft>) => setDraft({ ...draft, ...patch });
   const prefix = rule ? `rule-${rule.id}` : 'rule-new';
@@ -100,7 +111,12 @@ export function RuleForm({
       return;
     }
     const environments = splitEnvironments(draft.environments);
-    const conditions: RuleConditions = {
+    const health = forRelease ? releaseHealthConditions(draft.health) : null;
+    if (typeof health === 'string') {
+      setError(health);
+      return;
+    }
+    const conditions: Record<string, unknown> = health ?? {
       ...(environments.length ? { environments } : {}),
       ...(draft.min_level ? { min_level: draft.min_level } : {}),
     };
@@ -187,70 +203,81 @@ export function RuleForm({
           </div>
         )}
       </fieldset>
-      <label class="check rule-assignee">
-        <input
-          type="checkbox"
-          name="rule-notify-assignee"
-          checked={draft.notify_assignee}
-          aria-describedby={`${prefix}-assignee-hint`}
-          onChange={(e) => set({ notify_assignee: e.currentTarget.checked })}
+      {forRelease ? (
+        <ReleaseHealthFields
+          prefix={prefix}
+          draft={draft.health}
+          onChange={(patch) => set({ health: { ...draft.health, ...patch } })}
+          knownEnvironments={knownEnvironments}
         />
-        Also e-mail the issue's assignee
-      </label>
-      <p class="hint rule-assignee-hint" id={`${prefix}-assignee-hint`}>
-        The assigned member, or each member of the assigned team, who has personal e-mail notifications on.
-      </p>
-      <fieldset class="field rule-conditions">
-        <legend>Only for</legend>
-        <div class="field">
-          <label for={`${prefix}-environments`}>Environments</label>
-          <input
-            name="rule-environments"
-            id={`${prefix}-environments`}
-            placeholder="every environment"
-            aria-describedby={`${prefix}-environments-hint`}
-            value={draft.environments}
-            onInput={(e) => set({ environments: e.currentTarget.value })}
-          />
-          <small class="hint" id={`${prefix}-environments-hint`}>
-            Comma-separated. The issue's latest event must come from one of them; empty means every environment.
-          </small>
-          {knownEnvironments.length > 0 && (
-            <div class="env-suggestions" role="group" aria-label="Environments seen in this project">
-              <span class="muted small">Seen in this project:</span>
-              {knownEnvironments.map((env) => {
-                const chosen = splitEnvironments(draft.environments).includes(env);
-                return (
-                  <button
-                    key={env}
-                    type="button"
-                    class={chosen ? 'chip chip-on' : 'chip'}
-                    aria-pressed={chosen}
-                    onClick={() => {
-                      const current = splitEnvironments(draft.environments);
-                      set({ environments: (chosen ? current.filter((name) => name !== env) : [...current, env]).join(', ') });
-                    }}
-                  >
-                    {env}
-                  </button>
-                );
-              })}
+      ) : (
+        <>
+          <label class="check rule-assignee">
+            <input
+              type="checkbox"
+              name="rule-notify-assignee"
+              checked={draft.notify_assignee}
+              aria-describedby={`${prefix}-assignee-hint`}
+              onChange={(e) => set({ notify_assignee: e.currentTarget.checked })}
+            />
+            Also e-mail the issue's assignee
+          </label>
+          <p class="hint rule-assignee-hint" id={`${prefix}-assignee-hint`}>
+            The assigned member, or each member of the assigned team, who has personal e-mail notifications on.
+          </p>
+          <fieldset class="field rule-conditions">
+            <legend>Only for</legend>
+            <div class="field">
+              <label for={`${prefix}-environments`}>Environments</label>
+              <input
+                name="rule-environments"
+                id={`${prefix}-environments`}
+                placeholder="every environment"
+                aria-describedby={`${prefix}-environments-hint`}
+                value={draft.environments}
+                onInput={(e) => set({ environments: e.currentTarget.value })}
+              />
+              <small class="hint" id={`${prefix}-environments-hint`}>
+                Comma-separated. The issue's latest event must come from one of them; empty means every environment.
+              </small>
+              {knownEnvironments.length > 0 && (
+                <div class="env-suggestions" role="group" aria-label="Environments seen in this project">
+                  <span class="muted small">Seen in this project:</span>
+                  {knownEnvironments.map((env) => {
+                    const chosen = splitEnvironments(draft.environments).includes(env);
+                    return (
+                      <button
+                        key={env}
+                        type="button"
+                        class={chosen ? 'chip chip-on' : 'chip'}
+                        aria-pressed={chosen}
+                        onClick={() => {
+                          const current = splitEnvironments(draft.environments);
+                          set({ environments: (chosen ? current.filter((name) => name !== env) : [...current, env]).join(', ') });
+                        }}
+                      >
+                        {env}
+                      </button>
+                    );
+                  })}
+                </div>
+              )}
             </div>
-          )}
-        </div>
-        <label class="field">
-          <span>Minimum level</span>
-          <select name="rule-min-level" value={draft.min_level} onChange={(e) => set({ min_level: e.currentTarget.value as Level | '' })}>
-            <option value="">Any level</option>
-            {LEVELS.map((level) => (
-              <option key={level} value={level}>
-                {levelText(level)}
-              </option>
-            ))}
-          </select>
-          <small class="hint">Compared with the issue's level: debug &lt; info &lt; warning &lt; error &lt; fatal.</small>
-        </label>
-      </fieldset>
+            <label class="field">
+              <span>Minimum level</span>
+              <select name="rule-min-level" value={draft.min_level} onChange={(e) => set({ min_level: e.currentTarget.value as Level | '' })}>
+                <option value="">Any level</option>
+                {LEVELS.map((level) => (
+                  <option key={level} value={level}>
+                    {levelText(level)}
+                  </option>
+                ))}
+              </select>
+              <small class="hint">Compared with the issue's level: debug &lt; info &lt; warning &lt; error &lt; fatal.</small>
+            </label>
+          </fieldset>
+        </>
+      )}
       <label class="field">
         <span>Cooldown (minutes)</span>
         <input
@@ -263,7 +290,7 @@ export function RuleForm({
           value={draft.cooldown_minutes}
           onInput={(e) => set({ cooldown_minutes: e.currentTarget.value })}
         />
-        <small class="hint">After an alert for an issue, further alerts of this rule for it wait this long.</small>
+        <small class="hint">After an alert for {forRelease ? 'a release' : 'an issue'}, further alerts of this rule for it wait this long.</small>
       </label>
       <EnabledAndActions
         name="rule-enabled"

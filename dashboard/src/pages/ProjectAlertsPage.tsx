@@ -5,7 +5,7 @@ import { Badge, Empty, ErrorMessage, Loading, ProjectLoadError, useAsync, useTit
 import { useEnabledSwitch } from '../actions';
 import { plural } from '../util';
 import { AlertHistory } from './AlertHistory';
-import { ALERT_NAMES, conditionsOf, describeConditions, RuleForm } from './AlertRuleForm';
+import { ALERT_NAMES, describeRuleConditions, RuleForm } from './AlertRuleForm';
 import { ProjectHeader, useProject } from './ProjectHeader';
 
 export function ProjectAlertsPage({ projectId }: { projectId: number }) {
@@ -117,7 +117,7 @@ export function ProjectAlertsPage({ projectId }: { projectId: number }) {
                     {rule.notify_assignee && <span> · e-mails the assignee</span>}
                     <span class="muted"> · cooldown {rule.cooldown_minutes} min</span>
                   </p>
-                  <p class="small muted rule-filter">{describeConditions(conditionsOf(rule))}</p>
+                  <p class="small muted rule-filter">{describeRuleConditions(rule)}</p>
                 </div>
                 {manage && (
                   <div class="channel-actions">

@@ -1,5 +1,5 @@
 import type { NotificationChannel } from '../../channels/channel.entity';
-import type { AlertNotification } from '../alert-notification';
+import type { AnyAlertNotification } from '../alert-notification';
 
 /** One channel type's transport. */
 export interface AlertSender {
@@ -10,7 +10,7 @@ export interface AlertSender {
    */
   send(
     channel: NotificationChannel,
-    notification: AlertNotification,
+    notification: AnyAlertNotification,
     idempotencyKey: string,
   ): Promise<string>;
 }

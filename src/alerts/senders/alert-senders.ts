@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { ChannelType, NotificationChannel } from '../../channels/channel.entity';
-import type { AlertNotification } from '../alert-notification';
+import type { AnyAlertNotification } from '../alert-notification';
 import type { AlertSender } from './alert-sender';
 import { ChatSender } from './chat.sender';
 import { EmailSender } from './email.sender';
@@ -17,7 +17,7 @@ export class AlertSenders {
 
   send(
     channel: NotificationChannel,
-    notification: AlertNotification,
+    notification: AnyAlertNotification,
     idempotencyKey: string,
   ): Promise<string> {
     return this.forType(channel.channelType).send(channel, notification, idempotencyKey);

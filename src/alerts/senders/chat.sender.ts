@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { NotificationChannel } from '../../channels/channel.entity';
-import type { AlertNotification } from '../alert-notification';
+import { AnyAlertNotification, isReleaseHealthNotification } from '../alert-notification';
 import type { AlertSender } from './alert-sender';
 import { DeliveryError } from './delivery-error';
 import { OutboundHttp, requireSuccess } from './outbound-http';
 import { chatPayload, USER_AGENT } from './payloads';
+import { releaseHealthChatPayload } from './release-health-payloads';
 
 /** Slack-compatible incoming webhook (Slack, Mattermost, Rocket.Chat, Discord's `/slack` URLs). */
 @Injectable()
@@ -13,7 +14,7 @@ export class ChatSender implements AlertSender {
 
   async send(
     channel: NotificationChannel,
-    notification: AlertNotification,
+    notification: AnyAlertNotification,
     idempotencyKey: string,
   ): Promise<string> {
     const { webhook_url: url } = channel.config as { webhook_url?: unknown };
@@ -22,7 +23,11 @@ export class ChatSender implements AlertSender {
     const response = await this.http.post({
       url,
       label: 'chat webhook',
-      body: JSON.stringify(chatPayload(notification)),
+      body: JSON.stringify(
+        isReleaseHealthNotification(notification)
+          ? releaseHealthChatPayload(notification)
+          : chatPayload(notification),
+      ),
       headers: {
         'Content-Type': 'application/json',
         'User-Agent': USER_AGENT,

@@ -3,11 +3,16 @@ import { createHash } from 'node:crypto';
 import { smtpTransport } from '../../mail/mailer';
 import type { NotificationChannel } from '../../channels/channel.entity';
 import { AppConfig } from '../../config/app-config';
-import type { AlertNotification } from '../alert-notification';
+import { AnyAlertNotification, isReleaseHealthNotification } from '../alert-notification';
 import type { AlertSender } from './alert-sender';
 import { DeliveryError, deliveryErrorMessage } from './delivery-error';
 import { OUTBOUND_TIMEOUT_MS } from './outbound-http';
 import { emailHtml, emailSubject, emailText } from './payloads';
+import {
+  releaseHealthEmailHtml,
+  releaseHealthEmailSubject,
+  releaseHealthEmailText,
+} from './release-health-payloads';
 
 interface SendInfo {
   accepted?: Array<string | { address: string }>;
@@ -26,7 +31,7 @@ export class EmailSender implements AlertSender {
 
   async send(
     channel: NotificationChannel,
-    notification: AlertNotification,
+    notification: AnyAlertNotification,
     idempotencyKey: string,
   ): Promise<string> {
     if (!this.config.SMTP_URL) throw new DeliveryError('SMTP_URL is not configured', true);
@@ -37,9 +42,7 @@ export class EmailSender implements AlertSender {
       const info = (await transport.sendMail({
         from: this.config.SMTP_FROM,
         to,
-        subject: emailSubject(notification),
-        text: emailText(notification),
-        html: emailHtml(notification),
+        ...emailContent(notification),
         // The same notification retried keeps its Message-ID, so mail systems can drop the duplicate.
         messageId: messageId(idempotencyKey, this.config.SMTP_FROM),
         headers: {
@@ -64,6 +67,16 @@ export class EmailSender implements AlertSender {
       transport.close();
     }
   }
+}
+
+function emailContent(notification: AnyAlertNotification): { subject: string; text: string; html: string } {
+  return isReleaseHealthNotification(notification)
+    ? {
+        subject: releaseHealthEmailSubject(notification),
+        text: releaseHealthEmailText(notification),
+        html: releaseHealthEmailHtml(notification),
+      }
+    : { subject: emailSubject(notification), text: emailText(notification), html: emailHtml(notification) };
 }
 
 function recipients(config: Record<string, unknown>): string[] {

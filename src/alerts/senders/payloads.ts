@@ -37,7 +37,7 @@ export function webhookSignature(secret: string, rawBody: string): string {
 }
 
 export function webhookHeaders(
-  notification: AlertNotification,
+  notification: Pick<AlertNotification, 'alertType'>,
   rawBody: string,
   idempotencyKey: string,
   secret: string | undefined,

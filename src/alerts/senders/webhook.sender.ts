@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { NotificationChannel } from '../../channels/channel.entity';
-import type { AlertNotification } from '../alert-notification';
+import { AnyAlertNotification, isReleaseHealthNotification } from '../alert-notification';
 import type { AlertSender } from './alert-sender';
 import { DeliveryError } from './delivery-error';
 import { OutboundHttp, requireSuccess } from './outbound-http';
 import { webhookHeaders, webhookPayload } from './payloads';
+import { releaseHealthWebhookPayload } from './release-health-payloads';
 
 /** POSTs the JSON payload to `config.url`, signed with `config.secret` when there is one. */
 @Injectable()
@@ -13,13 +14,17 @@ export class WebhookSender implements AlertSender {
 
   async send(
     channel: NotificationChannel,
-    notification: AlertNotification,
+    notification: AnyAlertNotification,
     idempotencyKey: string,
   ): Promise<string> {
     const { url, secret, headers } = channel.config as { url?: unknown; secret?: unknown; headers?: unknown };
     if (typeof url !== 'string' || url === '')
       throw new DeliveryError('webhook channel has no config.url', true);
-    const body = JSON.stringify(webhookPayload(notification));
+    const body = JSON.stringify(
+      isReleaseHealthNotification(notification)
+        ? releaseHealthWebhookPayload(notification)
+        : webhookPayload(notification),
+    );
     const response = await this.http.post({
       url,
       label: 'webhook',

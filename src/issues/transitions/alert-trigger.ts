@@ -1,5 +1,9 @@
-/** The issue lifecycle transitions alert rules can react to, and new feedback on an issue. */
-export const ALERT_TYPES = ['new_issue', 'regression', 'unmute', 'new_feedback'] as const;
+/**
+ * What alert rules can react to: the issue lifecycle transitions, new feedback on an issue, and
+ * `release_health`, a release's crash-free rate falling below a threshold (evaluated on a schedule,
+ * see src/alerts/release-health-alerts.service.ts).
+ */
+export const ALERT_TYPES = ['new_issue', 'regression', 'unmute', 'new_feedback', 'release_health'] as const;
 export type AlertType = (typeof ALERT_TYPES)[number];
 
 /** An issue lifecycle transition that alert rules of the same `alert_type` react to. */
@@ -18,6 +22,8 @@ export enum AlertJobName {
   Deliver = 'deliver',
   /** Publish what a crash or an outage left in the outbox (scheduled, see AlertsProcessor). */
   SweepOutbox = 'sweep-outbox',
+  /** Compare every release's crash-free rate with the `release_health` rules (scheduled, once a minute). */
+  EvaluateReleaseHealth = 'evaluate-release-health',
 }
 
 /** Separated by `-`: BullMQ refuses custom job ids containing `:` ("Custom Id cannot contain :"). */

@@ -168,6 +168,37 @@ export class ReleaseHealthRepository {
     return [...byKey.values()];
   }
 
+  /**
+   * Sessions and distinct users per release of a project over [from, to), counting the sessions of
+   * these environments (null: every one): what release health alerts judge. The same sums and
+   * distinct counts as `counts`, with a list of environments instead of one.
+   */
+  async countsPerRelease(
+    projectId: number,
+    from: Date,
+    to: Date,
+    environments: string[] | null,
+  ): Promise<HealthCountRow[]> {
+    const where = `project_id = $1 AND hour >= $2 AND hour < $3 AND ($4::text[] IS NULL OR environment = ANY($4))`;
+    const params = [projectId, from, to, environments];
+    const [sessions, users] = await Promise.all([
+      this.dataSource.query<Omit<HealthCountRow, 'users' | 'crashed_users'>[]>(
+        `SELECT release AS key, ${COUNT_COLUMNS} FROM release_health_hourly WHERE ${where} GROUP BY 1`,
+        params,
+      ),
+      this.dataSource.query<{ key: string; users: number; crashed_users: number }[]>(
+        `SELECT release AS key, ${USER_COLUMNS} FROM release_health_users WHERE ${where} GROUP BY 1`,
+        params,
+      ),
+    ]);
+    const usersByRelease = new Map(users.map((row) => [row.key, row]));
+    return sessions.map((row) => ({
+      ...row,
+      users: usersByRelease.get(row.key)?.users ?? 0,
+      crashed_users: usersByRelease.get(row.key)?.crashed_users ?? 0,
+    }));
+  }
+
   /** Sessions and distinct users over the filter, all releases together. */
   async totals(filter: HealthFilter): Promise<HealthCountRow> {
     const params = [filter.projectId, filter.from, filter.to, filter.environment, filter.releases];

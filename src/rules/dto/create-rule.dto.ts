@@ -21,8 +21,10 @@ export const MAX_COOLDOWN_MINUTES = 525_600;
 export const MAX_RULE_CHANNELS = 100;
 
 export const CONDITIONS_DESCRIPTION =
-  'Optional filters: `environments` (list of environment names) and `min_level` ' +
-  '(debug, info, warning, error or fatal). Empty object: every event matches.';
+  'Issue alerts: optional filters `environments` (list of environment names) and `min_level` ' +
+  '(debug, info, warning, error or fatal); empty object: every event matches. `release_health`: ' +
+  '`metric` (crash_free_sessions or crash_free_users), `threshold` (percent, > 0 and ≤ 100), ' +
+  '`window_hours` (1 to 168), `min_sessions` (≥ 1) and optional `environments`.';
 
 export class CreateRuleDto {
   @ApiProperty({ example: 'New issues to ops', maxLength: 200 })

@@ -2,7 +2,10 @@ import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { ALERT_STATUSES, AlertStatus } from '../alert-history.entity';
 import { ALERT_TYPES, AlertType } from '../alert-rule.entity';
 
-@ApiSchema({ description: "An alert rule: which of a project's issue changes notify which channels." })
+@ApiSchema({
+  description:
+    "An alert rule: which of a project's issue changes, or releases' health, notify which channels.",
+})
 export class RuleView {
   @ApiProperty()
   id: number;
@@ -22,7 +25,9 @@ export class RuleView {
   @ApiProperty({
     type: 'object',
     additionalProperties: true,
-    description: '`environments` and `min_level` filters; empty: every event matches.',
+    description:
+      'Issue alerts: `environments` and `min_level` filters (empty: every event matches). ' +
+      '`release_health`: `metric`, `threshold`, `window_hours`, `min_sessions`, optional `environments`.',
   })
   conditions: Record<string, unknown>;
 
@@ -68,6 +73,13 @@ export class AlertHistoryView {
     description: '`<SLUG>-<n>` of the issue, for people; null once the issue is deleted.',
   })
   issue_short_id: string | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The release a `release_health` alert is about; null for issue alerts.',
+  })
+  release: string | null;
 
   @ApiProperty({ type: Number, nullable: true })
   rule_id: number | null;
