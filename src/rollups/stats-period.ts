@@ -1,9 +1,9 @@
+import { periodWindow } from '../common/period-window';
 /** The periods the stats endpoints answer, and how each is cut into buckets. */
 export const STATS_PERIODS = ['24h', '14d', '90d'] as const;
 export type StatsPeriod = (typeof STATS_PERIODS)[number];
 
 const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
 
 export interface StatsWindow {
   period: StatsPeriod;
@@ -18,18 +18,8 @@ export interface StatsWindow {
 
 /** Hourly buckets for a day, daily buckets beyond; the current hour or day is the last bucket. */
 export function statsWindow(period: StatsPeriod, now: Date): StatsWindow {
-  const hourly = period === '24h';
-  const size = hourly ? HOUR_MS : DAY_MS;
-  const buckets = hourly ? 24 : Number(period.slice(0, -1));
-  const to = new Date((Math.floor(now.getTime() / size) + 1) * size);
-  return {
-    period,
-    interval: hourly ? '1h' : '1d',
-    bucketHours: size / HOUR_MS,
-    from: new Date(to.getTime() - buckets * size),
-    to,
-    buckets,
-  };
+  const { hourly, ...window } = periodWindow(period, now);
+  return { ...window, interval: hourly ? '1h' : '1d' };
 }
 
 /** Every bucket of the window, zero where the rollups have nothing. */

@@ -2,6 +2,7 @@
  * The figures of release health from counts (pure). Percentages are not rounded: the API answers
  * what the counts say, the dashboard rounds.
  */
+import { periodWindow } from '../../common/period-window';
 import type { HealthPeriod } from '../dto/release-health.response';
 
 const HOUR_MS = 3_600_000;
@@ -44,18 +45,8 @@ export interface HealthWindow {
 
 /** Hourly buckets for a day, daily (UTC) beyond; the bucket holding `now` is the last. */
 export function healthWindow(period: HealthPeriod, now: Date): HealthWindow {
-  const hourly = period === '24h';
-  const size = hourly ? HOUR_MS : DAY_MS;
-  const buckets = hourly ? 24 : Number(period.slice(0, -1));
-  const to = new Date((Math.floor(now.getTime() / size) + 1) * size);
-  return {
-    period,
-    interval: hourly ? 'hour' : 'day',
-    bucketHours: size / HOUR_MS,
-    from: new Date(to.getTime() - buckets * size),
-    to,
-    buckets,
-  };
+  const { hourly, ...window } = periodWindow(period, now);
+  return { ...window, interval: hourly ? 'hour' : 'day' };
 }
 
 /** The last 24 hours, by whole hours (the current one included): what adoption compares. */
