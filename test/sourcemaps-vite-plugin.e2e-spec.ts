@@ -344,6 +344,14 @@ describe('source maps from @sentry/vite-plugin: what a Vite build uploads resolv
       created_at: expect.any(String),
       date_released: expect.any(String),
       deploys: [],
+      // No session has named it: health without figures.
+      sessions: 0,
+      users: 0,
+      errored_sessions: 0,
+      crashed_sessions: 0,
+      crash_free_sessions: null,
+      crash_free_users: null,
+      adoption: { sessions: null, users: null },
     });
     expect(Date.parse(release.date_released)).toBeGreaterThanOrEqual(Date.parse(release.created_at));
     // The plugin's steps, in its debug log: `releases new`, then `releases set-commits --auto` (its
