@@ -109,9 +109,10 @@ describe('dashboard release pages (browser)', () => {
       ['shop@1.1.0', '2', '1'],
       ['shop@1.0.0', '3', '2'],
     ]);
-    // No sessions were sent: the health figures are absent, not zero.
+    // No sessions were sent: no release has health figures, and the project's rates are unknown
+    // (no sessions to count), its sessions and users zero.
     expect(rows[0].slice(1, 6)).toEqual(['—', '—', '—', '—', '—']);
-    expect(await page.locator('.health-figure dd').allInnerTexts()).toEqual(['—', '—', '—', '—']);
+    expect(await page.locator('.health-figure dd').allInnerTexts()).toEqual(['—', '—', '0', '0']);
     await screenshot(page, 'releases-1366');
 
     // The period and the environment are kept in the address.
