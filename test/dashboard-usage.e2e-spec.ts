@@ -68,6 +68,7 @@ describe('dashboard usage page (browser)', () => {
       '{"type":"client_report"}',
       JSON.stringify(report),
       ...Array.from({ length: 4 }, () => ['{"type":"transaction"}', '{}']).flat(),
+      // A session without a release: dropped as invalid.
       '{"type":"session"}',
       '{"init":true}',
     ]).expect(200);
@@ -118,7 +119,7 @@ describe('dashboard usage page (browser)', () => {
       ['Not stored (unsupported)', 'transaction', 'transaction', '4'],
       ['Discarded by the SDK', 'error', 'queue_overflow', '2'],
       ['Invalid', 'error', 'too_large', '1'],
-      ['Not stored (unsupported)', 'session', 'session', '1'],
+      ['Invalid', 'session', 'invalid_release', '1'],
     ]);
     const columns = page.locator('.usage-col');
     expect(await columns.count()).toBe(24);
