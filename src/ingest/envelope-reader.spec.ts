@@ -7,10 +7,10 @@ import {
   EnvelopeError,
   EnvelopeReader,
   readEnvelope,
-  StoreBodyReader,
   MAX_CLIENT_REPORT_BYTES,
   MAX_EVENT_NESTING,
 } from './envelope-reader';
+import { StoreBodyReader } from './store-body-reader';
 
 // Real envelopes captured from @sentry/node 10.78 (test/fixtures; the shared capture folder as fallback).
 const FIXTURES = [

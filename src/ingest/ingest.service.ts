@@ -17,7 +17,8 @@ import { DatabaseUnavailableError } from '../database/database-unavailable.error
 import { canonicalUuid, ClientKeySource, clientKeyFromRequest, keyFromDsn } from './client-key';
 import { DigestProducer } from './digest.producer';
 import { FeedbackIntake } from './feedback-intake';
-import { EnvelopeReader, EventPayloadFacts, MAX_HEADER_LINE_BYTES, StoreBodyReader } from './envelope-reader';
+import { EnvelopeReader, EventPayloadFacts, MAX_HEADER_LINE_BYTES } from './envelope-reader';
+import { StoreBodyReader } from './store-body-reader';
 import { IngestMetrics } from './ingest.metrics';
 import { ProjectKeys } from './project-keys';
 import { EVENT_RATE_LIMIT_CATEGORIES, IngestRateLimiter } from './rate-limiter';
