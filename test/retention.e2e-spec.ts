@@ -36,6 +36,10 @@ interface Snapshot {
   outcomeHours: { project_id: number; hour: Date }[];
   /** Release health's hourly rows, of both tables. */
   healthHours: { project_id: number; hour: Date }[];
+  feedback: { project_id: number; received_at: Date }[];
+  attachments: { project_id: number; received_at: Date }[];
+  /** Pending blobs the sweep would delete now. */
+  blobsDue: number;
   retention: Map<number, number | null>;
   alertHistory: { id: number; created_at: Date; status: string }[];
   sessions: { token_hash: string; expires_at: Date }[];
@@ -71,6 +75,12 @@ async function snapshot(db: DataSource): Promise<Snapshot> {
     projectHours: await db.query('SELECT project_id, hour FROM project_hourly ORDER BY 1, 2, environment'),
     // Outcomes are hourly rows too, left by any earlier test file that shares this database.
     outcomeHours: await db.query('SELECT project_id, hour FROM outcomes_hourly ORDER BY 1, 2'),
+    // Feedback and attachments other test files left in this shared database expire with the rest.
+    feedback: await db.query('SELECT project_id, received_at FROM feedback'),
+    attachments: await db.query('SELECT project_id, received_at FROM attachments'),
+    blobsDue: Number(
+      (await db.query('SELECT count(*) AS n FROM pending_blobs WHERE delete_after <= now()'))[0].n,
+    ),
     healthHours: await db.query(
       'SELECT project_id, hour FROM release_health_hourly UNION ALL SELECT project_id, hour FROM release_health_users',
     ),
@@ -127,6 +137,10 @@ function plan(before: Snapshot, now: number, defaultDays: number) {
   const partsDeleted = before.parts
     .filter((row) => !partDropped(row.day) && partExpired(row))
     .reduce((sum, row) => sum + row.n, 0);
+  // Attachments go with the whole day of events they belong to.
+  const attachmentsDeleted = before.attachments.filter(
+    (row) => row.received_at.getTime() < startOfDay(cutoff(row.project_id)),
+  ).length;
   const hourlyRowsDeleted =
     before.issueHours.filter((row) => row.hour.getTime() < cutoff(row.project_id)).length +
     before.projectHours.filter((row) => row.hour.getTime() < cutoff(row.project_id)).length +
@@ -158,6 +172,11 @@ function plan(before: Snapshot, now: number, defaultDays: number) {
       (row) => row.created_at.getTime() < now - defaultDays * DAY && row.status !== 'pending',
     ).length,
     sessionsDeleted: before.sessions.filter((row) => row.expires_at.getTime() < now).length,
+    feedbackDeleted: before.feedback.filter((row) => row.received_at.getTime() < cutoff(row.project_id))
+      .length,
+    attachmentsDeleted,
+    // The sweep deletes the blobs already due and those of the attachments deleted now.
+    blobsDeleted: before.blobsDue + attachmentsDeleted,
   };
 }
 
@@ -192,9 +211,9 @@ function expectReport(report: RetentionReport, expected: Plan): void {
     artifactBundlesDeleted: 0,
     chunksDeleted: 0,
     auditEntriesDeleted: 0,
-    feedbackDeleted: 0,
-    attachmentsDeleted: 0,
-    blobsDeleted: 0,
+    feedbackDeleted: expected.feedbackDeleted,
+    attachmentsDeleted: expected.attachmentsDeleted,
+    blobsDeleted: expected.blobsDeleted,
   });
 }
 
