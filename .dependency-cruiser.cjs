@@ -36,6 +36,10 @@ const LAYERS = [
   'outcomes',
   'issues',
   'feedback',
+  // Monitors: the issues their failures open (monitors), cron check-ins and schedules (crons), HTTP checks and status pages (uptime).
+  'monitors',
+  'crons',
+  'uptime',
   'channels',
   'rules',
   'alerts',
