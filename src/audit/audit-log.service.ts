@@ -37,6 +37,7 @@ export type AuditAction =
   | 'rule.delete'
   | 'project.create'
   | 'project.update'
+  | 'project.data_protection_update'
   | 'project.key_rotate'
   | 'project.delete';
 
