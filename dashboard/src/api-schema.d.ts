@@ -3019,7 +3019,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description To the identity provider, or back to the sign-in page with the reason (`sso_error`). */
+            /** @description To the identity provider, or back to the sign-in page with the reason as a code (`sso_error`). */
             303: {
                 headers: {
                     /** @description Where the browser goes. */
@@ -3039,7 +3039,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Signed in, to the dashboard path asked for; or to the sign-in page with the reason (`sso_error`). */
+            /** @description Signed in, to the dashboard path asked for; or to the sign-in page with the reason as a code (`sso_error`). */
             303: {
                 headers: {
                     /** @description Where the browser goes. */
