@@ -1,0 +1,126 @@
+import { isFromBrowserExtension } from './browser-extensions';
+import { messagesOf, releaseOf, requestUrlOf, userAgentOf, userIpOf } from './event-facts';
+import { CompiledGlob, compileGlob } from './glob';
+import { compileIpRanges, IpMatcher } from './ip-ranges';
+import { isWebCrawler, LegacyBrowser, legacyBrowserOf } from './user-agents';
+
+/** A project's inbound filters, as stored and as the API shows them. */
+export interface InboundFilterSettings {
+  browserExtensions: boolean;
+  localhost: boolean;
+  webCrawlers: boolean;
+  /** The legacy-browser choices that are on; none: the filter is off. */
+  legacyBrowsers: LegacyBrowser[];
+  /** Release globs (case-sensitive). */
+  releases: string[];
+  /** Error-message globs (any case). */
+  errorMessages: string[];
+  /** Client addresses and CIDR ranges. */
+  clientIps: string[];
+}
+
+export const NO_INBOUND_FILTERS: InboundFilterSettings = {
+  browserExtensions: false,
+  localhost: false,
+  webCrawlers: false,
+  legacyBrowsers: [],
+  releases: [],
+  errorMessages: [],
+  clientIps: [],
+};
+
+/**
+ * Why an event was filtered: the reason its `filtered` outcome is counted under (Sentry's filter
+ * names, with `_` for `-`, as outcome reasons are `[a-z0-9_]`).
+ */
+export const FILTER_REASONS = [
+  'ip_address',
+  'release_version',
+  'localhost',
+  'web_crawlers',
+  'legacy_browsers',
+  'browser_extensions',
+  'error_message',
+] as const;
+export type FilterReason = (typeof FILTER_REASONS)[number];
+
+export function anyFilterOn(settings: InboundFilterSettings): boolean {
+  return (
+    settings.browserExtensions ||
+    settings.localhost ||
+    settings.webCrawlers ||
+    settings.legacyBrowsers.length > 0 ||
+    settings.releases.length > 0 ||
+    settings.errorMessages.length > 0 ||
+    settings.clientIps.length > 0
+  );
+}
+
+const LOCAL_IPS = new Set(['127.0.0.1', '::1', '[::1]', '0.0.0.0']);
+
+function isLocalHost(host: string): boolean {
+  return host === 'localhost' || host.endsWith('.localhost') || LOCAL_IPS.has(host) || host.startsWith('127.');
+}
+
+function fromLocalhost(event: Record<string, unknown>): boolean {
+  const ip = userIpOf(event);
+  if (ip !== undefined && (LOCAL_IPS.has(ip) || ip.startsWith('127.'))) return true;
+  const url = requestUrlOf(event);
+  if (url === undefined) return false;
+  try {
+    return isLocalHost(new URL(url).hostname);
+  } catch {
+    return false; // not an absolute URL: nothing to say about its host
+  }
+}
+
+/**
+ * A project's filters, compiled once per settings change. `check` reads only what its filters
+ * need, cheapest first; the client address is asked for only when an IP filter is on.
+ */
+export class CompiledInboundFilters {
+  private readonly legacy: ReadonlySet<LegacyBrowser>;
+  private readonly releases: CompiledGlob[];
+  private readonly messages: CompiledGlob[];
+  private readonly ips: IpMatcher | undefined;
+  private readonly readsUserAgent: boolean;
+
+  /** Throws GlobSyntaxError or IpRangeSyntaxError for a setting that does not parse. */
+  constructor(readonly settings: InboundFilterSettings) {
+    this.legacy = new Set(settings.legacyBrowsers);
+    this.releases = settings.releases.map((glob) => compileGlob(glob, { caseInsensitive: false }));
+    this.messages = settings.errorMessages.map((glob) => compileGlob(glob, { caseInsensitive: true }));
+    this.ips = settings.clientIps.length > 0 ? compileIpRanges(settings.clientIps) : undefined;
+    this.readsUserAgent = settings.webCrawlers || this.legacy.size > 0;
+  }
+
+  get needsClientAddress(): boolean {
+    return this.ips !== undefined;
+  }
+
+  check(event: Record<string, unknown>, clientAddress: string | undefined): FilterReason | undefined {
+    if (this.ips && clientAddress !== undefined && this.ips.matches(clientAddress)) return 'ip_address';
+    if (this.releases.length > 0) {
+      const release = releaseOf(event);
+      if (release !== undefined && this.releases.some((glob) => glob.matches(release))) return 'release_version';
+    }
+    if (this.settings.localhost && fromLocalhost(event)) return 'localhost';
+    if (this.readsUserAgent) {
+      const userAgent = userAgentOf(event);
+      if (userAgent !== undefined) {
+        if (this.settings.webCrawlers && isWebCrawler(userAgent)) return 'web_crawlers';
+        if (this.legacy.size > 0) {
+          const legacy = legacyBrowserOf(userAgent);
+          if (legacy !== undefined && this.legacy.has(legacy)) return 'legacy_browsers';
+        }
+      }
+    }
+    if (this.settings.browserExtensions && isFromBrowserExtension(event)) return 'browser_extensions';
+    if (this.messages.length > 0) {
+      for (const message of messagesOf(event)) {
+        if (this.messages.some((glob) => glob.matches(message))) return 'error_message';
+      }
+    }
+    return undefined;
+  }
+}
