@@ -249,7 +249,8 @@ export class IngestService {
             ? canonicalUuid(headerId)
             : undefined
           : resolveEventId(headerId, reader.eventFacts);
-      filtered = reader.event === undefined ? undefined : this.filterReason(projectId, reader.eventFacts!, request);
+      filtered =
+        reader.event === undefined ? undefined : this.filterReason(projectId, reader.eventFacts!, request);
       event = filtered === undefined ? reader.event : undefined;
       if (reader.smallItems.size > 0) await this.feedback.acceptEnvelope(projectId, reader);
       if (event === undefined) await this.takeSessions(projectId, reader, attempt, false);

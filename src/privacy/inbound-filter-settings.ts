@@ -21,7 +21,11 @@ export function inboundFilterSettingsOf(row: InboundFiltersRow | undefined): Inb
   };
 }
 
-function checkList(name: string, values: string[] | undefined, check: (value: string) => void): string[] | undefined {
+function checkList(
+  name: string,
+  values: string[] | undefined,
+  check: (value: string) => void,
+): string[] | undefined {
   if (values === undefined) return undefined;
   if (values.length > MAX_FILTER_ENTRIES) {
     throw new InvalidInputError(`${name} may hold at most ${MAX_FILTER_ENTRIES} entries`);
@@ -52,9 +56,7 @@ export function checkedInboundFiltersChange(change: InboundFiltersChange): Inbou
     ...change,
     legacy_browsers: checkList('legacy_browsers', change.legacy_browsers, (name) => {
       if (!isLegacyBrowserName(name)) {
-        throw new InvalidInputError(
-          `legacy_browsers: "${name}" is not one of ${LEGACY_BROWSERS.join(', ')}`,
-        );
+        throw new InvalidInputError(`legacy_browsers: "${name}" is not one of ${LEGACY_BROWSERS.join(', ')}`);
       }
     }) as LegacyBrowser[] | undefined,
     releases: checkList('releases', change.releases, glob(false)),

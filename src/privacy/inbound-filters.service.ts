@@ -5,7 +5,11 @@ import { InboundFilterSnapshot } from './filters/inbound-filter-snapshot.service
 import { FILTER_REASONS } from './filters/inbound-filters';
 import { LEGACY_BROWSERS } from './filters/user-agents';
 import { checkedInboundFiltersChange, inboundFilterSettingsOf } from './inbound-filter-settings';
-import { InboundFiltersChange, InboundFiltersRepository, InboundFiltersRow } from './inbound-filters.repository';
+import {
+  InboundFiltersChange,
+  InboundFiltersRepository,
+  InboundFiltersRow,
+} from './inbound-filters.repository';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -19,12 +23,19 @@ export class InboundFiltersService {
   ) {}
 
   async get(projectId: number, now = Date.now()): Promise<InboundFiltersView> {
-    const [row, filtered] = await Promise.all([this.rows.find(projectId), this.filteredCounts(projectId, now)]);
+    const [row, filtered] = await Promise.all([
+      this.rows.find(projectId),
+      this.filteredCounts(projectId, now),
+    ]);
     return view(projectId, row, filtered);
   }
 
   /** Throws InvalidInputError for a glob or range that does not parse, an unknown browser, a list too long. */
-  async update(projectId: number, change: InboundFiltersChange, now = Date.now()): Promise<InboundFiltersView> {
+  async update(
+    projectId: number,
+    change: InboundFiltersChange,
+    now = Date.now(),
+  ): Promise<InboundFiltersView> {
     const row = await this.rows.upsert(projectId, checkedInboundFiltersChange(change));
     // This process filters with the new settings before the answer; others within their reload.
     await this.snapshot.refresh();
@@ -50,7 +61,11 @@ export class InboundFiltersService {
   }
 }
 
-function view(projectId: number, row: InboundFiltersRow | undefined, filtered: FilteredCount[]): InboundFiltersView {
+function view(
+  projectId: number,
+  row: InboundFiltersRow | undefined,
+  filtered: FilteredCount[],
+): InboundFiltersView {
   const settings = inboundFilterSettingsOf(row);
   return {
     project_id: projectId,

@@ -52,7 +52,8 @@ export class UpdateInboundFiltersDto {
   @ApiPropertyOptional({
     type: [String],
     maxItems: MAX_FILTER_ENTRIES,
-    description: 'Error-message globs (any case), matched against `Type: value` of each exception and the log message.',
+    description:
+      'Error-message globs (any case), matched against `Type: value` of each exception and the log message.',
     example: ['ResizeObserver loop*', '*ChunkLoadError*'],
   })
   @IsOptional()

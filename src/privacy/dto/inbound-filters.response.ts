@@ -14,7 +14,9 @@ export class FilteredCount {
   last_30d: number;
 }
 
-@ApiSchema({ description: "A project's inbound filters: events ingest answers 200 to and drops before queueing." })
+@ApiSchema({
+  description: "A project's inbound filters: events ingest answers 200 to and drops before queueing.",
+})
 export class InboundFiltersView {
   @ApiProperty()
   project_id: number;

@@ -34,7 +34,9 @@ describe('glob matching', () => {
         fc.string({ unit: letters, minLength: 1, maxLength: 12 }),
         fc.string({ unit: fc.constantFrom('a', 'b'), maxLength: 20 }),
         (pattern, text) => {
-          expect(compileGlob(pattern, { caseInsensitive: false }).matches(text)).toBe(reference(pattern, text));
+          expect(compileGlob(pattern, { caseInsensitive: false }).matches(text)).toBe(
+            reference(pattern, text),
+          );
         },
       ),
       { numRuns: 2_000 },
@@ -55,7 +57,12 @@ describe('glob matching', () => {
           const text = unit.replace(/b/g, 'a').repeat(Math.ceil(length / unit.length));
           let best = Infinity;
           for (let run = 0; run < 5; run++) {
-            best = Math.min(best, cpuTime(() => { for (let i = 0; i < 20; i++) glob.matches(text); }));
+            best = Math.min(
+              best,
+              cpuTime(() => {
+                for (let i = 0; i < 20; i++) glob.matches(text);
+              }),
+            );
           }
           return best;
         };

@@ -55,7 +55,10 @@ export class InboundFilterSnapshot implements OnApplicationBootstrap, OnApplicat
     try {
       rows = await withDeadline(this.rows.all(), LOAD_DEADLINE_MS, 'no answer within 3 s');
     } catch (error) {
-      this.failureLog.warn('reload failed', `inbound filters not reloaded (${(error as Error).message}); the last ones stay`);
+      this.failureLog.warn(
+        'reload failed',
+        `inbound filters not reloaded (${(error as Error).message}); the last ones stay`,
+      );
       return;
     }
     const filters = new Map<number, CompiledInboundFilters>();
@@ -66,7 +69,10 @@ export class InboundFilterSnapshot implements OnApplicationBootstrap, OnApplicat
         filters.set(row.project_id, new CompiledInboundFilters(settings));
       } catch (error) {
         // The API refuses what does not compile; a row written otherwise filters nothing.
-        this.failureLog.warn(`project ${row.project_id}`, `project ${row.project_id}: inbound filters not applied: ${(error as Error).message}`);
+        this.failureLog.warn(
+          `project ${row.project_id}`,
+          `project ${row.project_id}: inbound filters not applied: ${(error as Error).message}`,
+        );
       }
     }
     this.filters = filters;

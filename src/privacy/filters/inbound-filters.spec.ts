@@ -13,7 +13,13 @@ const browserEvent = (userAgent: string, extra: Record<string, unknown> = {}) =>
 
 const thrownFrom = (absPath: string, value = 'boom') => ({
   exception: {
-    values: [{ type: 'TypeError', value, stacktrace: { frames: [{ abs_path: 'https://shop.example.com/app.js' }, { abs_path: absPath }] } }],
+    values: [
+      {
+        type: 'TypeError',
+        value,
+        stacktrace: { frames: [{ abs_path: 'https://shop.example.com/app.js' }, { abs_path: absPath }] },
+      },
+    ],
   },
 });
 
@@ -25,7 +31,9 @@ describe('CompiledInboundFilters', () => {
   it('drops crawlers, with the header as an object or as pairs, in any case', () => {
     const on = filters({ webCrawlers: true });
     expect(on.check(browserEvent(UA.bingbot), undefined)).toBe('web_crawlers');
-    expect(on.check({ request: { headers: [['user-agent', UA.googlebot]] } }, undefined)).toBe('web_crawlers');
+    expect(on.check({ request: { headers: [['user-agent', UA.googlebot]] } }, undefined)).toBe(
+      'web_crawlers',
+    );
     expect(on.check(browserEvent(UA.chrome120), undefined)).toBeUndefined();
     expect(on.check({ request: { headers: 'garbage' } }, undefined)).toBeUndefined();
   });
@@ -40,11 +48,13 @@ describe('CompiledInboundFilters', () => {
 
   it('drops errors thrown by extensions or known to come from them', () => {
     const on = filters({ browserExtensions: true });
-    expect(on.check(thrownFrom('chrome-extension://abcdefgh/content.js'), undefined)).toBe('browser_extensions');
-    expect(on.check(thrownFrom('moz-extension://1234/inject.js'), undefined)).toBe('browser_extensions');
-    expect(on.check(thrownFrom('https://shop.example.com/x.js', "Can't find variable: ZiteReader"), undefined)).toBe(
+    expect(on.check(thrownFrom('chrome-extension://abcdefgh/content.js'), undefined)).toBe(
       'browser_extensions',
     );
+    expect(on.check(thrownFrom('moz-extension://1234/inject.js'), undefined)).toBe('browser_extensions');
+    expect(
+      on.check(thrownFrom('https://shop.example.com/x.js', "Can't find variable: ZiteReader"), undefined),
+    ).toBe('browser_extensions');
     expect(on.check(thrownFrom('https://shop.example.com/x.js'), undefined)).toBeUndefined();
   });
 
@@ -69,13 +79,22 @@ describe('CompiledInboundFilters', () => {
 
   it('drops error messages by glob, in any case, from exceptions and log messages', () => {
     const on = filters({ errorMessages: ['*resizeobserver loop*', 'ChunkLoadError: *'] });
-    expect(on.check({ exception: { values: [{ type: 'Error', value: 'ResizeObserver loop limit exceeded' }] } }, undefined)).toBe(
+    expect(
+      on.check(
+        { exception: { values: [{ type: 'Error', value: 'ResizeObserver loop limit exceeded' }] } },
+        undefined,
+      ),
+    ).toBe('error_message');
+    expect(
+      on.check({ exception: [{ type: 'ChunkLoadError', value: 'Loading chunk 7 failed.' }] }, undefined),
+    ).toBe('error_message');
+    expect(on.check({ logentry: { formatted: 'resizeobserver loop completed' } }, undefined)).toBe(
       'error_message',
     );
-    expect(on.check({ exception: [{ type: 'ChunkLoadError', value: 'Loading chunk 7 failed.' }] }, undefined)).toBe('error_message');
-    expect(on.check({ logentry: { formatted: 'resizeobserver loop completed' } }, undefined)).toBe('error_message');
     expect(on.check({ message: 'ResizeObserver loop!' }, undefined)).toBe('error_message');
-    expect(on.check({ exception: { values: [{ type: 'TypeError', value: 'x is undefined' }] } }, undefined)).toBeUndefined();
+    expect(
+      on.check({ exception: { values: [{ type: 'TypeError', value: 'x is undefined' }] } }, undefined),
+    ).toBeUndefined();
   });
 
   it('drops client addresses and ranges', () => {

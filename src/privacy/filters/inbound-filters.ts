@@ -59,7 +59,9 @@ export function anyFilterOn(settings: InboundFilterSettings): boolean {
 const LOCAL_IPS = new Set(['127.0.0.1', '::1', '[::1]', '0.0.0.0']);
 
 function isLocalHost(host: string): boolean {
-  return host === 'localhost' || host.endsWith('.localhost') || LOCAL_IPS.has(host) || host.startsWith('127.');
+  return (
+    host === 'localhost' || host.endsWith('.localhost') || LOCAL_IPS.has(host) || host.startsWith('127.')
+  );
 }
 
 function fromLocalhost(event: Record<string, unknown>): boolean {
@@ -102,7 +104,8 @@ export class CompiledInboundFilters {
     if (this.ips && clientAddress !== undefined && this.ips.matches(clientAddress)) return 'ip_address';
     if (this.releases.length > 0) {
       const release = releaseOf(event);
-      if (release !== undefined && this.releases.some((glob) => glob.matches(release))) return 'release_version';
+      if (release !== undefined && this.releases.some((glob) => glob.matches(release)))
+        return 'release_version';
     }
     if (this.settings.localhost && fromLocalhost(event)) return 'localhost';
     if (this.readsUserAgent) {
