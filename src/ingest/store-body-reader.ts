@@ -1,12 +1,6 @@
 import { gunzipSync, inflateSync } from 'node:zlib';
 import { isGzip, isZlibWrapped } from './compressed-data';
-import {
-  BodySink,
-  checkEventPayload,
-  EnvelopeError,
-  EventPayloadFacts,
-  MAX_EVENT_BYTES,
-} from './envelope-reader';
+import { BodySink, checkEventPayload, EnvelopeError, EventPayloadFacts, MAX_EVENT_BYTES } from './envelope-reader';
 
 /**
  * Legacy (Raven protocol) clients encode store bodies in several ways without saying so in
