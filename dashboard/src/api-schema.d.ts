@@ -2097,7 +2097,7 @@ export interface components {
             /** @description When they were last changed; null: never. */
             updated_at: string | null;
             /** @description The legacy-browser choices, for reference. */
-            legacy_browser_choices: string[];
+            legacy_browser_choices: ("ie_pre_9" | "ie9" | "ie10" | "ie11" | "safari_pre_6" | "opera_pre_15" | "opera_mini_pre_8" | "android_pre_4" | "edge_pre_79")[];
             /** @description One entry per filter, in the order filters run. */
             filtered: components["schemas"]["FilteredCount"][];
         };

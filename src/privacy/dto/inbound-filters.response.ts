@@ -45,7 +45,11 @@ export class InboundFiltersView {
   @ApiProperty({ type: String, nullable: true, description: 'When they were last changed; null: never.' })
   updated_at: string | null;
 
-  @ApiProperty({ type: [String], description: 'The legacy-browser choices, for reference.' })
+  @ApiProperty({
+    type: [String],
+    enum: LEGACY_BROWSERS,
+    description: 'The legacy-browser choices, for reference.',
+  })
   legacy_browser_choices: string[];
 
   @ApiProperty({ type: [FilteredCount], description: 'One entry per filter, in the order filters run.' })
