@@ -14,6 +14,8 @@ type Segment = readonly (string | undefined)[];
 export interface CompiledGlob {
   readonly source: string;
   matches(text: string): boolean;
+  /** The same, for a text the caller has already lowercased (a case-insensitive glob's set folds once). */
+  matchesFolded(folded: string): boolean;
 }
 
 export class GlobSyntaxError extends Error {}
@@ -45,24 +47,34 @@ export function compileGlob(pattern: string, options: { caseInsensitive: boolean
   // One segment: no star at all, the text must be the segment exactly.
   const starred = segments.length > 1;
   const tail: Segment = starred ? segments[segments.length - 1] : [];
-  const middle: Segment[] = starred ? segments.slice(1, -1) : [];
+  const middle = (starred ? segments.slice(1, -1) : []).map(literalOrSegment);
+  const matchesFolded = (text: string): boolean => {
+    if (!starred) return text.length === head.length && segmentAt(head, text, 0);
+    if (text.length < head.length + tail.length || !segmentAt(head, text, 0)) return false;
+    const tailStart = text.length - tail.length;
+    if (!segmentAt(tail, text, tailStart)) return false;
+    let position = head.length;
+    for (const segment of middle) {
+      const found =
+        typeof segment === 'string'
+          ? text.indexOf(segment, position)
+          : findSegment(segment, text, position, tailStart);
+      const length = segment.length;
+      if (found === -1 || found + length > tailStart) return false;
+      position = found + length;
+    }
+    return true;
+  };
   return {
     source: pattern,
-    matches(raw: string): boolean {
-      const text = fold ? raw.toLowerCase() : raw;
-      if (!starred) return text.length === head.length && segmentAt(head, text, 0);
-      if (text.length < head.length + tail.length || !segmentAt(head, text, 0)) return false;
-      const tailStart = text.length - tail.length;
-      if (!segmentAt(tail, text, tailStart)) return false;
-      let position = head.length;
-      for (const segment of middle) {
-        const found = findSegment(segment, text, position, tailStart);
-        if (found === -1) return false;
-        position = found + segment.length;
-      }
-      return true;
-    },
+    matchesFolded,
+    matches: (raw: string) => matchesFolded(fold ? raw.toLowerCase() : raw),
   };
+}
+
+/** A segment without `?` is searched for with indexOf (no regular expression, linear in practice). */
+function literalOrSegment(segment: Segment): Segment | string {
+  return segment.includes(undefined) ? segment : segment.join('');
 }
 
 function segmentAt(segment: Segment, text: string, at: number): boolean {

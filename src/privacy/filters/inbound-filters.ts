@@ -121,7 +121,8 @@ export class CompiledInboundFilters {
     if (this.settings.browserExtensions && isFromBrowserExtension(event)) return 'browser_extensions';
     if (this.messages.length > 0) {
       for (const message of messagesOf(event)) {
-        if (this.messages.some((glob) => glob.matches(message))) return 'error_message';
+        const folded = message.toLowerCase();
+        for (const glob of this.messages) if (glob.matchesFolded(folded)) return 'error_message';
       }
     }
     return undefined;
