@@ -273,6 +273,8 @@ describe('inbound filters', () => {
         .expect(400);
       expect(response.body.error).toMatch(reason);
     }
+    await t.api().patch(`/api/projects/${project.id}/inbound-filters`).send({ colour: 'blue' }).expect(400);
+    await t.api().patch('/api/projects/999999999/inbound-filters').send({ localhost: true }).expect(404);
     const view = (await t.api().get(`/api/projects/${project.id}/inbound-filters`).expect(200)).body;
     expect(view.updated_at).toBeNull();
   });
@@ -293,6 +295,12 @@ describe('inbound filters', () => {
       `SELECT action, details FROM audit_log WHERE target_type = 'project' AND target_id = $1 AND action = 'project.inbound_filters_update' ORDER BY id`,
       [String(project.id)],
     );
+    const served = await t
+      .api()
+      .get('/api/audit-log')
+      .query({ action: 'project.inbound_filters_update' })
+      .expect(200);
+    expect(JSON.stringify(served.body)).toContain('10.0.0.0/8');
     expect(entries.map((entry) => entry.details)).toEqual([
       { web_crawlers: true, client_ips: ['10.0.0.0/8'] },
       { web_crawlers: false },

@@ -68,12 +68,33 @@ function fromLocalhost(event: Record<string, unknown>): boolean {
   const ip = userIpOf(event);
   if (ip !== undefined && (LOCAL_IPS.has(ip) || ip.startsWith('127.'))) return true;
   const url = requestUrlOf(event);
-  if (url === undefined) return false;
-  try {
-    return isLocalHost(new URL(url).hostname);
-  } catch {
-    return false; // not an absolute URL: nothing to say about its host
+  const host = url === undefined ? undefined : hostOf(url);
+  return host !== undefined && isLocalHost(host);
+}
+
+/**
+ * The host of an absolute URL (`scheme://[user@]host[:port]/…`), lowercased; IPv6 hosts keep their
+ * brackets. A scan, not a URL object: this runs for every event of a project with the filter on.
+ */
+function hostOf(url: string): string | undefined {
+  const schemeEnd = url.indexOf('://');
+  if (schemeEnd <= 0 || schemeEnd > 32) return undefined;
+  const start = schemeEnd + 3;
+  let end = start;
+  while (end < url.length) {
+    const c = url.charCodeAt(end);
+    if (c === 47 || c === 63 || c === 35) break; // / ? #
+    end++;
   }
+  let authority = url.slice(start, end);
+  const at = authority.lastIndexOf('@');
+  if (at !== -1) authority = authority.slice(at + 1);
+  if (authority.startsWith('[')) {
+    const close = authority.indexOf(']');
+    return close === -1 ? undefined : authority.slice(0, close + 1);
+  }
+  const colon = authority.indexOf(':');
+  return (colon === -1 ? authority : authority.slice(0, colon)).toLowerCase();
 }
 
 /**
