@@ -252,6 +252,40 @@ describe('inbound filters', () => {
     expect(await filteredTotals(t, project)).toEqual({ 'error:release_version': 2 });
   }, 60_000);
 
+  it("deletes a filtered event's attachments and counts them as filtered too", async () => {
+    const project = await createProject(t);
+    await t
+      .api()
+      .patch(`/api/projects/${project.id}/inbound-filters`)
+      .send({ web_crawlers: true })
+      .expect(200);
+    const eventId = randomUUID();
+    const event = browserEvent(eventId, UA.googlebot);
+    const file = 'crawler screenshot bytes';
+    const body = [
+      JSON.stringify({ event_id: hex(eventId) }),
+      '{"type":"event"}',
+      JSON.stringify(event),
+      JSON.stringify({ type: 'attachment', length: Buffer.byteLength(file), filename: 'screen.txt' }),
+      file,
+    ].join('\n');
+    await t
+      .http()
+      .post(`/api/${project.id}/envelope/?sentry_key=${hex(project.client_key)}`)
+      .type('text/plain')
+      .send(body)
+      .expect(200, { id: hex(eventId) });
+    const [{ count }] = await db.query<{ count: number }[]>(
+      'SELECT count(*)::int AS count FROM attachments WHERE project_id = $1',
+      [project.id],
+    );
+    expect(count).toBe(0);
+    expect(await filteredTotals(t, project)).toEqual({
+      'error:web_crawlers': 1,
+      'attachment:web_crawlers': 1,
+    });
+  });
+
   it('refuses settings that do not parse, with the reason, and changes nothing', async () => {
     const project = await createProject(t);
     const refusals: [object, RegExp][] = [

@@ -259,9 +259,13 @@ export class IngestService {
       throw error;
     }
     const receivedAt = Date.now();
-    // A filtered event's attachments go with it.
-    if (filtered !== undefined) await attachments.abort();
-    else if (attachments.started) await attachments.commit(eventId, new Date(receivedAt));
+    // A filtered event's attachments go with it, counted as filtered for the same reason.
+    if (filtered !== undefined && attachments.started) {
+      await attachments.abort();
+      this.outcomes.count(projectId, [
+        { outcome: 'filtered', category: 'attachment', reason: filtered, quantity: attachments.fileCount },
+      ]);
+    } else if (attachments.started) await attachments.commit(eventId, new Date(receivedAt));
     if (event === undefined) {
       this.metrics.acceptedEnvelopes++;
       if (this.debug) this.logger.debug(`project ${projectId}: dropped items ${reader.itemTypes.join(', ')}`);
