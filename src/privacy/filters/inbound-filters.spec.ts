@@ -65,7 +65,15 @@ describe('CompiledInboundFilters', () => {
     expect(on.check({ request: { url: 'http://127.0.0.1:8080/x' } }, undefined)).toBe('localhost');
     expect(on.check({ request: { url: 'http://[::1]/x' } }, undefined)).toBe('localhost');
     expect(on.check({ user: { ip_address: '::1' } }, undefined)).toBe('localhost');
+    expect(on.check({ request: { url: 'http://dev:secret@LOCALHOST:8000/a?b#c' } }, undefined)).toBe(
+      'localhost',
+    );
+    expect(on.check({ request: { url: 'http://127.9.9.9/' } }, undefined)).toBe('localhost');
     expect(on.check({ request: { url: 'https://localhost.example.com/' } }, undefined)).toBeUndefined();
+    expect(on.check({ request: { url: 'https://127.example.com/' } }, undefined)).toBeUndefined();
+    expect(
+      on.check({ request: { url: 'https://shop.example.com/?next=http://localhost/' } }, undefined),
+    ).toBeUndefined();
     expect(on.check({ request: { url: '/relative' } }, undefined)).toBeUndefined();
   });
 

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { isFromBrowserExtension } from './browser-extensions';
 import { messagesOf, releaseOf, requestUrlOf, userAgentOf, userIpOf } from './event-facts';
 import { CompiledGlob, compileGlob } from './glob';
@@ -58,15 +59,18 @@ export function anyFilterOn(settings: InboundFilterSettings): boolean {
 
 const LOCAL_IPS = new Set(['127.0.0.1', '::1', '[::1]', '0.0.0.0']);
 
+/** 127.0.0.0/8, written as an address (not a name such as `127.example.com`). */
+function isLoopbackV4(address: string): boolean {
+  return address.startsWith('127.') && isIP(address) === 4;
+}
+
 function isLocalHost(host: string): boolean {
-  return (
-    host === 'localhost' || host.endsWith('.localhost') || LOCAL_IPS.has(host) || host.startsWith('127.')
-  );
+  return host === 'localhost' || host.endsWith('.localhost') || LOCAL_IPS.has(host) || isLoopbackV4(host);
 }
 
 function fromLocalhost(event: Record<string, unknown>): boolean {
   const ip = userIpOf(event);
-  if (ip !== undefined && (LOCAL_IPS.has(ip) || ip.startsWith('127.'))) return true;
+  if (ip !== undefined && (LOCAL_IPS.has(ip) || isLoopbackV4(ip))) return true;
   const url = requestUrlOf(event);
   const host = url === undefined ? undefined : hostOf(url);
   return host !== undefined && isLocalHost(host);
