@@ -110,8 +110,11 @@ const enum State {
 export interface EventPayloadFacts {
   /** The payload's own `event_id`, when it has a string one. */
   eventId?: string;
-  /** The parsed payload, for the inbound filters to read (kept, not parsed again). */
-  payload: Record<string, unknown>;
+  /**
+   * The parsed payload, for the inbound filters to read (not parsed again); ingest lets go of it
+   * once they have, so that it does not outlive the request's first milliseconds.
+   */
+  payload?: Record<string, unknown>;
 }
 
 /**

@@ -355,9 +355,11 @@ export class IngestService {
     facts: EventPayloadFacts,
     request: IncomingMessage,
   ): FilterReason | undefined {
+    const payload = facts.payload;
+    facts.payload = undefined;
     const filters = this.inboundFilters.forProject(projectId);
-    if (filters === undefined) return undefined;
-    return filters.check(facts.payload, filters.needsClientAddress ? this.clientAddress(request) : undefined);
+    if (filters === undefined || payload === undefined) return undefined;
+    return filters.check(payload, filters.needsClientAddress ? this.clientAddress(request) : undefined);
   }
 
   /** A filtered event is answered 200 like an accepted one (the SDK must not retry), and counted. */
