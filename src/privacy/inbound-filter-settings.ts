@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../common/domain-errors';
-import { compileGlob, GlobSyntaxError, MAX_GLOB_LENGTH } from './filters/glob';
+import { compileGlob, GlobSyntaxError } from './filters/glob';
 import { InboundFilterSettings, NO_INBOUND_FILTERS } from './filters/inbound-filters';
 import { IpRangeSyntaxError, parseIpRange } from './filters/ip-ranges';
 import { isLegacyBrowserName, LEGACY_BROWSERS, LegacyBrowser } from './filters/user-agents';
@@ -65,4 +65,3 @@ export function checkedInboundFiltersChange(change: InboundFiltersChange): Inbou
   };
 }
 
-export { MAX_GLOB_LENGTH };
