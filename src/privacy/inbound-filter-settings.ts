@@ -64,4 +64,3 @@ export function checkedInboundFiltersChange(change: InboundFiltersChange): Inbou
     client_ips: checkList('client_ips', change.client_ips, (value) => void parseIpRange(value)),
   };
 }
-
