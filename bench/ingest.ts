@@ -15,6 +15,8 @@
  * server's peak RSS is read from /proc/<pid>/status (VmHWM). Prints a table and writes
  * bench/results/ingest.json.
  *
+ * `npm run bench:ingest -- filters` measures instead what inbound filters cost: see ingest-filters.ts.
+ *
  * Usage of the same file as a child process: `ingest.ts load <json options>` (load generator),
  * `ingest.ts baseline <port> <redis url> <key>` (baseline server).
  */
@@ -36,6 +38,7 @@ import {
   ROOT,
   stop,
 } from './support';
+import { compareInboundFilters } from './ingest-filters';
 
 const FIXTURE = EXCEPTION_FIXTURE;
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
@@ -48,7 +51,7 @@ const RUN_ID = randomUUID().slice(0, 8);
 // ---------------------------------------------------------------------------------------------
 // Load generator (child process)
 
-interface LoadOptions {
+export interface LoadOptions {
   url: string;
   mode: 'closed' | 'open';
   connections: number;
@@ -56,9 +59,11 @@ interface LoadOptions {
   rate?: number;
   headers: Record<string, string>;
   warmupS: number;
+  /** Another envelope to send than the exception fixture (its event id is varied the same way). */
+  fixture?: string;
 }
 
-interface LoadResult {
+export interface LoadResult {
   mode: 'closed' | 'open';
   durationS: number;
   requests: number;
@@ -70,8 +75,8 @@ interface LoadResult {
 }
 
 /** The fixture split around its event id, so each request gets a new id without re-encoding. */
-function envelopeFactory(): () => Buffer {
-  const text = readFileSync(FIXTURE, 'utf8');
+function envelopeFactory(fixture = FIXTURE): () => Buffer {
+  const text = readFileSync(fixture, 'utf8');
   const original = JSON.parse(text.split('\n')[0]).event_id as string;
   const at = text.indexOf(original);
   const before = Buffer.from(text.slice(0, at));
@@ -88,7 +93,7 @@ function percentile(sorted: number[], p: number): number {
 }
 
 async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  const next = envelopeFactory();
+  const next = envelopeFactory(options.fixture);
   const agent = new Agent({
     keepAlive: true,
     maxSockets: options.connections,
@@ -476,6 +481,14 @@ if (mode === 'load') {
   );
 } else if (mode === 'baseline') {
   runBaseline(Number(args[0]), args[1], args[2]);
+} else if (mode === 'filters') {
+  compareInboundFilters(load).then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
 } else {
   orchestrate().then(
     () => process.exit(0),

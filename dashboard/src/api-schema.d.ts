@@ -805,6 +805,22 @@ export interface paths {
         patch: operations["PrivacyController_update"];
         trace?: never;
     };
+    "/api/projects/{id}/inbound-filters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["InboundFiltersController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch: operations["InboundFiltersController_update"];
+        trace?: never;
+    };
     "/api/projects/{projectId}/events/{eventId}/attachments": {
         parameters: {
             query?: never;
@@ -2073,6 +2089,67 @@ export interface components {
              *     ]
              */
             safe_fields?: string[];
+        };
+        /** @description How many events one filter dropped (the `filtered` outcomes of its reason). */
+        FilteredCount: {
+            /** @enum {string} */
+            reason: "ip_address" | "release_version" | "localhost" | "web_crawlers" | "legacy_browsers" | "browser_extensions" | "error_message";
+            /** @description In the last 24 hours (counts reach the database within about a minute). */
+            last_24h: number;
+            /** @description In the last 30 days. */
+            last_30d: number;
+        };
+        /** @description A project's inbound filters: events ingest answers 200 to and drops before queueing. */
+        InboundFiltersView: {
+            project_id: number;
+            browser_extensions: boolean;
+            localhost: boolean;
+            web_crawlers: boolean;
+            legacy_browsers: ("ie_pre_9" | "ie9" | "ie10" | "ie11" | "safari_pre_6" | "opera_pre_15" | "opera_mini_pre_8" | "android_pre_4" | "edge_pre_79")[];
+            releases: string[];
+            error_messages: string[];
+            client_ips: string[];
+            /** @description When they were last changed; null: never. */
+            updated_at: string | null;
+            /** @description The legacy-browser choices, for reference. */
+            legacy_browser_choices: ("ie_pre_9" | "ie9" | "ie10" | "ie11" | "safari_pre_6" | "opera_pre_15" | "opera_mini_pre_8" | "android_pre_4" | "edge_pre_79")[];
+            /** @description One entry per filter, in the order filters run. */
+            filtered: components["schemas"]["FilteredCount"][];
+        };
+        UpdateInboundFiltersDto: {
+            /** @description Drop errors thrown by browser extensions and injected scripts. */
+            browser_extensions?: boolean;
+            /** @description Drop events from localhost (user IP or request URL). */
+            localhost?: boolean;
+            /** @description Drop events whose User-Agent is a known crawler, bot or monitor. */
+            web_crawlers?: boolean;
+            /** @description The legacy browsers whose events are dropped; empty: the filter is off. */
+            legacy_browsers?: ("ie_pre_9" | "ie9" | "ie10" | "ie11" | "safari_pre_6" | "opera_pre_15" | "opera_mini_pre_8" | "android_pre_4" | "edge_pre_79")[];
+            /**
+             * @description Release globs (`*`, `?`; case-sensitive): events of a matching release are dropped.
+             * @example [
+             *       "1.0.*-beta",
+             *       "staging-*"
+             *     ]
+             */
+            releases?: string[];
+            /**
+             * @description Error-message globs (any case), matched against `Type: value` of each exception and the log message.
+             * @example [
+             *       "ResizeObserver loop*",
+             *       "*ChunkLoadError*"
+             *     ]
+             */
+            error_messages?: string[];
+            /**
+             * @description Client addresses and CIDR ranges (IPv4 or IPv6) whose events are dropped.
+             * @example [
+             *       "203.0.113.7",
+             *       "10.0.0.0/8",
+             *       "2001:db8::/32"
+             *     ]
+             */
+            client_ips?: string[];
         };
         /** @description A file an SDK attached to an event (`scope.addAttachment`, a screenshot, a minidump …). */
         AttachmentView: {
@@ -6556,6 +6633,124 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PrivacySettingsView"];
+                };
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid token or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or in a project the caller does not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    InboundFiltersController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboundFiltersView"];
+                };
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid token or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or in a project the caller does not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    InboundFiltersController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateInboundFiltersDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboundFiltersView"];
                 };
             };
             /** @description The request is invalid: a path or query parameter, the body, or a cursor. */

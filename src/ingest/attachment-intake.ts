@@ -113,6 +113,11 @@ export class AttachmentIntake implements ItemStream {
     return this.staged.length > 0;
   }
 
+  /** Files read whole so far. */
+  get fileCount(): number {
+    return this.files.length;
+  }
+
   begin(header: Record<string, unknown>): void {
     const length = header.length;
     if (typeof length === 'number') {

@@ -110,6 +110,11 @@ const enum State {
 export interface EventPayloadFacts {
   /** The payload's own `event_id`, when it has a string one. */
   eventId?: string;
+  /**
+   * The parsed payload, for the inbound filters to read (not parsed again); ingest lets go of it
+   * once they have, so that it does not outlive the request's first milliseconds.
+   */
+  payload?: Record<string, unknown>;
 }
 
 /**
@@ -139,8 +144,9 @@ export function checkEventPayload(text: string): EventPayloadFacts {
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new EnvelopeError(400, 'event payload is not a JSON object');
   }
-  const eventId = (parsed as { event_id?: unknown }).event_id;
-  return { eventId: typeof eventId === 'string' ? eventId : undefined };
+  const payload = parsed as Record<string, unknown>;
+  const eventId = payload.event_id;
+  return { eventId: typeof eventId === 'string' ? eventId : undefined, payload };
 }
 
 function firstNonSpace(text: string): string | undefined {

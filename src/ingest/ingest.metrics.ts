@@ -5,6 +5,8 @@ import { Injectable } from '@nestjs/common';
 export class IngestMetrics {
   acceptedEnvelopes = 0;
   acceptedEvents = 0;
+  /** Events an inbound filter dropped (answered 200, not queued). */
+  filteredEvents = 0;
   /** Digest jobs written: fewer than the events when concurrent requests share jobs. */
   digestJobsEnqueued = 0;
   /** Rejected requests by HTTP status. */

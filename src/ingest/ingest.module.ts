@@ -4,6 +4,7 @@ import { JobsModule } from '../jobs/jobs.module';
 import { OutcomesDataModule } from '../outcomes/outcomes-data.module';
 import { AttachmentsDataModule } from '../attachments/attachments-data.module';
 import { AttachmentIntakes } from './attachment-intake';
+import { InboundFilterSnapshotModule } from '../privacy/filters/inbound-filters.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { DigestProducer, digestProducerQueueProvider } from './digest.producer';
 import { FeedbackIntake } from './feedback-intake';
@@ -29,6 +30,7 @@ import { TestEventSender } from './test-event';
     OutcomesDataModule,
     ReleaseHealthDataModule,
     AttachmentsDataModule,
+    InboundFilterSnapshotModule,
   ],
   controllers: [MetricsController, TestEventController, ErrorPageController],
   providers: [

@@ -26,6 +26,9 @@ import { SESSION_ITEM_TYPES, SessionIntake } from './session-intake';
 import { envelopeOutcomes, refusalOutcome } from '../outcomes/envelope-outcomes';
 import { OutcomeCounter } from '../outcomes/outcome-counter';
 import { AttachmentIntakes } from './attachment-intake';
+import { InboundFilterSnapshot } from '../privacy/filters/inbound-filter-snapshot.service';
+import type { FilterReason } from '../privacy/filters/inbound-filters';
+import { ClientAddressOf, clientAddressResolver } from './client-address';
 
 /** Sentry answers with the event id as 32 hex digits; `{}` when the envelope held no event. */
 export type IngestResult = { id: string } | Record<string, never>;
@@ -82,6 +85,7 @@ export class IngestService {
   private readonly logger = new Logger('Ingest');
   private readonly rejectionLog = new RepeatedLog(this.logger, 10_000);
   private readonly debug: boolean;
+  private readonly clientAddress: ClientAddressOf;
 
   constructor(
     config: AppConfig,
@@ -93,8 +97,10 @@ export class IngestService {
     private readonly sessions: SessionIntake,
     private readonly feedback: FeedbackIntake,
     private readonly attachmentIntakes: AttachmentIntakes,
+    private readonly inboundFilters: InboundFilterSnapshot,
   ) {
     this.debug = config.logLevel === 'debug' || config.logLevel === 'trace';
+    this.clientAddress = clientAddressResolver(config.TRUST_PROXY);
   }
 
   ingest(
@@ -118,7 +124,7 @@ export class IngestService {
       }
       const reader = new StoreBodyReader();
       await readBody(request, reader);
-      return this.acceptStoreEvent(projectId, reader);
+      return this.acceptStoreEvent(projectId, reader, request);
     });
   }
 
@@ -142,7 +148,7 @@ export class IngestService {
       } catch (error) {
         throw bodyRejection(error);
       }
-      return this.acceptStoreEvent(projectId, reader);
+      return this.acceptStoreEvent(projectId, reader, request);
     });
   }
 
@@ -232,6 +238,8 @@ export class IngestService {
     const attachments = this.attachmentIntakes.open(projectId);
     reader.streamItems('attachment', attachments);
     let eventId: string | undefined;
+    let event: string | undefined;
+    let filtered: FilterReason | undefined;
     try {
       await readBody(request, reader, undefined, checkFirstLine);
       const headerId = reader.header!.event_id;
@@ -241,23 +249,33 @@ export class IngestService {
             ? canonicalUuid(headerId)
             : undefined
           : resolveEventId(headerId, reader.eventFacts);
+      filtered =
+        reader.event === undefined ? undefined : this.filterReason(projectId, reader.eventFacts!, request);
+      event = filtered === undefined ? reader.event : undefined;
       if (reader.smallItems.size > 0) await this.feedback.acceptEnvelope(projectId, reader);
-      if (reader.event === undefined) await this.takeSessions(projectId, reader, attempt, false);
+      if (event === undefined) await this.takeSessions(projectId, reader, attempt, false);
     } catch (error) {
       await attachments.abort();
       throw error;
     }
     const receivedAt = Date.now();
-    if (attachments.started) await attachments.commit(eventId, new Date(receivedAt));
-    if (reader.event === undefined) {
+    // A filtered event's attachments go with it, counted as filtered for the same reason.
+    if (filtered !== undefined && attachments.started) {
+      await attachments.abort();
+      this.outcomes.count(projectId, [
+        { outcome: 'filtered', category: 'attachment', reason: filtered, quantity: attachments.fileCount },
+      ]);
+    } else if (attachments.started) await attachments.commit(eventId, new Date(receivedAt));
+    if (event === undefined) {
       this.metrics.acceptedEnvelopes++;
       if (this.debug) this.logger.debug(`project ${projectId}: dropped items ${reader.itemTypes.join(', ')}`);
+      if (filtered !== undefined) this.countFiltered(projectId, filtered);
       this.countItemOutcomes(projectId, reader);
       return eventId ? { id: eventId.replace(/-/g, '') } : {};
     }
     const acceptedId = eventId!;
     await Promise.all([
-      this.accept(projectId, acceptedId, reader.event, sdkOf(reader.header!.sdk), receivedAt),
+      this.accept(projectId, acceptedId, event, sdkOf(reader.header!.sdk), receivedAt),
       this.takeSessions(projectId, reader, attempt, true),
     ]);
     this.countItemOutcomes(projectId, reader);
@@ -316,10 +334,39 @@ export class IngestService {
     this.outcomes.count(projectId, envelopeOutcomes(types, reader.clientReports));
   }
 
-  private async acceptStoreEvent(projectId: number, reader: StoreBodyReader): Promise<{ id: string }> {
+  private async acceptStoreEvent(
+    projectId: number,
+    reader: StoreBodyReader,
+    request: IncomingMessage,
+  ): Promise<{ id: string }> {
     const eventId = resolveEventId(undefined, reader.eventFacts);
-    await this.accept(projectId, eventId, reader.event!, undefined);
+    const filtered = this.filterReason(projectId, reader.eventFacts!, request);
+    if (filtered === undefined) await this.accept(projectId, eventId, reader.event!, undefined);
+    else this.countFiltered(projectId, filtered);
     return { id: eventId.replace(/-/g, '') };
+  }
+
+  /**
+   * The inbound filter that drops this event, if any: a map lookup for a project without filters;
+   * with filters, a few reads of the payload ingest has parsed already (no PostgreSQL).
+   */
+  private filterReason(
+    projectId: number,
+    facts: EventPayloadFacts,
+    request: IncomingMessage,
+  ): FilterReason | undefined {
+    const payload = facts.payload;
+    facts.payload = undefined;
+    const filters = this.inboundFilters.forProject(projectId);
+    if (filters === undefined || payload === undefined) return undefined;
+    return filters.check(payload, filters.needsClientAddress ? this.clientAddress(request) : undefined);
+  }
+
+  /** A filtered event is answered 200 like an accepted one (the SDK must not retry), and counted. */
+  private countFiltered(projectId: number, reason: FilterReason): void {
+    this.metrics.filteredEvents++;
+    this.outcomes.count(projectId, [{ outcome: 'filtered', category: 'error', reason, quantity: 1 }]);
+    if (this.debug) this.logger.debug(`project ${projectId}: event filtered (${reason})`);
   }
 
   /**

@@ -71,6 +71,12 @@ export class MetricsController {
         [['', this.metrics.acceptedEvents]],
       ),
       ...metric(
+        'error_tracker_ingest_events_filtered_total',
+        'counter',
+        'Events an inbound filter dropped on this instance (by filter: error_tracker_outcomes_total{outcome="filtered"}).',
+        [['', this.metrics.filteredEvents]],
+      ),
+      ...metric(
         'error_tracker_digest_jobs_enqueued_total',
         'counter',
         'Digest jobs written by this instance (concurrent requests share jobs, up to 10 events each).',

@@ -1,9 +1,10 @@
 import { Module } from '@nestjs/common';
+import { InboundFiltersRepository } from './inbound-filters.repository';
 import { PrivacySettingsRepository } from './privacy-settings.repository';
 
-/** The data protection settings rows, for the digest and the API. */
+/** The data protection settings and inbound filter rows, for the digest, ingest and the API. */
 @Module({
-  providers: [PrivacySettingsRepository],
-  exports: [PrivacySettingsRepository],
+  providers: [PrivacySettingsRepository, InboundFiltersRepository],
+  exports: [PrivacySettingsRepository, InboundFiltersRepository],
 })
 export class PrivacyDataModule {}

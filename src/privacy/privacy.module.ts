@@ -1,13 +1,17 @@
 import { Module } from '@nestjs/common';
+import { OutcomesDataModule } from '../outcomes/outcomes-data.module';
 import { ProjectsModule } from '../projects/projects.module';
+import { InboundFilterSnapshotModule } from './filters/inbound-filters.module';
+import { InboundFiltersController } from './inbound-filters.controller';
+import { InboundFiltersService } from './inbound-filters.service';
 import { PrivacyController } from './privacy.controller';
 import { PrivacyDataModule } from './privacy-data.module';
 import { PrivacySettingsService } from './privacy-settings.service';
 
-/** The data protection API (role `api`). */
+/** The data protection API (role `api`): scrubbing settings and inbound filters. */
 @Module({
-  imports: [PrivacyDataModule, ProjectsModule],
-  controllers: [PrivacyController],
-  providers: [PrivacySettingsService],
+  imports: [PrivacyDataModule, ProjectsModule, OutcomesDataModule, InboundFilterSnapshotModule],
+  controllers: [PrivacyController, InboundFiltersController],
+  providers: [PrivacySettingsService, InboundFiltersService],
 })
 export class PrivacyModule {}

@@ -22,6 +22,7 @@ import { Attachments1796600000000 } from './migrations/1796600000000-Attachments
 import { ReleaseHealthAlerts1796700000000 } from './migrations/1796700000000-ReleaseHealthAlerts';
 import { MonitorIssues1796800000000 } from './migrations/1796800000000-MonitorIssues';
 import { PrivacySettings1797000000000 } from './migrations/1797000000000-PrivacySettings';
+import { InboundFilters1797100000000 } from './migrations/1797100000000-InboundFilters';
 
 /** Migrations are listed explicitly so that ts (tests, CLI) and compiled js resolve the same set. */
 export const MIGRATIONS = [
@@ -47,6 +48,7 @@ export const MIGRATIONS = [
   ReleaseHealthAlerts1796700000000,
   MonitorIssues1796800000000,
   PrivacySettings1797000000000,
+  InboundFilters1797100000000,
 ];
 
 /** No query of the service runs this long; one that does waits on a server that is gone. */
