@@ -14,6 +14,8 @@ import { MetricsController } from './metrics.controller';
 import { ErrorPageController } from './error-page.controller';
 import { ProjectKeys } from './project-keys';
 import { IngestRateLimiter } from './rate-limiter';
+import { EventLimits } from './event-limits';
+import { PrivacyDataModule } from '../privacy/privacy-data.module';
 import { ReleaseHealthDataModule } from '../releases/health/release-health-data.module';
 import { SessionIntake } from './session-intake';
 import { TestEventController } from './test-event.controller';
@@ -29,11 +31,13 @@ import { TestEventSender } from './test-event';
     OutcomesDataModule,
     ReleaseHealthDataModule,
     AttachmentsDataModule,
+    PrivacyDataModule,
   ],
   controllers: [MetricsController, TestEventController, ErrorPageController],
   providers: [
     ProjectKeys,
     IngestRateLimiter,
+    EventLimits,
     SessionIntake,
     digestProducerQueueProvider,
     DigestProducer,

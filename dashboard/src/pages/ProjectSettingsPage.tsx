@@ -5,6 +5,7 @@ import { CopyButton, FormFeedback, Loading, useTitle, ProjectLoadError } from '.
 import { navigate } from '../router';
 import { plural, relativeTime, toDate } from '../util';
 import { DataProtectionForm } from './DataProtectionForm';
+import { QuotasForm } from './QuotasForm';
 import { ProjectHeader, useProject } from './ProjectHeader';
 
 const MIN_DAYS = 1;
@@ -363,6 +364,7 @@ export function ProjectSettingsPage({ projectId }: { projectId: number }) {
           <RetentionForm key={`retention-${projectId}`} project={project.data} onSaved={saved} />
           <ClientKeyCard key={`client-key-${projectId}`} project={project.data} onSaved={saved} />
           <DataProtectionForm key={`data-protection-${projectId}`} projectId={projectId} />
+          <QuotasForm key={`quotas-${projectId}`} projectId={projectId} />
           {can('projects:admin') && <DangerZone key={`danger-${projectId}`} project={project.data} />}
         </div>
       ) : (

@@ -1,9 +1,17 @@
 /**
  * What alert rules can react to: the issue lifecycle transitions, new feedback on an issue, and
  * `release_health`, a release's crash-free rate falling below a threshold (evaluated on a schedule,
- * see src/alerts/release-health-alerts.service.ts).
+ * see src/alerts/release-health-alerts.service.ts), and `spike_protection`, a project's spike protection
+ * engaging (see src/alerts/spike-alerts.service.ts).
  */
-export const ALERT_TYPES = ['new_issue', 'regression', 'unmute', 'new_feedback', 'release_health'] as const;
+export const ALERT_TYPES = [
+  'new_issue',
+  'regression',
+  'unmute',
+  'new_feedback',
+  'release_health',
+  'spike_protection',
+] as const;
 export type AlertType = (typeof ALERT_TYPES)[number];
 
 /** An issue lifecycle transition that alert rules of the same `alert_type` react to. */
@@ -24,6 +32,8 @@ export enum AlertJobName {
   SweepOutbox = 'sweep-outbox',
   /** Compare every release's crash-free rate with the `release_health` rules (scheduled, once a minute). */
   EvaluateReleaseHealth = 'evaluate-release-health',
+  /** Refresh the spike protection limits and alert about spikes that engaged (scheduled, once a minute). */
+  CheckSpikes = 'check-spikes',
 }
 
 /** Separated by `-`: BullMQ refuses custom job ids containing `:` ("Custom Id cannot contain :"). */
