@@ -16,7 +16,7 @@ import { DAY_MS, HOUR_MS, nextMonthStart, periodEnd, QuotaReason } from '../priv
  *
  * KEYS: minute, hour, limits hash, accepted today, this month, this hour, the hour's spike hash.
  * ARGV: minute limit, hour limit, minute TTL, hour TTL, now, spike TTL, day TTL, month TTL,
- * accepted-hour TTL (limits of 0 are off). Returns {0, 0} allowed; {1|2, over} minute|hour limit;
+ * accepted-hour TTL. A quota of -1 (or none) is off, a spike limit of 0 (or none). Returns {0, 0} allowed; {1|2, over} minute|hour limit;
  * {3, 0} daily quota; {4, 0} monthly quota; {5, dropped this hour} spike protection.
  */
 const RATE_LIMIT_SCRIPT = `
@@ -33,11 +33,11 @@ if hourLimit > 0 then
   if count > hourLimit then return {2, count - hourLimit} end
 end
 local limits = redis.call('HMGET', KEYS[3], 'd', 'mo', 'sp')
-local daily = tonumber(limits[1]) or 0
-local monthly = tonumber(limits[2]) or 0
+local daily = tonumber(limits[1]) or -1
+local monthly = tonumber(limits[2]) or -1
 local spike = tonumber(limits[3]) or 0
-if daily > 0 and (tonumber(redis.call('GET', KEYS[4])) or 0) >= daily then return {3, 0} end
-if monthly > 0 and (tonumber(redis.call('GET', KEYS[5])) or 0) >= monthly then return {4, 0} end
+if daily >= 0 and (tonumber(redis.call('GET', KEYS[4])) or 0) >= daily then return {3, 0} end
+if monthly >= 0 and (tonumber(redis.call('GET', KEYS[5])) or 0) >= monthly then return {4, 0} end
 if spike > 0 and (tonumber(redis.call('GET', KEYS[6])) or 0) >= spike then
   redis.call('HSETNX', KEYS[7], 'since', ARGV[5])
   redis.call('HSET', KEYS[7], 'limit', spike)

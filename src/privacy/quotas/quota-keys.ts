@@ -19,7 +19,7 @@ export class QuotaKeys {
     return `${this.base(projectId)}:h:${start}`;
   }
 
-  /** Hash: `d` daily quota, `mo` monthly quota, `sp` spike protection limit per hour (absent or 0: none). */
+  /** Hash: `d` daily quota, `mo` monthly quota (absent or -1: none), `sp` spike limit per hour (absent or 0: none). */
   limits(projectId: number): string {
     return `${this.base(projectId)}:limits`;
   }

@@ -73,8 +73,8 @@ export class QuotaLimitsService {
     const pipeline = this.redis.pipeline();
     for (const project of inputs) {
       pipeline.hset(this.keys.limits(project.project_id), {
-        d: project.daily_quota ?? 0,
-        mo: project.monthly_quota ?? 0,
+        d: project.daily_quota ?? -1,
+        mo: project.monthly_quota ?? -1,
         sp: this.limitOf(project, now) ?? 0,
       });
     }
