@@ -120,8 +120,8 @@ export function QuotasForm({ projectId }: { projectId: number }) {
             <span>
               Spike protection
               <small class="hint">
-                Drops events past 10 times the project's average hourly volume of the last 7 days (never
-                below a fixed floor), until the hour ends.
+                Drops events far past the project's average hourly volume of the last 7 days (a multiple
+                of it, never below a floor), until the hour ends.
                 {usage?.spike_limit != null
                   ? ` Limit now: ${count(usage.spike_limit)} events per hour; this hour: ${count(usage.this_hour)}.`
                   : ''}
