@@ -89,7 +89,9 @@ describe('dashboard quotas and spike protection (browser)', () => {
     await form.getByLabel('Daily quota').fill('-5');
     await form.getByRole('button', { name: 'Save quotas' }).click();
     await form.getByRole('alert').filter({ hasText: 'The daily quota must be a whole number' }).waitFor();
-    expect((await t.api().get(`/api/projects/${project.id}/quotas`).expect(200)).body.daily_quota).toBe(50_000);
+    expect((await t.api().get(`/api/projects/${project.id}/quotas`).expect(200)).body.daily_quota).toBe(
+      50_000,
+    );
   });
 
   it('shows a spike on the project pages: engaged since, the limit, the events dropped', async () => {
@@ -99,7 +101,11 @@ describe('dashboard quotas and spike protection (browser)', () => {
         .http()
         .post(`/api/${project.id}/envelope/?sentry_key=${hex(project.client_key)}`)
         .type('text/plain')
-        .send(['{}', '{"type":"event"}', JSON.stringify({ event_id: hex(randomUUID()), message: 'burst' })].join('\n'))
+        .send(
+          ['{}', '{"type":"event"}', JSON.stringify({ event_id: hex(randomUUID()), message: 'burst' })].join(
+            '\n',
+          ),
+        )
         .expect(i < 3 ? 200 : 429);
     }
     expect(await t.app.get(SpikeAlertsService).check()).toMatchObject({ spikes: 1 });

@@ -35,7 +35,11 @@ function sendEvent(t: TestApp, project: Project) {
     .http()
     .post(`/api/${project.id}/envelope/?sentry_key=${hex(project.client_key)}`)
     .type('text/plain')
-    .send(['{}', '{"type":"event"}', JSON.stringify({ event_id: hex(randomUUID()), message: 'quota' })].join('\n'));
+    .send(
+      ['{}', '{"type":"event"}', JSON.stringify({ event_id: hex(randomUUID()), message: 'quota' })].join(
+        '\n',
+      ),
+    );
 }
 
 async function createProject(t: TestApp, quotas: Record<string, unknown>): Promise<Project> {
@@ -96,7 +100,9 @@ describe('quotas', () => {
     await sendEvent(t, project).expect(200);
     const refused = await sendEvent(t, project).expect(429);
     expect(refused.headers['retry-after']).toBe(String(2 * 3600));
-    expect(refused.headers['x-sentry-rate-limits']).toBe(`${2 * 3600}:${EVENT_CATEGORIES}:project:monthly_quota`);
+    expect(refused.headers['x-sentry-rate-limits']).toBe(
+      `${2 * 3600}:${EVENT_CATEGORIES}:project:monthly_quota`,
+    );
 
     setClock(t, Date.parse('2031-02-01T00:00:00Z'));
     await sendEvent(t, project).expect(200);
@@ -198,7 +204,11 @@ describe('quotas', () => {
       current_spike: null,
       recent_spikes: [],
     });
-    await t.api().patch(path).send({ daily_quota: -1 }).expect(400, { error: 'daily_quota must not be below 0' });
+    await t
+      .api()
+      .patch(path)
+      .send({ daily_quota: -1 })
+      .expect(400, { error: 'daily_quota must not be below 0' });
     await t
       .api()
       .patch(path)
@@ -206,7 +216,11 @@ describe('quotas', () => {
       .expect(400, { error: 'monthly_quota must be an integer (or null for no quota)' });
     await t.api().patch(path).send({ daily_quota: '100' }).expect(400);
     await t.api().patch(path).send({ daily_quota: 3_000_000_000 }).expect(400);
-    await t.api().patch(path).send({ spike_protection: 'off' }).expect(400, { error: 'spike_protection must be true or false' });
+    await t
+      .api()
+      .patch(path)
+      .send({ spike_protection: 'off' })
+      .expect(400, { error: 'spike_protection must be true or false' });
     await t.api().patch(path).send({ weekly_quota: 5 }).expect(400);
     await t.api().patch('/api/projects/999999999/quotas').send({ daily_quota: 5 }).expect(404);
 

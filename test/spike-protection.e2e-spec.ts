@@ -28,7 +28,11 @@ function sendEvent(t: TestApp, project: Project) {
     .http()
     .post(`/api/${project.id}/envelope/?sentry_key=${hex(project.client_key)}`)
     .type('text/plain')
-    .send(['{}', '{"type":"event"}', JSON.stringify({ event_id: hex(randomUUID()), message: 'burst' })].join('\n'));
+    .send(
+      ['{}', '{"type":"event"}', JSON.stringify({ event_id: hex(randomUUID()), message: 'burst' })].join(
+        '\n',
+      ),
+    );
 }
 
 describe('spike protection', () => {
@@ -62,10 +66,12 @@ describe('spike protection', () => {
         .expect(201)
     ).body as Project;
     // Thirty days old: its baseline is averaged over the whole week.
-    await t.app.get(DataSource).query(`UPDATE projects SET created_at = $2 WHERE id = $1`, [
-      project.id,
-      new Date(now - 30 * 24 * HOUR),
-    ]);
+    await t.app
+      .get(DataSource)
+      .query(`UPDATE projects SET created_at = $2 WHERE id = $1`, [
+        project.id,
+        new Date(now - 30 * 24 * HOUR),
+      ]);
     return project;
   }
 
@@ -94,7 +100,11 @@ describe('spike protection', () => {
       await t
         .api()
         .post('/api/alert-channels')
-        .send({ name: `spikes ${project.id}`, channel_type: 'webhook', config: { url: `${receiver.url}/spikes/${project.id}` } })
+        .send({
+          name: `spikes ${project.id}`,
+          channel_type: 'webhook',
+          config: { url: `${receiver.url}/spikes/${project.id}` },
+        })
         .expect(201)
     ).body as { id: number };
     await t
@@ -109,7 +119,9 @@ describe('spike protection', () => {
     const before = t.app.get(OutcomeCounter).totals().get('rate_limited,error,spike_protection') ?? 0;
     const refused = await sendEvent(t, project).expect(429);
     expect(refused.headers['retry-after']).toBe(String(40 * 60));
-    expect(refused.headers['x-sentry-rate-limits']).toMatch(/^2400:default;error;.*:project:spike_protection$/);
+    expect(refused.headers['x-sentry-rate-limits']).toMatch(
+      /^2400:default;error;.*:project:spike_protection$/,
+    );
     await sendEvent(t, project).expect(429);
     expect(t.app.get(OutcomeCounter).totals().get('rate_limited,error,spike_protection')).toBe(before + 2);
 
@@ -128,7 +140,11 @@ describe('spike protection', () => {
     expect(delivered[0].body).toMatchObject({
       alert_type: 'spike_protection',
       test: false,
-      spike: { limit_per_hour: FLOOR, dropped: 2, started_at: new Date(Date.parse('2031-06-15T10:20:00Z')).toISOString() },
+      spike: {
+        limit_per_hour: FLOOR,
+        dropped: 2,
+        started_at: new Date(Date.parse('2031-06-15T10:20:00Z')).toISOString(),
+      },
     });
 
     const shown = await quotas(project);
@@ -144,7 +160,9 @@ describe('spike protection', () => {
     const ended = await quotas(project);
     expect(ended.current_spike).toBeNull();
     expect(ended.recent_spikes[0].ended_at).toBe('2031-06-15T11:00:00.000Z');
-    expect(receiver.received.filter((hit) => (hit.body.project as { id?: number })?.id === project.id)).toHaveLength(1);
+    expect(
+      receiver.received.filter((hit) => (hit.body.project as { id?: number })?.id === project.id),
+    ).toHaveLength(1);
     now = Date.parse('2031-06-15T10:20:00Z');
   });
 
@@ -171,7 +189,12 @@ describe('spike protection', () => {
     await t
       .api()
       .post(`/api/projects/${project.id}/alert-rules`)
-      .send({ name: 'Spikes', alert_type: 'spike_protection', channel_ids: [], conditions: { min_level: 'error' } })
+      .send({
+        name: 'Spikes',
+        alert_type: 'spike_protection',
+        channel_ids: [],
+        conditions: { min_level: 'error' },
+      })
       .expect(400, { error: 'spike_protection rules take no conditions (send {})' });
   });
 });

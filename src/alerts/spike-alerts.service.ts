@@ -55,7 +55,10 @@ export class SpikeAlertsService {
       report.spikes = spikes.length;
       for (const spike of spikes) report.queued += await this.alert(spike);
     } catch (error) {
-      this.failures.warn('check', `spike protection check failed, retried in a minute: ${(error as Error).message}`);
+      this.failures.warn(
+        'check',
+        `spike protection check failed, retried in a minute: ${(error as Error).message}`,
+      );
     }
     return report;
   }

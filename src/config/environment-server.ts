@@ -212,13 +212,13 @@ export class ServerEnvironment {
     section: 'ingest',
     secret: false,
     description:
-      'How long ingest waits for Redis to count an event against the rate limits, quotas and spike protection. Past it (or when Redis errors) the event is accepted uncounted and a warning is logged, at most once a minute: a slow Redis never refuses events.',
+      'How long ingest waits for Redis to count an event against the rate limits, quotas and spike protection. Past it (or when Redis errors) the event is accepted uncounted and a warning is logged, at most once a minute: a slow Redis never refuses events. Well above the round trip of a loaded process, so that a saturated event loop does not skip the count.',
   })
   @Transform(toInt)
   @IsInt({ message: 'EVENT_LIMITS_TIMEOUT_MS must be an integer from 1 to 10000' })
   @Min(1, { message: 'EVENT_LIMITS_TIMEOUT_MS must be an integer from 1 to 10000' })
   @Max(10_000, { message: 'EVENT_LIMITS_TIMEOUT_MS must be an integer from 1 to 10000' })
-  EVENT_LIMITS_TIMEOUT_MS = 250;
+  EVENT_LIMITS_TIMEOUT_MS = 1000;
 
   // ---- Attachments and file storage ----
 

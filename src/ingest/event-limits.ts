@@ -64,7 +64,10 @@ export class EventLimits {
           HttpStatus.TOO_MANY_REQUESTS,
           // Sentry's format: <seconds>:<categories>:<scope>. Every category but sessions (and the
           // SDK's own client reports): SDKs stop sending those until then, and go on sending sessions.
-          { 'Retry-After': seconds, 'X-Sentry-Rate-Limits': `${seconds}:${EVENT_RATE_LIMIT_CATEGORIES}:project` },
+          {
+            'Retry-After': seconds,
+            'X-Sentry-Rate-Limits': `${seconds}:${EVENT_RATE_LIMIT_CATEGORIES}:project`,
+          },
         ),
       };
     }
@@ -92,9 +95,16 @@ export class EventLimits {
 
   /** The first drop of an hour: the minute job finds the project, records the spike and alerts. */
   private spikeEngaged(projectId: number): void {
-    this.logger.warn(`spike protection engaged for project ${projectId}: dropping its events until the hour ends`);
-    this.limiter.markSpike(projectId).catch((error: unknown) =>
-      this.warnings.warn('spike mark', `spike of project ${projectId} not marked: ${(error as Error).message}`),
+    this.logger.warn(
+      `spike protection engaged for project ${projectId}: dropping its events until the hour ends`,
     );
+    this.limiter
+      .markSpike(projectId)
+      .catch((error: unknown) =>
+        this.warnings.warn(
+          'spike mark',
+          `spike of project ${projectId} not marked: ${(error as Error).message}`,
+        ),
+      );
   }
 }

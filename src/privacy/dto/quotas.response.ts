@@ -1,6 +1,9 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 
-@ApiSchema({ description: 'One time spike protection engaged: from the first dropped event until a whole hour without one.' })
+@ApiSchema({
+  description:
+    'One time spike protection engaged: from the first dropped event until a whole hour without one.',
+})
 export class SpikeView {
   @ApiProperty()
   id: number;
@@ -8,7 +11,11 @@ export class SpikeView {
   @ApiProperty({ description: 'The first dropped event.' })
   started_at: string;
 
-  @ApiProperty({ type: String, nullable: true, description: 'The end of the last hour with drops; null: still engaged.' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The end of the last hour with drops; null: still engaged.',
+  })
   ended_at: string | null;
 
   @ApiProperty({ description: 'Events per UTC hour that were accepted (the latest hour).' })
@@ -54,7 +61,11 @@ export class QuotasView {
   @ApiProperty({ description: 'Spike protection is on (the default).' })
   spike_protection: boolean;
 
-  @ApiProperty({ type: String, nullable: true, description: 'When they were last changed; null: the defaults.' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'When they were last changed; null: the defaults.',
+  })
   updated_at: string | null;
 
   @ApiProperty({ type: QuotaUsageView, nullable: true, description: 'null when Redis did not answer.' })

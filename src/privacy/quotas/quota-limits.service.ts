@@ -65,7 +65,8 @@ export class QuotaLimitsService {
   async publishAll(now: number): Promise<number> {
     const { from, to } = baselineWindow(now);
     const inputs = await this.quotas.limitInputs(from, to);
-    for (let start = 0; start < inputs.length; start += 500) await this.write(inputs.slice(start, start + 500), now);
+    for (let start = 0; start < inputs.length; start += 500)
+      await this.write(inputs.slice(start, start + 500), now);
     return inputs.length;
   }
 
@@ -107,7 +108,9 @@ export class QuotaLimitsService {
    * passed without a drop. Several runs at once open a spike once (the partial unique index).
    */
   async collectSpikes(now: number): Promise<NewSpike[]> {
-    const marked = (await this.redis.smembers(this.keys.engagedProjects())).map(Number).filter(Number.isSafeInteger);
+    const marked = (await this.redis.smembers(this.keys.engagedProjects()))
+      .map(Number)
+      .filter(Number.isSafeInteger);
     const open = new Map((await this.quotas.openSpikes()).map((spike) => [spike.project_id, spike]));
     const projects = new Set([...marked, ...open.keys()]);
     const opened: NewSpike[] = [];
@@ -117,13 +120,20 @@ export class QuotaLimitsService {
         const spike = await this.followSpike(projectId, open.get(projectId), thisHour);
         if (spike) opened.push(spike);
       } catch (error) {
-        this.failures.warn(`spike:${projectId}`, `spike of project ${projectId} not recorded: ${(error as Error).message}`);
+        this.failures.warn(
+          `spike:${projectId}`,
+          `spike of project ${projectId} not recorded: ${(error as Error).message}`,
+        );
       }
     }
     return opened;
   }
 
-  private async followSpike(projectId: number, open: SpikeRow | undefined, thisHour: number): Promise<NewSpike | undefined> {
+  private async followSpike(
+    projectId: number,
+    open: SpikeRow | undefined,
+    thisHour: number,
+  ): Promise<NewSpike | undefined> {
     const current = await this.redis.hgetall(this.keys.spike(projectId, thisHour));
     const dropping = current.dropped !== undefined;
     if (!open) {
@@ -159,11 +169,21 @@ export class QuotaLimitsService {
       return undefined;
     }
     if (thisHour >= openHour + HOUR_MS + SPIKE_ENDS_AFTER_QUIET_MS) {
-      await this.quotas.closeSpike(open.id, new Date(openHour + HOUR_MS), lastFinal === null ? undefined : Number(lastFinal));
+      await this.quotas.closeSpike(
+        open.id,
+        new Date(openHour + HOUR_MS),
+        lastFinal === null ? undefined : Number(lastFinal),
+      );
       await this.redis.srem(this.keys.engagedProjects(), String(projectId));
       this.logger.log(`spike protection of project ${projectId} disengaged`);
     } else if (lastFinal !== null) {
-      await this.quotas.updateSpike(open.id, new Date(openHour), open.limit_per_hour, Number(lastFinal), undefined);
+      await this.quotas.updateSpike(
+        open.id,
+        new Date(openHour),
+        open.limit_per_hour,
+        Number(lastFinal),
+        undefined,
+      );
     }
     return undefined;
   }

@@ -116,7 +116,9 @@ export class QuotasRepository {
   }
 
   async openSpikes(): Promise<SpikeRow[]> {
-    return this.dataSource.query<SpikeRow[]>(`SELECT ${SPIKE_COLUMNS} FROM project_spikes WHERE ended_at IS NULL`);
+    return this.dataSource.query<SpikeRow[]>(
+      `SELECT ${SPIKE_COLUMNS} FROM project_spikes WHERE ended_at IS NULL`,
+    );
   }
 
   /** The new spike, or undefined when another run opened one first (the partial unique index). */

@@ -31,7 +31,10 @@ export class QuotasAndSpikeProtection1797300000000 implements MigrationInterface
       CREATE INDEX project_spikes_project_idx ON project_spikes (project_id, started_at);
       ALTER TABLE alert_history ADD COLUMN spike jsonb;
     `);
-    await setAlertTypes(queryRunner, (types) => [...types.filter((type) => type !== 'spike_protection'), 'spike_protection']);
+    await setAlertTypes(queryRunner, (types) => [
+      ...types.filter((type) => type !== 'spike_protection'),
+      'spike_protection',
+    ]);
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {
