@@ -264,12 +264,13 @@ describe('Redis Cluster: the core pipeline on three masters', () => {
     try {
       const names = await eventually(async () => {
         const found = [...(await alerts.getJobSchedulers()), ...(await maintenance.getJobSchedulers())];
-        return found.length >= 6 && found.map((schedule) => schedule.name).sort();
+        return found.length >= 7 && found.map((schedule) => schedule.name).sort();
       });
       expect(names).toEqual(
         [
           AlertJobName.SweepOutbox,
           AlertJobName.EvaluateReleaseHealth,
+          AlertJobName.CheckSpikes,
           MaintenanceJobName.Retention,
           MaintenanceJobName.EndSnoozes,
           MaintenanceJobName.FoldOutcomes,

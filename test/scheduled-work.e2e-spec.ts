@@ -29,10 +29,11 @@ describe('scheduled work with several worker processes', () => {
     try {
       const schedules = await eventually(async () => {
         const found = [...(await alerts.getJobSchedulers()), ...(await maintenance.getJobSchedulers())];
-        return found.length >= 6 && found;
+        return found.length >= 7 && found;
       }, 10_000);
       expect(schedules.map((schedule) => [schedule.name, schedule.every ?? schedule.pattern]).sort()).toEqual(
         [
+          [AlertJobName.CheckSpikes, 60_000],
           [MaintenanceJobName.EndSnoozes, 60_000],
           [AlertJobName.EvaluateReleaseHealth, 60_000],
           [MaintenanceJobName.FoldOutcomes, 60_000],

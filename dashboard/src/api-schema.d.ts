@@ -821,6 +821,22 @@ export interface paths {
         patch: operations["InboundFiltersController_update"];
         trace?: never;
     };
+    "/api/projects/{id}/quotas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["QuotasController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch: operations["QuotasController_update"];
+        trace?: never;
+    };
     "/api/projects/{projectId}/events/{eventId}/attachments": {
         parameters: {
             query?: never;
@@ -2151,6 +2167,63 @@ export interface components {
              */
             client_ips?: string[];
         };
+        /** @description Counts of accepted events from the Redis counters ingest keeps. */
+        QuotaUsageView: {
+            /** @description Accepted in the current UTC day. */
+            today: number;
+            /** @description Accepted in the current UTC month. */
+            this_month: number;
+            /** @description Accepted in the current UTC hour. */
+            this_hour: number;
+            /** @description Events per UTC hour before spike protection engages, as ingest applies it; null: off. */
+            spike_limit: number | null;
+            /** @description Dropped by spike protection in the current UTC hour. */
+            spike_dropped_this_hour: number;
+        };
+        /** @description One time spike protection engaged: from the first dropped event until a whole hour without one. */
+        SpikeView: {
+            id: number;
+            /** @description The first dropped event. */
+            started_at: string;
+            /** @description The end of the last hour with drops; null: still engaged. */
+            ended_at: string | null;
+            /** @description Events per UTC hour that were accepted (the latest hour). */
+            limit_per_hour: number;
+            /** @description Events dropped by spike protection during the spike. */
+            dropped: number;
+        };
+        /** @description A project's event quotas and spike protection, with its current usage. */
+        QuotasView: {
+            project_id: number;
+            /** @description Events per UTC day; null: none. */
+            daily_quota: number | null;
+            /** @description Events per UTC month; null: none. */
+            monthly_quota: number | null;
+            /** @description Spike protection is on (the default). */
+            spike_protection: boolean;
+            /** @description When they were last changed; null: the defaults. */
+            updated_at: string | null;
+            /** @description null when Redis did not answer. */
+            usage: components["schemas"]["QuotaUsageView"] | null;
+            /** @description The spike under way, if any. */
+            current_spike: components["schemas"]["SpikeView"] | null;
+            /** @description The last spikes, newest first (at most 10). */
+            recent_spikes: components["schemas"]["SpikeView"][];
+        };
+        UpdateQuotasDto: {
+            /**
+             * @description Events accepted per UTC day; null: no daily quota. 0 accepts none.
+             * @example 50000
+             */
+            daily_quota?: number | null;
+            /**
+             * @description Events accepted per UTC month; null: no monthly quota. 0 accepts none.
+             * @example 1000000
+             */
+            monthly_quota?: number | null;
+            /** @description Drop events far above the recent hourly volume (default true). */
+            spike_protection?: boolean;
+        };
         /** @description A file an SDK attached to an event (`scope.addAttachment`, a screenshot, a minidump …). */
         AttachmentView: {
             /**
@@ -2398,7 +2471,7 @@ export interface components {
             /** @example New issues to ops */
             name: string;
             /** @enum {string} */
-            alert_type: "new_issue" | "regression" | "unmute" | "new_feedback" | "release_health" | "monitor_failed" | "monitor_recovered";
+            alert_type: "new_issue" | "regression" | "unmute" | "new_feedback" | "release_health" | "monitor_failed" | "monitor_recovered" | "spike_protection";
             is_enabled: boolean;
             /** @description Issue alerts: `environments` and `min_level` filters (empty: every event matches). `release_health`: `metric`, `threshold`, `window_hours`, `min_sessions`, optional `environments`. */
             conditions: {
@@ -2415,7 +2488,7 @@ export interface components {
             /** @example New issues to ops */
             name: string;
             /** @enum {string} */
-            alert_type: "new_issue" | "regression" | "unmute" | "new_feedback" | "release_health" | "monitor_failed" | "monitor_recovered";
+            alert_type: "new_issue" | "regression" | "unmute" | "new_feedback" | "release_health" | "monitor_failed" | "monitor_recovered" | "spike_protection";
             /**
              * @description ids of existing notification channels
              * @example [
@@ -2481,7 +2554,7 @@ export interface components {
         AlertHistoryView: {
             id: number;
             /** @enum {string} */
-            alert_type: "new_issue" | "regression" | "unmute" | "new_feedback" | "release_health" | "monitor_failed" | "monitor_recovered";
+            alert_type: "new_issue" | "regression" | "unmute" | "new_feedback" | "release_health" | "monitor_failed" | "monitor_recovered" | "spike_protection";
             /** @example webhook */
             channel_type: string;
             channel_name: string;
@@ -6751,6 +6824,124 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InboundFiltersView"];
+                };
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid token or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or in a project the caller does not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    QuotasController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuotasView"];
+                };
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid token or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or in a project the caller does not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    QuotasController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateQuotasDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuotasView"];
                 };
             };
             /** @description The request is invalid: a path or query parameter, the body, or a cursor. */

@@ -15,6 +15,7 @@ import {
   AnyAlertNotification,
   buildNotification,
   buildReleaseHealthNotification,
+  buildSpikeNotification,
 } from './alert-notification';
 import { AlertSenders } from './senders/alert-senders';
 import { DeliveryError, deliveryErrorMessage } from './senders/delivery-error';
@@ -55,6 +56,7 @@ export class AlertDeliveryService {
     if (row.status !== 'pending') return 'already-done';
 
     if (row.release !== null) return this.deliverReleaseAlert(row, lastAttempt);
+    if (row.spike !== null) return this.deliverSpikeAlert(row, lastAttempt);
     const found = row.issueId === null ? null : await this.issues.findWithProject(row.issueId);
     let channel: NotificationChannel | null;
     if (row.channelType === ASSIGNEE_CHANNEL_TYPE) {
@@ -91,6 +93,22 @@ export class AlertDeliveryService {
       project,
       row.release!,
       row.releaseBreach,
+      this.config.publicUrl,
+      row.createdAt.toISOString(),
+    );
+    return this.send(row, channel, notification, lastAttempt);
+  }
+
+  /** A `spike_protection` row: what it says was kept on the row when the spike was found. */
+  private async deliverSpikeAlert(row: AlertHistoryEntry, lastAttempt: boolean): Promise<DeliveryOutcome> {
+    const channel = row.channelId === null ? null : await this.channels.findById(row.channelId);
+    if (!channel) return this.skip(row, 'channel was deleted before delivery');
+    if (!channel.isEnabled) return this.skip(row, 'channel was disabled before delivery');
+    const project = await this.projects.findById(row.projectId);
+    if (!project || !row.spike) return this.skip(row, 'project was deleted before delivery');
+    const notification = buildSpikeNotification(
+      project,
+      row.spike,
       this.config.publicUrl,
       row.createdAt.toISOString(),
     );

@@ -1,7 +1,7 @@
 import type { Issue } from '../issues/issue.entity';
 import { issueUrl, IssueView, toIssueView } from '../issues/issue-view';
 import type { Project } from '../projects/project.entity';
-import type { ReleaseBreach } from '../rules/alert-history.entity';
+import type { ReleaseBreach, SpikeAlert } from '../rules/alert-history.entity';
 import type { AlertType } from '../rules/alert-rule.entity';
 
 /** What every sender says, whatever its format: one issue of one project, and why it is reported. */
@@ -24,6 +24,7 @@ const ALERT_TITLES: Record<AlertNotification['alertType'], string> = {
   release_health: 'Release health',
   monitor_failed: 'Monitor failed',
   monitor_recovered: 'Monitor recovered',
+  spike_protection: 'Spike protection',
   test: 'Test notification',
 };
 
@@ -42,8 +43,37 @@ export interface ReleaseHealthNotification {
   triggeredAt: string;
 }
 
-/** What the senders take: an issue's notification (or the test one), or a release's. */
-export type AnyAlertNotification = AlertNotification | ReleaseHealthNotification;
+/** What a `spike_protection` alert says: a project's spike protection engaged. */
+export interface SpikeNotification {
+  alertType: 'spike_protection';
+  project: { id: number; name: string; slug: string };
+  spike: SpikeAlert;
+  /** Link to the project's quotas in the dashboard. */
+  url: string;
+  triggeredAt: string;
+}
+
+/** What the senders take: an issue's notification (or the test one), a release's, or a spike's. */
+export type AnyAlertNotification = AlertNotification | ReleaseHealthNotification | SpikeNotification;
+
+export function isSpikeNotification(notification: AnyAlertNotification): notification is SpikeNotification {
+  return 'spike' in notification;
+}
+
+export function buildSpikeNotification(
+  project: Pick<Project, 'id' | 'name' | 'slug'>,
+  spike: SpikeAlert,
+  publicUrl: string,
+  triggeredAt: string,
+): SpikeNotification {
+  return {
+    alertType: 'spike_protection',
+    project: { id: project.id, name: project.name, slug: project.slug },
+    spike,
+    url: `${publicUrl.replace(/\/+$/, '')}/projects/${project.id}/settings#quotas`,
+    triggeredAt,
+  };
+}
 
 export function isReleaseHealthNotification(
   notification: AnyAlertNotification,

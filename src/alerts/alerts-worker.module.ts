@@ -14,6 +14,8 @@ import { AlertTriggersModule } from '../issues/transitions/alert-triggers.module
 import { AlertsProcessor } from './alerts.processor';
 import { ReleaseHealthAlertsService } from './release-health-alerts.service';
 import { AlertSendersModule } from './senders/alert-senders.module';
+import { QuotaLimitsModule } from '../privacy/quotas/quota-limits.module';
+import { SpikeAlertsService } from './spike-alerts.service';
 
 /** Worker role: consumes the alerts queue (rule matching, cooldowns, delivery with retries), and the evaluation of release health rules once a minute. */
 @Module({
@@ -28,7 +30,14 @@ import { AlertSendersModule } from './senders/alert-senders.module';
     MemberServicesModule,
     ProjectsDataModule,
     ReleaseHealthDataModule,
+    QuotaLimitsModule,
   ],
-  providers: [AlertDispatchService, AlertDeliveryService, ReleaseHealthAlertsService, AlertsProcessor],
+  providers: [
+    AlertDispatchService,
+    AlertDeliveryService,
+    ReleaseHealthAlertsService,
+    SpikeAlertsService,
+    AlertsProcessor,
+  ],
 })
 export class AlertsWorkerModule {}

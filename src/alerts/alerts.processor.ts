@@ -19,6 +19,7 @@ import {
   RELEASE_HEALTH_EVALUATION_EVERY_MS,
   ReleaseHealthAlertsService,
 } from './release-health-alerts.service';
+import { SPIKE_CHECK_EVERY_MS, SpikeAlertsService } from './spike-alerts.service';
 
 /** How often the outbox is swept: once per interval for the whole installation (KeptJobScheduler). */
 const OUTBOX_SWEEP_EVERY_MS = 15_000;
@@ -37,6 +38,7 @@ export class AlertsProcessor
 {
   private readonly outboxSweeps: KeptJobScheduler;
   private readonly releaseHealthChecks: KeptJobScheduler;
+  private readonly spikeChecks: KeptJobScheduler;
   private readonly workerErrors = new WorkerErrorLog(new Logger(AlertsProcessor.name), QueueName.Alerts);
 
   constructor(
@@ -45,8 +47,18 @@ export class AlertsProcessor
     private readonly delivery: AlertDeliveryService,
     private readonly triggers: AlertTriggerProducer,
     private readonly releaseHealth: ReleaseHealthAlertsService,
+    private readonly spikes: SpikeAlertsService,
   ) {
     super();
+    this.spikeChecks = new KeptJobScheduler(
+      queue,
+      {
+        name: AlertJobName.CheckSpikes,
+        repeat: { every: SPIKE_CHECK_EVERY_MS },
+        opts: { removeOnComplete: true, removeOnFail: true },
+      },
+      new Logger(AlertsProcessor.name),
+    );
     // Once a minute for the installation, however many workers: each breach is judged by one job.
     this.releaseHealthChecks = new KeptJobScheduler(
       queue,
@@ -71,6 +83,7 @@ export class AlertsProcessor
   onApplicationBootstrap(): void {
     this.outboxSweeps.start();
     this.releaseHealthChecks.start();
+    this.spikeChecks.start();
   }
 
   /** Closed before @nestjs/bullmq closes its workers, which would wait for a stuck job forever. */
@@ -85,6 +98,7 @@ export class AlertsProcessor
   onApplicationShutdown(): void {
     this.outboxSweeps.stop();
     this.releaseHealthChecks.stop();
+    this.spikeChecks.stop();
   }
 
   @OnWorkerEvent('error')
@@ -115,6 +129,8 @@ export class AlertsProcessor
         return this.triggers.sweep();
       case AlertJobName.EvaluateReleaseHealth:
         return this.releaseHealth.evaluate();
+      case AlertJobName.CheckSpikes:
+        return this.spikes.check();
       default:
         throw new UnrecoverableError(`unknown alerts job "${job.name}"`);
     }

@@ -39,6 +39,7 @@ export type AuditAction =
   | 'project.update'
   | 'project.data_protection_update'
   | 'project.inbound_filters_update'
+  | 'project.quotas_update'
   | 'project.key_rotate'
   | 'project.delete';
 

@@ -185,6 +185,41 @@ export class ServerEnvironment {
   @Min(0)
   MAX_SESSIONS_PER_HOUR = 600_000;
 
+  @Describe({
+    section: 'ingest',
+    secret: false,
+    description:
+      'Spike protection: a project may send this many times its average hourly volume of the last 7 days in one UTC hour before its events are dropped with 429 (reason `spike_protection`). See [Data protection](data-protection.md#quotas-and-spike-protection).',
+  })
+  @Transform(toInt)
+  @IsInt({ message: 'SPIKE_PROTECTION_MULTIPLIER must be an integer from 1 to 1000' })
+  @Min(1, { message: 'SPIKE_PROTECTION_MULTIPLIER must be an integer from 1 to 1000' })
+  @Max(1000, { message: 'SPIKE_PROTECTION_MULTIPLIER must be an integer from 1 to 1000' })
+  SPIKE_PROTECTION_MULTIPLIER = 10;
+
+  @Describe({
+    section: 'ingest',
+    secret: false,
+    description:
+      'Spike protection never limits a project below this many events per UTC hour, so that a quiet or new project can still report a real incident.',
+  })
+  @Transform(toInt)
+  @IsInt({ message: 'SPIKE_PROTECTION_MIN_PER_HOUR must be a positive integer' })
+  @Min(1, { message: 'SPIKE_PROTECTION_MIN_PER_HOUR must be a positive integer' })
+  SPIKE_PROTECTION_MIN_PER_HOUR = 1000;
+
+  @Describe({
+    section: 'ingest',
+    secret: false,
+    description:
+      'How long ingest waits for Redis to count an event against the rate limits, quotas and spike protection. Past it (or when Redis errors) the event is accepted uncounted and a warning is logged, at most once a minute: a slow Redis never refuses events. Well above the round trip of a loaded process, so that a saturated event loop does not skip the count.',
+  })
+  @Transform(toInt)
+  @IsInt({ message: 'EVENT_LIMITS_TIMEOUT_MS must be an integer from 1 to 10000' })
+  @Min(1, { message: 'EVENT_LIMITS_TIMEOUT_MS must be an integer from 1 to 10000' })
+  @Max(10_000, { message: 'EVENT_LIMITS_TIMEOUT_MS must be an integer from 1 to 10000' })
+  EVENT_LIMITS_TIMEOUT_MS = 1000;
+
   // ---- Attachments and file storage ----
 
   @Describe({

@@ -15,6 +15,8 @@ import { MetricsController } from './metrics.controller';
 import { ErrorPageController } from './error-page.controller';
 import { ProjectKeys } from './project-keys';
 import { IngestRateLimiter } from './rate-limiter';
+import { EventLimits } from './event-limits';
+import { PrivacyDataModule } from '../privacy/privacy-data.module';
 import { ReleaseHealthDataModule } from '../releases/health/release-health-data.module';
 import { SessionIntake } from './session-intake';
 import { TestEventController } from './test-event.controller';
@@ -31,11 +33,13 @@ import { TestEventSender } from './test-event';
     ReleaseHealthDataModule,
     AttachmentsDataModule,
     InboundFilterSnapshotModule,
+    PrivacyDataModule,
   ],
   controllers: [MetricsController, TestEventController, ErrorPageController],
   providers: [
     ProjectKeys,
     IngestRateLimiter,
+    EventLimits,
     SessionIntake,
     digestProducerQueueProvider,
     DigestProducer,

@@ -21,7 +21,9 @@ import { EnvelopeReader, EventPayloadFacts, MAX_HEADER_LINE_BYTES } from './enve
 import { StoreBodyReader } from './store-body-reader';
 import { IngestMetrics } from './ingest.metrics';
 import { ProjectKeys } from './project-keys';
-import { EVENT_RATE_LIMIT_CATEGORIES, IngestRateLimiter } from './rate-limiter';
+import { IngestRateLimiter } from './rate-limiter';
+import { EventLimits } from './event-limits';
+import { IngestRejection } from './ingest-rejection';
 import { SESSION_ITEM_TYPES, SessionIntake } from './session-intake';
 import { envelopeOutcomes, refusalOutcome } from '../outcomes/envelope-outcomes';
 import { OutcomeCounter } from '../outcomes/outcome-counter';
@@ -48,16 +50,7 @@ interface IngestAttempt {
   eventsRefused?: IngestRejection;
 }
 
-/** An HttpException that also carries response headers (429's Retry-After and X-Sentry-Rate-Limits). */
-export class IngestRejection extends HttpException {
-  constructor(
-    message: string,
-    status: number,
-    readonly headers: Record<string, string>,
-  ) {
-    super(message, status);
-  }
-}
+export { IngestRejection };
 
 const PROJECT_ID = /^[1-9]\d{0,9}$/;
 
@@ -91,6 +84,7 @@ export class IngestService {
     config: AppConfig,
     private readonly projectKeys: ProjectKeys,
     private readonly rateLimiter: IngestRateLimiter,
+    private readonly eventLimits: EventLimits,
     private readonly producer: DigestProducer,
     private readonly metrics: IngestMetrics,
     private readonly outcomes: OutcomeCounter,
@@ -172,7 +166,7 @@ export class IngestService {
   ): Promise<void> {
     await this.checkKey(projectId, key, from);
     attempt.admittedProjectId = projectId;
-    if (this.rateLimiter.enabled) await this.countRequest(projectId, attempt, overEventLimitReadsOn);
+    await this.countRequest(projectId, attempt, overEventLimitReadsOn);
   }
 
   private async checkKey(projectId: number, raw: string, from: ClientKeySource['from']): Promise<void> {
@@ -378,26 +372,9 @@ export class IngestService {
    * sessions, and a flood of events over it costs the decoding of two lines each.
    */
   private async countRequest(projectId: number, attempt: IngestAttempt, readsOn: boolean): Promise<void> {
-    let decision;
-    const now = Date.now();
-    try {
-      decision = await this.rateLimiter.take(projectId, now);
-    } catch (error) {
-      this.rejectionLog.warn('rate limiter', `rate limiter unavailable: ${(error as Error).message}`);
-      throw new ServiceUnavailableException('rate limiter unavailable, try again later');
-    }
-    if (decision.allowed) {
-      attempt.countedAt = now;
-      return;
-    }
-    const seconds = String(decision.retryAfterSeconds);
-    const refusal = new IngestRejection(
-      `rate limit exceeded: more than ${decision.limit} events per ${decision.window} for this project`,
-      HttpStatus.TOO_MANY_REQUESTS,
-      // Sentry's format: <seconds>:<categories>:<scope>. Every category but sessions (and the SDK's
-      // own client reports): SDKs stop sending those until then, and go on sending sessions.
-      { 'Retry-After': seconds, 'X-Sentry-Rate-Limits': `${seconds}:${EVENT_RATE_LIMIT_CATEGORIES}:project` },
-    );
+    const { countedAt, refusal } = await this.eventLimits.check(projectId);
+    attempt.countedAt = countedAt;
+    if (!refusal) return;
     if (!readsOn) throw refusal;
     attempt.eventsRefused = refusal;
   }
@@ -433,6 +410,7 @@ export class IngestService {
     if (attempt.admittedProjectId !== undefined) {
       const types = attempt.reader?.itemTypes;
       const outcome = refusalOutcome(status, (error as Error).message, types?.[types.length - 1]);
+      if (outcome && error instanceof IngestRejection && error.outcomeReason) outcome.reason = error.outcomeReason;
       if (outcome) this.outcomes.count(attempt.admittedProjectId, [outcome]);
     }
     if (status === 413 || status === 415 || status === 400) {

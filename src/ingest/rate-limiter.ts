@@ -1,15 +1,23 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { REDIS, RedisClient } from '../redis/redis.module';
+import { QuotaKeys } from '../privacy/quotas/quota-keys';
+import { DAY_MS, HOUR_MS, nextMonthStart, periodEnd, QuotaReason } from '../privacy/quotas/quota-periods';
 
 /**
- * Fixed-window counters per project, shared by every api instance through Redis. One script call
- * per event (one round trip): the minute window is counted first; an event it rejects does not
- * use up the hour's allowance. The script returns how far past the limit the counter is, so the
- * caller logs only the first rejection of a window.
+ * Every limit on a project's events in one script call per event (one round trip), shared by every
+ * api instance through Redis:
  *
- * KEYS: minute counter, hour counter. ARGV: minute limit, hour limit, minute TTL ms, hour TTL ms
- * (0 disables a limit). Returns {0, 0} when allowed, {1|2, over} when the minute|hour limit rejects.
+ * 1. the fixed windows of MAX_EVENTS_PER_MINUTE and MAX_EVENTS_PER_HOUR (INCR, then compare; an event
+ *    the minute rejects does not use up the hour's allowance);
+ * 2. the project's quotas and spike protection limit, read from its limits hash (written by the
+ *    settings API and the minute job, docs/data-protection.md): compared with the events accepted in
+ *    the UTC day, month and hour, which count only events that pass all three.
+ *
+ * KEYS: minute, hour, limits hash, accepted today, this month, this hour, the hour's spike hash.
+ * ARGV: minute limit, hour limit, minute TTL, hour TTL, now, spike TTL, day TTL, month TTL,
+ * accepted-hour TTL. A quota of -1 (or none) is off, a spike limit of 0 (or none). Returns {0, 0} allowed; {1|2, over} minute|hour limit;
+ * {3, 0} daily quota; {4, 0} monthly quota; {5, dropped this hour} spike protection.
  */
 const RATE_LIMIT_SCRIPT = `
 local minuteLimit = tonumber(ARGV[1])
@@ -23,6 +31,22 @@ if hourLimit > 0 then
   local count = redis.call('INCR', KEYS[2])
   if count == 1 then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end
   if count > hourLimit then return {2, count - hourLimit} end
+end
+local limits = redis.call('HMGET', KEYS[3], 'd', 'mo', 'sp')
+local daily = tonumber(limits[1]) or -1
+local monthly = tonumber(limits[2]) or -1
+local spike = tonumber(limits[3]) or 0
+if daily >= 0 and (tonumber(redis.call('GET', KEYS[4])) or 0) >= daily then return {3, 0} end
+if monthly >= 0 and (tonumber(redis.call('GET', KEYS[5])) or 0) >= monthly then return {4, 0} end
+if spike > 0 and (tonumber(redis.call('GET', KEYS[6])) or 0) >= spike then
+  redis.call('HSETNX', KEYS[7], 'since', ARGV[5])
+  redis.call('HSET', KEYS[7], 'limit', spike)
+  local dropped = redis.call('HINCRBY', KEYS[7], 'dropped', 1)
+  if dropped == 1 then redis.call('PEXPIRE', KEYS[7], ARGV[6]) end
+  return {5, dropped}
+end
+for i = 4, 6 do
+  if redis.call('INCR', KEYS[i]) == 1 then redis.call('PEXPIRE', KEYS[i], ARGV[i + 3]) end
 end
 return {0, 0}
 `;
@@ -48,28 +72,24 @@ export const EVENT_RATE_LIMIT_CATEGORIES = [
 ].join(';');
 
 const MINUTE_MS = 60_000;
-const HOUR_MS = 3_600_000;
 /** Counters outlive their window a little, so a skewed clock on another instance still finds them. */
 const EXPIRY_SLACK_MS = 60_000;
 
 export type RateLimitDecision =
-  { allowed: true } | { allowed: false; window: 'minute' | 'hour'; retryAfterSeconds: number; limit: number };
+  | { allowed: true }
+  | { allowed: false; window: 'minute' | 'hour'; retryAfterSeconds: number; limit: number; over: number }
+  | { allowed: false; reason: QuotaReason; retryAfterSeconds: number; dropped: number };
 
-type RateLimitCommand = (
-  minuteKey: string,
-  hourKey: string,
-  minuteLimit: number,
-  hourLimit: number,
-  minuteTtl: number,
-  hourTtl: number,
-) => Promise<[number, number]>;
+type RateLimitCommand = (...args: Array<string | number>) => Promise<[number, number]>;
+
+const QUOTA_VERDICTS: Record<number, QuotaReason> = { 3: 'daily_quota', 4: 'monthly_quota', 5: 'spike_protection' };
 
 @Injectable()
 export class IngestRateLimiter {
   private readonly logger = new Logger('IngestRateLimiter');
   private readonly minuteLimit: number;
   private readonly hourLimit: number;
-  private readonly prefix: string;
+  private readonly keys: QuotaKeys;
 
   constructor(
     @Inject(REDIS) private readonly redis: RedisClient,
@@ -77,34 +97,49 @@ export class IngestRateLimiter {
   ) {
     this.minuteLimit = config.MAX_EVENTS_PER_MINUTE;
     this.hourLimit = config.MAX_EVENTS_PER_HOUR;
-    this.prefix = `${config.REDIS_PREFIX}:ratelimit`;
+    this.keys = new QuotaKeys(config.REDIS_PREFIX);
     if (!('ingestRateLimit' in this.redis)) {
-      this.redis.defineCommand('ingestRateLimit', { numberOfKeys: 2, lua: RATE_LIMIT_SCRIPT });
+      this.redis.defineCommand('ingestRateLimit', { numberOfKeys: 7, lua: RATE_LIMIT_SCRIPT });
     }
   }
 
+  /** Whether the fixed windows are on (quotas and spike protection are per project). */
   get enabled(): boolean {
     return this.minuteLimit > 0 || this.hourLimit > 0;
   }
 
-  /** Counts one event for the project. Rejects (Redis unreachable) are the caller's 503. */
+  /** Counts one event for the project. Rejects when Redis does not answer: the caller fails open. */
   async take(projectId: number, now = Date.now()): Promise<RateLimitDecision> {
-    if (!this.enabled) return { allowed: true };
     const minuteStart = now - (now % MINUTE_MS);
     const hourStart = now - (now % HOUR_MS);
+    const dayStart = now - (now % DAY_MS);
     const command = (this.redis as unknown as { ingestRateLimit: RateLimitCommand }).ingestRateLimit;
-    // The project id is a hash tag: one script touches both counters, which a Redis Cluster allows
-    // only within one slot; different projects still spread over the cluster.
     const [verdict, over] = await command.call(
       this.redis,
-      `${this.prefix}:{${projectId}}:m:${minuteStart}`,
-      `${this.prefix}:{${projectId}}:h:${hourStart}`,
+      this.keys.minute(projectId, minuteStart),
+      this.keys.hour(projectId, hourStart),
+      this.keys.limits(projectId),
+      this.keys.acceptedToday(projectId, now),
+      this.keys.acceptedThisMonth(projectId, now),
+      this.keys.acceptedThisHour(projectId, now),
+      this.keys.spike(projectId, now),
       this.minuteLimit,
       this.hourLimit,
       minuteStart + MINUTE_MS - now + EXPIRY_SLACK_MS,
       hourStart + HOUR_MS - now + EXPIRY_SLACK_MS,
+      now,
+      // The spike's hash and the hour's count stay an hour after it, for the minute job's last look.
+      hourStart + 2 * HOUR_MS - now,
+      dayStart + DAY_MS - now + HOUR_MS,
+      nextMonthStart(now) - now + HOUR_MS,
+      hourStart + 2 * HOUR_MS - now,
     );
     if (verdict === 0) return { allowed: true };
+    const reason = QUOTA_VERDICTS[verdict];
+    if (reason !== undefined) {
+      const retryAfterSeconds = Math.max(1, Math.ceil((periodEnd(reason, now) - now) / 1000));
+      return { allowed: false, reason, retryAfterSeconds, dropped: over };
+    }
     const window = verdict === 1 ? 'minute' : 'hour';
     const windowEnd = verdict === 1 ? minuteStart + MINUTE_MS : hourStart + HOUR_MS;
     const limit = verdict === 1 ? this.minuteLimit : this.hourLimit;
@@ -115,22 +150,28 @@ export class IngestRateLimiter {
           `dropping events for ${retryAfterSeconds} s`,
       );
     }
-    return { allowed: false, window, retryAfterSeconds, limit };
+    return { allowed: false, window, retryAfterSeconds, limit, over };
+  }
+
+  /** Adds the project to the set of engaged spikes the minute job reads (once per spike and hour). */
+  async markSpike(projectId: number): Promise<void> {
+    await this.redis.sadd(this.keys.engagedProjects(), String(projectId));
   }
 
   /**
-   * Gives back one request that `take` allowed at `takenAt` (it counted in both windows, whose keys
-   * outlive them by a minute, so they are still there): a request that held sessions and no event,
-   * which count in their own category.
+   * Gives back one request that `take` allowed at `takenAt` (its keys outlive their windows, so they
+   * are still there): a request that held sessions and no event, which count in their own category.
    */
   async giveBack(projectId: number, takenAt: number): Promise<void> {
     const now = takenAt;
-    if (!this.enabled) return;
     const minuteStart = now - (now % MINUTE_MS);
     const hourStart = now - (now % HOUR_MS);
     const pipeline = this.redis.pipeline();
-    if (this.minuteLimit > 0) pipeline.decr(`${this.prefix}:{${projectId}}:m:${minuteStart}`);
-    if (this.hourLimit > 0) pipeline.decr(`${this.prefix}:{${projectId}}:h:${hourStart}`);
+    if (this.minuteLimit > 0) pipeline.decr(this.keys.minute(projectId, minuteStart));
+    if (this.hourLimit > 0) pipeline.decr(this.keys.hour(projectId, hourStart));
+    pipeline.decr(this.keys.acceptedToday(projectId, now));
+    pipeline.decr(this.keys.acceptedThisMonth(projectId, now));
+    pipeline.decr(this.keys.acceptedThisHour(projectId, now));
     const results = await pipeline.exec();
     const failed = results?.find(([error]) => error !== null)?.[0];
     if (failed) throw failed;

@@ -7,11 +7,14 @@ import { InboundFiltersService } from './inbound-filters.service';
 import { PrivacyController } from './privacy.controller';
 import { PrivacyDataModule } from './privacy-data.module';
 import { PrivacySettingsService } from './privacy-settings.service';
+import { QuotaLimitsModule } from './quotas/quota-limits.module';
+import { QuotasController } from './quotas/quotas.controller';
+import { QuotasService } from './quotas/quotas.service';
 
-/** The data protection API (role `api`): scrubbing settings and inbound filters. */
+/** The data protection API (role `api`): scrubbing settings, inbound filters, quotas and spike protection. */
 @Module({
-  imports: [PrivacyDataModule, ProjectsModule, OutcomesDataModule, InboundFilterSnapshotModule],
-  controllers: [PrivacyController, InboundFiltersController],
-  providers: [PrivacySettingsService, InboundFiltersService],
+  imports: [PrivacyDataModule, QuotaLimitsModule, ProjectsModule, OutcomesDataModule, InboundFilterSnapshotModule],
+  controllers: [PrivacyController, InboundFiltersController, QuotasController],
+  providers: [PrivacySettingsService, InboundFiltersService, QuotasService],
 })
 export class PrivacyModule {}

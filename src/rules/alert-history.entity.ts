@@ -18,6 +18,15 @@ export interface ReleaseBreach {
   environments: string[] | null;
 }
 
+/** A spike protection engagement: what its one alert says. */
+export interface SpikeAlert {
+  spike_id: number;
+  started_at: string;
+  limit_per_hour: number;
+  /** Events dropped by the time the alert was raised. */
+  dropped: number;
+}
+
 export const ALERT_STATUSES = ['pending', 'sent', 'failed', 'skipped'] as const;
 export type AlertStatus = (typeof ALERT_STATUSES)[number];
 
@@ -54,6 +63,10 @@ export class AlertHistoryEntry {
   /** What a `release_health` alert measured, for its notification; null for issue alerts. */
   @Column({ name: 'release_breach', type: 'jsonb', nullable: true })
   releaseBreach: ReleaseBreach | null;
+
+  /** What a `spike_protection` alert says; null for the others. */
+  @Column({ type: 'jsonb', nullable: true })
+  spike: SpikeAlert | null;
 
   /** The channel's type, or `assignee` for the e-mail to the issue's assignee (a rule's notify_assignee). */
   @Column({ name: 'channel_type', type: 'text' })

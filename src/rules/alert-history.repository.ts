@@ -18,7 +18,7 @@ export type NewAlertHistoryEntry = Pick<
   | 'attempts'
   | 'idempotencyKey'
 > &
-  Partial<Pick<AlertHistoryEntry, 'release' | 'releaseBreach'>>;
+  Partial<Pick<AlertHistoryEntry, 'release' | 'releaseBreach' | 'spike'>>;
 
 /** A history row with the number and project slug of its issue (null once the issue is deleted). */
 export interface AlertHistoryWithIssue {

@@ -20,6 +20,7 @@ export type { RuleView, AlertHistoryView };
 /** Each type's own conditions: a release_health rule's are its metric and threshold, not filters. */
 function checkedConditions(alertType: AlertType, raw: unknown): Record<string, unknown> {
   try {
+    if (alertType === 'spike_protection') return spikeProtectionConditions(raw);
     return alertType === 'release_health'
       ? { ...validateReleaseHealthConditions(raw) }
       : { ...validateRuleConditions(raw) };
@@ -27,6 +28,13 @@ function checkedConditions(alertType: AlertType, raw: unknown): Record<string, u
     if (error instanceof RuleConditionsError) throw new InvalidInputError(error.message);
     throw error;
   }
+}
+
+/** A spike_protection rule fires on the project's spikes, and has no conditions of its own. */
+function spikeProtectionConditions(raw: unknown): Record<string, unknown> {
+  if (raw === undefined || raw === null) return {};
+  if (typeof raw === 'object' && !Array.isArray(raw) && Object.keys(raw).length === 0) return {};
+  throw new RuleConditionsError('spike_protection rules take no conditions (send {})');
 }
 
 /**

@@ -23,6 +23,7 @@ import { ReleaseHealthAlerts1796700000000 } from './migrations/1796700000000-Rel
 import { MonitorIssues1796800000000 } from './migrations/1796800000000-MonitorIssues';
 import { PrivacySettings1797000000000 } from './migrations/1797000000000-PrivacySettings';
 import { InboundFilters1797100000000 } from './migrations/1797100000000-InboundFilters';
+import { QuotasAndSpikeProtection1797300000000 } from './migrations/1797300000000-QuotasAndSpikeProtection';
 
 /** Migrations are listed explicitly so that ts (tests, CLI) and compiled js resolve the same set. */
 export const MIGRATIONS = [
@@ -49,6 +50,7 @@ export const MIGRATIONS = [
   MonitorIssues1796800000000,
   PrivacySettings1797000000000,
   InboundFilters1797100000000,
+  QuotasAndSpikeProtection1797300000000,
 ];
 
 /** No query of the service runs this long; one that does waits on a server that is gone. */

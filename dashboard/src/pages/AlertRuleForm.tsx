@@ -36,6 +36,7 @@ export function describeConditions(conditions: RuleConditions): string {
 
 /** What a rule's conditions say, whatever its type. */
 export function describeRuleConditions(rule: Rule): string {
+  if (rule.alert_type === 'spike_protection') return 'When spike protection engages: once per spike';
   return rule.alert_type === 'release_health' ? describeReleaseHealth(rule) : describeConditions(conditionsOf(rule));
 }
 
@@ -48,6 +49,7 @@ export const ALERT_NAMES: Record<AlertType, string> = {
   release_health: 'Release health',
   monitor_failed: 'Monitor failed',
   monitor_recovered: 'Monitor recovered',
+  spike_protection: 'Spike protection',
 };
 
 const ALERT_LABELS: Record<AlertType, string> = {
@@ -58,6 +60,7 @@ const ALERT_LABELS: Record<AlertType, string> = {
   release_health: 'Release health (crash-free rate too low)',
   monitor_failed: 'Monitor failed (a cron job missed, failed or timed out; a site went down)',
   monitor_recovered: 'Monitor recovered (its issue resolved)',
+  spike_protection: 'Spike protection engaged (events dropped)',
 };
 
 interface RuleDraft {
@@ -103,6 +106,7 @@ export function RuleForm({
     };
   });
   const forRelease = draft.alert_type === 'release_health';
+  const forSpikes = draft.alert_type === 'spike_protection';
   const { busy, error, setError, run } = useSubmit();
   const set = (patch: Partial<RuleDraft>) => setDraft({ ...draft, ...patch });
   const prefix = rule ? `rule-${rule.id}` : 'rule-new';
@@ -120,7 +124,7 @@ export function RuleForm({
       setError(health);
       return;
     }
-    const conditions: Record<string, unknown> = health ?? {
+    const conditions: Record<string, unknown> = forSpikes ? {} : health ?? {
       ...(environments.length ? { environments } : {}),
       ...(draft.min_level ? { min_level: draft.min_level } : {}),
     };
@@ -214,6 +218,11 @@ export function RuleForm({
           onChange={(patch) => set({ health: { ...draft.health, ...patch } })}
           knownEnvironments={knownEnvironments}
         />
+      ) : forSpikes ? (
+        <p class="hint">
+          One alert each time the project's spike protection engages; its limit is set in the project's
+          settings under Quotas and spike protection.
+        </p>
       ) : (
         <>
           <label class="check rule-assignee">

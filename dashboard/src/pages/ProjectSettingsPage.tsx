@@ -6,6 +6,7 @@ import { navigate } from '../router';
 import { plural, relativeTime, toDate } from '../util';
 import { DataProtectionForm } from './DataProtectionForm';
 import { InboundFiltersForm } from './InboundFiltersForm';
+import { QuotasForm } from './QuotasForm';
 import { ProjectHeader, useProject } from './ProjectHeader';
 
 const MIN_DAYS = 1;
@@ -365,6 +366,7 @@ export function ProjectSettingsPage({ projectId }: { projectId: number }) {
           <ClientKeyCard key={`client-key-${projectId}`} project={project.data} onSaved={saved} />
           <DataProtectionForm key={`data-protection-${projectId}`} projectId={projectId} />
           <InboundFiltersForm key={`inbound-filters-${projectId}`} projectId={projectId} />
+          <QuotasForm key={`quotas-${projectId}`} projectId={projectId} />
           {can('projects:admin') && <DangerZone key={`danger-${projectId}`} project={project.data} />}
         </div>
       ) : (

@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { NotificationChannel } from '../../channels/channel.entity';
-import { AnyAlertNotification, isReleaseHealthNotification } from '../alert-notification';
+import { AnyAlertNotification, isReleaseHealthNotification, isSpikeNotification } from '../alert-notification';
 import type { AlertSender } from './alert-sender';
 import { DeliveryError } from './delivery-error';
 import { OutboundHttp, requireSuccess } from './outbound-http';
 import { chatPayload, USER_AGENT } from './payloads';
 import { releaseHealthChatPayload } from './release-health-payloads';
+import { spikeChatPayload } from './spike-payloads';
 
 /** Slack-compatible incoming webhook (Slack, Mattermost, Rocket.Chat, Discord's `/slack` URLs). */
 @Injectable()
@@ -24,9 +25,11 @@ export class ChatSender implements AlertSender {
       url,
       label: 'chat webhook',
       body: JSON.stringify(
-        isReleaseHealthNotification(notification)
-          ? releaseHealthChatPayload(notification)
-          : chatPayload(notification),
+        isSpikeNotification(notification)
+          ? spikeChatPayload(notification)
+          : isReleaseHealthNotification(notification)
+            ? releaseHealthChatPayload(notification)
+            : chatPayload(notification),
       ),
       headers: {
         'Content-Type': 'application/json',

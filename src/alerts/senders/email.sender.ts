@@ -3,7 +3,8 @@ import { createHash } from 'node:crypto';
 import { smtpTransport } from '../../mail/mailer';
 import type { NotificationChannel } from '../../channels/channel.entity';
 import { AppConfig } from '../../config/app-config';
-import { AnyAlertNotification, isReleaseHealthNotification } from '../alert-notification';
+import { AnyAlertNotification, isReleaseHealthNotification, isSpikeNotification } from '../alert-notification';
+import { spikeEmailHtml, spikeEmailSubject, spikeEmailText } from './spike-payloads';
 import type { AlertSender } from './alert-sender';
 import { DeliveryError, deliveryErrorMessage } from './delivery-error';
 import { OUTBOUND_TIMEOUT_MS } from './outbound-http';
@@ -70,6 +71,13 @@ export class EmailSender implements AlertSender {
 }
 
 function emailContent(notification: AnyAlertNotification): { subject: string; text: string; html: string } {
+  if (isSpikeNotification(notification)) {
+    return {
+      subject: spikeEmailSubject(notification),
+      text: spikeEmailText(notification),
+      html: spikeEmailHtml(notification),
+    };
+  }
   return isReleaseHealthNotification(notification)
     ? {
         subject: releaseHealthEmailSubject(notification),

@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { NotificationChannel } from '../../channels/channel.entity';
-import { AnyAlertNotification, isReleaseHealthNotification } from '../alert-notification';
+import { AnyAlertNotification, isReleaseHealthNotification, isSpikeNotification } from '../alert-notification';
 import type { AlertSender } from './alert-sender';
 import { DeliveryError } from './delivery-error';
 import { OutboundHttp, requireSuccess } from './outbound-http';
 import { webhookHeaders, webhookPayload } from './payloads';
 import { releaseHealthWebhookPayload } from './release-health-payloads';
+import { spikeWebhookPayload } from './spike-payloads';
 
 /** POSTs the JSON payload to `config.url`, signed with `config.secret` when there is one. */
 @Injectable()
@@ -21,9 +22,11 @@ export class WebhookSender implements AlertSender {
     if (typeof url !== 'string' || url === '')
       throw new DeliveryError('webhook channel has no config.url', true);
     const body = JSON.stringify(
-      isReleaseHealthNotification(notification)
-        ? releaseHealthWebhookPayload(notification)
-        : webhookPayload(notification),
+      isSpikeNotification(notification)
+        ? spikeWebhookPayload(notification)
+        : isReleaseHealthNotification(notification)
+          ? releaseHealthWebhookPayload(notification)
+          : webhookPayload(notification),
     );
     const response = await this.http.post({
       url,

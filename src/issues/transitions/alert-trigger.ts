@@ -1,8 +1,9 @@
 /**
  * What alert rules can react to: the issue lifecycle transitions, new feedback on an issue,
  * `release_health`, a release's crash-free rate falling below a threshold (evaluated on a schedule,
- * see src/alerts/release-health-alerts.service.ts), and a cron or uptime monitor's issue opening
- * (`monitor_failed`) or resolving as the monitor recovers (`monitor_recovered`, src/monitors).
+ * see src/alerts/release-health-alerts.service.ts), a cron or uptime monitor's issue opening
+ * (`monitor_failed`) or resolving as the monitor recovers (`monitor_recovered`, src/monitors), and
+ * `spike_protection`, a project's spike protection engaging (see src/alerts/spike-alerts.service.ts).
  */
 export const ALERT_TYPES = [
   'new_issue',
@@ -12,6 +13,7 @@ export const ALERT_TYPES = [
   'release_health',
   'monitor_failed',
   'monitor_recovered',
+  'spike_protection',
 ] as const;
 export type AlertType = (typeof ALERT_TYPES)[number];
 
@@ -33,6 +35,8 @@ export enum AlertJobName {
   SweepOutbox = 'sweep-outbox',
   /** Compare every release's crash-free rate with the `release_health` rules (scheduled, once a minute). */
   EvaluateReleaseHealth = 'evaluate-release-health',
+  /** Refresh the spike protection limits and alert about spikes that engaged (scheduled, once a minute). */
+  CheckSpikes = 'check-spikes',
 }
 
 /** Separated by `-`: BullMQ refuses custom job ids containing `:` ("Custom Id cannot contain :"). */

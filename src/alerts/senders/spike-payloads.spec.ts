@@ -1,0 +1,38 @@
+import { buildSpikeNotification } from '../alert-notification';
+import {
+  spikeChatPayload,
+  spikeEmailHtml,
+  spikeEmailSubject,
+  spikeEmailText,
+  spikeWebhookPayload,
+} from './spike-payloads';
+
+describe('spike protection payloads', () => {
+  const notification = buildSpikeNotification(
+    { id: 7, name: 'Shop <web>', slug: 'shop' },
+    { spike_id: 3, started_at: '2031-06-15T10:20:00.000Z', limit_per_hour: 1200, dropped: 45 },
+    'https://errors.example.com/',
+    '2031-06-15T10:21:00.000Z',
+  );
+
+  it('sends the spike, the project and a link to its quotas to webhooks', () => {
+    expect(spikeWebhookPayload(notification)).toEqual({
+      alert_type: 'spike_protection',
+      test: false,
+      project: { id: 7, name: 'Shop <web>', slug: 'shop' },
+      spike: { spike_id: 3, started_at: '2031-06-15T10:20:00.000Z', limit_per_hour: 1200, dropped: 45 },
+      url: 'https://errors.example.com/projects/7/settings#quotas',
+      triggered_at: '2031-06-15T10:21:00.000Z',
+    });
+  });
+
+  it('says what happened in e-mails and chat, escaping the project name in HTML', () => {
+    expect(spikeEmailSubject(notification)).toContain(
+      '[Shop <web>] spike protection engaged: more than 1200 events',
+    );
+    expect(spikeEmailText(notification)).toContain('Dropped so far: 45');
+    expect(spikeEmailHtml(notification)).toContain('Shop &lt;web&gt;');
+    expect(spikeEmailHtml(notification)).not.toContain('Shop <web>');
+    expect(spikeChatPayload(notification).text).toContain('Spike protection in Shop <web>');
+  });
+});

@@ -1,0 +1,114 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { Queue } from 'bullmq';
+import { DataSource } from 'typeorm';
+import { Clock } from '../common/clock';
+import { QueueName } from '../common/queues';
+import { RepeatedLog } from '../common/repeated-log';
+import { AppConfig } from '../config/app-config';
+import { AlertJobName } from '../issues/transitions/alert-trigger';
+import { QuotaLimitsService, NewSpike } from '../privacy/quotas/quota-limits.service';
+import type { AlertHistoryEntry } from '../rules/alert-history.entity';
+import { AlertHistoryRepository } from '../rules/alert-history.repository';
+import { RulesRepository } from '../rules/rules.repository';
+import { AlertDeliveryJob, DELIVERY_ATTEMPTS, deliveryJobId, idempotencyKey } from './alert-dispatch.service';
+
+/** Once a minute for the installation (the alerts queue's job scheduler). */
+export const SPIKE_CHECK_EVERY_MS = 60_000;
+
+export interface SpikeCheckReport {
+  /** Projects whose limits were published to Redis. */
+  published: number;
+  /** Spikes that engaged since the last run. */
+  spikes: number;
+  /** History rows queued for delivery. */
+  queued: number;
+}
+
+/**
+ * The minute job of quotas and spike protection: publishes every project's limits (its spike limit
+ * follows its recent hourly volume), records the spikes ingest marked, and alerts once per spike
+ * through the channels of the project's enabled `spike_protection` rules.
+ */
+@Injectable()
+export class SpikeAlertsService {
+  private readonly logger = new Logger(SpikeAlertsService.name);
+  private readonly failures = new RepeatedLog(this.logger, 60_000);
+
+  constructor(
+    private readonly limits: QuotaLimitsService,
+    private readonly rules: RulesRepository,
+    private readonly history: AlertHistoryRepository,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @InjectQueue(QueueName.Alerts) private readonly queue: Queue,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** A failed run is logged (at most once a minute) and retried by the next one. */
+  async check(now = this.clock.now()): Promise<SpikeCheckReport> {
+    const report: SpikeCheckReport = { published: 0, spikes: 0, queued: 0 };
+    try {
+      report.published = await this.limits.publishAll(now);
+      const spikes = await this.limits.collectSpikes(now);
+      report.spikes = spikes.length;
+      for (const spike of spikes) report.queued += await this.alert(spike);
+    } catch (error) {
+      this.failures.warn(
+        'check',
+        `spike protection check failed, retried in a minute: ${(error as Error).message}`,
+      );
+    }
+    return report;
+  }
+
+  private async alert(spike: NewSpike): Promise<number> {
+    const rules = (await this.rules.listEnabledOfType('spike_protection')).filter(
+      (rule) => rule.projectId === spike.project_id,
+    );
+    const entries = rules.flatMap((rule) =>
+      (rule.channels ?? [])
+        .filter((channel) => channel.isEnabled)
+        .map((channel) => ({
+          projectId: spike.project_id,
+          ruleId: rule.id,
+          channelId: channel.id,
+          issueId: null,
+          alertType: 'spike_protection' as const,
+          spike: {
+            spike_id: spike.id,
+            started_at: spike.started_at.toISOString(),
+            limit_per_hour: spike.limit_per_hour,
+            dropped: Number(spike.dropped_this_hour),
+          },
+          channelType: channel.channelType,
+          channelName: channel.name,
+          status: 'pending' as const,
+          error: null,
+          attempts: 0,
+          idempotencyKey: idempotencyKey(`spike-${spike.id}`, rule.id, channel.id),
+        })),
+    );
+    if (entries.length === 0) return 0;
+    const rows = await this.history.insertMany(this.dataSource.manager, entries);
+    await this.queueDeliveries(rows);
+    return rows.length;
+  }
+
+  private async queueDeliveries(rows: AlertHistoryEntry[]): Promise<void> {
+    await this.queue.addBulk(
+      rows.map((row) => ({
+        name: AlertJobName.Deliver,
+        data: { historyId: row.id } satisfies AlertDeliveryJob,
+        opts: {
+          jobId: deliveryJobId(row.idempotencyKey),
+          attempts: DELIVERY_ATTEMPTS,
+          backoff: { type: 'exponential', delay: this.config.ALERTS_RETRY_BASE_DELAY_MS },
+          removeOnComplete: 1_000,
+          removeOnFail: 5_000,
+        },
+      })),
+    );
+  }
+}

@@ -1,0 +1,110 @@
+import { HttpStatus, Injectable, Logger } from '@nestjs/common';
+import { Clock } from '../common/clock';
+import { withDeadline } from '../common/deadline';
+import { RepeatedLog } from '../common/repeated-log';
+import { AppConfig } from '../config/app-config';
+import { IngestRejection } from './ingest-rejection';
+import { EVENT_RATE_LIMIT_CATEGORIES, IngestRateLimiter, RateLimitDecision } from './rate-limiter';
+
+/** What counting one request against the project's event limits came to. */
+export interface EventLimitVerdict {
+  /** When it was counted (allowed): a sessions-only envelope gives the count back. */
+  countedAt?: number;
+  /** Over a limit: the 429 for its events. */
+  refusal?: IngestRejection;
+}
+
+const QUOTA_MESSAGES = {
+  daily_quota: "the project's daily event quota is used up",
+  monthly_quota: "the project's monthly event quota is used up",
+  spike_protection: 'spike protection engaged: far more events than the project usually sends in an hour',
+};
+
+/**
+ * The rate limits, quotas and spike protection of a request, in the limiter's one Redis call. When
+ * Redis errors or takes longer than EVENT_LIMITS_TIMEOUT_MS the request is allowed uncounted and a
+ * warning logged (at most once a minute): our own trouble never refuses an SDK's events.
+ */
+@Injectable()
+export class EventLimits {
+  private readonly logger = new Logger('EventLimits');
+  private readonly warnings = new RepeatedLog(this.logger, 60_000);
+  private readonly timeoutMs: number;
+
+  constructor(
+    private readonly limiter: IngestRateLimiter,
+    private readonly clock: Clock,
+    config: AppConfig,
+  ) {
+    this.timeoutMs = config.EVENT_LIMITS_TIMEOUT_MS;
+  }
+
+  async check(projectId: number): Promise<EventLimitVerdict> {
+    const now = this.clock.now();
+    let decision: RateLimitDecision;
+    try {
+      decision = await withDeadline(
+        this.limiter.take(projectId, now),
+        this.timeoutMs,
+        `no answer within ${this.timeoutMs} ms`,
+      );
+    } catch (error) {
+      this.warnings.warn(
+        'redis',
+        `event limits not checked, events accepted uncounted: Redis failed (${(error as Error).message})`,
+      );
+      return {};
+    }
+    if (decision.allowed) return { countedAt: now };
+    const seconds = String(decision.retryAfterSeconds);
+    if ('window' in decision) {
+      return {
+        refusal: new IngestRejection(
+          `rate limit exceeded: more than ${decision.limit} events per ${decision.window} for this project`,
+          HttpStatus.TOO_MANY_REQUESTS,
+          // Sentry's format: <seconds>:<categories>:<scope>. Every category but sessions (and the
+          // SDK's own client reports): SDKs stop sending those until then, and go on sending sessions.
+          {
+            'Retry-After': seconds,
+            'X-Sentry-Rate-Limits': `${seconds}:${EVENT_RATE_LIMIT_CATEGORIES}:project`,
+          },
+        ),
+      };
+    }
+    if (decision.reason === 'spike_protection' && decision.dropped === 1) this.spikeEngaged(projectId);
+    if (decision.reason !== 'spike_protection') {
+      this.warnings.warn(
+        `${decision.reason}:${projectId}`,
+        `${decision.reason.replace('_', ' ')} of project ${projectId} used up; dropping events for ${seconds} s`,
+      );
+    }
+    return {
+      refusal: new IngestRejection(
+        `${QUOTA_MESSAGES[decision.reason]}; events are accepted again in ${seconds} s`,
+        HttpStatus.TOO_MANY_REQUESTS,
+        // <seconds>:<categories>:<scope>:<reason code>: SDKs back off for these categories and
+        // report the drops with the reason code.
+        {
+          'Retry-After': seconds,
+          'X-Sentry-Rate-Limits': `${seconds}:${EVENT_RATE_LIMIT_CATEGORIES}:project:${decision.reason}`,
+        },
+        decision.reason,
+      ),
+    };
+  }
+
+  /** The first drop of an hour: the minute job finds the project, records the spike and alerts. */
+  private spikeEngaged(projectId: number): void {
+    this.logger.warn(
+      `spike protection engaged for project ${projectId}: dropping its events until the hour ends`,
+    );
+    this.limiter
+      .markSpike(projectId)
+      .catch((error: unknown) =>
+        this.warnings.warn(
+          'spike mark',
+          `spike of project ${projectId} not marked: ${(error as Error).message}`,
+        ),
+      );
+  }
+}
