@@ -51,6 +51,8 @@ export interface QueuedCheckIn {
   monitorConfig: MonitorConfig | null;
   /** Epoch milliseconds when ingest accepted it. */
   receivedAt: number;
+  /** How many times the worker put it back to wait for its monitor (see DigestProcessor). */
+  deferrals?: number;
 }
 
 export type CheckInRefusal =
@@ -73,7 +75,7 @@ export type CheckInReading =
 export function normaliseSlug(value: string): string {
   return value
     .normalize('NFKD')
-    .replace(/[^\x00-\x7f]/g, '')
+    .replace(/[\u0080-\uffff]/g, '')
     .replace(/[^\w\s-]/g, '')
     .trim()
     .toLowerCase()
