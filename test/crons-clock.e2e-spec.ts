@@ -39,8 +39,13 @@ describe('the cron clock', () => {
   });
 
   async function createProject(): Promise<Project> {
-    return (await t.api().post('/api/projects').send({ name: `clock-${randomUUID().slice(0, 6)}` }).expect(201))
-      .body as Project;
+    return (
+      await t
+        .api()
+        .post('/api/projects')
+        .send({ name: `clock-${randomUUID().slice(0, 6)}` })
+        .expect(201)
+    ).body as Project;
   }
 
   async function checkIn(project: Project, slug: string, fields: Record<string, unknown>): Promise<void> {
@@ -69,7 +74,11 @@ describe('the cron clock', () => {
     const project = await createProject();
     await checkIn(project, 'every-minute', {
       status: 'ok',
-      monitor_config: { schedule: { type: 'crontab', value: '* * * * *' }, checkin_margin: 2, failure_issue_threshold: 3 },
+      monitor_config: {
+        schedule: { type: 'crontab', value: '* * * * *' },
+        checkin_margin: 2,
+        failure_issue_threshold: 3,
+      },
     });
     await eventually(async () => (await checkIns(project, 'every-minute')).length === 1, 30_000);
     const expected = new Date((await environment(project, 'every-minute')).next_expected_at).getTime();
@@ -81,7 +90,9 @@ describe('the cron clock', () => {
     // Ten minutes of outage: the runs expected up to now minus the margin, earliest first.
     const now = new Date(expected + 10 * MINUTE + 30_000);
     await clock.tick(now);
-    const missed = (await checkIns(project, 'every-minute')).filter((row) => row.status === 'missed').reverse();
+    const missed = (await checkIns(project, 'every-minute'))
+      .filter((row) => row.status === 'missed')
+      .reverse();
     expect(missed.map((row) => row.expected_at)).toEqual(
       Array.from({ length: 9 }, (_, i) => new Date(expected + i * MINUTE).toISOString()),
     );
@@ -91,7 +102,9 @@ describe('the cron clock', () => {
 
     // The same tick again, and two at once: nothing more.
     await Promise.all([clock.tick(now), clock.tick(now)]);
-    expect((await checkIns(project, 'every-minute')).filter((row) => row.status === 'missed')).toHaveLength(9);
+    expect((await checkIns(project, 'every-minute')).filter((row) => row.status === 'missed')).toHaveLength(
+      9,
+    );
 
     // A check-in puts it right again.
     await checkIn(project, 'every-minute', { status: 'ok' });
@@ -100,7 +113,10 @@ describe('the cron clock', () => {
 
   it('bounds the catch-up of a long outage', async () => {
     const project = await createProject();
-    await checkIn(project, 'long-gap', { status: 'ok', monitor_config: { schedule: { type: 'crontab', value: '* * * * *' } } });
+    await checkIn(project, 'long-gap', {
+      status: 'ok',
+      monitor_config: { schedule: { type: 'crontab', value: '* * * * *' } },
+    });
     await eventually(async () => (await checkIns(project, 'long-gap')).length === 1, 30_000);
     const expected = new Date((await environment(project, 'long-gap')).next_expected_at).getTime();
     const now = new Date(expected + 24 * 60 * MINUTE);
@@ -149,7 +165,9 @@ describe('the cron clock', () => {
     expect((await environment(project, 'berlin-night')).next_expected_at).toBe('2027-03-28T01:30:00.000Z');
     // 02:30 does not exist on 2027-03-28: the run is expected at 03:30 CEST.
     await clock.tick(new Date('2027-03-28T01:32:00Z'));
-    const spring = (await checkIns(project, 'berlin-night')).find((row) => row.expected_at === '2027-03-28T01:30:00.000Z');
+    const spring = (await checkIns(project, 'berlin-night')).find(
+      (row) => row.expected_at === '2027-03-28T01:30:00.000Z',
+    );
     expect(spring?.status).toBe('missed');
     expect((await environment(project, 'berlin-night')).next_expected_at).toBe('2027-03-29T00:30:00.000Z');
     // 02:30 happens twice on 2027-10-31: one run, at the first.

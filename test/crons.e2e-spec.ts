@@ -45,8 +45,13 @@ describe('cron monitors', () => {
   });
 
   async function createProject(): Promise<Project> {
-    return (await t.api().post('/api/projects').send({ name: `crons-${randomUUID().slice(0, 6)}` }).expect(201))
-      .body as Project;
+    return (
+      await t
+        .api()
+        .post('/api/projects')
+        .send({ name: `crons-${randomUUID().slice(0, 6)}` })
+        .expect(201)
+    ).body as Project;
   }
 
   const dsnOf = (project: Project) => `http://${hex(project.client_key)}@127.0.0.1:${t.port}/${project.id}`;
@@ -59,7 +64,11 @@ describe('cron monitors', () => {
   }
 
   /** Waits until the monitor's check-ins satisfy `done`. */
-  function checkInsUntil(project: Project, slug: string, done: (rows: CheckIn[]) => boolean): Promise<CheckIn[]> {
+  function checkInsUntil(
+    project: Project,
+    slug: string,
+    done: (rows: CheckIn[]) => boolean,
+  ): Promise<CheckIn[]> {
     let last: CheckIn[] = [];
     return eventually(async () => {
       last = await checkIns(project, slug);
@@ -89,7 +98,12 @@ describe('cron monitors', () => {
     await t.app.get(OutcomeFolder).fold();
     const outcomes = await t.api().get(`/api/projects/${project.id}/outcomes`).expect(200);
     const totals: Record<string, number> = {};
-    for (const row of outcomes.body.totals as { outcome: string; category: string; reason: string; quantity: number }[]) {
+    for (const row of outcomes.body.totals as {
+      outcome: string;
+      category: string;
+      reason: string;
+      quantity: number;
+    }[]) {
       if (row.category === 'monitor') totals[`${row.outcome}:${row.reason}`] = row.quantity;
     }
     return totals;
@@ -151,12 +165,19 @@ describe('cron monitors', () => {
 
     it('refuses bad settings with the reason', async () => {
       const project = await createProject();
-      const post = (body: object) => t.api().post(`/api/projects/${project.id}/monitors`).send({ name: 'x', ...body });
+      const post = (body: object) =>
+        t
+          .api()
+          .post(`/api/projects/${project.id}/monitors`)
+          .send({ name: 'x', ...body });
       const crontab = await post({ schedule: { type: 'crontab', value: '61 * * * *' } }).expect(400);
       expect(crontab.body.error).toMatch(/invalid crontab "61 \* \* \* \*": Constraint error, got value 61/);
       const fields = await post({ schedule: { type: 'crontab', value: '* * *' } }).expect(400);
       expect(fields.body.error).toMatch(/five fields/);
-      const zone = await post({ schedule: { type: 'crontab', value: '* * * * *' }, timezone: 'Mars/Base' }).expect(400);
+      const zone = await post({
+        schedule: { type: 'crontab', value: '* * * * *' },
+        timezone: 'Mars/Base',
+      }).expect(400);
       expect(zone.body.error).toMatch(/unknown timezone/);
       const zero = await post({ schedule: { type: 'interval', value: 0, unit: 'minute' } }).expect(400);
       expect(zero.body.error).toMatch(/interval schedule needs a whole number of units from 1/);
@@ -167,9 +188,14 @@ describe('cron monitors', () => {
         }).expect(400);
         expect(answer.body.error).toMatch(/failure_issue_threshold must be a whole number from 1 to 720/);
       }
-      const recovery = await post({ schedule: { type: 'crontab', value: '* * * * *' }, recovery_threshold: -1 }).expect(400);
+      const recovery = await post({
+        schedule: { type: 'crontab', value: '* * * * *' },
+        recovery_threshold: -1,
+      }).expect(400);
       expect(recovery.body.error).toMatch(/recovery_threshold/);
-      const margin = await post({ schedule: { type: 'crontab', value: '* * * * *' }, max_runtime: 0 }).expect(400);
+      const margin = await post({ schedule: { type: 'crontab', value: '* * * * *' }, max_runtime: 0 }).expect(
+        400,
+      );
       expect(margin.body.error).toMatch(/max_runtime/);
       await post({ schedule: 'daily' }).expect(400);
       await t.api().get(`/api/projects/${project.id}/monitors/none/check-ins?cursor=zz!`).expect(404);
@@ -246,7 +272,12 @@ describe('cron monitors', () => {
         .send({ name: 'Curl Job', schedule: { type: 'crontab', value: '0 * * * *' } })
         .expect(201);
       const id = randomUUID();
-      const started = await run('curl', ['-s', '-w', '\n%{http_code}', `${cronUrl(project, 'curl-job')}?status=in_progress&check_in_id=${id}&environment=prod`]);
+      const started = await run('curl', [
+        '-s',
+        '-w',
+        '\n%{http_code}',
+        `${cronUrl(project, 'curl-job')}?status=in_progress&check_in_id=${id}&environment=prod`,
+      ]);
       expect(started.stdout.trim().split('\n').pop()).toBe('202');
       await checkInsUntil(project, 'curl-job', (rows) => rows.some((row) => row.id === id));
       const finished = await run('curl', [
@@ -264,10 +295,21 @@ describe('cron monitors', () => {
         cronUrl(project, 'curl-job'),
       ]);
       expect(finished.stdout).toBe('202');
-      const rows = await checkInsUntil(project, 'curl-job', (list) => list.some((row) => row.id === id && row.status === 'ok'));
-      expect(rows).toEqual([expect.objectContaining({ id, environment: 'prod', status: 'ok', duration_ms: 3000 })]);
+      const rows = await checkInsUntil(project, 'curl-job', (list) =>
+        list.some((row) => row.id === id && row.status === 'ok'),
+      );
+      expect(rows).toEqual([
+        expect.objectContaining({ id, environment: 'prod', status: 'ok', duration_ms: 3000 }),
+      ]);
       // Without check_in_id: the heartbeat form, a check-in of its own.
-      const beat = await run('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', `${cronUrl(project, 'curl-job')}?status=ok`]);
+      const beat = await run('curl', [
+        '-s',
+        '-o',
+        '/dev/null',
+        '-w',
+        '%{http_code}',
+        `${cronUrl(project, 'curl-job')}?status=ok`,
+      ]);
       expect(beat.stdout).toBe('202');
       await checkInsUntil(project, 'curl-job', (list) => list.length === 2);
     });
@@ -277,15 +319,23 @@ describe('cron monitors', () => {
       const other = await createProject();
       const get = (url: string) => t.http().get(url.slice(t.url.length));
       expect((await get(cronUrl(project, 'job')).expect(400)).body.error).toMatch(/status is missing/);
-      expect((await get(`${cronUrl(project, 'job')}?status=done`).expect(400)).body.error).toMatch(/unknown status "done"/);
-      expect((await get(`${cronUrl(project, 'job')}?status=ok&check_in_id=123`).expect(400)).body.error).toMatch(
-        /check_in_id must be a UUID/,
+      expect((await get(`${cronUrl(project, 'job')}?status=done`).expect(400)).body.error).toMatch(
+        /unknown status "done"/,
       );
-      expect((await get(cronUrl(project, 'job', other.client_key) + '?status=ok').expect(401)).body.error).toMatch(
-        /unknown client key/,
-      );
-      await t.http().get(`/api/99999999/cron/job/${hex(project.client_key)}/?status=ok`).expect(401);
-      await t.http().get(`/api/abc/cron/job/${hex(project.client_key)}/?status=ok`).expect(400);
+      expect(
+        (await get(`${cronUrl(project, 'job')}?status=ok&check_in_id=123`).expect(400)).body.error,
+      ).toMatch(/check_in_id must be a UUID/);
+      expect(
+        (await get(cronUrl(project, 'job', other.client_key) + '?status=ok').expect(401)).body.error,
+      ).toMatch(/unknown client key/);
+      await t
+        .http()
+        .get(`/api/99999999/cron/job/${hex(project.client_key)}/?status=ok`)
+        .expect(401);
+      await t
+        .http()
+        .get(`/api/abc/cron/job/${hex(project.client_key)}/?status=ok`)
+        .expect(400);
       const config = await t
         .http()
         .post(cronUrl(project, 'job').slice(t.url.length))
@@ -304,11 +354,31 @@ describe('cron monitors', () => {
       it(`${name} reports a wrapped command, its monitor made from --schedule`, async () => {
         const project = await createProject();
         const slug = `cli-${name.replace('.', '')}`;
-        const env: NodeJS.ProcessEnv = { ...process.env, SENTRY_DSN: dsnOf(project), SENTRY_LOG_LEVEL: 'warn' };
+        const env: NodeJS.ProcessEnv = {
+          ...process.env,
+          SENTRY_DSN: dsnOf(project),
+          SENTRY_LOG_LEVEL: 'warn',
+        };
         delete env.SENTRY_AUTH_TOKEN;
         await run(
           binary,
-          ['monitors', 'run', '-e', 'cli', '-s', '*/10 * * * *', '--timezone', 'Europe/Berlin', '--check-in-margin', '3', slug, '--', 'node', '-e', 'setTimeout(() => {}, 30)'],
+          [
+            'monitors',
+            'run',
+            '-e',
+            'cli',
+            '-s',
+            '*/10 * * * *',
+            '--timezone',
+            'Europe/Berlin',
+            '--check-in-margin',
+            '3',
+            slug,
+            '--',
+            'node',
+            '-e',
+            'setTimeout(() => {}, 30)',
+          ],
           { env },
         );
         await expect(
@@ -409,26 +479,54 @@ describe('cron monitors', () => {
       const project = await createProject();
       const config = { schedule: { type: 'crontab', value: '* * * * *' }, max_runtime: 1 };
       const first = randomUUID();
-      await sendEnvelope(project, envelope(project, [{ check_in_id: hex(first), monitor_slug: 'rules', status: 'in_progress', monitor_config: config }]));
+      await sendEnvelope(
+        project,
+        envelope(project, [
+          { check_in_id: hex(first), monitor_slug: 'rules', status: 'in_progress', monitor_config: config },
+        ]),
+      );
       await checkInsUntil(project, 'rules', (rows) => rows.length === 1);
-      await sendEnvelope(project, envelope(project, [{ check_in_id: hex(first), monitor_slug: 'rules', status: 'ok', duration: 1 }]));
+      await sendEnvelope(
+        project,
+        envelope(project, [{ check_in_id: hex(first), monitor_slug: 'rules', status: 'ok', duration: 1 }]),
+      );
       await checkInsUntil(project, 'rules', (rows) => rows[0]?.status === 'ok');
-      await sendEnvelope(project, envelope(project, [{ check_in_id: hex(first), monitor_slug: 'rules', status: 'error' }]));
+      await sendEnvelope(
+        project,
+        envelope(project, [{ check_in_id: hex(first), monitor_slug: 'rules', status: 'error' }]),
+      );
       // Never configured, no monitor_config: dropped.
-      await sendEnvelope(project, envelope(project, [{ check_in_id: hex(randomUUID()), monitor_slug: 'ghost', status: 'ok' }]));
+      await sendEnvelope(
+        project,
+        envelope(project, [{ check_in_id: hex(randomUUID()), monitor_slug: 'ghost', status: 'ok' }]),
+      );
       await eventually(async () => {
         const totals = await outcomeTotals(project);
         return totals['invalid:checkin_finished'] === 1 && totals['invalid:invalid_monitor'] === 1;
       }, 60_000);
-      expect((await checkIns(project, 'rules'))[0]).toMatchObject({ id: first, status: 'ok', duration_ms: 1000 });
+      expect((await checkIns(project, 'rules'))[0]).toMatchObject({
+        id: first,
+        status: 'ok',
+        duration_ms: 1000,
+      });
       await t.api().get(`/api/projects/${project.id}/monitors/ghost`).expect(404);
 
       // No id: the latest in-progress run is the one closed.
       const second = randomUUID();
-      await sendEnvelope(project, envelope(project, [{ check_in_id: hex(second), monitor_slug: 'rules', status: 'in_progress' }]));
+      await sendEnvelope(
+        project,
+        envelope(project, [{ check_in_id: hex(second), monitor_slug: 'rules', status: 'in_progress' }]),
+      );
       await checkInsUntil(project, 'rules', (rows) => rows.some((row) => row.id === second));
-      await t.http().get(`${cronUrl(project, 'rules').slice(t.url.length)}?status=error`).expect(202);
-      await checkInsUntil(project, 'rules', (rows) => rows.find((row) => row.id === second)?.status === 'error');
+      await t
+        .http()
+        .get(`${cronUrl(project, 'rules').slice(t.url.length)}?status=error`)
+        .expect(202);
+      await checkInsUntil(
+        project,
+        'rules',
+        (rows) => rows.find((row) => row.id === second)?.status === 'error',
+      );
       expect(await checkIns(project, 'rules')).toHaveLength(2);
     });
   });
