@@ -177,3 +177,63 @@ describe('the cron clock', () => {
     expect((await environment(project, 'berlin-night')).next_expected_at).toBe('2027-11-01T01:30:00.000Z');
   });
 });
+
+describe('check-ins and the event rate limit', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({ MAX_EVENTS_PER_MINUTE: '2' });
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('takes check-ins while the project is over its event limit, as Sentry limits them apart', async () => {
+    const project = (
+      await t
+        .api()
+        .post('/api/projects')
+        .send({ name: `limit-${randomUUID().slice(0, 6)}` })
+        .expect(201)
+    ).body as Project;
+    const auth = `Sentry sentry_key=${hex(project.client_key)}, sentry_version=7`;
+    const event = () =>
+      [
+        JSON.stringify({}),
+        JSON.stringify({ type: 'event' }),
+        JSON.stringify({ message: 'over the limit' }),
+      ].join('\n');
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      statuses.push(
+        (await t.http().post(`/api/${project.id}/envelope/`).set('X-Sentry-Auth', auth).send(event())).status,
+      );
+    }
+    expect(statuses).toContain(429);
+    const limited = await t
+      .http()
+      .post(`/api/${project.id}/envelope/`)
+      .set('X-Sentry-Auth', auth)
+      .send(event())
+      .expect(429);
+    expect(limited.headers['x-sentry-rate-limits']).not.toContain('monitor');
+    for (let i = 0; i < 5; i++) {
+      const body = [
+        JSON.stringify({}),
+        JSON.stringify({ type: 'check_in' }),
+        JSON.stringify({
+          check_in_id: hex(randomUUID()),
+          monitor_slug: 'limited',
+          status: 'ok',
+          monitor_config: { schedule: { type: 'interval', value: 1, unit: 'hour' } },
+        }),
+      ].join('\n');
+      await t.http().post(`/api/${project.id}/envelope/`).set('X-Sentry-Auth', auth).send(body).expect(200);
+    }
+    await eventually(async () => {
+      const page = await t.api().get(`/api/projects/${project.id}/monitors/limited/check-ins`);
+      return page.status === 200 && page.body.data.length === 5;
+    }, 30_000);
+  });
+});
