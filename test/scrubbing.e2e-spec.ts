@@ -8,8 +8,6 @@
 import fc from 'fast-check';
 import { ChildProcess, fork, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
@@ -18,6 +16,7 @@ import { plantedEvent } from './helpers/planted-secrets';
 import { eventually, ServedEvent, storedEvent } from './helpers/queues';
 import { testDatabaseUrl, TEST_REDIS_URL } from './helpers/test-env';
 import { startWebhookReceiver, WebhookReceiver } from './helpers/webhook-receiver';
+import { freePort } from './helpers/ports';
 
 const ROOT = join(__dirname, '..');
 
@@ -29,16 +28,6 @@ interface Project {
 
 const hex = (uuid: string) => uuid.replace(/-/g, '');
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 describe('scrubbing (the server as a separate process, reading its log)', () => {
   let t: TestApp;

@@ -1,20 +1,6 @@
 import { isRecord } from '../util';
+import { SCRUBBED_RULE_WORDS } from '../scrub-rule-words';
 import type { Json } from './EventFields';
-
-/** In words, per rule of the server's scrubbing (src/privacy/scrubbing/scrub-rules.ts). */
-const RULES: Record<string, string> = {
-  sensitive_key: 'its key names a secret',
-  custom_key: "its key is one of the project's sensitive fields",
-  authorization_header: 'Authorization header',
-  cookie_header: 'Cookie header',
-  session_cookie: 'session cookie',
-  credit_card: 'credit card number',
-  iban: 'IBAN',
-  pem_key: 'PEM private key',
-  bearer_token: 'bearer token',
-  url_password: 'password in a URL',
-  ip_address: 'IP address',
-};
 
 interface Scrubbed {
   path: string;
@@ -42,7 +28,7 @@ export function EventScrubbed({ event, projectId }: { event: Json; projectId: nu
               <th scope="row" class="mono break-anywhere">
                 {entry.path}
               </th>
-              <td>{RULES[entry.rule] ?? entry.rule}</td>
+              <td>{SCRUBBED_RULE_WORDS[entry.rule] ?? entry.rule}</td>
             </tr>
           ))}
         </tbody>
