@@ -33,6 +33,8 @@ import { RollupsModule } from './rollups/rollups.module';
 import { RulesModule } from './rules/rules.module';
 import { TokensModule } from './tokens/tokens.module';
 import { DashboardModule } from './web/dashboard.module';
+import { CronsModule } from './crons/crons.module';
+import { CronsWorkerModule } from './crons/crons-worker.module';
 import { MonitorIncidentsModule } from './monitors/monitor-incidents.module';
 
 /** Modules that serve the HTTP API (role `api`). */
@@ -49,6 +51,7 @@ const API_MODULES: Type[] = [
   FeedbackModule,
   PrivacyModule,
   AttachmentsModule,
+  CronsModule,
   ReleasesModule,
   ChannelsModule,
   RulesModule,
@@ -59,7 +62,7 @@ const API_MODULES: Type[] = [
 ];
 
 /** Modules that consume queues (role `worker`). */
-const WORKER_MODULES: Type[] = [DigestWorkerModule, AlertsWorkerModule, RetentionModule];
+const WORKER_MODULES: Type[] = [DigestWorkerModule, AlertsWorkerModule, RetentionModule, CronsWorkerModule];
 
 @Module({})
 export class AppModule {

@@ -41,7 +41,10 @@ export type AuditAction =
   | 'project.inbound_filters_update'
   | 'project.quotas_update'
   | 'project.key_rotate'
-  | 'project.delete';
+  | 'project.delete'
+  | 'monitor.create'
+  | 'monitor.update'
+  | 'monitor.delete';
 
 /** Who did it: the request's Access and address, or (sign-in) an account before it has a session. */
 export interface AuditActor {

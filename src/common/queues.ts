@@ -4,4 +4,6 @@ export enum QueueName {
   Alerts = 'alerts',
   /** Scheduled housekeeping (retention): one job per interval, whatever the number of workers. */
   Maintenance = 'maintenance',
+  /** Cron monitors: the once-a-minute clock that marks missed and timed-out check-ins. */
+  Monitors = 'monitors',
 }

@@ -16,7 +16,11 @@ import { RepeatedLog } from '../common/repeated-log';
 import { RollupFolder } from '../rollups/rollup-folder';
 import { FeedbackStoreService } from '../feedback/feedback-store.service';
 import type { QueuedFeedback } from '../feedback/feedback-record';
+import type { QueuedCheckIn } from '../crons/check-in-record';
+import { CheckInStoreService } from '../crons/check-in-store.service';
+import { OutcomeCounter } from '../outcomes/outcome-counter';
 import {
+  checkInJob,
   DigestJobData,
   DigestJobName,
   describeDigestJob,
@@ -29,6 +33,9 @@ import { DigestService } from './digest.service';
 import { FailedDigestSweeper } from './failed-digest-sweeper';
 import { InvalidEventError } from './event-normaliser';
 import { JobConcurrency } from './job-concurrency';
+
+/** A check-in of a monitor not found waits for it up to 0.25 + 0.5 + … + 8 s, about 16 s. */
+const MAX_CHECK_IN_DEFERRALS = 6;
 
 /** How long a stopping worker spends folding the rollups it recorded, at most. */
 const ROLLUPS_AT_EXIT_MS = 5_000;
@@ -102,6 +109,8 @@ export class DigestProcessor extends WorkerHost implements OnApplicationBootstra
     private readonly sweeper: FailedDigestSweeper,
     @InjectQueue(QueueName.Digest) private readonly queue: Queue<DigestJobData>,
     private readonly feedback: FeedbackStoreService,
+    private readonly checkIns: CheckInStoreService,
+    private readonly outcomes: OutcomeCounter,
   ) {
     super();
     this.jobsInFlight = new JobConcurrency(config.DIGEST_CONCURRENCY, MAX_EVENTS_PER_JOB);
@@ -148,6 +157,7 @@ export class DigestProcessor extends WorkerHost implements OnApplicationBootstra
     this.heartbeat.tookJob();
     if (job.name === DigestJobName.Feedback)
       return this.processFeedback(job.data as unknown as QueuedFeedback);
+    if (job.name === DigestJobName.CheckIn) return this.processCheckIn(job.data as unknown as QueuedCheckIn);
     const events = eventsOfJob(job.data);
     if (this.jobsInFlight.observe(events.length)) this.worker.concurrency = this.jobsInFlight.concurrency;
     const failures = (await Promise.all(events.map((event) => this.digestEvent(event)))).filter(
@@ -186,9 +196,37 @@ export class DigestProcessor extends WorkerHost implements OnApplicationBootstra
   }
 
   /** A feedback job meets failures as an event job of its own does (see the class comment). */
-  private async processFeedback(feedback: QueuedFeedback): Promise<void> {
+  private processFeedback(feedback: QueuedFeedback): Promise<void> {
+    return this.storeAlone(() => this.feedback.store(feedback));
+  }
+
+  /**
+   * A check-in Sentry would drop (no monitor, already finished) is counted as an outcome. Jobs are
+   * taken side by side, so the check-in that creates a monitor (`in_progress` with monitor_config)
+   * may still be on its way while the one that closes the run (without it) is here: a check-in of a
+   * monitor not found is put back a few times, waiting longer each time, before it is dropped.
+   */
+  private processCheckIn(checkIn: QueuedCheckIn): Promise<void> {
+    return this.storeAlone(async () => {
+      const stored = await this.checkIns.store(checkIn);
+      const deferrals = checkIn.deferrals ?? 0;
+      if (stored.result === 'dropped' && stored.reason === 'invalid_monitor' && deferrals < MAX_CHECK_IN_DEFERRALS) {
+        const job = checkInJob({ ...checkIn, deferrals: deferrals + 1 });
+        await this.queue.add(job.name, job.data as never, { ...job.opts, delay: 250 * 2 ** deferrals });
+        return;
+      }
+      if (stored.result === 'dropped') {
+        this.outcomes.count(checkIn.projectId, [
+          { outcome: 'invalid', category: 'monitor', reason: stored.reason, quantity: 1 },
+        ]);
+      }
+    });
+  }
+
+  /** Stores a job's one record; failures are met as an event job of its own meets them. */
+  private async storeAlone(store: () => Promise<unknown>): Promise<void> {
     try {
-      await this.feedback.store(feedback);
+      await store();
     } catch (error) {
       const kind = classifyDatabaseError(error, { onEventData: true });
       if (kind === 'unavailable') return this.waitForDatabase(error);
