@@ -20,6 +20,7 @@ import { ReleaseIssueIndexes1796400000000 } from './migrations/1796400000000-Rel
 import { UserFeedback1796500000000 } from './migrations/1796500000000-UserFeedback';
 import { Attachments1796600000000 } from './migrations/1796600000000-Attachments';
 import { ReleaseHealthAlerts1796700000000 } from './migrations/1796700000000-ReleaseHealthAlerts';
+import { UptimeMonitors1796900000000 } from './migrations/1796900000000-UptimeMonitors';
 
 /** Migrations are listed explicitly so that ts (tests, CLI) and compiled js resolve the same set. */
 export const MIGRATIONS = [
@@ -43,6 +44,7 @@ export const MIGRATIONS = [
   UserFeedback1796500000000,
   Attachments1796600000000,
   ReleaseHealthAlerts1796700000000,
+  UptimeMonitors1796900000000,
 ];
 
 /** No query of the service runs this long; one that does waits on a server that is gone. */
