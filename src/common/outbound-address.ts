@@ -9,19 +9,22 @@ import { isIpLiteral, RefusalReason, refusalReason } from './ip-ranges';
  */
 export type RefuseAddress = (target: string, reason: RefusalReason) => Error;
 
+/** Why an address may not be connected to, or null: `refusalReason` unless a caller narrows it. */
+export type AddressPolicy = (address: string) => RefusalReason | null;
+
 /**
  * A `dns.lookup` replacement that refuses the connection when any answer is a forbidden address.
  * It runs at connect time, inside the socket's own resolution, so the address checked is the address
  * connected to: a name that resolves to 127.0.0.1 (or changes its answer between a check and the
  * connection) cannot slip through.
  */
-export function guardedLookup(refuse: RefuseAddress): LookupFunction {
+export function guardedLookup(refuse: RefuseAddress, policy: AddressPolicy = refusalReason): LookupFunction {
   return (hostname, options, callback) => {
     dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, '', 0);
       const list = addresses as dns.LookupAddress[];
       for (const entry of list) {
-        const reason = refusalReason(entry.address);
+        const reason = policy(entry.address);
         if (reason !== null) return callback(refuse(`${hostname} (${entry.address})`, reason), '', 0);
       }
       if (list.length === 0) {
@@ -41,8 +44,8 @@ export function guardedLookup(refuse: RefuseAddress): LookupFunction {
  * decimal, hex and octal IPv4 spellings into dotted quads; Node never passes a literal address to
  * `lookup`, so literals are checked here, before connecting.
  */
-export function literalRefusal(url: URL): RefusalReason | null {
-  return isIpLiteral(url.hostname) ? refusalReason(url.hostname) : null;
+export function literalRefusal(url: URL, policy: AddressPolicy = refusalReason): RefusalReason | null {
+  return isIpLiteral(url.hostname) ? policy(url.hostname) : null;
 }
 
 /**

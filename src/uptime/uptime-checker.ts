@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import http from 'node:http';
 import https from 'node:https';
 import type { TLSSocket } from 'node:tls';
-import { RefusalReason } from '../common/ip-ranges';
-import { guardedLookup, literalRefusal } from '../common/outbound-address';
+import { RefusalReason, refusalReason } from '../common/ip-ranges';
+import { AddressPolicy, guardedLookup, literalRefusal } from '../common/outbound-address';
 import { AppConfig } from '../config/app-config';
 import { checkUrl, UptimeMethod } from './uptime-monitor-rules';
 
@@ -46,7 +46,7 @@ function refusedMessage(target: string, reason: RefusalReason): string {
   );
 }
 
-const uptimeLookup = guardedLookup((target, reason) => new CheckFailure(refusedMessage(target, reason)));
+const refuse = (target: string, reason: RefusalReason) => new CheckFailure(refusedMessage(target, reason));
 
 interface Answer {
   status: number;
@@ -66,7 +66,24 @@ interface Answer {
  */
 @Injectable()
 export class UptimeChecker {
-  constructor(private readonly config: AppConfig) {}
+  private policy: AddressPolicy | null = null;
+  private lookup: ReturnType<typeof guardedLookup> | undefined;
+
+  constructor(config: AppConfig) {
+    this.guardWith(config.UPTIME_ALLOW_PRIVATE_NETWORKS ? null : refusalReason);
+  }
+
+  /** A checker whose guard follows `policy` (tests: one loopback address allowed, the others refused). */
+  static withPolicy(config: AppConfig, policy: AddressPolicy): UptimeChecker {
+    const checker = new UptimeChecker(config);
+    checker.guardWith(policy);
+    return checker;
+  }
+
+  private guardWith(policy: AddressPolicy | null): void {
+    this.policy = policy;
+    this.lookup = policy === null ? undefined : guardedLookup(refuse, policy);
+  }
 
   async check(request: CheckRequest): Promise<CheckResult> {
     const started = performance.now();
@@ -127,8 +144,7 @@ export class UptimeChecker {
     deadline: number,
   ): Promise<Answer> {
     const url = checkUrlOrFail(target);
-    const allowPrivate = this.config.UPTIME_ALLOW_PRIVATE_NETWORKS;
-    const literal = allowPrivate ? null : literalRefusal(url);
+    const literal = this.policy === null ? null : literalRefusal(url, this.policy);
     if (literal !== null) return Promise.reject(new CheckFailure(refusedMessage(url.hostname, literal)));
     const remaining = deadline - performance.now();
     if (remaining <= 0) return Promise.reject(new CheckFailure(timeoutMessage(request.timeoutSeconds)));
@@ -149,7 +165,7 @@ export class UptimeChecker {
       const options: https.RequestOptions = {
         method,
         agent: false,
-        lookup: allowPrivate ? undefined : uptimeLookup,
+        lookup: this.lookup,
         headers: {
           ...request.headers,
           'User-Agent': UPTIME_USER_AGENT,
