@@ -23,24 +23,8 @@ export class ExpectedStatusDto {
   max: number;
 }
 
-/** The fields of an uptime monitor a client sets; every one optional on PATCH. */
-export class UpdateUptimeMonitorDto {
-  @ApiPropertyOptional({ example: 'Shop front page', maxLength: 200 })
-  @IsOptional()
-  @IsString({ message: 'name must be a string' })
-  @IsNotEmpty({ message: 'name must not be empty' })
-  @MaxLength(200, { message: 'name must be at most 200 characters' })
-  name?: string;
-
-  @ApiPropertyOptional({
-    example: 'https://shop.example.com/health',
-    description: 'http or https, without credentials, not a private address (unless configured)',
-  })
-  @IsOptional()
-  @IsString({ message: 'url must be a string' })
-  @MaxLength(2000, { message: 'url must be at most 2000 characters' })
-  url?: string;
-
+/** The fields of an uptime monitor besides its name and URL: optional on create and on PATCH. */
+class UptimeMonitorFields {
   @ApiPropertyOptional({ enum: UPTIME_METHODS, default: 'GET' })
   @IsOptional()
   @IsIn(UPTIME_METHODS, { message: `method must be one of ${UPTIME_METHODS.join(', ')}` })
@@ -108,17 +92,39 @@ export class UpdateUptimeMonitorDto {
   muted?: boolean;
 }
 
-export class CreateUptimeMonitorDto extends UpdateUptimeMonitorDto {
+export class CreateUptimeMonitorDto extends UptimeMonitorFields {
   @ApiProperty({ example: 'Shop front page', maxLength: 200 })
   @IsString({ message: 'name must be a string' })
   @IsNotEmpty({ message: 'name must not be empty' })
   @MaxLength(200, { message: 'name must be at most 200 characters' })
-  declare name: string;
+  name: string;
 
-  @ApiProperty({ example: 'https://shop.example.com/health' })
+  @ApiProperty({
+    example: 'https://shop.example.com/health',
+    description: 'http or https, without credentials, not a private address (unless configured)',
+  })
   @IsString({ message: 'url must be a string' })
   @MaxLength(2000, { message: 'url must be at most 2000 characters' })
-  declare url: string;
+  url: string;
+}
+
+/** Every field optional: only those sent change. */
+export class UpdateUptimeMonitorDto extends UptimeMonitorFields {
+  @ApiPropertyOptional({ example: 'Shop front page', maxLength: 200 })
+  @IsOptional()
+  @IsString({ message: 'name must be a string' })
+  @IsNotEmpty({ message: 'name must not be empty' })
+  @MaxLength(200, { message: 'name must be at most 200 characters' })
+  name?: string;
+
+  @ApiPropertyOptional({
+    example: 'https://shop.example.com/health',
+    description: 'http or https, without credentials, not a private address (unless configured)',
+  })
+  @IsOptional()
+  @IsString({ message: 'url must be a string' })
+  @MaxLength(2000, { message: 'url must be at most 2000 characters' })
+  url?: string;
 }
 
 export const CHECK_PERIODS = ['24h', '7d', '30d'] as const;
