@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { UptimeChecksRepository } from '../src/uptime/uptime-checks.repository';
 import { UptimeClock } from '../src/uptime/uptime-clock';
 import { UptimeFailure, UptimeIncidentRef, UptimeIncidents } from '../src/uptime/uptime-incidents';
 import { UptimeScheduler } from '../src/uptime/uptime-scheduler.service';
@@ -343,6 +344,30 @@ describe('uptime monitors', () => {
       [String(projectId)],
     );
     expect(audit).toHaveLength(2);
+  });
+
+  it('retention deletes raw checks past their hours and keeps the hourly totals the longer figures need', async () => {
+    const start = T0 + 40 * DAY_MS;
+    now = start;
+    const monitor = await createMonitor({ name: 'Kept', url: `${sites.url}/ok` });
+    await checkAt(start, monitor.id, 1);
+    await checkAt(start + 60_000, monitor.id, 2);
+    now = start + 3 * DAY_MS;
+    const checks = t.app.get(UptimeChecksRepository);
+    const hours = t.config.UPTIME_CHECK_RETENTION_HOURS;
+    expect(hours).toBe(48);
+    // Only this file's checks are this far ahead, and earlier tests' are older still.
+    const cutoff = new Date(now - hours * 3_600_000);
+    const older: { n: number }[] = await db.query(
+      'SELECT count(*)::int AS n FROM uptime_checks WHERE due_at < $1',
+      [cutoff],
+    );
+    expect(older[0].n).toBeGreaterThanOrEqual(2);
+    expect(await checks.deleteChecksBefore(cutoff, 1_000)).toBe(older[0].n);
+    expect(await checkCount(monitor.id)).toBe(0);
+    const view = (await expectStatus(t.api().get(`${base()}/${monitor.id}`), 200)).body;
+    expect(view.uptime).toEqual({ '24h': null, '7d': 100, '30d': 100 });
+    await expectStatus(t.api().delete(`${base()}/${monitor.id}`), 204);
   });
 
   it('lets members change monitors but only admins change the status page', async () => {

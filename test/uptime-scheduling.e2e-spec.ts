@@ -11,11 +11,12 @@ import { UptimeProcessor } from '../src/uptime/uptime.processor';
 import { startTestApp, TestApp } from './helpers/app';
 import { createProject } from './helpers/attachments';
 import { expectStatus } from './helpers/members';
+import { ownTestDatabase } from './helpers/own-database';
 import { eventually } from './helpers/queues';
 import { startUptimeSites, UptimeSites } from './helpers/uptime-sites';
 
 const DAY_MS = 86_400_000;
-/** Far ahead of the real time: other apps of the test run, on the real clock, never find these checks due. */
+/** Ahead of the real time, on a day boundary. */
 const T0 = Math.ceil(Date.now() / DAY_MS) * DAY_MS + 700 * DAY_MS;
 const MONITORS = 40;
 
@@ -27,12 +28,16 @@ describe('uptime scheduling across workers', () => {
   let apps: TestApp[];
   let db: DataSource;
   let sites: UptimeSites;
+  let database: { url: string; drop: () => Promise<void> };
   let now = T0;
   const monitorIds: number[] = [];
 
   beforeAll(async () => {
     sites = await startUptimeSites();
+    // Apps on a clock of their own claim whatever is due by it: they get a database of their own.
+    database = await ownTestDatabase('uptime_scheduling');
     const shared = {
+      DATABASE_URL: database.url,
       REDIS_PREFIX: `test-uptime-${randomUUID().slice(0, 8)}`,
       UPTIME_ALLOW_PRIVATE_NETWORKS: 'true',
       UPTIME_TICK_MS: '1000',
@@ -60,6 +65,7 @@ describe('uptime scheduling across workers', () => {
   afterAll(async () => {
     for (const app of apps) await app.close();
     await sites.close();
+    await database.drop();
   });
 
   /** Due times recorded per monitor, as ISO strings. */
