@@ -36,6 +36,8 @@ const LAYERS = [
   'outcomes',
   'issues',
   'feedback',
+  // Data protection: scrubbing secrets, inbound filters, quotas, erasing a person's data.
+  'privacy',
   // Monitors: the issues their failures open (monitors), cron check-ins and schedules (crons), HTTP checks and status pages (uptime).
   'monitors',
   'crons',

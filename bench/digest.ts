@@ -25,6 +25,11 @@
  *      keys, the issues' counters, the queue's bookkeeping in Redis), so the ratio says how much of
  *      the database's plain insert capacity it reaches.
  *
+ *   6. what scrubbing costs: the worker's CPU per event with scrubbing off and on (the default), the
+ *      same events with a login request added, drained by fresh workers in alternating rounds, the
+ *      medians compared (bench/digest-scrubbing.ts; BENCH_SCRUB_PAIRS pairs of rounds, default 3,
+ *      of BENCH_SCRUB_EVENTS events, default 10,000; 0 skips it).
+ *
  * BENCH_SOURCEMAP=1 makes the events browser events of a minified app (esbuild, about 2 MB of source
  * map, stored as sentry-cli uploads it) thrown at a different place per group, with the map's debug
  * id: every event's frame is resolved through the map (warm in the worker's cache after the first),
@@ -35,7 +40,7 @@
  * BENCH_CPU_PROF=1 writes a V8 CPU profile of the worker to bench/results/profiles/.
  * Prints a table and writes bench/results/digest.json.
  */
-import { execSync, spawn } from 'node:child_process';
+import { execSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -49,16 +54,13 @@ import {
   deleteKeys,
   EXCEPTION_FIXTURE,
   fixtureEventOfGroup,
-  freePort,
-  pendingRollups,
-  processCpuMs,
-  procStatus,
   REDIS_URL,
   ROOT,
-  stop,
 } from './support';
+import { drainWithWorker, fillDigestQueue } from './digest-worker';
+import { compareScrubbing, ScrubbingComparison } from './digest-scrubbing';
 import { QueueName } from '../src/common/queues';
-import { digestJobs, QueuedEvent } from '../src/digest/digest-job';
+import type { QueuedEvent } from '../src/digest/digest-job';
 import { normaliseEvent, parseEventPayload } from '../src/digest/event-normaliser';
 import { groupEvent } from '../src/digest/grouping';
 import { storedPayload } from '../src/events/event-payload';
@@ -70,7 +72,6 @@ const DATABASE_NAME = 'error_tracker_bench_digest';
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);
 const GROUPS = Number(process.env.BENCH_GROUPS ?? 200);
 const CONCURRENCY = process.env.BENCH_DIGEST_CONCURRENCY;
-const CHUNK = 1_000;
 /**
  * Events per queue job, as ingest shares jobs among concurrent requests (DigestProducer): under
  * bench:ingest's saturating load every job it wrote held 10 events, the most a job holds; what an
@@ -80,6 +81,10 @@ const CHUNK = 1_000;
  */
 const EVENTS_PER_JOB = Number(process.env.BENCH_EVENTS_PER_JOB ?? 10);
 const SOURCEMAP = process.env.BENCH_SOURCEMAP === '1';
+/** Events per round of the scrubbing comparison (step 6); 0 skips it. */
+const SCRUB_EVENTS = Number(process.env.BENCH_SCRUB_EVENTS ?? 10_000);
+/** Pairs of rounds (off and on) of the scrubbing comparison. */
+const SCRUB_PAIRS = Number(process.env.BENCH_SCRUB_PAIRS ?? 3);
 const RUN_ID = randomUUID().slice(0, 8);
 /** Rows per transaction of the reference: the digest's largest batch at its default concurrency. */
 const REFERENCE_BATCH = 100;
@@ -114,8 +119,6 @@ function payloadOf(group: number, eventId: string, timestamp: number, sourceMap?
   }
   return JSON.stringify(event);
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The payload column the digest writes for this job: normalised, grouped, serialised by its own code. */
 function storedPayloadText(job: QueuedEvent): string {
@@ -242,30 +245,19 @@ async function main(): Promise<void> {
   const baseTime = Date.now() - EVENTS; // one millisecond apart, all in the past
   const queuedJobs: QueuedEvent[] = [];
   const groupOfJob: number[] = [];
-  let jobCount = 0;
-  for (let start = 0; start < EVENTS; start += CHUNK) {
-    const events: QueuedEvent[] = [];
-    for (let index = start; index < Math.min(EVENTS, start + CHUNK); index++) {
-      const eventId = randomUUID();
-      const receivedAt = baseTime + index;
-      const data: QueuedEvent = {
-        projectId,
-        eventId,
-        receivedAt,
-        payload: payloadOf(index % GROUPS, eventId, receivedAt, sourceMap),
-        ...(sdk ? { sdk } : {}),
-      };
-      queuedJobs.push(data);
-      groupOfJob.push(index % GROUPS);
-      events.push(data);
-    }
-    // As the ingest producer shares jobs among the events of concurrent requests.
-    const jobs = [];
-    for (let first = 0; first < events.length; first += EVENTS_PER_JOB)
-      jobs.push(...digestJobs(events.slice(first, first + EVENTS_PER_JOB)));
-    jobCount += jobs.length;
-    await queue.addBulk(jobs);
+  for (let index = 0; index < EVENTS; index++) {
+    const eventId = randomUUID();
+    const receivedAt = baseTime + index;
+    queuedJobs.push({
+      projectId,
+      eventId,
+      receivedAt,
+      payload: payloadOf(index % GROUPS, eventId, receivedAt, sourceMap),
+      ...(sdk ? { sdk } : {}),
+    });
+    groupOfJob.push(index % GROUPS);
   }
+  const jobCount = await fillDigestQueue(queue, queuedJobs, EVENTS_PER_JOB);
   const fillS = (performance.now() - fillStarted) / 1000;
   const queued = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'failed');
   if (queued.waiting !== jobCount)
@@ -273,94 +265,18 @@ async function main(): Promise<void> {
   const redisMemory = /used_memory:(\d+)/.exec(await redis.info('memory'))?.[1];
 
   // 3. One worker process.
-  const port = await freePort();
-  const profiling = process.env.BENCH_CPU_PROF === '1';
-  const profileDir = join(ROOT, 'bench/results/profiles');
-  if (profiling) mkdirSync(profileDir, { recursive: true });
-  const nodeArgs = profiling
-    ? [
-        '--cpu-prof',
-        `--cpu-prof-dir=${profileDir}`,
-        `--cpu-prof-name=digest-worker-${RUN_ID}.cpuprofile`,
-        // Nest re-raises SIGTERM after its shutdown hooks, which would kill the process before V8 writes
-        // the profile: exit normally instead.
-        '--import',
-        'data:text/javascript,process.prependListener("SIGTERM",()=>process.exit(0))',
-      ]
-    : [];
-  const spawnedAt = performance.now();
-  const worker = spawn(process.execPath, [...nodeArgs, 'dist/main.js'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'inherit', 'inherit'],
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      APP_ROLE: 'worker',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_URL: databaseUrl.toString(),
-      REDIS_URL,
-      REDIS_PREFIX: prefix,
-      LOG_LEVEL: 'warn',
-      SERVE_DASHBOARD: 'false',
-      ...(CONCURRENCY ? { DIGEST_CONCURRENCY: CONCURRENCY } : {}),
-    },
+  const drain = await drainWithWorker({
+    pg,
+    databaseName: DATABASE_NAME,
+    databaseUrl: databaseUrl.toString(),
+    redis,
+    queue,
+    prefix,
+    jobCount,
+    concurrency: CONCURRENCY,
+    profileName: process.env.BENCH_CPU_PROF === '1' ? `digest-worker-${RUN_ID}.cpuprofile` : undefined,
   });
-  let exitedEarly: number | null = null;
-  worker.once('exit', (code) => (exitedEarly = code ?? -1));
-
-  let firstTakenAt: number | undefined;
-  let drainedAt: number | undefined;
-  // CPU used while draining, per event: the worker's, its PostgreSQL backends' and Redis' (when local).
-  const redisPid = Number(/process_id:(\d+)/.exec(await redis.info('server'))?.[1]);
-  let cpuAtStart: { worker: number; backends: Map<number, number>; redis: number } | undefined;
-  let cpuSpent = { worker: NaN, postgres: NaN, redis: NaN };
-  let peakRssMb = NaN;
-  let failed = 0;
-  const samples: { t: number; remaining: number }[] = [];
-  try {
-    const deadline = Date.now() + Math.max(600_000, EVENTS * 20);
-    for (;;) {
-      if (exitedEarly !== null) throw new Error(`worker exited with ${exitedEarly}`);
-      if (Date.now() > deadline) throw new Error('the queue did not drain in time');
-      const counts = await queue.getJobCounts(
-        'waiting',
-        'active',
-        'delayed',
-        'prioritized',
-        'paused',
-        'failed',
-      );
-      const remaining = counts.waiting + counts.active + counts.delayed + counts.prioritized + counts.paused;
-      failed = counts.failed;
-      const now = performance.now();
-      if (firstTakenAt === undefined && remaining + counts.failed < jobCount) {
-        firstTakenAt = now;
-        cpuAtStart = {
-          worker: processCpuMs(worker.pid!),
-          backends: await backendCpuMs(pg, DATABASE_NAME),
-          redis: processCpuMs(redisPid),
-        };
-      }
-      if (firstTakenAt !== undefined) samples.push({ t: Math.round(now - firstTakenAt), remaining });
-      // Done when the queue is empty and the rollups hold every stored event.
-      if (remaining === 0 && (await pendingRollups(pg)) === 0) {
-        drainedAt = now;
-        if (cpuAtStart) {
-          cpuSpent = {
-            worker: processCpuMs(worker.pid!) - cpuAtStart.worker,
-            postgres: backendCpuSpentMs(cpuAtStart.backends, await backendCpuMs(pg, DATABASE_NAME)),
-            redis: processCpuMs(redisPid) - cpuAtStart.redis,
-          };
-        }
-        break;
-      }
-      await sleep(50);
-    }
-    peakRssMb = procStatus(worker.pid!, 'VmHWM');
-  } finally {
-    await stop(worker);
-  }
+  const { cpuSpent, peakRssMb, failed, samples } = drain;
 
   // 4. Verification.
   const [events] = (
@@ -393,6 +309,23 @@ async function main(): Promise<void> {
 
   await queue.close();
   await deleteKeys(redis, `${prefix}:*`);
+
+  // 6. What scrubbing costs the worker (before the reference: the comparison starts workers of its own).
+  let scrubbing: ScrubbingComparison | null = null;
+  if (SCRUB_EVENTS > 0) {
+    scrubbing = await compareScrubbing({
+      pg,
+      databaseName: DATABASE_NAME,
+      databaseUrl: databaseUrl.toString(),
+      redis,
+      events: SCRUB_EVENTS,
+      groups: GROUPS,
+      eventsPerJob: EVENTS_PER_JOB,
+      concurrency: CONCURRENCY,
+      sdk,
+      pairs: SCRUB_PAIRS,
+    });
+  }
   redis.disconnect();
 
   // 5. The reference, with the worker gone.
@@ -403,8 +336,8 @@ async function main(): Promise<void> {
   const reference = await referenceInsert(pg, databaseUrl.toString(), queuedJobs, groupOfJob);
   await pg.end();
 
-  const drainS = (drainedAt! - firstTakenAt!) / 1000;
-  const bootS = (firstTakenAt! - spawnedAt) / 1000;
+  const drainS = drain.drainS;
+  const bootS = drain.bootS;
   const eventsPerS = Math.round(EVENTS / drainS);
   const ratioToReference = Math.round((eventsPerS / reference.rowsPerS) * 100) / 100;
   const perEvent = (ms: number) => Math.round((ms * 1000) / EVENTS);
@@ -413,7 +346,11 @@ async function main(): Promise<void> {
     postgres: perEvent(cpuSpent.postgres),
     redis: perEvent(cpuSpent.redis),
   };
-  const targets = { throughput: eventsPerS >= 2_000, peakRss: peakRssMb <= 300 };
+  const targets = {
+    throughput: eventsPerS >= 2_000,
+    peakRss: peakRssMb <= 300,
+    ...(scrubbing ? { scrubbingCost: scrubbing.ratio <= 1.1 } : {}),
+  };
   const allVerified = Object.values(verification).every((check) => check.ok);
   const results = {
     date: new Date().toISOString(),
@@ -428,9 +365,8 @@ async function main(): Promise<void> {
       groups: GROUPS,
       digestConcurrency: CONCURRENCY ? Number(CONCURRENCY) : 'config default',
       fixture: 'exception-event.envelope',
-      chunk: CHUNK,
       eventsPerJob: EVENTS_PER_JOB,
-      cpuProfile: profiling,
+      cpuProfile: process.env.BENCH_CPU_PROF === '1',
       sourceMapBytes: sourceMap?.mapBytes ?? null,
     },
     fill: {
@@ -450,6 +386,7 @@ async function main(): Promise<void> {
       ...reference,
     },
     ratioToReference,
+    scrubbing,
     progress: thin(samples, 40),
     verification,
     verified: allVerified,
@@ -481,6 +418,16 @@ async function main(): Promise<void> {
   );
   console.log(line('reference: PostgreSQL CPU per row', `${reference.postgresCpuUsPerRow} µs`));
   console.log(line('digest / reference', `${ratioToReference.toFixed(2)}`));
+  if (scrubbing) {
+    console.log(
+      line(
+        'worker CPU/event, scrubbing off / on',
+        `${scrubbing.offUsPerEvent} / ${scrubbing.onUsPerEvent} µs`,
+      ),
+    );
+    console.log(line('scrubbing on / off (target ≤ 1.10)', `${scrubbing.ratio.toFixed(3)}`));
+    console.log(line('the scrubber alone, in-process', `${scrubbing.scrubberUsPerEvent} µs/event`));
+  }
   console.log('');
   for (const [name, check] of Object.entries(verification)) {
     console.log(`verify ${name}: ${check.ok ? 'ok' : 'FAILED'} ${JSON.stringify(check)}`);

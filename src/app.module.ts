@@ -19,6 +19,7 @@ import { IngestModule } from './ingest/ingest.module';
 import { IssuesModule } from './issues/issues.module';
 import { OutcomesModule } from './outcomes/outcomes.module';
 import { FeedbackModule } from './feedback/feedback.module';
+import { PrivacyModule } from './privacy/privacy.module';
 import { AttachmentsModule } from './attachments/attachments.module';
 import { StorageModule } from './storage/storage.module';
 import { MembersModule } from './members/members.module';
@@ -47,6 +48,7 @@ const API_MODULES: Type[] = [
   RollupsModule,
   OutcomesModule,
   FeedbackModule,
+  PrivacyModule,
   AttachmentsModule,
   ReleasesModule,
   ChannelsModule,

@@ -602,14 +602,19 @@ describe('members, teams and accounts in the dashboard (browser)', () => {
     );
     await login.getByLabel('Password').waitFor();
     await screenshot(login, 'login-sso');
-    // A refused sign-in comes back with the reason.
-    await login.goto(
-      `/login?sso_error=${encodeURIComponent('the e-mail domain example.org is not allowed')}`,
-    );
+    // A refused sign-in comes back with the reason's code, shown in the product's words.
+    await login.goto('/login?sso_error=domain_not_allowed');
     await login
       .getByRole('alert')
-      .filter({ hasText: 'Single sign-on failed: the e-mail domain example.org is not allowed' })
+      .filter({ hasText: 'Single sign-on failed. Accounts of your e-mail domain may not sign in here.' })
       .waitFor();
+    // Text a crafted link puts there is never shown: only the generic sentence.
+    await login.goto(`/login?sso_error=${encodeURIComponent('Call +1 555 0100 to unlock your account')}`);
+    await login
+      .getByRole('alert')
+      .filter({ hasText: 'Single sign-on failed. The sign-in could not be completed. Try again.' })
+      .waitFor();
+    expect(await login.locator('body').innerText()).not.toContain('555');
 
     settings = { ...settings, password_login: false };
     await login.goto('/login');

@@ -14,7 +14,6 @@ import {
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runInThisContext } from 'node:vm';
@@ -24,6 +23,7 @@ import { MAX_EVENTS_PER_JOB } from '../src/digest/digest-job';
 import { startTestApp, TestApp } from './helpers/app';
 import { backlogDrained, eventually, ServedEvent, storedEvent } from './helpers/queues';
 import { testDatabaseUrl, TEST_REDIS_URL } from './helpers/test-env';
+import { freePort } from './helpers/ports';
 
 const ROOT = join(__dirname, '..');
 
@@ -507,16 +507,6 @@ describe('pipeline: @sentry/node → HTTP ingest → digest → API', () => {
 
 // ------------------------------------------------------------------------------------------------
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 /** An envelope as @sentry/node sends it, with an exception of the given type thrown by `function`. */
 function exceptionEnvelope(eventId: string, type: string, fn: string): string {

@@ -15,6 +15,7 @@ import { startTestApp, TestApp } from './helpers/app';
 import { ensureDashboardBuilt, launchBrowser, screenshot } from './helpers/browser';
 import { as, expectStatus, invitedAccount, signIn } from './helpers/members';
 import { OidcTestProvider, startOidcProvider } from './helpers/oidc-provider';
+import { KNOWN_SSO_ERROR_CODES, ssoErrorText } from '../dashboard/src/sso-errors';
 
 const CLIENT_ID = 'error-tracker';
 const CLIENT_SECRET = 'sso-test-secret';
@@ -188,40 +189,42 @@ describe('single sign-on (OpenID Connect)', () => {
       .sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
   }
 
-  /** One auth.sign_in_failed entry since `mark`, with the reason the browser was shown. */
-  async function expectRefusalAudited(
-    mark: bigint,
-    reason: string,
-    email?: string,
-    app: TestApp = t,
-  ): Promise<void> {
+  /** The one auth.sign_in_failed entry since `mark`; answers its reason, the details kept for administrators. */
+  async function refusalAudited(mark: bigint, email?: string, app: TestApp = t): Promise<string> {
     const entries = await auditSince(mark, 'auth.sign_in_failed', app);
     expect(entries).toHaveLength(1);
     expect(entries[0].actor_user_id).toBeNull();
-    expect(entries[0].details).toEqual({ method: 'sso', reason, ...(email ? { email } : {}) });
+    expect(entries[0].details).toEqual({ method: 'sso', reason: expect.any(String), ...(email ? { email } : {}) });
+    return (entries[0].details as { reason: string }).reason;
   }
 
-  /** The reason in the sign-in page's address a refused sign-in ends at. */
+  /** The reason's code in the sign-in page's address a refused sign-in ends at: a code, never text. */
   function refusalIn(location: URL): string {
     expect(location.pathname).toBe('/login');
-    const message = location.searchParams.get('sso_error');
-    expect(message).toEqual(expect.any(String));
-    return message as string;
+    const code = location.searchParams.get('sso_error');
+    expect(KNOWN_SSO_ERROR_CODES).toContain(code);
+    return code as string;
   }
 
-  /** A refused sign-in through the browser: back at the sign-in page with the reason, without a session. */
-  async function refusedSignIn(account: string, email?: string, pageScreenshot?: string): Promise<string> {
+  /**
+   * A refused sign-in through the browser: back at the sign-in page with the reason's code, shown in
+   * the product's words, without a session; answers the code and the audited reason.
+   */
+  async function refusedSignIn(
+    account: string,
+    email?: string,
+    pageScreenshot?: string,
+  ): Promise<{ code: string; reason: string }> {
     const mark = await auditMark();
     const result = await browserSignIn(account, '/auth/sso/start?next=/projects');
     expect(result.callbackStatus).toBe(303);
-    const message = refusalIn(result.landed);
-    expect(result.callbackLocation).toBe(`/login?sso_error=${encodeURIComponent(message)}`);
+    const code = refusalIn(result.landed);
+    expect(result.callbackLocation).toBe(`/login?sso_error=${code}`);
     // The person is told why, not just shown the sign-in form again.
-    await result.page.getByText(message).waitFor();
+    await result.page.getByText(ssoErrorText(code)).waitFor();
     if (pageScreenshot) await screenshot(result.page, pageScreenshot);
     expect(await sessionOf(result.context)).toBeUndefined();
-    await expectRefusalAudited(mark, message, email);
-    return message;
+    return { code, reason: await refusalAudited(mark, email) };
   }
 
   async function userRow(id: number) {
@@ -389,8 +392,9 @@ describe('single sign-on (OpenID Connect)', () => {
 
     it("does not link an admin's account by e-mail; the admin links it, signed in, from the account page", async () => {
       const dora = await invitedAccount(t, operator(), 'admin', { email: 'dora@example.com', name: 'Dora' });
-      const message = await refusedSignIn('dora', 'dora@example.com');
-      expect(message).toContain("is an admin's account");
+      const refusal = await refusedSignIn('dora', 'dora@example.com');
+      expect(refusal.code).toBe('admin_must_link');
+      expect(refusal.reason).toContain("is an admin's account");
       expect((await userRow(dora.id)).oidc_subject).toBeNull();
 
       const mark = await auditMark();
@@ -420,7 +424,7 @@ describe('single sign-on (OpenID Connect)', () => {
 
     it('will not link without a signed-in account', async () => {
       const start = await t.http().get('/auth/sso/start?link=1').expect(303);
-      expect(refusalIn(new URL(start.headers.location, t.url))).toBe('sign in first to link your identity');
+      expect(refusalIn(new URL(start.headers.location, t.url))).toBe('sign_in_first');
     });
 
     it('takes up an open invitation of the e-mail: its role and its teams, the invitation used', async () => {
@@ -486,12 +490,12 @@ describe('single sign-on (OpenID Connect)', () => {
       const mark = await auditMark();
       await page.goto(forged.href);
       await page.waitForURL((url) => url.pathname === '/login');
-      const message = refusalIn(new URL(page.url()));
-      expect(message).toContain('not accepted');
+      expect(refusalIn(new URL(page.url()))).toBe('answer_rejected');
       expect(await sessionOf(context)).toBeUndefined();
-      await expectRefusalAudited(mark, message);
-      // The reason the sign-in page and the audit log give must say what was wrong with the answer.
-      expect(message).toContain('"state"');
+      // The reason the audit log gives must say what was wrong with the answer.
+      const reason = await refusalAudited(mark);
+      expect(reason).toContain('not accepted');
+      expect(reason).toContain('"state"');
     });
 
     it("reads a provider's error only with this browser's state, and shows its code, not its description", async () => {
@@ -503,9 +507,11 @@ describe('single sign-on (OpenID Connect)', () => {
       const errorAnswer = (state: string) =>
         `${CALLBACK_PATH}?error=access_denied&error_description=${encodeURIComponent('Call +1-555 now')}&state=${state}`;
 
+      let mark = await auditMark();
       await page.goto(errorAnswer('not-the-state'));
       await page.waitForURL((url) => url.pathname === '/login');
-      expect(refusalIn(new URL(page.url()))).toContain('"state"');
+      expect(refusalIn(new URL(page.url()))).toBe('answer_rejected');
+      expect(await refusalAudited(mark)).toContain('"state"');
 
       // A new browser (the provider remembers this one's sign-in, and would not show its pages).
       const other = await (await newContext()).newPage();
@@ -513,11 +519,14 @@ describe('single sign-on (OpenID Connect)', () => {
       await other.goto('/auth/sso/start?next=/projects');
       const fresh = new URL(await heldBackAnswer(other, 'bob'));
       expect(fresh.searchParams.get('state')).not.toBe(genuine.searchParams.get('state'));
+      mark = await auditMark();
       await other.goto(errorAnswer(fresh.searchParams.get('state') as string));
       await other.waitForURL((url) => url.pathname === '/login');
-      const message = refusalIn(new URL(other.url()));
-      expect(message).toBe('the identity provider refused the sign-in (access_denied)');
-      expect(message).not.toContain('555');
+      expect(refusalIn(new URL(other.url()))).toBe('provider_refused');
+      const reason = await refusalAudited(mark);
+      expect(reason).toBe('the identity provider refused the sign-in (access_denied)');
+      expect(reason).not.toContain('555');
+      expect(await other.locator('main').innerText()).not.toContain('555');
     });
 
     it('refuses a callback used already, with or without a sign-in started since', async () => {
@@ -539,9 +548,8 @@ describe('single sign-on (OpenID Connect)', () => {
       };
 
       let mark = await auditMark();
-      const withoutSignIn = await replay();
-      expect(withoutSignIn).toContain('used already');
-      await expectRefusalAudited(mark, withoutSignIn);
+      expect(await replay()).toBe('expired');
+      expect(await refusalAudited(mark)).toContain('used already');
 
       // A sign-in in progress does not make the old answer good: it was given to another state.
       const started = await context.request.get('/auth/sso/start?next=/projects', { maxRedirects: 0 });
@@ -549,25 +557,28 @@ describe('single sign-on (OpenID Connect)', () => {
       expect(started.headers()['location'].startsWith(provider.issuer)).toBe(true);
       expect((await context.cookies(t.url + CALLBACK_PATH)).map((cookie) => cookie.name)).toContain('et_sso');
       mark = await auditMark();
-      const withSignIn = await replay();
-      expect(withSignIn).toContain('not accepted');
-      await expectRefusalAudited(mark, withSignIn);
+      expect(await replay()).toBe('answer_rejected');
+      expect(await refusalAudited(mark)).toContain('not accepted');
 
       // Refusals leave the session the browser had alone, and give it no other.
       expect(await sessionOf(context)).toBe(session);
     });
 
     it('refuses an e-mail the provider has not verified', async () => {
-      const message = await refusedSignIn('eve', 'eve@example.com', 'sso-refused');
-      expect(message).toBe('the identity provider has not verified eve@example.com');
+      const refusal = await refusedSignIn('eve', 'eve@example.com', 'sso-refused');
+      expect(refusal).toEqual({
+        code: 'email_unverified',
+        reason: 'the identity provider has not verified eve@example.com',
+      });
       const rows: unknown[] = await db.query('SELECT id FROM users WHERE email = $1', ['eve@example.com']);
       expect(rows).toEqual([]);
     });
 
     it('refuses an e-mail of a domain not in OIDC_ALLOWED_DOMAINS', async () => {
-      const message = await refusedSignIn('mallory', 'mallory@evil.test');
-      expect(message).toContain('evil.test');
-      expect(message).toContain('may not sign in');
+      const refusal = await refusedSignIn('mallory', 'mallory@evil.test');
+      expect(refusal.code).toBe('domain_not_allowed');
+      expect(refusal.reason).toContain('evil.test');
+      expect(refusal.reason).toContain('may not sign in');
       const rows: unknown[] = await db.query('SELECT id FROM users WHERE email = $1', ['mallory@evil.test']);
       expect(rows).toEqual([]);
     });
@@ -578,8 +589,9 @@ describe('single sign-on (OpenID Connect)', () => {
         200,
       );
       expect(updated.body.is_active).toBe(false);
-      const message = await refusedSignIn('ada', 'ada.lovelace@example.com');
-      expect(message).toContain('deactivated');
+      const refusal = await refusedSignIn('ada', 'ada.lovelace@example.com');
+      expect(refusal.code).toBe('deactivated');
+      expect(refusal.reason).toContain('deactivated');
     });
 
     describe('an ID token for another audience', () => {
@@ -610,12 +622,12 @@ describe('single sign-on (OpenID Connect)', () => {
         const mark = await auditMark();
         const result = await fetchSignIn(other, '/projects');
         expect(fake.tokensIssued).toBe(1);
-        const message = refusalIn(new URL(result.location, other.url));
-        expect(message).toContain('not accepted');
+        expect(refusalIn(new URL(result.location, other.url))).toBe('answer_rejected');
         expect(result.setCookies.filter((cookie) => cookie.startsWith('et_session='))).toEqual([]);
-        await expectRefusalAudited(mark, message, undefined, other);
+        const reason = await refusalAudited(mark, undefined, other);
+        expect(reason).toContain('not accepted');
         // An administrator reading this must be able to tell the provider named another client.
-        expect(message).toMatch(/audience/);
+        expect(reason).toMatch(/audience/);
       });
 
       it('signs in with the same provider when the audience is this client (the fake is otherwise valid)', async () => {

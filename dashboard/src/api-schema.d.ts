@@ -789,6 +789,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{id}/data-protection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["PrivacyController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch: operations["PrivacyController_update"];
+        trace?: never;
+    };
     "/api/projects/{projectId}/events/{eventId}/attachments": {
         parameters: {
             query?: never;
@@ -2088,6 +2104,41 @@ export interface components {
             /** @enum {string} */
             status: "unresolved" | "resolved";
         };
+        /** @description A project's data protection settings. Changes apply to events digested after them. */
+        PrivacySettingsView: {
+            project_id: number;
+            /** @description Secrets are replaced by [Filtered] before events are stored. */
+            scrub_data: boolean;
+            /** @description The user's IP address and IP addresses inside values are removed too. */
+            scrub_ip_addresses: boolean;
+            sensitive_fields: string[];
+            safe_fields: string[];
+            /** @description When they were last changed; null: the defaults. */
+            updated_at: string | null;
+            /** @description Key parts scrubbed by default, for reference. */
+            default_sensitive_fields: string[];
+        };
+        UpdatePrivacySettingsDto: {
+            /** @description Replace secrets by [Filtered] before events are stored (default true). */
+            scrub_data?: boolean;
+            /** @description Also remove the user's IP address and IP addresses inside any value (default false). */
+            scrub_ip_addresses?: boolean;
+            /**
+             * @description Extra key names (matched anywhere in a key, any case) whose values are scrubbed.
+             * @example [
+             *       "national_id",
+             *       "dob"
+             *     ]
+             */
+            sensitive_fields?: string[];
+            /**
+             * @description Key names (whole names, any case) that are never scrubbed.
+             * @example [
+             *       "auth_provider"
+             *     ]
+             */
+            safe_fields?: string[];
+        };
         /** @description A file an SDK attached to an event (`scope.addAttachment`, a screenshot, a minidump …). */
         AttachmentView: {
             /**
@@ -3291,7 +3342,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description To the identity provider, or back to the sign-in page with the reason (`sso_error`). */
+            /** @description To the identity provider, or back to the sign-in page with the reason as a code (`sso_error`). */
             303: {
                 headers: {
                     /** @description Where the browser goes. */
@@ -3311,7 +3362,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Signed in, to the dashboard path asked for; or to the sign-in page with the reason (`sso_error`). */
+            /** @description Signed in, to the dashboard path asked for; or to the sign-in page with the reason as a code (`sso_error`). */
             303: {
                 headers: {
                     /** @description Where the browser goes. */
@@ -6695,6 +6746,124 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IssueMoved"];
+                };
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid token or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or in a project the caller does not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    PrivacyController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PrivacySettingsView"];
+                };
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid token or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or in a project the caller does not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    PrivacyController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdatePrivacySettingsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PrivacySettingsView"];
                 };
             };
             /** @description The request is invalid: a path or query parameter, the body, or a cursor. */

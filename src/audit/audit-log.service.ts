@@ -41,6 +41,7 @@ export type AuditAction =
   | 'status_page.update'
   | 'project.create'
   | 'project.update'
+  | 'project.data_protection_update'
   | 'project.key_rotate'
   | 'project.delete';
 

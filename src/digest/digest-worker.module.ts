@@ -15,6 +15,7 @@ import { FailedDigestSweeper } from './failed-digest-sweeper';
 import { DatabaseWriteProbe } from '../database/database-write-probe';
 import { IssueStoreService } from './issue-store.service';
 import { FeedbackDataModule } from '../feedback/feedback-data.module';
+import { PrivacyWorkerModule } from '../privacy/privacy-worker.module';
 import { FeedbackStoreService } from '../feedback/feedback-store.service';
 
 /** The consuming side of the digest queue (worker role). */
@@ -28,6 +29,7 @@ import { FeedbackStoreService } from '../feedback/feedback-store.service';
     IssuesDataModule,
     SymbolicationModule,
     FeedbackDataModule,
+    PrivacyWorkerModule,
   ],
   providers: [
     DigestProcessor,

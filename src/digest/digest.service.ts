@@ -4,8 +4,9 @@ import { Batcher } from '../common/batcher';
 import { classifyDatabaseError } from '../database/database-errors';
 import { RollupFolder } from '../rollups/rollup-folder';
 import { JavaScriptSymbolicator } from '../symbolication/javascript-symbolicator';
+import { ProjectScrubbers } from '../privacy/project-scrubbers.service';
 import type { QueuedEvent } from './digest-job';
-import { normaliseEvent, parseEventPayload } from './event-normaliser';
+import { InvalidEventError, normaliseEvent, parseEventPayload } from './event-normaliser';
 import { groupEvent } from './grouping';
 import { DigestItem, IssueStoreService, StoreOutcome } from './issue-store.service';
 
@@ -34,6 +35,7 @@ export class DigestService {
     private readonly triggers: AlertTriggerProducer,
     private readonly rollupFolder: RollupFolder,
     private readonly symbolicator: JavaScriptSymbolicator,
+    private readonly scrubbers: ProjectScrubbers,
   ) {
     this.batcher = new Batcher((items) => this.storeIsolatingFailures(items), {
       maxSize: MAX_BATCH_EVENTS,
@@ -42,8 +44,11 @@ export class DigestService {
   }
 
   /**
-   * Parse, normalise, apply source maps and group, before the event joins a batch. Throws
-   * InvalidEventError for an event that cannot be stored, and the database's errors.
+   * Parse, normalise, apply source maps, scrub secrets and group, before the event joins a batch.
+   * Scrubbing comes before grouping and storing, so that no scrubbed value reaches the grouping
+   * key, the search text, the tag rollups or an alert; after source maps, so that it sees the
+   * source lines they add. Throws InvalidEventError for an event that cannot be stored, and the
+   * database's errors.
    */
   async prepare(job: QueuedEvent): Promise<DigestItem> {
     const event = normaliseEvent(parseEventPayload(job.payload), {
@@ -52,6 +57,15 @@ export class DigestService {
       sdk: job.sdk,
     });
     await this.symbolicator.symbolicate(job.projectId, event);
+    const scrubber = await this.scrubbers.forProject(job.projectId);
+    try {
+      scrubber.scrub(event);
+    } catch (error) {
+      // Never stored unscrubbed: the job goes to the failed set, from which it can be replayed.
+      throw new InvalidEventError(`event cannot be scrubbed: ${(error as Error)?.message ?? String(error)}`, {
+        cause: error,
+      });
+    }
     return {
       projectId: job.projectId,
       eventId: job.eventId,

@@ -50,6 +50,15 @@ export interface Breadcrumb {
   data?: Record<string, unknown>;
 }
 
+/**
+ * A value the digest replaced by `[Filtered]` before storing the event: where it was and which rule
+ * matched (see src/privacy/scrubbing/scrub-rules.ts). The value itself is never kept.
+ */
+export interface ScrubbedValue {
+  path: string;
+  rule: string;
+}
+
 export interface NormalisedEvent {
   event_id: string;
   timestamp: string;
@@ -82,4 +91,6 @@ export interface NormalisedEvent {
   debug_meta?: { images: SourceMapImage[] };
   /** Only when processing had something to say (see ProcessingError). */
   errors?: ProcessingError[];
+  /** Only when scrubbing replaced something (see ScrubbedValue). */
+  scrubbed?: ScrubbedValue[];
 }

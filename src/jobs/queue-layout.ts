@@ -1,10 +1,11 @@
-import { BullModule } from '@nestjs/bullmq';
-import type { DynamicModule } from '@nestjs/common';
+import { BullModule, getQueueToken } from '@nestjs/bullmq';
+import { DynamicModule, Logger, Provider } from '@nestjs/common';
 import { Queue, QueueOptions } from 'bullmq';
 import { QueueName } from '../common/queues';
 import { AppConfig } from '../config/app-config';
 import type { Environment } from '../config/environment';
 import { bullConnection, ConnectionTuning } from '../redis/redis-client';
+import { WorkerErrorLog } from './worker-error-log';
 
 export type QueueSettings = Pick<Environment, 'REDIS_URL' | 'REDIS_CLUSTER' | 'REDIS_PREFIX'>;
 
@@ -38,13 +39,25 @@ export function queueKey(
   return `${queuePrefix(settings, queue)}:${queue}:${kind}`;
 }
 
-/** `BullModule.registerQueue` with the queue's prefix; its connection is BullModule's root one. */
+/**
+ * `BullModule.registerQueue` with the queue's prefix; its connection is BullModule's root one. The
+ * queue's errors go to the log: without a listener, an error BullMQ reports (its connection closed
+ * while still connecting, when an instance stops right after it started) would be thrown as an
+ * unhandled 'error' event.
+ */
 export function registerQueue(queue: QueueName): DynamicModule {
-  return BullModule.registerQueueAsync({
+  const registered = BullModule.registerQueueAsync({
     name: queue,
     inject: [AppConfig],
     useFactory: (config: AppConfig) => ({ prefix: queuePrefix(config, queue) }),
   });
+  const errorLog = new WorkerErrorLog(new Logger('Queue'), queue);
+  const listener: Provider = {
+    provide: `${queue}-queue-error-listener`,
+    inject: [getQueueToken(queue)],
+    useFactory: (registeredQueue: Queue) => registeredQueue.on('error', (error: Error) => errorLog.report(error)),
+  };
+  return { ...registered, providers: [...(registered.providers ?? []), listener] };
 }
 
 /** A queue that closes the cluster client it was given when it is closed itself. */

@@ -68,9 +68,6 @@ export class MaintenanceProcessor
     config: AppConfig,
   ) {
     super();
-    // The schedulers use this handle from the first second: a connection that drops (Redis away,
-    // the app stopping) must be reported, not thrown as an unhandled 'error' event.
-    queue.on('error', (error: Error) => this.workerErrors.report(error));
     // Frequent jobs keep no history: a day of them would fill the queue's completed set.
     const frequent = (name: MaintenanceJobName, every: number) =>
       new KeptJobScheduler(

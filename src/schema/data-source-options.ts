@@ -21,6 +21,7 @@ import { UserFeedback1796500000000 } from './migrations/1796500000000-UserFeedba
 import { Attachments1796600000000 } from './migrations/1796600000000-Attachments';
 import { ReleaseHealthAlerts1796700000000 } from './migrations/1796700000000-ReleaseHealthAlerts';
 import { UptimeMonitors1796900000000 } from './migrations/1796900000000-UptimeMonitors';
+import { PrivacySettings1797000000000 } from './migrations/1797000000000-PrivacySettings';
 
 /** Migrations are listed explicitly so that ts (tests, CLI) and compiled js resolve the same set. */
 export const MIGRATIONS = [
@@ -45,6 +46,7 @@ export const MIGRATIONS = [
   Attachments1796600000000,
   ReleaseHealthAlerts1796700000000,
   UptimeMonitors1796900000000,
+  PrivacySettings1797000000000,
 ];
 
 /** No query of the service runs this long; one that does waits on a server that is gone. */

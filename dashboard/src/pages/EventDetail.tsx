@@ -7,6 +7,7 @@ import { EventAttachments } from './EventAttachments';
 import { EventBreadcrumbs } from './EventBreadcrumbs';
 import { contextName, eventMessage, ExceptionValue, Frame, Json, list, normaliseTags, ProcessingError, str } from './EventFields';
 import { EventRequest } from './EventRequest';
+import { EventScrubbed } from './EventScrubbed';
 import { ProcessingErrors, shownProcessingErrors } from './SourceProcessingErrors';
 import { ExceptionBlock, StackTrace } from './StackTrace';
 
@@ -182,6 +183,7 @@ export function EventDetail({ event }: { event: Json }) {
           <p class="mono small">{event.fingerprint.map(display).join(' · ')}</p>
         </Section>
       )}
+      <EventScrubbed event={event} projectId={projectId} />
       <RawJson event={event} />
     </div>
   );

@@ -3,6 +3,7 @@ import { call, client, errorMessage, Me, SsoSettings } from '../api';
 import { Async, ErrorMessage, Loading, useAsync, useTitle } from '../components';
 import { useLocation } from '../router';
 import { PasswordField } from './PasswordFields';
+import { ssoErrorText } from '../sso-errors';
 
 /** Without single sign-on (or before the server offers it), the password form alone. */
 const PASSWORD_ONLY: SsoSettings = { enabled: false, name: '', password_login: true };
@@ -29,7 +30,7 @@ export function LoginPage({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const location = useLocation();
-  // Where a refused single sign-on sends the browser back to, with the reason.
+  // Where a refused single sign-on sends the browser back to, with the reason as a code.
   const ssoError = location.query.get('sso_error');
   const sso = useSsoSettings();
   const settings = sso.data ?? PASSWORD_ONLY;
@@ -59,7 +60,7 @@ export function LoginPage({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
           <Loading />
         ) : (
           <>
-            {ssoError && <ErrorMessage error={`Single sign-on failed: ${ssoError}`} />}
+            {ssoError && <ErrorMessage error={`Single sign-on failed. ${ssoErrorText(ssoError)}`} />}
             {settings.enabled && <SsoButton settings={settings} next={location.query.get('next')} />}
             {settings.enabled && passwordForm && (
               <p class="or-line" aria-hidden="true">

@@ -4,6 +4,7 @@ import { call, client, errorMessage, Project } from '../api';
 import { CopyButton, FormFeedback, Loading, useTitle, ProjectLoadError } from '../components';
 import { navigate } from '../router';
 import { plural, relativeTime, toDate } from '../util';
+import { DataProtectionForm } from './DataProtectionForm';
 import { ProjectHeader, useProject } from './ProjectHeader';
 
 const MIN_DAYS = 1;
@@ -361,6 +362,7 @@ export function ProjectSettingsPage({ projectId }: { projectId: number }) {
           <NameForm key={`name-${projectId}`} project={project.data} onSaved={saved} />
           <RetentionForm key={`retention-${projectId}`} project={project.data} onSaved={saved} />
           <ClientKeyCard key={`client-key-${projectId}`} project={project.data} onSaved={saved} />
+          <DataProtectionForm key={`data-protection-${projectId}`} projectId={projectId} />
           {can('projects:admin') && <DangerZone key={`danger-${projectId}`} project={project.data} />}
         </div>
       ) : (

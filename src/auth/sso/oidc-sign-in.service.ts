@@ -18,8 +18,34 @@ const PENDING_TTL_SECONDS = 600;
 const DISCOVERY_RETRY_MS = 30_000;
 
 /** Why a sign-in through the provider was refused, in words for the sign-in page and the audit log. */
+/**
+ * Why a single sign-on was refused, as the sign-in page's address carries it (`?sso_error=`): a
+ * code, never text, since anyone can write a link with any text in it. The page shows the
+ * product's own words for each code (dashboard/src/sso-errors.ts); the audit log keeps the details.
+ */
+export const SSO_ERROR_CODES = [
+  'expired',
+  'answer_rejected',
+  'provider_refused',
+  'deactivated',
+  'identity_linked_elsewhere',
+  'account_linked_elsewhere',
+  'domain_not_allowed',
+  'sso_not_allowed',
+  'no_email',
+  'email_unverified',
+  'email_linked_elsewhere',
+  'admin_must_link',
+  'not_configured',
+  'provider_unreachable',
+  'sign_in_first',
+  'failed',
+] as const;
+export type SsoErrorCode = (typeof SSO_ERROR_CODES)[number];
+
 export class SsoRefusal extends Error {
   constructor(
+    readonly code: SsoErrorCode,
     message: string,
     readonly email?: string,
   ) {
@@ -105,19 +131,19 @@ export class OidcSignIn {
     query: string,
   ): Promise<{ user: User; next: string; outcome: SsoOutcome }> {
     const stored = secret && /^[0-9a-f]{64}$/.test(secret) ? await this.redis.getdel(this.key(secret)) : null;
-    if (!stored) throw new SsoRefusal('the sign-in took too long or was used already: start again');
+    if (!stored) throw new SsoRefusal('expired', 'the sign-in took too long or was used already: start again');
     const pending = JSON.parse(stored) as PendingSignIn;
     const configuration = await this.discovered();
     const callback = new URL(`${this.redirectUri}?${query}`);
     // The state first: an answer that is not the one this browser asked for is not read further.
     if (callback.searchParams.get('state') !== pending.state) {
-      throw new SsoRefusal('the answer of the identity provider was not accepted: unexpected "state" value');
+      throw new SsoRefusal('answer_rejected', 'the answer of the identity provider was not accepted: unexpected "state" value');
     }
     const providerError = callback.searchParams.get('error');
     if (providerError) {
       // Its code, not its description: the page shows it, and must not say what someone else chose.
       const code = /^[a-z_]{1,40}$/.test(providerError) ? providerError : 'an error';
-      throw new SsoRefusal(`the identity provider refused the sign-in (${code})`);
+      throw new SsoRefusal('provider_refused', `the identity provider refused the sign-in (${code})`);
     }
     let claims: Record<string, unknown>;
     try {
@@ -138,7 +164,7 @@ export class OidcSignIn {
       // openid-client says what was wrong (the state, the audience, …) in the error's cause.
       const cause = (error as Error).cause;
       const why = cause instanceof Error ? cause.message : (error as Error).message;
-      throw new SsoRefusal(`the answer of the identity provider was not accepted: ${why}`);
+      throw new SsoRefusal('answer_rejected', `the answer of the identity provider was not accepted: ${why}`);
     }
     if (pending.linkUserId !== undefined) {
       return { user: await this.link(pending.linkUserId, claims), next: pending.next, outcome: 'linked' };
@@ -151,13 +177,13 @@ export class OidcSignIn {
     const issuer = (this.config.oidc as NonNullable<AppConfig['oidc']>).issuer;
     const subject = String(claims.sub);
     const account = await this.users.findById(userId);
-    if (!account || !account.isActive) throw new SsoRefusal('this account is deactivated');
+    if (!account || !account.isActive) throw new SsoRefusal('deactivated', 'this account is deactivated');
     const holder = await this.users.findByOidcSubject(issuer, subject);
     if (holder && holder.id !== account.id) {
-      throw new SsoRefusal('this identity is linked to another account already', account.email);
+      throw new SsoRefusal('identity_linked_elsewhere', 'this identity is linked to another account already', account.email);
     }
     if (account.oidcSubject !== null && account.oidcSubject !== subject) {
-      throw new SsoRefusal('this account is linked to another identity already', account.email);
+      throw new SsoRefusal('account_linked_elsewhere', 'this account is linked to another identity already', account.email);
     }
     await this.users.linkOidcSubject(account.id, issuer, subject);
     return Object.assign(account, { oidcIssuer: issuer, oidcSubject: subject });
@@ -171,33 +197,35 @@ export class OidcSignIn {
     const allowed = this.config.oidc?.allowedDomains ?? [];
     if (email && !emailDomainAllowed(email, allowed)) {
       throw new SsoRefusal(
+        'domain_not_allowed',
         `e-mail addresses of ${email.slice(email.lastIndexOf('@') + 1)} may not sign in here`,
         email,
       );
     }
     const linked = await this.users.findByOidcSubject(issuer, subject);
     if (linked) {
-      if (!linked.isActive) throw new SsoRefusal('this account is deactivated', linked.email);
+      if (!linked.isActive) throw new SsoRefusal('deactivated', 'this account is deactivated', linked.email);
       if (allowed.length > 0 && !emailDomainAllowed(linked.email, allowed)) {
-        throw new SsoRefusal('this account may not sign in through the identity provider', linked.email);
+        throw new SsoRefusal('sso_not_allowed', 'this account may not sign in through the identity provider', linked.email);
       }
       return { user: linked, outcome: 'signed_in' };
     }
     // Past this point an e-mail decides which account it is: only one the provider vouches for.
-    if (!email) throw new SsoRefusal('the identity provider gave no e-mail address');
+    if (!email) throw new SsoRefusal('no_email', 'the identity provider gave no e-mail address');
     if (claims.email_verified !== true) {
-      throw new SsoRefusal(`the identity provider has not verified ${email}`, email);
+      throw new SsoRefusal('email_unverified', `the identity provider has not verified ${email}`, email);
     }
     const existing = await this.users.findByEmail(email);
     if (existing) {
       if (existing.oidcSubject !== null) {
-        throw new SsoRefusal(`${email} belongs to an account linked to another identity`, email);
+        throw new SsoRefusal('email_linked_elsewhere', `${email} belongs to an account linked to another identity`, email);
       }
-      if (!existing.isActive) throw new SsoRefusal('this account is deactivated', email);
+      if (!existing.isActive) throw new SsoRefusal('deactivated', 'this account is deactivated', email);
       // Whoever controls e-mails at the provider would take over an admin's account here: admins and
       // owners link their identity themselves, signed in, from their account page.
       if (roleAtLeast(existing.role, 'admin')) {
         throw new SsoRefusal(
+          'admin_must_link',
           `${email} is an ${existing.role}'s account: sign in with its password once and link your identity from the account page`,
           email,
         );
@@ -228,7 +256,7 @@ export class OidcSignIn {
   /** The provider's metadata, fetched once (again after a failure, at most every 30 s). */
   private discovered(): Promise<openid.Configuration> {
     const oidc = this.config.oidc;
-    if (!oidc) throw new SsoRefusal('single sign-on is not set up (OIDC_ISSUER)');
+    if (!oidc) throw new SsoRefusal('not_configured', 'single sign-on is not set up (OIDC_ISSUER)');
     this.configuration ??= (async () => {
       const issuer = new URL(oidc.issuer);
       try {
@@ -244,7 +272,7 @@ export class OidcSignIn {
         this.logger.warn(
           `identity provider ${oidc.issuer} could not be reached: ${(error as Error).message}`,
         );
-        throw new SsoRefusal('the identity provider cannot be reached; try again in a moment');
+        throw new SsoRefusal('provider_unreachable', 'the identity provider cannot be reached; try again in a moment');
       }
     })();
     return this.configuration;

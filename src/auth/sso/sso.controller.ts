@@ -53,7 +53,7 @@ export class SsoController {
   @Get('start')
   @ApiResponse({
     status: 303,
-    description: 'To the identity provider, or back to the sign-in page with the reason (`sso_error`).',
+    description: 'To the identity provider, or back to the sign-in page with the reason as a code (`sso_error`).',
     headers: LOCATION,
   })
   async start(
@@ -66,7 +66,7 @@ export class SsoController {
       let linkUserId: number | undefined;
       if (link === '1') {
         const signedIn = await this.sessions.resolve(request.cookies?.[SESSION_COOKIE]);
-        if (!signedIn) throw new SsoRefusal('sign in first to link your identity');
+        if (!signedIn) throw new SsoRefusal('sign_in_first', 'sign in first to link your identity');
         linkUserId = signedIn.user.id;
       }
       const { url, secret } = await this.sso.start(next, linkUserId);
@@ -74,7 +74,7 @@ export class SsoController {
       response.redirect(303, url);
     } catch (error) {
       if (!(error instanceof SsoRefusal)) throw error;
-      response.redirect(303, this.loginPageWith(error.message));
+      response.redirect(303, this.loginPageWith(error));
     }
   }
 
@@ -84,7 +84,7 @@ export class SsoController {
   @ApiResponse({
     status: 303,
     description:
-      'Signed in, to the dashboard path asked for; or to the sign-in page with the reason (`sso_error`).',
+      'Signed in, to the dashboard path asked for; or to the sign-in page with the reason as a code (`sso_error`).',
     headers: LOCATION,
   })
   async callback(@Req() request: AuthenticatedRequest, @Res() response: Response): Promise<void> {
@@ -111,7 +111,7 @@ export class SsoController {
       const error =
         caught instanceof SsoRefusal
           ? caught
-          : new SsoRefusal('the sign-in could not be completed; try again');
+          : new SsoRefusal('failed', 'the sign-in could not be completed; try again');
       if (!(caught instanceof SsoRefusal))
         this.logger.error({ err: caught }, `single sign-on failed: ${String(caught)}`);
       await this.audit.record(
@@ -120,12 +120,13 @@ export class SsoController {
         undefined,
         { method: 'sso', reason: error.message, ...(error.email ? { email: error.email } : {}) },
       );
-      response.redirect(303, this.loginPageWith(error.message));
+      response.redirect(303, this.loginPageWith(error));
     }
   }
 
-  private loginPageWith(message: string): string {
-    return `/login?sso_error=${encodeURIComponent(message)}`;
+  /** The reason as a code: the detailed message is the audit log's (see SSO_ERROR_CODES). */
+  private loginPageWith(refusal: SsoRefusal): string {
+    return `/login?sso_error=${refusal.code}`;
   }
 
   private cookieOptions(): CookieOptions {
