@@ -33,6 +33,7 @@ import { RollupsModule } from './rollups/rollups.module';
 import { RulesModule } from './rules/rules.module';
 import { TokensModule } from './tokens/tokens.module';
 import { DashboardModule } from './web/dashboard.module';
+import { MonitorIncidentsModule } from './monitors/monitor-incidents.module';
 import { UptimeModule } from './uptime/uptime.module';
 import { UptimeWorkerModule } from './uptime/uptime-worker.module';
 
@@ -91,6 +92,8 @@ export class AppModule {
         HealthModule,
         AuditLogModule,
         StorageModule,
+        // The issues monitors open: the cron and uptime workers and APIs of either role use it.
+        MonitorIncidentsModule,
         ...(runsApi ? API_MODULES : []),
         // Dashboard files and the page fallback for client-side routes (never /api, /auth, /health, /metrics).
         ...(runsApi ? [DashboardModule] : []),
