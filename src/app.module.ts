@@ -36,6 +36,8 @@ import { DashboardModule } from './web/dashboard.module';
 import { CronsModule } from './crons/crons.module';
 import { CronsWorkerModule } from './crons/crons-worker.module';
 import { MonitorIncidentsModule } from './monitors/monitor-incidents.module';
+import { UptimeModule } from './uptime/uptime.module';
+import { UptimeWorkerModule } from './uptime/uptime-worker.module';
 
 /** Modules that serve the HTTP API (role `api`). */
 const API_MODULES: Type[] = [
@@ -55,6 +57,7 @@ const API_MODULES: Type[] = [
   ReleasesModule,
   ChannelsModule,
   RulesModule,
+  UptimeModule,
   AlertsApiModule,
   ArtifactsModule,
   SentryApiModule,
@@ -62,7 +65,13 @@ const API_MODULES: Type[] = [
 ];
 
 /** Modules that consume queues (role `worker`). */
-const WORKER_MODULES: Type[] = [DigestWorkerModule, AlertsWorkerModule, RetentionModule, CronsWorkerModule];
+const WORKER_MODULES: Type[] = [
+  DigestWorkerModule,
+  AlertsWorkerModule,
+  RetentionModule,
+  CronsWorkerModule,
+  UptimeWorkerModule,
+];
 
 @Module({})
 export class AppModule {

@@ -15,6 +15,7 @@ describe('queue key layout', () => {
       'et:{alerts}:alerts:wait',
       'et:{maintenance}:maintenance:wait',
       'et:{monitors}:monitors:wait',
+      'et:{uptime}:uptime:wait',
     ]);
   });
 });

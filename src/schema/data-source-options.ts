@@ -22,6 +22,7 @@ import { Attachments1796600000000 } from './migrations/1796600000000-Attachments
 import { ReleaseHealthAlerts1796700000000 } from './migrations/1796700000000-ReleaseHealthAlerts';
 import { MonitorIssues1796800000000 } from './migrations/1796800000000-MonitorIssues';
 import { CronMonitors1796850000000 } from './migrations/1796850000000-CronMonitors';
+import { UptimeMonitors1796900000000 } from './migrations/1796900000000-UptimeMonitors';
 import { PrivacySettings1797000000000 } from './migrations/1797000000000-PrivacySettings';
 import { InboundFilters1797100000000 } from './migrations/1797100000000-InboundFilters';
 import { QuotasAndSpikeProtection1797300000000 } from './migrations/1797300000000-QuotasAndSpikeProtection';
@@ -50,6 +51,7 @@ export const MIGRATIONS = [
   ReleaseHealthAlerts1796700000000,
   MonitorIssues1796800000000,
   CronMonitors1796850000000,
+  UptimeMonitors1796900000000,
   PrivacySettings1797000000000,
   InboundFilters1797100000000,
   QuotasAndSpikeProtection1797300000000,
