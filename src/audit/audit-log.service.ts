@@ -38,6 +38,7 @@ export type AuditAction =
   | 'project.create'
   | 'project.update'
   | 'project.data_protection_update'
+  | 'project.user_erase'
   | 'project.key_rotate'
   | 'project.delete';
 
