@@ -118,7 +118,11 @@ export class RollupsRepository {
         [limit, issueId ?? null],
       );
       if (candidates.length === 0) return 0;
-      return this.foldIssues(manager, candidates.map((row) => row.issue_id), limit);
+      return this.foldIssues(
+        manager,
+        candidates.map((row) => row.issue_id),
+        limit,
+      );
     });
   }
 
@@ -232,10 +236,9 @@ export class RollupsRepository {
       'DELETE FROM issue_tag_keys WHERE issue_id = ANY($1::int[]) AND total <= 0',
       [[...new Set(delta.tagKeys.map((row) => row.issueId))]],
     )) as [unknown, number];
-    await manager.query(
-      'DELETE FROM project_hourly WHERE project_id = ANY($1::int[]) AND count <= 0',
-      [[...new Set(delta.projectHours.map((row) => row.id))]],
-    );
+    await manager.query('DELETE FROM project_hourly WHERE project_id = ANY($1::int[]) AND count <= 0', [
+      [...new Set(delta.projectHours.map((row) => row.id))],
+    ]);
     return issueHours + projectHours + hoursDeleted + tagValues + tagKeys + keysDeleted;
   }
 

@@ -2,7 +2,10 @@ import { ApiProperty } from '@nestjs/swagger';
 
 /** What erasing a person's data removed and changed. */
 export class ErasureReport {
-  @ApiProperty({ description: 'The person, as matched: `id:…`, `email:…`, `username:…`, `ip:…`, or a bare value matched against all four.' })
+  @ApiProperty({
+    description:
+      'The person, as matched: `id:…`, `email:…`, `username:…`, `ip:…`, or a bare value matched against all four.',
+  })
   identifier: string;
 
   @ApiProperty({ description: 'Events deleted, across all of the project’s partitions.' })

@@ -87,7 +87,12 @@ export class ErasureService {
     if (pending.length > 0) await this.eraseBatch(projectId, pending, report, touched);
     const email = emailOf(match);
     if (email) {
-      report.feedback_deleted += await this.feedback.deleteOfPerson(this.dataSource.manager, projectId, [], email);
+      report.feedback_deleted += await this.feedback.deleteOfPerson(
+        this.dataSource.manager,
+        projectId,
+        [],
+        email,
+      );
     }
     report.issues_updated = touched.size;
     await this.audit.record(
@@ -122,7 +127,9 @@ export class ErasureService {
       while ((await this.rollups.foldIssues(manager, issueIds, FOLD_LIMIT)) === FOLD_LIMIT);
       report.rollup_rows_changed += await this.rollups.subtract(
         manager,
-        rollupDelta(deleted.map((event) => ({ projectId, issueId: event.issueId, event: asNormalised(event) }))),
+        rollupDelta(
+          deleted.map((event) => ({ projectId, issueId: event.issueId, event: asNormalised(event) })),
+        ),
       );
       await this.issues.subtractErased(manager, perIssue(deleted));
       for (const issueId of await this.issues.withoutEvents(manager, issueIds)) {
@@ -163,7 +170,13 @@ function perIssue(events: DeletedEvent[]): Array<{ id: number; count: number; fi
   const byIssue = new Map<number, { id: number; count: number; first: Date; last: Date }>();
   for (const event of events) {
     const entry = byIssue.get(event.issueId);
-    if (!entry) byIssue.set(event.issueId, { id: event.issueId, count: 1, first: event.timestamp, last: event.timestamp });
+    if (!entry)
+      byIssue.set(event.issueId, {
+        id: event.issueId,
+        count: 1,
+        first: event.timestamp,
+        last: event.timestamp,
+      });
     else {
       entry.count++;
       if (event.timestamp < entry.first) entry.first = event.timestamp;

@@ -4,7 +4,10 @@ import { emailOf, parsePersonIdentifier } from './person-identifier';
 describe('parsePersonIdentifier', () => {
   it('reads the user tag prefixes as one field', () => {
     expect(parsePersonIdentifier('id:42')).toEqual({ field: 'id', value: '42' });
-    expect(parsePersonIdentifier(' email:Ann@Example.com ')).toEqual({ field: 'email', value: 'Ann@Example.com' });
+    expect(parsePersonIdentifier(' email:Ann@Example.com ')).toEqual({
+      field: 'email',
+      value: 'Ann@Example.com',
+    });
     expect(parsePersonIdentifier('username:ann')).toEqual({ field: 'username', value: 'ann' });
     expect(parsePersonIdentifier('ip:10.0.0.1')).toEqual({ field: 'ip_address', value: '10.0.0.1' });
   });

@@ -19,7 +19,8 @@ const PREFIXES: Record<string, NonNullable<PersonMatch['field']>> = {
  */
 export function parsePersonIdentifier(raw: string): PersonMatch {
   const text = raw.trim();
-  if (text === '') throw new InvalidInputError('the identifier is empty: give a user id, e-mail, username or IP address');
+  if (text === '')
+    throw new InvalidInputError('the identifier is empty: give a user id, e-mail, username or IP address');
   if (text.length > MAX_IDENTIFIER_LENGTH) {
     throw new InvalidInputError(`the identifier is longer than ${MAX_IDENTIFIER_LENGTH} characters`);
   }
