@@ -837,6 +837,22 @@ export interface paths {
         patch: operations["QuotasController_update"];
         trace?: never;
     };
+    "/api/projects/{id}/users/{identifier}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete: operations["ErasureController_erase"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{projectId}/events/{eventId}/attachments": {
         parameters: {
             query?: never;
@@ -2351,6 +2367,22 @@ export interface components {
             monthly_quota?: number | null;
             /** @description Drop events far above the recent hourly volume (default true). */
             spike_protection?: boolean;
+        };
+        ErasureReport: {
+            /** @description The person, as matched: `id:…`, `email:…`, `username:…`, `ip:…`, or a bare value matched against all four. */
+            identifier: string;
+            /** @description Events deleted, across all of the project’s partitions. */
+            events_deleted: number;
+            /** @description Issues that had events deleted (counts, user counts and rollups corrected). */
+            issues_updated: number;
+            /** @description Issues deleted because none of their events was left. */
+            issues_deleted: number;
+            /** @description Feedback about the deleted events, or sent from the e-mail address. */
+            feedback_deleted: number;
+            /** @description Files attached to the deleted events (their blobs are deleted too). */
+            attachments_deleted: number;
+            /** @description Hourly, project hourly and tag rollup rows lowered or deleted. */
+            rollup_rows_changed: number;
         };
         /** @description A file an SDK attached to an event (`scope.addAttachment`, a screenshot, a minidump …). */
         AttachmentView: {
@@ -7429,6 +7461,64 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["QuotasView"];
+                };
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid token or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or in a project the caller does not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    ErasureController_erase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureReport"];
                 };
             };
             /** @description The request is invalid: a path or query parameter, the body, or a cursor. */

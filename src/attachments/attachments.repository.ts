@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 
 /** A file to record, once its blob is written. */
 export interface NewAttachment {
@@ -122,5 +122,14 @@ export class AttachmentsRepository {
       [deletion.before, deletion.only ?? null, deletion.except ?? null, limit],
     )) as [unknown, number];
     return deleted;
+  }
+
+  /** The blobs of these events' files (read before the events' deletion takes the rows, by trigger). */
+  async blobsOfEvents(manager: EntityManager, projectId: number, eventIds: string[]): Promise<string[]> {
+    const rows: { blob_key: string }[] = await manager.query(
+      'SELECT blob_key FROM attachments WHERE project_id = $1 AND event_id = ANY($2::uuid[])',
+      [projectId, eventIds],
+    );
+    return rows.map((row) => row.blob_key);
   }
 }

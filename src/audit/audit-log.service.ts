@@ -44,6 +44,7 @@ export type AuditAction =
   | 'project.data_protection_update'
   | 'project.inbound_filters_update'
   | 'project.quotas_update'
+  | 'project.user_erase'
   | 'project.key_rotate'
   | 'project.delete'
   | 'monitor.create'

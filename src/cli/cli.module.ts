@@ -6,9 +6,12 @@ import { ConfigModule } from '../config/config.module';
 import type { ResolvedConfig } from '../config/environment';
 import { dataSourceOptions } from '../schema/data-source-options';
 import { TokensModule } from '../tokens/tokens.module';
+import { ErasureModule } from '../privacy/erasure/erasure.module';
+import { StorageModule } from '../storage/storage.module';
 
 /**
- * Just what the operator commands need: the database and the services that own tokens and users.
+ * Just what the operator commands need: the database, the blob store, and the services that own
+ * tokens, users and erasure.
  * No HTTP server, no Redis, no queue workers.
  */
 @Module({})
@@ -26,6 +29,8 @@ export class CliModule {
         TokensModule,
         UsersModule,
         AuditLogModule,
+        StorageModule,
+        ErasureModule,
       ],
     };
   }

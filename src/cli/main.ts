@@ -13,6 +13,9 @@ import { parseArgs, takeFlags, UsageError } from './args';
 import { CliModule } from './cli.module';
 import { isRole, ROLES } from '../access/roles';
 import { AuditActor, AuditLog } from '../audit/audit-log.service';
+import { ErasureService } from '../privacy/erasure/erasure.service';
+import { parsePersonIdentifier } from '../privacy/erasure/person-identifier';
+import { InvalidInputError } from '../common/domain-errors';
 
 /** What the audit log says did what an operator command did. */
 const CLI_ACTOR: AuditActor = { userId: null, tokenId: null, actor: 'command line', ip: null };
@@ -30,6 +33,10 @@ Commands:
   user:create --email <email> --password <pw> [--role owner|admin|member|viewer]
                                                Create a dashboard user (an owner unless --role
                                                says otherwise), or reset its password and role.
+  users:erase --project <id> --identifier <id:…|email:…|username:…|ip:…|value>
+                                               Erase a person's data from a project: their events,
+                                               attachments and feedback; prints what was removed
+                                               (JSON). A bare value matches any of the four fields.
   migrate                                      Create the database if missing, run the pending
                                                migrations, and exit (a deployment's migration step).
   jobs:failed [--queue digest|alerts] [--limit <n>]
@@ -131,6 +138,23 @@ const COMMANDS: Record<
       const role = isRole(flags.role) ? flags.role : 'owner';
       const user = await app.get(UsersService).createOrUpdate(flags.email, flags.password, role);
       return `user ${user.email} is ready (id ${user.id}, ${user.role})`;
+    },
+  },
+  'users:erase': {
+    needsApp: true,
+    check: (flags) => {
+      const { project, identifier } = takeFlags(flags, ['project', 'identifier']);
+      if (!/^[1-9]\d{0,9}$/.test(project)) throw new UsageError('--project must be a project id');
+      try {
+        parsePersonIdentifier(identifier);
+      } catch (error) {
+        if (error instanceof InvalidInputError) throw new UsageError(`--identifier: ${error.message}`);
+        throw error;
+      }
+    },
+    run: async (app, flags) => {
+      const report = await app.get(ErasureService).erase(Number(flags.project), flags.identifier, CLI_ACTOR);
+      return JSON.stringify(report);
     },
   },
   // Only what `npm start` does before listening, under the same lock: a deployment's migration step.

@@ -237,4 +237,71 @@ export class EventsRepository {
     await manager.query('DELETE FROM event_parts WHERE issue_id = ANY($1::int[])', [from]);
     return moved;
   }
+  /**
+   * One page of an issue's events, newest first by (timestamp, id), after `after` when given: each
+   * event's key and whether its payload's user is the person `match` names. At most `limit` rows
+   * are read, through the issue's index in every partition.
+   */
+  async pageOfPersonMatches(
+    issueId: number,
+    match: PersonMatch,
+    after: { at: Date; id: string } | null,
+    limit: number,
+  ): Promise<Array<{ id: string; timestamp: Date; received_at: Date; matched: boolean }>> {
+    return this.events.query(
+      `SELECT id, timestamp, received_at,
+              coalesce(CASE
+                WHEN $5::text IS NULL THEN payload -> 'user' ->> 'id' = $6
+                  OR lower(payload -> 'user' ->> 'email') = lower($6)
+                  OR payload -> 'user' ->> 'username' = $6 OR payload -> 'user' ->> 'ip_address' = $6
+                WHEN $5 = 'email' THEN lower(payload -> 'user' ->> 'email') = lower($6)
+                ELSE payload -> 'user' ->> $5 = $6 END, false) AS matched
+         FROM events
+        WHERE issue_id = $1 AND ($2::timestamptz IS NULL OR (timestamp, id) < ($2::timestamptz, $3::uuid))
+        ORDER BY timestamp DESC, id DESC LIMIT $4`,
+      [issueId, after?.at ?? null, after?.id ?? null, limit, match.field, match.value],
+    );
+  }
+
+  /**
+   * Deletes these events of a project (by key: id and arrival, so each is found in its own
+   * partition) in the caller's transaction, returning what the rollups counted of each. Their
+   * attachments go with them, by trigger (see the Attachments migration).
+   */
+  deleteByKeys(
+    manager: EntityManager,
+    projectId: number,
+    keys: Array<{ id: string; receivedAt: Date }>,
+  ): Promise<DeletedEvent[]> {
+    return updateReturning(
+      manager,
+      `DELETE FROM events e USING unnest($2::uuid[], $3::timestamptz[]) AS k(id, received_at)
+        WHERE e.project_id = $1 AND e.id = k.id AND e.received_at = k.received_at
+       RETURNING e.id, e.issue_id AS "issueId", e.timestamp, e.environment, e.release, e.level, e.payload`,
+      [projectId, keys.map((key) => key.id), keys.map((key) => key.receivedAt)],
+    );
+  }
+}
+
+/** An event deleted for erasure, with what its counts in the rollups derive from. */
+export interface DeletedEvent {
+  id: string;
+  issueId: number;
+  timestamp: Date;
+  environment: string | null;
+  release: string | null;
+  level: string;
+  payload: Record<string, unknown>;
+}
+
+/** The person whose events are erased: one field of the event's user, or any (`field` null). */
+export interface PersonMatch {
+  field: 'id' | 'email' | 'username' | 'ip_address' | null;
+  value: string;
+}
+
+/** TypeORM answers a DELETE … RETURNING with `[rows, affectedCount]`. */
+async function updateReturning<T>(manager: EntityManager, sql: string, parameters: unknown[]): Promise<T[]> {
+  const [rows] = (await manager.query(sql, parameters)) as [T[], number];
+  return rows;
 }

@@ -240,4 +240,24 @@ export class FeedbackRepository {
     )) as [unknown, number];
     return deleted;
   }
+
+  /**
+   * Deletes a project's feedback about these events, and that sent from `email` when given (any
+   * case); returns how many went.
+   */
+  async deleteOfPerson(
+    manager: EntityManager,
+    projectId: number,
+    eventIds: string[],
+    email: string | null,
+  ): Promise<number> {
+    const [, deleted] = (await manager.query(
+      `DELETE FROM feedback
+        WHERE project_id = $1
+          AND (event_id = ANY($2::uuid[]) OR associated_event_id = ANY($2::uuid[])
+               OR ($3::text IS NOT NULL AND lower(contact_email) = lower($3)))`,
+      [projectId, eventIds, email],
+    )) as [unknown, number];
+    return deleted;
+  }
 }

@@ -28,6 +28,8 @@ import { Issue, IssueState } from './issue.entity';
  *    retries its batch at once, as it does every conflict, and a merge answers 409 to be sent
  *    again. Locking the issues after the moves would let batches attach events to an issue being
  *    merged away, which is worse.
+ *    An erasure of a person's data (src/privacy/erasure) deletes their events by key first, then
+ *    locks their issues (4) and writes the rollup rows (6), after the project's KEY SHARE (1).
  *    Deleting events (an issue's deletion) deletes their `attachments` rows after them, by trigger,
  *    and those put their blobs on `pending_blobs`; ingest takes those two tables in the other order
  *    but only for rows of new files, which no deletion holds.
@@ -471,6 +473,65 @@ export class IssuesRepository {
       .orderBy('issue.id')
       .setLock('for_no_key_update')
       .getMany();
+  }
+
+  /** The ids of a project's issues, merged ones included, in id order. */
+  async idsOfProject(projectId: number): Promise<number[]> {
+    const rows: { id: number }[] = await this.dataSource.query(
+      'SELECT id FROM issues WHERE project_id = $1 ORDER BY id',
+      [projectId],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /** The issues an erasure takes events from (`ids` sorted), locked like a digest batch's. */
+  async lockForErasure(manager: EntityManager, ids: number[]): Promise<number[]> {
+    const rows: { id: number }[] = await manager.query(
+      'SELECT id FROM issues WHERE id = ANY($1::int[]) ORDER BY id FOR NO KEY UPDATE',
+      [ids],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /**
+   * Takes erased events out of their issues' counts (under their locks, after their rollups):
+   * event count down by theirs, user count from the `user` tag key, and the first or last seen
+   * time moved to the remaining events' when an erased event was at that edge.
+   */
+  async subtractErased(
+    manager: EntityManager,
+    removed: Array<{ id: number; count: number; first: Date; last: Date }>,
+  ): Promise<void> {
+    await manager.query(
+      `UPDATE issues i
+          SET event_count = GREATEST(i.event_count - r.count, 0),
+              user_count = coalesce((SELECT distinct_values FROM issue_tag_keys k
+                                      WHERE k.issue_id = i.id AND k.key = 'user'), 0),
+              first_seen = CASE WHEN r.first_ts <= i.first_seen
+                                THEN coalesce((SELECT min(e.timestamp) FROM events e WHERE e.issue_id = i.id), i.first_seen)
+                                ELSE i.first_seen END,
+              last_seen = CASE WHEN r.last_ts >= i.last_seen
+                               THEN coalesce((SELECT max(e.timestamp) FROM events e WHERE e.issue_id = i.id), i.last_seen)
+                               ELSE i.last_seen END
+         FROM unnest($1::int[], $2::int[], $3::timestamptz[], $4::timestamptz[]) AS r(id, count, first_ts, last_ts)
+        WHERE i.id = r.id`,
+      [
+        removed.map((row) => row.id),
+        removed.map((row) => row.count),
+        removed.map((row) => row.first),
+        removed.map((row) => row.last),
+      ],
+    );
+  }
+
+  /** Of these issues, those with no event left. */
+  async withoutEvents(manager: EntityManager, ids: number[]): Promise<number[]> {
+    const rows: { id: number }[] = await manager.query(
+      `SELECT i.id FROM issues i WHERE i.id = ANY($1::int[])
+          AND NOT EXISTS (SELECT 1 FROM events e WHERE e.issue_id = i.id) ORDER BY i.id`,
+      [ids],
+    );
+    return rows.map((row) => row.id);
   }
 }
 

@@ -2,7 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { DEFAULT_SENSITIVE_KEY_PARTS } from './scrubbing/sensitive-keys';
 import { PrivacySettingsView } from './dto/privacy-settings.response';
 import { scrubSettingsOf } from './privacy-settings';
-import { PrivacySettingsChange, PrivacySettingsRepository, PrivacySettingsRow } from './privacy-settings.repository';
+import {
+  PrivacySettingsChange,
+  PrivacySettingsRepository,
+  PrivacySettingsRow,
+} from './privacy-settings.repository';
 
 @Injectable()
 export class PrivacySettingsService {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Like, QueryFailedError, Repository } from 'typeorm';
+import { EntityManager, Like, QueryFailedError, Repository } from 'typeorm';
 import { Project } from './project.entity';
 
 const UNIQUE_VIOLATION = '23505';
@@ -41,6 +41,14 @@ export class ProjectsRepository {
 
   exists(id: number): Promise<boolean> {
     return this.projects.exists({ where: { id } });
+  }
+
+  /**
+   * The project's row, locked FOR KEY SHARE in the caller's transaction (first in the lock order of
+   * issues.repository.ts): only the project's deletion waits for it.
+   */
+  async lockKeyShare(manager: EntityManager, id: number): Promise<void> {
+    await manager.query('SELECT id FROM projects WHERE id = $1 FOR KEY SHARE', [id]);
   }
 
   findById(id: number): Promise<Project | null> {

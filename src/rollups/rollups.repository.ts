@@ -118,37 +118,128 @@ export class RollupsRepository {
         [limit, issueId ?? null],
       );
       if (candidates.length === 0) return 0;
-      const issueIds = candidates.map((row) => row.issue_id);
-      await manager.query(
-        `SELECT id FROM projects WHERE id IN (SELECT project_id FROM issues WHERE id = ANY($1::int[]))
-          ORDER BY id FOR KEY SHARE`,
-        [issueIds],
+      return this.foldIssues(
+        manager,
+        candidates.map((row) => row.issue_id),
+        limit,
       );
-      const issues: { id: number; project_id: number }[] = await manager.query(
-        'SELECT id, project_id FROM issues WHERE id = ANY($1::int[]) ORDER BY id FOR NO KEY UPDATE',
-        [issueIds],
-      );
-      const projectOf = new Map(issues.map((row) => [row.id, row.project_id]));
-      const [taken]: [{ issue_id: number; delta: unknown }[], number] = await manager.query(
-        `DELETE FROM rollup_pending WHERE id IN (
-           SELECT id FROM rollup_pending WHERE issue_id = ANY($1::int[]) AND failed_at IS NULL
-            ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED)
-         RETURNING issue_id, delta`,
-        [issues.map((row) => row.id), limit],
-      );
-      if (taken.length === 0) return 0;
-      const delta = foldPending(
-        taken.map((row) => ({
-          issueId: row.issue_id,
-          projectId: projectOf.get(row.issue_id) as number,
-          delta: readPendingDelta(row.delta),
-        })),
-      );
-      await this.add(manager, delta);
-      // After the issues' rollups (the lock order is in issues.repository.ts).
-      await this.releases.addEvents(manager, delta.releases);
-      return taken.length;
     });
+  }
+
+  /**
+   * Folds up to `limit` recorded deltas of these issues in the caller's transaction (see fold for
+   * the locks); returns how many. An erasure folds its issues' deltas this way before it subtracts.
+   */
+  async foldIssues(manager: EntityManager, issueIds: number[], limit: number): Promise<number> {
+    await manager.query(
+      `SELECT id FROM projects WHERE id IN (SELECT project_id FROM issues WHERE id = ANY($1::int[]))
+        ORDER BY id FOR KEY SHARE`,
+      [issueIds],
+    );
+    const issues: { id: number; project_id: number }[] = await manager.query(
+      'SELECT id, project_id FROM issues WHERE id = ANY($1::int[]) ORDER BY id FOR NO KEY UPDATE',
+      [issueIds],
+    );
+    const projectOf = new Map(issues.map((row) => [row.id, row.project_id]));
+    const [taken]: [{ issue_id: number; delta: unknown }[], number] = await manager.query(
+      `DELETE FROM rollup_pending WHERE id IN (
+         SELECT id FROM rollup_pending WHERE issue_id = ANY($1::int[]) AND failed_at IS NULL
+          ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED)
+       RETURNING issue_id, delta`,
+      [issues.map((row) => row.id), limit],
+    );
+    if (taken.length === 0) return 0;
+    const delta = foldPending(
+      taken.map((row) => ({
+        issueId: row.issue_id,
+        projectId: projectOf.get(row.issue_id) as number,
+        delta: readPendingDelta(row.delta),
+      })),
+    );
+    await this.add(manager, delta);
+    // After the issues' rollups (the lock order is in issues.repository.ts).
+    await this.releases.addEvents(manager, delta.releases);
+    return taken.length;
+  }
+
+  /**
+   * Takes erased events' counts (a delta of rollupDelta, of events whose own deltas are folded)
+   * out of the rollups, in the caller's transaction, under the issues' locks: hours and tag values
+   * down by their counts, tag values left at zero deleted and their keys' distinct counts down by
+   * them, keys left at zero deleted. The project's hourly rows are locked in the delta's sorted
+   * order (see the lock order in issues.repository.ts). Returns the rows changed or deleted.
+   */
+  async subtract(manager: EntityManager, delta: RollupDelta): Promise<number> {
+    if (delta.issueHours.length === 0 && delta.tagValues.length === 0) return 0;
+    const hours = (rows: RollupDelta['issueHours']) => [
+      rows.map((row) => row.id),
+      rows.map((row) => row.hour),
+      rows.map((row) => row.environment),
+      rows.map((row) => row.count),
+    ];
+    const [, issueHours] = (await manager.query(
+      `UPDATE issue_hourly h SET count = h.count - d.count
+         FROM unnest($1::int[], $2::timestamptz[], $3::text[], $4::int[]) AS d(issue_id, hour, environment, count)
+        WHERE h.issue_id = d.issue_id AND h.hour = d.hour AND h.environment = d.environment`,
+      hours(delta.issueHours),
+    )) as [unknown, number];
+    const [, projectHours] = (await manager.query(
+      `WITH d AS (SELECT * FROM unnest($1::int[], $2::timestamptz[], $3::text[], $4::int[])
+                    AS d(project_id, hour, environment, count)),
+       locked AS (
+         SELECT p.project_id, p.hour, p.environment FROM project_hourly p JOIN d USING (project_id, hour, environment)
+          ORDER BY p.project_id, p.hour, p.environment COLLATE "C" FOR NO KEY UPDATE OF p)
+       UPDATE project_hourly p SET count = p.count - d.count FROM d, locked
+        WHERE p.project_id = d.project_id AND p.hour = d.hour AND p.environment = d.environment
+          AND locked.project_id = p.project_id AND locked.hour = p.hour AND locked.environment = p.environment`,
+      hours(delta.projectHours),
+    )) as [unknown, number];
+    const [, hoursDeleted] = (await manager.query(
+      'DELETE FROM issue_hourly WHERE issue_id = ANY($1::int[]) AND count <= 0',
+      [[...new Set(delta.issueHours.map((row) => row.id))]],
+    )) as [unknown, number];
+    const [, tagValues] = (await manager.query(
+      `UPDATE issue_tag_values v SET count = v.count - d.count
+         FROM unnest($1::int[], $2::text[], $3::text[], $4::int[]) AS d(issue_id, key, value, count)
+        WHERE v.issue_id = d.issue_id AND v.key = d.key AND v.value = d.value`,
+      [
+        delta.tagValues.map((row) => row.issueId),
+        delta.tagValues.map((row) => row.key),
+        delta.tagValues.map((row) => row.value),
+        delta.tagValues.map((row) => row.count),
+      ],
+    )) as [unknown, number];
+    const [gone] = (await manager.query(
+      `DELETE FROM issue_tag_values WHERE issue_id = ANY($1::int[]) AND count <= 0 RETURNING issue_id, key`,
+      [[...new Set(delta.tagValues.map((row) => row.issueId))]],
+    )) as [{ issue_id: number; key: string }[], number];
+    const goneByKey = new Map<string, { issueId: number; key: string; n: number }>();
+    for (const row of gone) {
+      const id = `${row.issue_id}\0${row.key}`;
+      const entry = goneByKey.get(id) ?? { issueId: row.issue_id, key: row.key, n: 0 };
+      entry.n++;
+      goneByKey.set(id, entry);
+    }
+    const distinct = new Map([...goneByKey.values()].map((row) => [`${row.issueId}\0${row.key}`, row.n]));
+    const [, tagKeys] = (await manager.query(
+      `UPDATE issue_tag_keys k SET total = k.total - d.total, distinct_values = k.distinct_values - d.gone
+         FROM unnest($1::int[], $2::text[], $3::int[], $4::int[]) AS d(issue_id, key, total, gone)
+        WHERE k.issue_id = d.issue_id AND k.key = d.key`,
+      [
+        delta.tagKeys.map((row) => row.issueId),
+        delta.tagKeys.map((row) => row.key),
+        delta.tagKeys.map((row) => row.total),
+        delta.tagKeys.map((row) => distinct.get(`${row.issueId}\0${row.key}`) ?? 0),
+      ],
+    )) as [unknown, number];
+    const [, keysDeleted] = (await manager.query(
+      'DELETE FROM issue_tag_keys WHERE issue_id = ANY($1::int[]) AND total <= 0',
+      [[...new Set(delta.tagKeys.map((row) => row.issueId))]],
+    )) as [unknown, number];
+    await manager.query('DELETE FROM project_hourly WHERE project_id = ANY($1::int[]) AND count <= 0', [
+      [...new Set(delta.projectHours.map((row) => row.id))],
+    ]);
+    return issueHours + projectHours + hoursDeleted + tagValues + tagKeys + keysDeleted;
   }
 
   /** A project's environments from its hourly counts: events, first and last hour with events. */

@@ -1,6 +1,14 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  MaxLength,
+} from 'class-validator';
 
 export const MAX_FIELD_NAMES = 100;
 export const MAX_FIELD_NAME_LENGTH = 100;
@@ -10,7 +18,9 @@ const trimmed = ({ value }: { value: unknown }): unknown =>
 
 /** Any of the settings; the others stay as they are. */
 export class UpdatePrivacySettingsDto {
-  @ApiPropertyOptional({ description: 'Replace secrets by [Filtered] before events are stored (default true).' })
+  @ApiPropertyOptional({
+    description: 'Replace secrets by [Filtered] before events are stored (default true).',
+  })
   @IsOptional()
   @IsBoolean()
   scrub_data?: boolean;

@@ -1,6 +1,8 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 
-@ApiSchema({ description: "A project's data protection settings. Changes apply to events digested after them." })
+@ApiSchema({
+  description: "A project's data protection settings. Changes apply to events digested after them.",
+})
 export class PrivacySettingsView {
   @ApiProperty()
   project_id: number;
@@ -17,7 +19,11 @@ export class PrivacySettingsView {
   @ApiProperty({ type: [String] })
   safe_fields: string[];
 
-  @ApiProperty({ type: String, nullable: true, description: 'When they were last changed; null: the defaults.' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'When they were last changed; null: the defaults.',
+  })
   updated_at: string | null;
 
   @ApiProperty({ type: [String], description: 'Key parts scrubbed by default, for reference.' })

@@ -41,7 +41,11 @@ describe('EventScrubber', () => {
           method: 'POST',
           data: { username: 'ann', password: 'hunter2', remember: true },
           query_string: 'next=/cart&token=abc',
-          headers: { Authorization: 'Basic YW5uOmh1bnRlcjI=', Cookie: 'sessionid=s1; theme=dark', 'User-Agent': 'UA' },
+          headers: {
+            Authorization: 'Basic YW5uOmh1bnRlcjI=',
+            Cookie: 'sessionid=s1; theme=dark',
+            'User-Agent': 'UA',
+          },
           cookies: { sessionid: 's1', theme: 'dark', csrftoken: 'c1' },
         },
       }),
@@ -72,21 +76,36 @@ describe('EventScrubber', () => {
         message: 'charge failed for 4111 1111 1111 1111',
         exception: { values: [{ type: 'Error', value: 'connect postgres://app:pw9@db/x failed' }] },
         breadcrumbs: {
-          values: [{ timestamp: null, category: 'http', data: { url: '/api?api_key=K1', body: '{"secret":"S1"}' } }],
+          values: [
+            { timestamp: null, category: 'http', data: { url: '/api?api_key=K1', body: '{"secret":"S1"}' } },
+          ],
         },
         tags: { token: 'TKN1', region: 'eu' },
-        extra: { key: '-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----', iban: 'DE89370400440532013000' },
+        extra: {
+          key: '-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----',
+          iban: 'DE89370400440532013000',
+        },
         contexts: { auth: { header: 'Bearer eyJ.x.y' } },
       }),
     );
     const text = JSON.stringify(scrubbed);
-    for (const secret of ['4111 1111', 'pw9', 'K1', 'S1', 'TKN1', 'MIIE', 'DE8937', 'eyJ']) expect(text).not.toContain(secret);
+    for (const secret of ['4111 1111', 'pw9', 'K1', 'S1', 'TKN1', 'MIIE', 'DE8937', 'eyJ'])
+      expect(text).not.toContain(secret);
     expect(scrubbed.message).toBe('charge failed for [Filtered]');
     expect(scrubbed.exception?.values[0].value).toBe('connect postgres://app:[Filtered]@db/x failed');
     expect(scrubbed.breadcrumbs.values[0].data?.body).toBe('{"secret":"[Filtered]"}');
     expect(scrubbed.tags).toEqual({ token: '[Filtered]', region: 'eu' });
     expect(scrubbed.scrubbed?.map((entry) => entry.rule).sort()).toEqual(
-      ['credit_card', 'iban', 'pem_key', 'sensitive_key', 'sensitive_key', 'sensitive_key', 'sensitive_key', 'url_password'].sort(),
+      [
+        'credit_card',
+        'iban',
+        'pem_key',
+        'sensitive_key',
+        'sensitive_key',
+        'sensitive_key',
+        'sensitive_key',
+        'url_password',
+      ].sort(),
     );
   });
 
@@ -106,7 +125,10 @@ describe('EventScrubber', () => {
 
   it('removes IP addresses only when asked to', () => {
     const input = () =>
-      event({ user: { id: 'u1', ip_address: '203.0.113.9' }, request: { env: { REMOTE_ADDR: '203.0.113.9' } } });
+      event({
+        user: { id: 'u1', ip_address: '203.0.113.9' },
+        request: { env: { REMOTE_ADDR: '203.0.113.9' } },
+      });
     expect(scrub(input()).user).toEqual({ id: 'u1', ip_address: '203.0.113.9' });
     const scrubbed = scrub(input(), { scrubIpAddresses: true });
     expect(scrubbed.user).toEqual({ id: 'u1' });
@@ -122,11 +144,28 @@ describe('EventScrubber', () => {
 
   it('reads headers and query strings sent as pairs', () => {
     const scrubbed = scrub(
-      event({ request: { headers: [['X-Api-Key', 'k'], ['Accept', '*/*']], query_string: [['access_token', 't'], ['q', 'x']] } }),
+      event({
+        request: {
+          headers: [
+            ['X-Api-Key', 'k'],
+            ['Accept', '*/*'],
+          ],
+          query_string: [
+            ['access_token', 't'],
+            ['q', 'x'],
+          ],
+        },
+      }),
     );
     expect(scrubbed.request).toEqual({
-      headers: [['X-Api-Key', '[Filtered]'], ['Accept', '*/*']],
-      query_string: [['access_token', '[Filtered]'], ['q', 'x']],
+      headers: [
+        ['X-Api-Key', '[Filtered]'],
+        ['Accept', '*/*'],
+      ],
+      query_string: [
+        ['access_token', '[Filtered]'],
+        ['q', 'x'],
+      ],
     });
   });
 });

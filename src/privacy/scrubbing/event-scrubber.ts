@@ -40,7 +40,15 @@ const MAX_EMBEDDED_JSON = 256 * 1024;
 const MAX_DEPTH = 32;
 
 /** Top-level fields that hold no data an SDK user controls. */
-const UNSCRUBBED_FIELDS = new Set(['event_id', 'timestamp', 'level', 'platform', 'sdk', 'debug_meta', 'scrubbed']);
+const UNSCRUBBED_FIELDS = new Set([
+  'event_id',
+  'timestamp',
+  'level',
+  'platform',
+  'sdk',
+  'debug_meta',
+  'scrubbed',
+]);
 
 class TooDeep extends Error {}
 
@@ -126,7 +134,8 @@ class ScrubRun {
   }
 
   summary(): ScrubbedValue[] {
-    if (this.omitted > 0) this.found.push({ path: `(${this.omitted} more)`, rule: this.found[this.found.length - 1].rule });
+    if (this.omitted > 0)
+      this.found.push({ path: `(${this.omitted} more)`, rule: this.found[this.found.length - 1].rule });
     return this.found;
   }
 
@@ -146,7 +155,8 @@ class ScrubRun {
     for (const key of Object.keys(request)) {
       const value = request[key];
       this.enter(key);
-      if ((key === 'headers' || key === 'query_string') && Array.isArray(value)) request[key] = this.pairs(value, 1);
+      if ((key === 'headers' || key === 'query_string') && Array.isArray(value))
+        request[key] = this.pairs(value, 1);
       else if (key === 'cookies') request[key] = this.cookies(value);
       else request[key] = this.entry(key, value, 0, false);
       this.leave();
@@ -168,7 +178,11 @@ class ScrubRun {
     return this.object(value as Record<string, unknown>, depth + 1, false);
   }
 
-  private object(record: Record<string, unknown>, depth: number, cookieNames: boolean): Record<string, unknown> {
+  private object(
+    record: Record<string, unknown>,
+    depth: number,
+    cookieNames: boolean,
+  ): Record<string, unknown> {
     for (const key of Object.keys(record)) {
       this.enter(key);
       record[key] = this.entry(key, record[key], depth, cookieNames);
@@ -236,7 +250,8 @@ class ScrubRun {
     if (embedded !== null) return embedded;
     // Already filtered values match again (`password=[Filtered]`): scrubbing twice changes nothing.
     const findings = this.findInText(text, cookieNames).filter(
-      (finding) => finding.end - finding.start !== FILTERED.length || !text.startsWith(FILTERED, finding.start),
+      (finding) =>
+        finding.end - finding.start !== FILTERED.length || !text.startsWith(FILTERED, finding.start),
     );
     if (findings.length === 0) {
       if (!cookieNames) this.scrubber.rememberClean(text);

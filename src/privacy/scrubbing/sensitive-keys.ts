@@ -60,7 +60,9 @@ export class KeyClassifier {
   private readonly cookieMemo = new Map<string, ScrubRule | null>();
 
   constructor(settings: KeySettings) {
-    this.custom = settings.sensitiveFields.map((field) => field.toLowerCase()).filter((field) => field !== '');
+    this.custom = settings.sensitiveFields
+      .map((field) => field.toLowerCase())
+      .filter((field) => field !== '');
     this.safe = new Set(settings.safeFields.map((field) => field.toLowerCase()));
   }
 
@@ -79,7 +81,11 @@ export class KeyClassifier {
     if (known !== undefined) return known;
     const lower = name.toLowerCase();
     let rule = this.classify(name);
-    if (rule === null && !this.safe.has(lower) && (lower.includes('session') || lower.includes('sess_') || SESSION_COOKIES.has(lower)))
+    if (
+      rule === null &&
+      !this.safe.has(lower) &&
+      (lower.includes('session') || lower.includes('sess_') || SESSION_COOKIES.has(lower))
+    )
       rule = 'session_cookie';
     if (this.cookieMemo.size < MEMO_LIMIT) this.cookieMemo.set(name, rule);
     return rule;

@@ -19,7 +19,8 @@ const found = (scan: (text: string, findings: Finding[]) => void, text: string):
 };
 
 const keys = new KeyClassifier({ sensitiveFields: ['pin_code'], safeFields: ['auth_method'] });
-const pairs = (text: string): string[] => found((t, f) => findSensitivePairs(t, (key) => keys.classify(key), f), text);
+const pairs = (text: string): string[] =>
+  found((t, f) => findSensitivePairs(t, (key) => keys.classify(key), f), text);
 
 describe('card numbers', () => {
   it('finds Luhn-valid numbers of 13 to 19 digits, solid or grouped', () => {
@@ -45,7 +46,9 @@ describe('card numbers', () => {
 describe('IBANs', () => {
   it('finds valid IBANs, solid or in groups of four', () => {
     expect(found(findIbans, 'to DE89370400440532013000 please')).toEqual(['DE89370400440532013000']);
-    expect(found(findIbans, 'IBAN: GB82 WEST 1234 5698 7654 32, thanks')).toEqual(['GB82 WEST 1234 5698 7654 32']);
+    expect(found(findIbans, 'IBAN: GB82 WEST 1234 5698 7654 32, thanks')).toEqual([
+      'GB82 WEST 1234 5698 7654 32',
+    ]);
   });
 
   it('leaves strings with a wrong check sum', () => {

@@ -192,7 +192,11 @@ export function findBearerTokens(text: string, findings: Finding[]): void {
     while (tokenStart < text.length && isWhitespace(text.charCodeAt(tokenStart))) tokenStart++;
     if (tokenStart === from) continue;
     let tokenEnd = tokenStart;
-    while (tokenEnd < text.length && !isWhitespace(text.charCodeAt(tokenEnd)) && !isQuote(text.charCodeAt(tokenEnd)))
+    while (
+      tokenEnd < text.length &&
+      !isWhitespace(text.charCodeAt(tokenEnd)) &&
+      !isQuote(text.charCodeAt(tokenEnd))
+    )
       tokenEnd++;
     if (tokenEnd > tokenStart) findings.push({ start: tokenStart, end: tokenEnd, rule: 'bearer_token' });
     from = tokenEnd;
@@ -207,7 +211,10 @@ function indexOfIgnoringCase(text: string, needle: string, from: number): number
   for (let index = from; index + needle.length <= text.length; index++) {
     if ((text.charCodeAt(index) | 0x20) !== first) continue;
     let matched = 1;
-    while (matched < needle.length && (text.charCodeAt(index + matched) | 0x20) === needle.charCodeAt(matched))
+    while (
+      matched < needle.length &&
+      (text.charCodeAt(index + matched) | 0x20) === needle.charCodeAt(matched)
+    )
       matched++;
     if (matched === needle.length) return index;
   }
@@ -265,7 +272,8 @@ export function findIpAddresses(text: string, findings: Finding[]): void {
   let index = 0;
   while (index < length) {
     const code = text.charCodeAt(index);
-    const hex = isDigit(code) || ((code | 0x20) >= Char.LowerA && (code | 0x20) <= 102) || code === Char.Colon;
+    const hex =
+      isDigit(code) || ((code | 0x20) >= Char.LowerA && (code | 0x20) <= 102) || code === Char.Colon;
     if (!hex || (index > 0 && isWordChar(text.charCodeAt(index - 1)))) {
       index++;
       continue;
@@ -328,12 +336,20 @@ export function findSensitivePairs(text: string, classify: KeyClassifier, findin
     const separator = cursor < length ? text.charCodeAt(cursor) : -1;
     if (separator !== Char.Equals && separator !== Char.Colon) continue;
     // `https://` and `C:\` are not pairs.
-    if (separator === Char.Colon && cursor + 1 < length && (text.charCodeAt(cursor + 1) === Char.Slash || text.charCodeAt(cursor + 1) === 92))
+    if (
+      separator === Char.Colon &&
+      cursor + 1 < length &&
+      (text.charCodeAt(cursor + 1) === Char.Slash || text.charCodeAt(cursor + 1) === 92)
+    )
       continue;
     const rule = classify(text.slice(keyStart, keyEnd));
     if (rule === null) continue;
     cursor++;
-    while (cursor < length && (text.charCodeAt(cursor) === Char.Space || text.charCodeAt(cursor) === Char.Tab)) cursor++;
+    while (
+      cursor < length &&
+      (text.charCodeAt(cursor) === Char.Space || text.charCodeAt(cursor) === Char.Tab)
+    )
+      cursor++;
     const value = readValue(text, cursor, rule === 'authorization_header' || rule === 'cookie_header');
     if (value.end > value.start) findings.push({ start: value.start, end: value.end, rule });
     index = Math.max(value.end, keyEnd);
@@ -357,7 +373,16 @@ function readValue(text: string, start: number, toEndOfLine: boolean): { start: 
   while (end < length) {
     const code = text.charCodeAt(end);
     if (code === Char.LineFeed || code === Char.CarriageReturn) break;
-    if (!toEndOfLine && (isWhitespace(code) || code === 38 || code === 59 || code === 44 || isQuote(code) || code === 125 || code === 93))
+    if (
+      !toEndOfLine &&
+      (isWhitespace(code) ||
+        code === 38 ||
+        code === 59 ||
+        code === 44 ||
+        isQuote(code) ||
+        code === 125 ||
+        code === 93)
+    )
       break;
     end++;
   }

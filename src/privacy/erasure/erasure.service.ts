@@ -1,0 +1,196 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { createHash } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { AttachmentsRepository } from '../../attachments/attachments.repository';
+import { AuditActor, AuditLog } from '../../audit/audit-log.service';
+import { NotFoundError } from '../../common/domain-errors';
+import { DeletedEvent, EventsRepository, PersonMatch } from '../../events/events.repository';
+import type { NormalisedEvent } from '../../events/normalised-event';
+import { FeedbackRepository } from '../../feedback/feedback.repository';
+import { IssuesRepository } from '../../issues/issues.repository';
+import { ProjectsRepository } from '../../projects/projects.repository';
+import { rollupDelta } from '../../rollups/rollup-delta';
+import { RollupsRepository } from '../../rollups/rollups.repository';
+import { BlobStore } from '../../storage/blob-store';
+import { PendingBlobsRepository } from '../../storage/pending-blobs.repository';
+import { ErasureReport } from '../dto/erasure-report.response';
+import { emailOf, parsePersonIdentifier } from './person-identifier';
+
+/** Events read per statement while an issue's events are walked. */
+const SCAN_PAGE = 1_000;
+/** Events erased per transaction: short transactions, short locks, progress kept if cut short. */
+const ERASE_BATCH = 200;
+/** Recorded rollup deltas folded per statement before a batch subtracts its counts. */
+const FOLD_LIMIT = 5_000;
+
+/**
+ * Erases a person's data from a project (docs/data-protection.md, "Erasing a person's data"): every
+ * event whose user is that person, in every partition, with the files attached to them and the
+ * feedback about them or from their address; the issue counts, user counts and rollups made exact
+ * again; issues left without events deleted; blobs deleted.
+ *
+ * The project's issues are walked one by one through their (timestamp, id) index, a page of
+ * SCAN_PAGE events per statement, and what matches is erased ERASE_BATCH events per transaction.
+ * Each transaction takes its locks in the order of issues.repository.ts: the project (key share,
+ * by the fold), the events (deleted), their issues (no key update, like a digest batch), the
+ * rollup rows (the issues' deltas still recorded folded first, so the subtraction finds them),
+ * then the issues' counts.
+ */
+@Injectable()
+export class ErasureService {
+  private readonly logger = new Logger(ErasureService.name);
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly projects: ProjectsRepository,
+    private readonly events: EventsRepository,
+    private readonly issues: IssuesRepository,
+    private readonly rollups: RollupsRepository,
+    private readonly feedback: FeedbackRepository,
+    private readonly attachments: AttachmentsRepository,
+    private readonly pendingBlobs: PendingBlobsRepository,
+    private readonly blobs: BlobStore,
+    private readonly audit: AuditLog,
+  ) {}
+
+  async erase(projectId: number, identifier: string, actor: AuditActor): Promise<ErasureReport> {
+    const match = parsePersonIdentifier(identifier);
+    if (!(await this.projects.exists(projectId))) throw new NotFoundError('project not found');
+    const report: ErasureReport = {
+      identifier: describe(match),
+      events_deleted: 0,
+      issues_updated: 0,
+      issues_deleted: 0,
+      feedback_deleted: 0,
+      attachments_deleted: 0,
+      rollup_rows_changed: 0,
+    };
+    const touched = new Set<number>();
+    let pending: Array<{ id: string; receivedAt: Date }> = [];
+    for (const issueId of await this.issues.idsOfProject(projectId)) {
+      let after: { at: Date; id: string } | null = null;
+      for (;;) {
+        const page = await this.events.pageOfPersonMatches(issueId, match, after, SCAN_PAGE);
+        for (const row of page) {
+          if (row.matched) pending.push({ id: row.id, receivedAt: row.received_at });
+        }
+        if (pending.length >= ERASE_BATCH) {
+          await this.eraseBatch(projectId, pending, report, touched);
+          pending = [];
+        }
+        if (page.length < SCAN_PAGE) break;
+        const last = page[page.length - 1];
+        after = { at: last.timestamp, id: last.id };
+      }
+    }
+    if (pending.length > 0) await this.eraseBatch(projectId, pending, report, touched);
+    const email = emailOf(match);
+    if (email) {
+      report.feedback_deleted += await this.feedback.deleteOfPerson(
+        this.dataSource.manager,
+        projectId,
+        [],
+        email,
+      );
+    }
+    report.issues_updated = touched.size;
+    await this.audit.record(
+      actor,
+      'project.user_erase',
+      { type: 'project', id: projectId },
+      // The person is named by a hash only: the audit log must not keep what was erased.
+      { field: match.field ?? 'any', value_sha256: sha256(match.value), ...report, identifier: undefined },
+    );
+    this.logger.log(
+      `erased a person's data from project ${projectId}: ${report.events_deleted} event(s), ` +
+        `${report.issues_deleted} issue(s) deleted, ${report.feedback_deleted} feedback, ` +
+        `${report.attachments_deleted} attachment(s)`,
+    );
+    return report;
+  }
+
+  private async eraseBatch(
+    projectId: number,
+    keys: Array<{ id: string; receivedAt: Date }>,
+    report: ErasureReport,
+    touched: Set<number>,
+  ): Promise<void> {
+    const blobKeys = await this.dataSource.transaction(async (manager) => {
+      await this.projects.lockKeyShare(manager, projectId);
+      const eventIds = keys.map((key) => key.id);
+      const blobKeys = await this.attachments.blobsOfEvents(manager, projectId, eventIds);
+      const deleted = await this.events.deleteByKeys(manager, projectId, keys);
+      if (deleted.length === 0) return blobKeys;
+      const issueIds = [...new Set(deleted.map((event) => event.issueId))].sort((a, b) => a - b);
+      await this.issues.lockForErasure(manager, issueIds);
+      while ((await this.rollups.foldIssues(manager, issueIds, FOLD_LIMIT)) === FOLD_LIMIT);
+      report.rollup_rows_changed += await this.rollups.subtract(
+        manager,
+        rollupDelta(
+          deleted.map((event) => ({ projectId, issueId: event.issueId, event: asNormalised(event) })),
+        ),
+      );
+      await this.issues.subtractErased(manager, perIssue(deleted));
+      for (const issueId of await this.issues.withoutEvents(manager, issueIds)) {
+        await this.rollups.subtractIssueFromProject(manager, issueId);
+        await this.issues.delete(manager, issueId);
+        report.issues_deleted++;
+      }
+      report.feedback_deleted += await this.feedback.deleteOfPerson(manager, projectId, eventIds, null);
+      report.events_deleted += deleted.length;
+      report.attachments_deleted += blobKeys.length;
+      for (const issueId of issueIds) touched.add(issueId);
+      return blobKeys;
+    });
+    // The events' deletion put these blobs on the pending list (by trigger): delete them now
+    // rather than at the next sweep.
+    if (blobKeys.length > 0) {
+      await this.blobs.delete(blobKeys);
+      await this.pendingBlobs.forget(blobKeys);
+    }
+  }
+}
+
+/** What the rollups counted an event under, from its stored row (see storedPayload). */
+function asNormalised(event: DeletedEvent): NormalisedEvent {
+  const payload = event.payload as Partial<NormalisedEvent>;
+  return {
+    ...payload,
+    tags: payload.tags ?? {},
+    contexts: payload.contexts ?? {},
+    timestamp: event.timestamp.toISOString(),
+    environment: event.environment,
+    release: event.release,
+    level: event.level,
+  } as NormalisedEvent;
+}
+
+function perIssue(events: DeletedEvent[]): Array<{ id: number; count: number; first: Date; last: Date }> {
+  const byIssue = new Map<number, { id: number; count: number; first: Date; last: Date }>();
+  for (const event of events) {
+    const entry = byIssue.get(event.issueId);
+    if (!entry)
+      byIssue.set(event.issueId, {
+        id: event.issueId,
+        count: 1,
+        first: event.timestamp,
+        last: event.timestamp,
+      });
+    else {
+      entry.count++;
+      if (event.timestamp < entry.first) entry.first = event.timestamp;
+      if (event.timestamp > entry.last) entry.last = event.timestamp;
+    }
+  }
+  return [...byIssue.values()].sort((a, b) => a.id - b.id);
+}
+
+function describe(match: PersonMatch): string {
+  const prefix = { id: 'id:', email: 'email:', username: 'username:', ip_address: 'ip:' };
+  return match.field ? `${prefix[match.field]}${match.value}` : match.value;
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
