@@ -33,6 +33,8 @@ import { RollupsModule } from './rollups/rollups.module';
 import { RulesModule } from './rules/rules.module';
 import { TokensModule } from './tokens/tokens.module';
 import { DashboardModule } from './web/dashboard.module';
+import { UptimeModule } from './uptime/uptime.module';
+import { UptimeWorkerModule } from './uptime/uptime-worker.module';
 
 /** Modules that serve the HTTP API (role `api`). */
 const API_MODULES: Type[] = [
@@ -51,6 +53,7 @@ const API_MODULES: Type[] = [
   ReleasesModule,
   ChannelsModule,
   RulesModule,
+  UptimeModule,
   AlertsApiModule,
   ArtifactsModule,
   SentryApiModule,
@@ -58,7 +61,7 @@ const API_MODULES: Type[] = [
 ];
 
 /** Modules that consume queues (role `worker`). */
-const WORKER_MODULES: Type[] = [DigestWorkerModule, AlertsWorkerModule, RetentionModule];
+const WORKER_MODULES: Type[] = [DigestWorkerModule, AlertsWorkerModule, RetentionModule, UptimeWorkerModule];
 
 @Module({})
 export class AppModule {

@@ -214,6 +214,7 @@ function expectReport(report: RetentionReport, expected: Plan): void {
     feedbackDeleted: expected.feedbackDeleted,
     attachmentsDeleted: expected.attachmentsDeleted,
     blobsDeleted: expected.blobsDeleted,
+    uptimeRowsDeleted: 0,
   });
 }
 
@@ -233,6 +234,7 @@ const NOTHING_LEFT = {
   feedbackDeleted: 0,
   attachmentsDeleted: 0,
   blobsDeleted: 0,
+  uptimeRowsDeleted: 0,
 };
 
 describe('retention', () => {

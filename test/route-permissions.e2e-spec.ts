@@ -26,7 +26,7 @@ describe('route permissions', () => {
     expect(routes.filter((route) => route.declared === null).map((route) => route.route)).toEqual([]);
   });
 
-  it("leave public only sign-in, the invitee's side of invitations, health, metrics and the report dialog", () => {
+  it("leave public only sign-in, the invitee's side of invitations, health, metrics, the report dialog and status pages", () => {
     const open = routeDeclarations(controllers())
       .filter((route) => route.declared === 'public')
       .map((route) => route.route)
@@ -34,6 +34,8 @@ describe('route permissions', () => {
     expect(open).toEqual([
       // The crash-report dialog authenticates with the DSN's client key, as ingest does.
       'GET /api/embed/error-page',
+      // A project's status page, once an admin has enabled it.
+      'GET /api/status/:slug',
       'GET /auth/invitations/:secret',
       'GET /auth/sso',
       'GET /auth/sso/callback',

@@ -981,6 +981,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{projectId}/uptime-monitors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["UptimeController_list"];
+        put?: never;
+        post: operations["UptimeController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/uptime-monitors/{monitorId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["UptimeController_get"];
+        put?: never;
+        post?: never;
+        delete: operations["UptimeController_remove"];
+        options?: never;
+        head?: never;
+        patch: operations["UptimeController_update"];
+        trace?: never;
+    };
+    "/api/projects/{projectId}/uptime-monitors/{monitorId}/checks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["UptimeController_checks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/status-page": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["StatusPageController_settings"];
+        put: operations["StatusPageController_update"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/status/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["StatusPageController_publicPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/alert-channels/{id}/test": {
         parameters: {
             query?: never;
@@ -2407,6 +2487,249 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             sent_at: string | null;
+        };
+        ExpectedStatusView: {
+            min: number;
+            max: number;
+        };
+        /** @description Uptime in percent of checks that passed; null when no check fell in the window. */
+        UptimePercents: {
+            /** @description the last 24 hours, to the check */
+            "24h": number | null;
+            /** @description from the start of the hour 7 days ago */
+            "7d": number | null;
+            /** @description from the start of the hour 30 days ago */
+            "30d": number | null;
+        };
+        /** @description An uptime monitor: what it checks, how often, and what it found. */
+        UptimeMonitorView: {
+            id: number;
+            project_id: number;
+            name: string;
+            url: string;
+            /** @enum {string} */
+            method: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+            headers: {
+                [key: string]: string;
+            };
+            body: string | null;
+            expected_status: components["schemas"]["ExpectedStatusView"];
+            body_contains: string | null;
+            interval_seconds: number;
+            timeout_seconds: number;
+            tls_expiry_days: number;
+            failure_threshold: number;
+            recovery_threshold: number;
+            muted: boolean;
+            /**
+             * @description pending: not checked yet
+             * @enum {string}
+             */
+            status: "up" | "down" | "pending";
+            /** @description failures in a row (0 after a success) */
+            consecutive_failures: number;
+            /** Format: date-time */
+            last_checked_at: string | null;
+            last_response_ms: number | null;
+            last_status_code: number | null;
+            /** @description why the last check failed */
+            last_error: string | null;
+            /**
+             * Format: date-time
+             * @description when the next check is due
+             */
+            next_check_at: string;
+            /**
+             * Format: date-time
+             * @description the TLS certificate last seen
+             */
+            tls_expires_at: string | null;
+            /** @description the open issue of this monitor */
+            issue_id: number | null;
+            uptime: components["schemas"]["UptimePercents"];
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description Every UptimeMonitorView (not paginated). */
+        UptimeMonitorViewList: {
+            data: components["schemas"]["UptimeMonitorView"][];
+        };
+        ExpectedStatusDto: {
+            /** @example 200 */
+            min: number;
+            /** @example 299 */
+            max: number;
+        };
+        CreateUptimeMonitorDto: {
+            /**
+             * @default GET
+             * @enum {string}
+             */
+            method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+            /**
+             * @description request headers (at most 50)
+             * @example {
+             *       "Accept": "text/html"
+             *     }
+             */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @description request body (at most 64 KiB) */
+            body?: string | null;
+            /** @description default 200 to 299 */
+            expected_status?: components["schemas"]["ExpectedStatusDto"];
+            /** @description text the first 64 KiB of the response body must contain */
+            body_contains?: string | null;
+            /** @default 60 */
+            interval_seconds?: number;
+            /**
+             * @description less than interval_seconds
+             * @default 10
+             */
+            timeout_seconds?: number;
+            /**
+             * @description 0 turns the warning off
+             * @default 14
+             */
+            tls_expiry_days?: number;
+            /** @default 1 */
+            failure_threshold?: number;
+            /** @default 1 */
+            recovery_threshold?: number;
+            /**
+             * @description checks go on; no issue is opened
+             * @default false
+             */
+            muted?: boolean;
+            /** @example Shop front page */
+            name: string;
+            /**
+             * @description http or https, without credentials, not a private address (unless configured)
+             * @example https://shop.example.com/health
+             */
+            url: string;
+        };
+        UpdateUptimeMonitorDto: {
+            /**
+             * @default GET
+             * @enum {string}
+             */
+            method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+            /**
+             * @description request headers (at most 50)
+             * @example {
+             *       "Accept": "text/html"
+             *     }
+             */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @description request body (at most 64 KiB) */
+            body?: string | null;
+            /** @description default 200 to 299 */
+            expected_status?: components["schemas"]["ExpectedStatusDto"];
+            /** @description text the first 64 KiB of the response body must contain */
+            body_contains?: string | null;
+            /** @default 60 */
+            interval_seconds?: number;
+            /**
+             * @description less than interval_seconds
+             * @default 10
+             */
+            timeout_seconds?: number;
+            /**
+             * @description 0 turns the warning off
+             * @default 14
+             */
+            tls_expiry_days?: number;
+            /** @default 1 */
+            failure_threshold?: number;
+            /** @default 1 */
+            recovery_threshold?: number;
+            /**
+             * @description checks go on; no issue is opened
+             * @default false
+             */
+            muted?: boolean;
+            /** @example Shop front page */
+            name?: string;
+            /**
+             * @description http or https, without credentials, not a private address (unless configured)
+             * @example https://shop.example.com/health
+             */
+            url?: string;
+        };
+        /** @description One point of the response-time series: a check (24h), or a bucket of checks (7d: an hour, 30d: 6 hours). */
+        UptimeCheckView: {
+            /**
+             * Format: date-time
+             * @description when checked, or the start of the bucket
+             */
+            t: string;
+            /** @description the check passed; for a bucket, every check of it passed */
+            ok: boolean;
+            /** @description for a bucket, the mean */
+            response_ms: number | null;
+            /** @description null for a bucket */
+            status_code: number | null;
+            error: string | null;
+            /** @description checks in the point (1 for a check) */
+            checks: number;
+            /** @description failed checks in the point */
+            failures: number;
+        };
+        /** @description Every UptimeCheckView (not paginated). */
+        UptimeCheckViewList: {
+            data: components["schemas"]["UptimeCheckView"][];
+        };
+        /** @description A project's status page settings (off by default). */
+        StatusPageSettingsView: {
+            enabled: boolean;
+            slug: string | null;
+            title: string;
+            uptime_monitor_ids: number[];
+            cron_monitor_ids: number[];
+        };
+        UpdateStatusPageDto: {
+            /** @description the page is public at /status/{slug} while true */
+            enabled: boolean;
+            /**
+             * @description lower-case letters, digits and dashes; unique in the installation; needed to enable
+             * @example shop
+             */
+            slug?: string | null;
+            /** @example Shop status */
+            title?: string;
+            /** @description uptime monitors of this project shown, in this order */
+            uptime_monitor_ids?: number[];
+            /** @description cron monitors of this project shown, in this order */
+            cron_monitor_ids?: number[];
+        };
+        StatusDayView: {
+            /**
+             * @description a UTC day
+             * @example 2026-11-26
+             */
+            date: string;
+            /** @description null when nothing was checked that day */
+            uptime_percent: number | null;
+        };
+        StatusMonitorView: {
+            name: string;
+            /** @enum {string} */
+            kind: "uptime" | "cron";
+            /** @enum {string} */
+            status: "up" | "down" | "pending";
+            /** @description 90 UTC days, oldest first, today last */
+            days: components["schemas"]["StatusDayView"][];
+        };
+        /** @description A public status page: the chosen monitors, their state and 90 days of history. */
+        PublicStatusPageView: {
+            title: string;
+            monitors: components["schemas"]["StatusMonitorView"][];
+            /** Format: date-time */
+            updated_at: string;
         };
         /** @description What a channel's receiver answered to a test message: by its status only, so that a channel's secrets cannot be read back. */
         ChannelTestResult: {
@@ -7567,6 +7890,518 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or in a project the caller does not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    UptimeController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UptimeMonitorViewList"];
+                };
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid token or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or in a project the caller does not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    UptimeController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateUptimeMonitorDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UptimeMonitorView"];
+                };
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid token or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or in a project the caller does not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    UptimeController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: number;
+                monitorId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UptimeMonitorView"];
+                };
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid token or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or in a project the caller does not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    UptimeController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: number;
+                monitorId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted, with its checks. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid token or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or in a project the caller does not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    UptimeController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: number;
+                monitorId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateUptimeMonitorDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UptimeMonitorView"];
+                };
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid token or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or in a project the caller does not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    UptimeController_checks: {
+        parameters: {
+            query?: {
+                period?: "24h" | "7d" | "30d";
+            };
+            header?: never;
+            path: {
+                projectId: number;
+                monitorId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UptimeCheckViewList"];
+                };
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid token or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or in a project the caller does not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    StatusPageController_settings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatusPageSettingsView"];
+                };
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid token or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or in a project the caller does not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    StatusPageController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateStatusPageDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatusPageSettingsView"];
+                };
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid token or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or in a project the caller does not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Clashes with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    StatusPageController_publicPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicStatusPageView"];
                 };
             };
             /** @description Not found, or in a project the caller does not see. */

@@ -4,4 +4,6 @@ export enum QueueName {
   Alerts = 'alerts',
   /** Scheduled housekeeping (retention): one job per interval, whatever the number of workers. */
   Maintenance = 'maintenance',
+  /** Uptime monitors: the tick that finds due checks, and one job per check. */
+  Uptime = 'uptime',
 }

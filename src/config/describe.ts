@@ -15,6 +15,7 @@ export const CONFIG_SECTIONS = {
   accounts: 'Accounts and sign-in',
   sso: 'Single sign-on',
   alerts: 'Alerts and e-mail',
+  uptime: 'Uptime monitors',
   monitoring: 'Logging and monitoring',
 } as const;
 export type ConfigSection = keyof typeof CONFIG_SECTIONS;

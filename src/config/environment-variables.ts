@@ -275,6 +275,54 @@ export class Environment extends ServerEnvironment {
   @Max(600_000)
   ALERTS_RETRY_BASE_DELAY_MS = 2_000;
 
+  // ---- Uptime monitors ----
+
+  @Describe({
+    section: 'uptime',
+    secret: false,
+    description:
+      'Let uptime checks reach loopback, private, link-local and metadata addresses (the URL when it is saved, and every address connected to, redirects included). Keep `false` unless the sites you check are on your own network.',
+  })
+  @Transform(toBool)
+  @IsBoolean()
+  UPTIME_ALLOW_PRIVATE_NETWORKS = false;
+
+  @Describe({
+    section: 'uptime',
+    secret: false,
+    description:
+      'Uptime checks one worker process runs at the same time (1–1000). Checks mostly wait on the network, so this can be well above the number of CPUs.',
+  })
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1_000)
+  UPTIME_CHECK_CONCURRENCY = 50;
+
+  @Describe({
+    section: 'uptime',
+    secret: false,
+    description:
+      'How often, in milliseconds (1000–60000), the installation looks for uptime checks that are due and queues them: the most a check starts after its time, besides the queue\'s own wait.',
+  })
+  @Transform(toInt)
+  @IsInt()
+  @Min(1_000)
+  @Max(60_000)
+  UPTIME_TICK_MS = 5_000;
+
+  @Describe({
+    section: 'uptime',
+    secret: false,
+    description:
+      'Hours (24–720) each uptime check is kept as a row of its own (the response-time chart of the last 24 hours needs them). Hourly totals, from which 7 and 30 days and the status page\'s 90 days are computed, are kept 95 days.',
+  })
+  @Transform(toInt)
+  @IsInt()
+  @Min(24)
+  @Max(720)
+  UPTIME_CHECK_RETENTION_HOURS = 48;
+
   // ---- Logging and monitoring ----
 
   @Describe({

@@ -62,6 +62,7 @@ export class QueueMonitor {
       digest,
       this.redis.zcard(key(QueueName.Alerts, 'failed')),
       this.redis.zcard(key(QueueName.Maintenance, 'failed')),
+      this.redis.zcard(key(QueueName.Uptime, 'failed')),
       this.redis.hgetall(this.workersKey),
     ]);
     let timer: NodeJS.Timeout | undefined;
@@ -78,6 +79,7 @@ export class QueueMonitor {
         },
         alertsFailed,
         maintenanceFailed,
+        uptimeFailed,
         beats,
       ] = results;
       const workers = parseWorkerBeats(beats, now);
@@ -87,6 +89,7 @@ export class QueueMonitor {
           [QueueName.Digest]: digestFailed,
           [QueueName.Alerts]: alertsFailed,
           [QueueName.Maintenance]: maintenanceFailed,
+          [QueueName.Uptime]: uptimeFailed,
         },
         workers,
         // Most recently busy first.

@@ -12,10 +12,11 @@ import { ProjectsDataModule } from '../projects/projects-data.module';
 import { RollupsDataModule } from '../rollups/rollups-data.module';
 import { RulesDataModule } from '../rules/rules-data.module';
 import { UsersDataModule } from '../users/users-data.module';
+import { UptimeDataModule } from '../uptime/uptime-data.module';
 import { MaintenanceProcessor } from './maintenance.processor';
 import { RetentionService } from './retention.service';
 
-/** Worker role: scheduled retention of events, rollups, issues, alert history, sessions, source maps and attachments. */
+/** Worker role: scheduled retention of events, rollups, issues, alert history, sessions, source maps, attachments and uptime checks. */
 @Module({
   imports: [
     registerQueue(QueueName.Maintenance),
@@ -30,6 +31,7 @@ import { RetentionService } from './retention.service';
     ReleaseHealthDataModule,
     FeedbackDataModule,
     AttachmentsDataModule,
+    UptimeDataModule,
   ],
   providers: [RetentionService, MaintenanceProcessor],
   exports: [RetentionService],

@@ -15,6 +15,7 @@ import { cutoffOf, planPartitions, ProjectRetention } from './retention-policy';
 import { AuditLog } from '../audit/audit-log.service';
 import { AttachmentsRepository } from '../attachments/attachments.repository';
 import { BlobSweeper } from '../storage/blob-sweeper';
+import { UptimeChecksRepository } from '../uptime/uptime-checks.repository';
 
 const DAY_MS = 86_400_000;
 /** Partitions made ahead of need, so a worker that is down for a few days still finds them. */
@@ -48,11 +49,15 @@ export interface RetentionReport {
   attachmentsDeleted: number;
   /** Blobs of deleted attachments and source map files, and blobs a failed or interrupted upload left. */
   blobsDeleted: number;
+  /** Uptime checks older than UPTIME_CHECK_RETENTION_HOURS, and hourly totals of uptime older than 95 days. */
+  uptimeRowsDeleted: number;
 }
 
 /** Chunks are kept this long after their upload, so that a repeated upload finds them. */
 const CHUNK_LIFETIME_MS = DAY_MS;
 const BUNDLES_PER_STATEMENT = 50;
+/** Hourly uptime totals outlive the status page's 90 days by a few, for time zones and late pages. */
+const UPTIME_HOURS_KEPT_DAYS = 95;
 
 /**
  * One retention run (see docs/operations.md, "Retention"): partitions ahead, expired partitions dropped, rows of
@@ -80,6 +85,7 @@ export class RetentionService {
     private readonly feedback: FeedbackRepository,
     private readonly attachments: AttachmentsRepository,
     private readonly blobSweeper: BlobSweeper,
+    private readonly uptimeChecks: UptimeChecksRepository,
   ) {}
 
   async run(now = new Date()): Promise<RetentionReport> {
@@ -103,6 +109,7 @@ export class RetentionService {
       feedbackDeleted: 0,
       attachmentsDeleted: 0,
       blobsDeleted: 0,
+      uptimeRowsDeleted: 0,
     };
     const overrides = await this.projectOverrides(defaultDays);
 
@@ -145,6 +152,16 @@ export class RetentionService {
     report.auditEntriesDeleted = await drain((limit) =>
       this.auditLog.deleteOlderThan(cutoffOf(now, this.config.AUDIT_RETENTION_DAYS), limit),
     );
+    const hour = 3_600_000;
+    report.uptimeRowsDeleted += await drain((limit) =>
+      this.uptimeChecks.deleteChecksBefore(
+        new Date(now.getTime() - this.config.UPTIME_CHECK_RETENTION_HOURS * hour),
+        limit,
+      ),
+    );
+    report.uptimeRowsDeleted += await drain((limit) =>
+      this.uptimeChecks.deleteHoursBefore(new Date(now.getTime() - UPTIME_HOURS_KEPT_DAYS * DAY_MS), limit),
+    );
 
     report.blobsDeleted = await this.blobSweeper.sweep();
 
@@ -173,7 +190,8 @@ export class RetentionService {
       report.auditEntriesDeleted +
       report.feedbackDeleted +
       report.attachmentsDeleted +
-      report.blobsDeleted;
+      report.blobsDeleted +
+      report.uptimeRowsDeleted;
     if (changed === 0) return;
     this.logger.log(
       `retention: ${report.partitionsCreated} partition(s) created, dropped [${report.partitionsDropped.join(', ')}]` +
@@ -183,7 +201,7 @@ export class RetentionService {
         ` ${report.alertHistoryDeleted} alert history row(s), ${report.sessionsDeleted} session(s),` +
         ` ${report.artifactBundlesDeleted} source map bundle(s), ${report.chunksDeleted} upload chunk(s),` +
         ` ${report.auditEntriesDeleted} audit log row(s), ${report.feedbackDeleted} feedback,` +
-        ` ${report.attachmentsDeleted} attachment(s), ${report.blobsDeleted} file blob(s) deleted`,
+        ` ${report.attachmentsDeleted} attachment(s), ${report.blobsDeleted} file blob(s), ${report.uptimeRowsDeleted} uptime row(s) deleted`,
     );
   }
 }

@@ -1,11 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
 import { AppConfig } from '../../config/app-config';
 import { DeliveryError } from './delivery-error';
-import { isIpLiteral, refusalReason } from './ip-ranges';
+import { guardedLookup, literalRefusal } from '../../common/outbound-address';
 
 /** A receiver that has not answered within this time has failed this attempt (the queue retries). */
 export const OUTBOUND_TIMEOUT_MS = 5_000;
@@ -36,36 +34,10 @@ function refusedMessage(address: string, reason: string): string {
   );
 }
 
-/**
- * A `dns.lookup` replacement that refuses the connection when any answer is a forbidden address.
- * It runs at connect time, inside the socket's own resolution, so the address checked is the address
- * connected to: a name that resolves to 127.0.0.1 (or changes its answer between a check and the
- * connection) cannot slip through.
- */
-export const guardedLookup: LookupFunction = (hostname, options, callback) => {
-  dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error) return callback(error, '', 0);
-    const list = addresses as dns.LookupAddress[];
-    for (const entry of list) {
-      const reason = refusalReason(entry.address);
-      if (reason !== null) {
-        return callback(
-          new DeliveryError(refusedMessage(`${hostname} (${entry.address})`, reason), true),
-          '',
-          0,
-        );
-      }
-    }
-    if (list.length === 0) {
-      const empty = Object.assign(new Error(`${hostname} did not resolve to any address`), {
-        code: 'ENOTFOUND',
-      });
-      return callback(empty, '', 0);
-    }
-    if (options.all) return callback(null, list);
-    return callback(null, list[0].address, list[0].family);
-  });
-};
+/** Connect-time lookup for alerts: a refused address is a permanent delivery failure. */
+const alertLookup = guardedLookup(
+  (target, reason) => new DeliveryError(refusedMessage(target, reason), true),
+);
 
 /**
  * The only way alerts reach the network over HTTP: http(s) only, the destination checked at connect
@@ -93,10 +65,8 @@ export class OutboundHttp {
     const allowPrivate = this.config.ALERTS_ALLOW_PRIVATE_NETWORKS;
     // The URL parser has already turned decimal, hex and octal IPv4 spellings into dotted quads; a
     // literal address is never passed to lookup by Node, so it is checked here.
-    if (!allowPrivate && isIpLiteral(url.hostname)) {
-      const reason = refusalReason(url.hostname);
-      if (reason !== null) throw new DeliveryError(refusedMessage(url.hostname, reason), true);
-    }
+    const literal = allowPrivate ? null : literalRefusal(url);
+    if (literal !== null) throw new DeliveryError(refusedMessage(url.hostname, literal), true);
     const client = url.protocol === 'https:' ? https : http;
     const body = Buffer.from(request.body, 'utf8');
 
@@ -112,7 +82,7 @@ export class OutboundHttp {
       const req = client.request(url, {
         method: 'POST',
         agent: false,
-        lookup: allowPrivate ? undefined : guardedLookup,
+        lookup: allowPrivate ? undefined : alertLookup,
         headers: { ...request.headers, 'Content-Length': String(body.length) },
       });
       const timer = setTimeout(() => {

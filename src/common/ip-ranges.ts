@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 
 /**
- * Which addresses an outbound alert (webhook, chat) may connect to. Pure logic on canonical address
+ * Which addresses an outbound request (webhook, chat, uptime check) may connect to. Pure logic on canonical address
  * strings as the OS resolver returns them (`dns.lookup`) or as the WHATWG URL parser writes them:
  * both turn `2130706433`, `0x7f.1` or `0177.0.0.1` into `127.0.0.1`, so only canonical forms
  * reach these functions. Anything that does not parse as an IP is refused (fail closed).

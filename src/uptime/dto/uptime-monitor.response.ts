@@ -1,0 +1,135 @@
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { UPTIME_METHODS } from '../uptime-monitor-rules';
+
+export class ExpectedStatusView {
+  @ApiProperty()
+  min: number;
+
+  @ApiProperty()
+  max: number;
+}
+
+@ApiSchema({ description: 'Uptime in percent of checks that passed; null when no check fell in the window.' })
+export class UptimePercents {
+  @ApiProperty({ type: Number, nullable: true, description: 'the last 24 hours, to the check' })
+  '24h': number | null;
+
+  @ApiProperty({ type: Number, nullable: true, description: 'from the start of the hour 7 days ago' })
+  '7d': number | null;
+
+  @ApiProperty({ type: Number, nullable: true, description: 'from the start of the hour 30 days ago' })
+  '30d': number | null;
+}
+
+@ApiSchema({ description: 'An uptime monitor: what it checks, how often, and what it found.' })
+export class UptimeMonitorView {
+  @ApiProperty()
+  id: number;
+
+  @ApiProperty()
+  project_id: number;
+
+  @ApiProperty()
+  name: string;
+
+  @ApiProperty()
+  url: string;
+
+  @ApiProperty({ enum: UPTIME_METHODS })
+  method: string;
+
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } })
+  headers: Record<string, string>;
+
+  @ApiProperty({ type: String, nullable: true })
+  body: string | null;
+
+  @ApiProperty({ type: ExpectedStatusView })
+  expected_status: ExpectedStatusView;
+
+  @ApiProperty({ type: String, nullable: true })
+  body_contains: string | null;
+
+  @ApiProperty()
+  interval_seconds: number;
+
+  @ApiProperty()
+  timeout_seconds: number;
+
+  @ApiProperty()
+  tls_expiry_days: number;
+
+  @ApiProperty()
+  failure_threshold: number;
+
+  @ApiProperty()
+  recovery_threshold: number;
+
+  @ApiProperty()
+  muted: boolean;
+
+  @ApiProperty({ enum: ['up', 'down', 'pending'], description: 'pending: not checked yet' })
+  status: 'up' | 'down' | 'pending';
+
+  @ApiProperty({ description: 'failures in a row (0 after a success)' })
+  consecutive_failures: number;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  last_checked_at: string | null;
+
+  @ApiProperty({ type: Number, nullable: true })
+  last_response_ms: number | null;
+
+  @ApiProperty({ type: Number, nullable: true })
+  last_status_code: number | null;
+
+  @ApiProperty({ type: String, nullable: true, description: 'why the last check failed' })
+  last_error: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', description: 'when the next check is due' })
+  next_check_at: string;
+
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'the TLS certificate last seen',
+  })
+  tls_expires_at: string | null;
+
+  @ApiProperty({ type: Number, nullable: true, description: 'the open issue of this monitor' })
+  issue_id: number | null;
+
+  @ApiProperty({ type: UptimePercents })
+  uptime: UptimePercents;
+
+  @ApiProperty({ type: String, format: 'date-time' })
+  created_at: string;
+}
+
+@ApiSchema({
+  description:
+    'One point of the response-time series: a check (24h), or a bucket of checks (7d: an hour, 30d: 6 hours).',
+})
+export class UptimeCheckView {
+  @ApiProperty({ type: String, format: 'date-time', description: 'when checked, or the start of the bucket' })
+  t: string;
+
+  @ApiProperty({ description: 'the check passed; for a bucket, every check of it passed' })
+  ok: boolean;
+
+  @ApiProperty({ type: Number, nullable: true, description: 'for a bucket, the mean' })
+  response_ms: number | null;
+
+  @ApiProperty({ type: Number, nullable: true, description: 'null for a bucket' })
+  status_code: number | null;
+
+  @ApiProperty({ type: String, nullable: true })
+  error: string | null;
+
+  @ApiProperty({ description: 'checks in the point (1 for a check)' })
+  checks: number;
+
+  @ApiProperty({ description: 'failed checks in the point' })
+  failures: number;
+}

@@ -1,0 +1,98 @@
+import { Injectable } from '@nestjs/common';
+import { ConflictError, InvalidInputError, NotFoundError } from '../common/domain-errors';
+import type { UpdateStatusPageDto } from './dto/status-page.dto';
+import type { PublicStatusPageView, StatusDayView, StatusPageSettingsView } from './dto/status-page.response';
+import { StatusPageRow, StatusPagesRepository } from './status-pages.repository';
+import { UptimeChecksRepository } from './uptime-checks.repository';
+import { UptimeClock } from './uptime-clock';
+import { UptimeMonitorsRepository } from './uptime-monitors.repository';
+import { uptimePercent } from './uptime-percent';
+
+export const STATUS_PAGE_DAYS = 90;
+const DAY_MS = 86_400_000;
+const DEFAULT_TITLE = 'Status';
+
+/**
+ * A project's public status page: its settings (admins), and the page itself, which shows the
+ * chosen monitors' names, states and daily uptime, and nothing else (no URL, no error, no project).
+ */
+@Injectable()
+export class StatusPageService {
+  constructor(
+    private readonly pages: StatusPagesRepository,
+    private readonly monitors: UptimeMonitorsRepository,
+    private readonly checks: UptimeChecksRepository,
+    private readonly clock: UptimeClock,
+  ) {}
+
+  async settings(projectId: number): Promise<StatusPageSettingsView> {
+    return toSettingsView(await this.pages.find(projectId));
+  }
+
+  async update(projectId: number, body: UpdateStatusPageDto): Promise<StatusPageSettingsView> {
+    const current = await this.pages.find(projectId);
+    const slug = body.slug !== undefined ? body.slug : (current?.slug ?? null);
+    if (body.enabled && slug === null)
+      throw new InvalidInputError('slug is needed to enable the status page');
+    if (slug !== null && (await this.pages.slugTaken(slug, projectId))) {
+      throw new ConflictError(`the status page slug "${slug}" is taken`);
+    }
+    const uptimeIds = [...new Set(body.uptime_monitor_ids ?? current?.uptime_monitor_ids ?? [])];
+    const found = new Set(await this.monitors.idsInProject(projectId, uptimeIds));
+    const unknown = uptimeIds.filter((id) => !found.has(id));
+    if (unknown.length > 0) {
+      throw new InvalidInputError(
+        `uptime_monitor_ids: no uptime monitor ${unknown.join(', ')} in this project`,
+      );
+    }
+    const saved = await this.pages.save(projectId, {
+      enabled: body.enabled,
+      slug,
+      title: (body.title ?? current?.title ?? DEFAULT_TITLE).trim() || DEFAULT_TITLE,
+      uptimeMonitorIds: uptimeIds,
+      cronMonitorIds: [...new Set(body.cron_monitor_ids ?? current?.cron_monitor_ids ?? [])],
+    });
+    return toSettingsView(saved);
+  }
+
+  /** The public page; a page that does not exist or is disabled is not found. */
+  async publicPage(slug: string): Promise<PublicStatusPageView> {
+    const page = await this.pages.findEnabled(slug);
+    if (!page) throw new NotFoundError('status page not found');
+    const now = this.clock.now();
+    const today = Math.floor(now.getTime() / DAY_MS) * DAY_MS;
+    const first = new Date(today - (STATUS_PAGE_DAYS - 1) * DAY_MS);
+    const dates = Array.from({ length: STATUS_PAGE_DAYS }, (_, i) =>
+      new Date(first.getTime() + i * DAY_MS).toISOString().slice(0, 10),
+    );
+    // Monitors moved out of the project or deleted since the page was saved are not shown.
+    const rows = (await this.monitors.byIds(page.uptime_monitor_ids)).filter(
+      (row) => row.project_id === page.project_id,
+    );
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    const daily = rows.length > 0 ? await this.checks.daily([...byId.keys()], first) : [];
+    const monitors = page.uptime_monitor_ids.flatMap((id) => {
+      const row = byId.get(id);
+      if (!row) return [];
+      const counts = new Map(
+        daily.filter((entry) => entry.monitor_id === id).map((entry) => [entry.day, entry]),
+      );
+      const days: StatusDayView[] = dates.map((date) => {
+        const entry = counts.get(date);
+        return { date, uptime_percent: entry ? uptimePercent(entry.ok, entry.checks) : null };
+      });
+      return [{ name: row.name, kind: 'uptime' as const, status: row.status, days }];
+    });
+    return { title: page.title, monitors, updated_at: now.toISOString() };
+  }
+}
+
+function toSettingsView(row: StatusPageRow | undefined): StatusPageSettingsView {
+  return {
+    enabled: row?.enabled ?? false,
+    slug: row?.slug ?? null,
+    title: row?.title ?? DEFAULT_TITLE,
+    uptime_monitor_ids: row?.uptime_monitor_ids ?? [],
+    cron_monitor_ids: row?.cron_monitor_ids ?? [],
+  };
+}

@@ -1,0 +1,113 @@
+import { Injectable } from '@nestjs/common';
+import { UptimeChecker } from './uptime-checker';
+import { UptimeClock } from './uptime-clock';
+import { incidentRef, UptimeIncidents } from './uptime-incidents';
+import { UptimeMonitorsRepository } from './uptime-monitors.repository';
+import { applyCheck, tlsWarningDue } from './uptime-state';
+
+export type CheckOutcome = 'recorded' | 'duplicate' | 'missing';
+
+/**
+ * Runs one due check of one monitor and records it: the check's row and hour, the monitor's state,
+ * and the incident a threshold crossing opens or resolves, in one transaction. A check already
+ * recorded for the same due time (a job run again after its worker died) is not applied twice.
+ */
+@Injectable()
+export class UptimeCheckRunner {
+  constructor(
+    private readonly monitors: UptimeMonitorsRepository,
+    private readonly checker: UptimeChecker,
+    private readonly clock: UptimeClock,
+    private readonly incidents: UptimeIncidents,
+  ) {}
+
+  async run(monitorId: number, dueAt: Date): Promise<CheckOutcome> {
+    const monitor = await this.monitors.findById(monitorId);
+    if (!monitor) return 'missing';
+    if (await this.monitors.checkRecorded(monitorId, dueAt)) return 'duplicate';
+    const checkedAt = this.clock.now();
+    const result = await this.checker.check({
+      url: monitor.url,
+      method: monitor.method,
+      headers: monitor.headers,
+      body: monitor.body,
+      expectedStatusMin: monitor.expected_status_min,
+      expectedStatusMax: monitor.expected_status_max,
+      bodyContains: monitor.body_contains,
+      timeoutSeconds: monitor.timeout_seconds,
+    });
+    return this.monitors.transaction(async (manager) => {
+      const current = await this.monitors.lockForCheck(manager, monitorId);
+      if (!current) return 'missing';
+      const recorded = await this.monitors.recordCheck(manager, {
+        monitorId,
+        dueAt,
+        checkedAt,
+        ok: result.ok,
+        responseMs: result.responseMs,
+        statusCode: result.statusCode,
+        error: result.error,
+      });
+      if (!recorded) return 'duplicate';
+      // A check that finished after a later one (a slow answer, a job retried late) is kept in the
+      // series but does not move the state back.
+      if (current.last_due_at !== null && current.last_due_at.getTime() > dueAt.getTime()) return 'recorded';
+
+      const { state, transition } = applyCheck(
+        {
+          status: current.status,
+          consecutiveFailures: current.consecutive_failures,
+          consecutiveSuccesses: current.consecutive_successes,
+        },
+        result.ok,
+        { failureThreshold: current.failure_threshold, recoveryThreshold: current.recovery_threshold },
+      );
+      const tlsExpiresAt = result.tlsExpiresAt ?? current.tls_expires_at;
+      const warnTls = tlsWarningDue(
+        tlsExpiresAt,
+        checkedAt,
+        current.tls_expiry_days,
+        current.tls_warned_expiry,
+      );
+      await this.monitors.applyState(manager, monitorId, {
+        ...state,
+        dueAt,
+        checkedAt,
+        responseMs: result.responseMs,
+        statusCode: result.statusCode,
+        error: result.error,
+        tlsExpiresAt: result.tlsExpiresAt,
+        tlsWarnedExpiry: warnTls ? tlsExpiresAt : current.tls_warned_expiry,
+      });
+      if (current.muted) return 'recorded';
+      const ref = incidentRef(current);
+      if (transition === 'failed') {
+        await this.incidents.monitorFailed(
+          ref,
+          {
+            at: checkedAt,
+            reason: 'down',
+            detail: result.error ?? 'check failed',
+            httpStatus: result.statusCode,
+          },
+          manager,
+        );
+      } else if (transition === 'recovered') {
+        await this.incidents.monitorRecovered(ref, checkedAt, manager);
+      }
+      if (warnTls && tlsExpiresAt !== null) {
+        const days = Math.max(0, Math.floor((tlsExpiresAt.getTime() - checkedAt.getTime()) / 86_400_000));
+        await this.incidents.monitorFailed(
+          ref,
+          {
+            at: checkedAt,
+            reason: 'tls_expiring',
+            detail: `TLS certificate expires on ${tlsExpiresAt.toISOString().slice(0, 10)} (in ${days} days)`,
+          },
+          manager,
+        );
+      }
+      return 'recorded';
+    });
+  }
+}

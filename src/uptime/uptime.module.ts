@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { ProjectsModule } from '../projects/projects.module';
+import { StatusPageController } from './status-page.controller';
+import { StatusPageService } from './status-page.service';
+import { UptimeController } from './uptime.controller';
+import { UptimeMonitorsService } from './uptime-monitors.service';
+import { UptimeServicesModule } from './uptime-services.module';
+
+/** API role: uptime monitors, their checks and uptime, status pages. */
+@Module({
+  imports: [UptimeServicesModule, ProjectsModule],
+  controllers: [UptimeController, StatusPageController],
+  providers: [UptimeMonitorsService, StatusPageService],
+})
+export class UptimeModule {}
