@@ -51,6 +51,13 @@ export type Rule = Schemas['RuleView'];
 export type AlertType = Rule['alert_type'];
 export type HistoryEntry = Schemas['AlertHistoryView'];
 export type ArtifactBundle = Schemas['ArtifactBundleView'];
+export type UptimeMonitor = Schemas['UptimeMonitorView'];
+export type UptimeMonitorInput = Schemas['CreateUptimeMonitorDto'];
+/** A point of an uptime monitor's series: one check (24h), or a bucket of checks (7d, 30d). */
+export type UptimeCheck = Schemas['UptimeCheckView'];
+export type UptimePeriod = keyof Schemas['UptimePercents'];
+export type StatusPageSettings = Schemas['StatusPageSettingsView'];
+export type PublicStatusPage = Schemas['PublicStatusPageView'];
 
 /** Strongest first. */
 export const ROLES: readonly Role[] = ['owner', 'admin', 'member', 'viewer'];

@@ -6,6 +6,7 @@ import { navigate } from '../router';
 import { plural, relativeTime, toDate } from '../util';
 import { DataProtectionForm } from './DataProtectionForm';
 import { ProjectHeader, useProject } from './ProjectHeader';
+import { StatusPageSettingsForm } from './StatusPageSettingsForm';
 
 const MIN_DAYS = 1;
 const MAX_DAYS = 3650;
@@ -363,6 +364,7 @@ export function ProjectSettingsPage({ projectId }: { projectId: number }) {
           <RetentionForm key={`retention-${projectId}`} project={project.data} onSaved={saved} />
           <ClientKeyCard key={`client-key-${projectId}`} project={project.data} onSaved={saved} />
           <DataProtectionForm key={`data-protection-${projectId}`} projectId={projectId} />
+          {can('projects:admin') && <StatusPageSettingsForm key={`status-page-${projectId}`} projectId={projectId} projectName={project.data.name} />}
           {can('projects:admin') && <DangerZone key={`danger-${projectId}`} project={project.data} />}
         </div>
       ) : (
