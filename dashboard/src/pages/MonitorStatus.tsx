@@ -1,3 +1,4 @@
+import { plural } from '../util';
 import type { UptimeMonitor } from '../api';
 
 /**
@@ -68,4 +69,16 @@ export function durationText(ms: number | null | undefined): string {
   const minutes = Math.floor(ms / 60_000);
   const seconds = Math.round((ms % 60_000) / 1000);
   return seconds ? `${minutes} min ${seconds} s` : `${minutes} min`;
+}
+
+/** An interval in the largest whole unit: "60 seconds" is "1 minute", 3600 "1 hour". */
+export function intervalText(seconds: number): string {
+  for (const [unit, size] of [
+    ['day', 86_400],
+    ['hour', 3600],
+    ['minute', 60],
+  ] as const) {
+    if (seconds >= size && seconds % size === 0) return plural(seconds / size, unit);
+  }
+  return plural(seconds, 'second');
 }

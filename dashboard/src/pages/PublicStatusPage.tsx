@@ -83,6 +83,14 @@ export function PublicStatusPage({ slug }: { slug: string }) {
       {monitors.map((monitor, index) => (
         <StatusMonitorCard key={`${monitor.kind}-${index}`} monitor={monitor} />
       ))}
+      {monitors.length > 0 && (
+        <p class="day-key" aria-hidden="true">
+          <span><span class="day-bar good" /> 99.9 % or more</span>
+          <span><span class="day-bar minor" /> 95 to 99.9 %</span>
+          <span><span class="day-bar bad" /> under 95 %</span>
+          <span><span class="day-bar" /> no data</span>
+        </p>
+      )}
       <p class="status-footer">
         Updated <RelTime value={updated_at} /> · refreshed every minute
       </p>
@@ -111,12 +119,9 @@ function StatusMonitorCard({ monitor }: { monitor: StatusMonitor }) {
       </div>
       <div class="day-legend">
         <span>{monitor.days.length} days ago</span>
-        <span>{percentText(mean)} uptime</span>
+        <span aria-live="polite">{chosen ? dayText(chosen) : `${percentText(mean)} uptime`}</span>
         <span>Today</span>
       </div>
-      <p class="small muted day-chosen" aria-live="polite">
-        {chosen ? dayText(chosen) : '\u00a0'}
-      </p>
       {troubled.length > 0 && (
         <ul class="sr-only" aria-label="Days with downtime">
           {troubled.map((day) => (

@@ -122,7 +122,7 @@ function UptimeMonitorForm({ projectId, monitor }: { projectId: number; monitor:
   );
 
   return (
-    <form class="card form-grid monitor-form" onSubmit={save} aria-label={monitor ? 'Edit uptime monitor' : 'New uptime monitor'}>
+    <form class="card form-grid monitor-form" noValidate onSubmit={save} aria-label={monitor ? 'Edit uptime monitor' : 'New uptime monitor'}>
       <label class="field">
         <span>Name</span>
         <input name="name" required maxLength={200} value={name} onInput={(e) => setName(e.currentTarget.value)} placeholder="Shop front page" />

@@ -7,7 +7,7 @@ import { navigate } from '../router';
 import { exactTime, plural } from '../util';
 import { PeriodSwitch } from './EventChart';
 import { MonitorActions } from './MonitorActions';
-import { msText, MutedMark, percentText, StatusPill } from './MonitorStatus';
+import { intervalText, msText, MutedMark, percentText, StatusPill } from './MonitorStatus';
 import { useProject } from './ProjectHeader';
 import './monitors.css';
 
@@ -133,7 +133,7 @@ function UptimeFigures({ monitor }: { monitor: UptimeMonitor }) {
       </div>
       <div>
         <dt>Checked every</dt>
-        <dd>{plural(monitor.interval_seconds, 'second')}</dd>
+        <dd>{intervalText(monitor.interval_seconds)}</dd>
       </div>
       <div>
         <dt>TLS certificate</dt>
