@@ -33,6 +33,8 @@ import { RollupsModule } from './rollups/rollups.module';
 import { RulesModule } from './rules/rules.module';
 import { TokensModule } from './tokens/tokens.module';
 import { DashboardModule } from './web/dashboard.module';
+import { CronsModule } from './crons/crons.module';
+import { CronsWorkerModule } from './crons/crons-worker.module';
 import { UptimeModule } from './uptime/uptime.module';
 import { UptimeWorkerModule } from './uptime/uptime-worker.module';
 
@@ -50,6 +52,7 @@ const API_MODULES: Type[] = [
   FeedbackModule,
   PrivacyModule,
   AttachmentsModule,
+  CronsModule,
   ReleasesModule,
   ChannelsModule,
   RulesModule,
@@ -61,7 +64,7 @@ const API_MODULES: Type[] = [
 ];
 
 /** Modules that consume queues (role `worker`). */
-const WORKER_MODULES: Type[] = [DigestWorkerModule, AlertsWorkerModule, RetentionModule, UptimeWorkerModule];
+const WORKER_MODULES: Type[] = [DigestWorkerModule, AlertsWorkerModule, RetentionModule, CronsWorkerModule, UptimeWorkerModule];
 
 @Module({})
 export class AppModule {

@@ -837,6 +837,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{id}/monitors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["CronMonitorsController_list"];
+        put?: never;
+        post: operations["CronMonitorsController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/monitors/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["CronMonitorsController_get"];
+        put?: never;
+        post?: never;
+        delete: operations["CronMonitorsController_delete"];
+        options?: never;
+        head?: never;
+        patch: operations["CronMonitorsController_update"];
+        trace?: never;
+    };
+    "/api/projects/{id}/monitors/{slug}/check-ins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["CronMonitorsController_checkIns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{projectId}/releases": {
         parameters: {
             query?: never;
@@ -2175,6 +2223,122 @@ export interface components {
         /** @description Every AttachmentView (not paginated). */
         AttachmentViewList: {
             data: components["schemas"]["AttachmentView"][];
+        };
+        CronScheduleView: {
+            /** @enum {string} */
+            type: "crontab" | "interval";
+            value: string | number;
+            /** @enum {string} */
+            unit?: "minute" | "hour" | "day" | "week" | "month" | "year";
+        };
+        MonitorEnvironmentView: {
+            environment: string;
+            /** @enum {string} */
+            status: "ok" | "error" | "missed" | "timeout" | "in_progress" | "pending";
+            last_check_in_at: string | null;
+            next_expected_at: string | null;
+            /** @description The open issue of this monitor and environment. */
+            issue_id: number | null;
+            consecutive_failures: number;
+        };
+        /** @description A cron monitor and its state per environment. */
+        MonitorView: {
+            id: number;
+            slug: string;
+            name: string;
+            project_id: number;
+            schedule: components["schemas"]["CronScheduleView"];
+            /** @example Every 5 minutes */
+            schedule_description: string;
+            timezone: string;
+            /** @description Minutes. */
+            checkin_margin: number;
+            /** @description Minutes. */
+            max_runtime: number;
+            failure_issue_threshold: number;
+            recovery_threshold: number;
+            muted: boolean;
+            /**
+             * @description The worst over its environments; pending before any check-in.
+             * @enum {string}
+             */
+            status: "ok" | "error" | "missed" | "timeout" | "in_progress" | "pending";
+            next_expected_at: string | null;
+            last_check_in_at: string | null;
+            created_at: string;
+            environments: components["schemas"]["MonitorEnvironmentView"][];
+        };
+        /** @description Every MonitorView (not paginated). */
+        MonitorViewList: {
+            data: components["schemas"]["MonitorView"][];
+        };
+        CronScheduleInput: {
+            /** @enum {string} */
+            type: "crontab" | "interval";
+            /** @example *\/5 * * * * */
+            value: string | number;
+            /** @enum {string} */
+            unit?: "minute" | "hour" | "day" | "week" | "month" | "year";
+        };
+        CreateCronMonitorDto: {
+            /** @description Minutes after the expected time before a run counts as missed (default 1). */
+            checkin_margin?: number;
+            /** @description Minutes a run may stay in progress before it times out (default 30). */
+            max_runtime?: number;
+            /**
+             * @description IANA timezone the crontab is evaluated in (default UTC).
+             * @example Europe/Berlin
+             */
+            timezone?: string;
+            /** @description Consecutive failures that open an issue (1 to 720, default 1). */
+            failure_issue_threshold?: number;
+            /** @description Consecutive successes that resolve it (1 to 720, default 1). */
+            recovery_threshold?: number;
+            /** @example Nightly backup */
+            name: string;
+            /** @description Normalised as Sentry does; made from the name when left out. */
+            slug?: string;
+            /** @description `{ type: 'crontab', value: '*\/5 * * * *' }` or `{ type: 'interval', value: 10, unit: 'minute' }` (units: minute, hour, day, week, month, year). */
+            schedule: components["schemas"]["CronScheduleInput"];
+        };
+        UpdateCronMonitorDto: {
+            /** @description Minutes after the expected time before a run counts as missed (default 1). */
+            checkin_margin?: number;
+            /** @description Minutes a run may stay in progress before it times out (default 30). */
+            max_runtime?: number;
+            /**
+             * @description IANA timezone the crontab is evaluated in (default UTC).
+             * @example Europe/Berlin
+             */
+            timezone?: string;
+            /** @description Consecutive failures that open an issue (1 to 720, default 1). */
+            failure_issue_threshold?: number;
+            /** @description Consecutive successes that resolve it (1 to 720, default 1). */
+            recovery_threshold?: number;
+            name?: string;
+            /** @description `{ type: 'crontab', value: '*\/5 * * * *' }` or `{ type: 'interval', value: 10, unit: 'minute' }` (units: minute, hour, day, week, month, year). */
+            schedule?: components["schemas"]["CronScheduleInput"];
+            /** @description A muted monitor records check-ins but opens no issue. */
+            muted?: boolean;
+        };
+        /** @description One run of a cron monitor, as its check-ins told it, or as the clock marked it. */
+        CheckInView: {
+            /** @description The check_in_id (UUID). */
+            id: string;
+            environment: string;
+            /** @enum {string} */
+            status: "in_progress" | "ok" | "error" | "missed" | "timeout";
+            duration_ms: number | null;
+            release: string | null;
+            expected_at: string | null;
+            created_at: string;
+            updated_at: string;
+        };
+        /** @description A page of CheckInView. */
+        CheckInViewPage: {
+            data: components["schemas"]["CheckInView"][];
+            /** @description The `cursor` that asks for the next page; null on the last page. */
+            next_cursor: string | null;
         };
         /** @description A release's percent share of the project's sessions and users over the last 24 hours. */
         HealthAdoption: {
@@ -7017,6 +7181,372 @@ export interface operations {
              *
              *     Not found, or in a project the caller does not see.
              */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    CronMonitorsController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonitorViewList"];
+                };
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid token or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or in a project the caller does not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    CronMonitorsController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateCronMonitorDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonitorView"];
+                };
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid token or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or in a project the caller does not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Clashes with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    CronMonitorsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonitorView"];
+                };
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid token or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or in a project the caller does not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    CronMonitorsController_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted, with its check-ins. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid token or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or in a project the caller does not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    CronMonitorsController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateCronMonitorDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonitorView"];
+                };
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid token or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or in a project the caller does not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    CronMonitorsController_checkIns: {
+        parameters: {
+            query?: {
+                environment?: string;
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckInViewPage"];
+                };
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid token or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or in a project the caller does not see. */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -43,7 +43,10 @@ export type AuditAction =
   | 'project.update'
   | 'project.data_protection_update'
   | 'project.key_rotate'
-  | 'project.delete';
+  | 'project.delete'
+  | 'monitor.create'
+  | 'monitor.update'
+  | 'monitor.delete';
 
 /** Who did it: the request's Access and address, or (sign-in) an account before it has a session. */
 export interface AuditActor {

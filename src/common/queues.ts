@@ -6,4 +6,6 @@ export enum QueueName {
   Maintenance = 'maintenance',
   /** Uptime monitors: the tick that finds due checks, and one job per check. */
   Uptime = 'uptime',
+  /** Cron monitors: the once-a-minute clock that marks missed and timed-out check-ins. */
+  Monitors = 'monitors',
 }

@@ -1,4 +1,5 @@
 import type { Job, JobsOptions } from 'bullmq';
+import type { QueuedCheckIn } from '../crons/check-in-record';
 import type { QueuedFeedback } from '../feedback/feedback-record';
 
 /** What ingest hands to the digest for one event: the event item exactly as the SDK sent it, plus envelope facts. */
@@ -28,6 +29,16 @@ export enum DigestJobName {
   Events = 'events',
   /** One user feedback (QueuedFeedback), stored by FeedbackStoreService. */
   Feedback = 'feedback',
+  /** One cron monitor check-in (QueuedCheckIn), stored by CheckInStoreService. */
+  CheckIn = 'check_in',
+}
+
+/**
+ * A check-in's job. No job id of its own: storing is idempotent by the check-in's id, and a job id
+ * kept in the failed set would make BullMQ ignore a later check-in of the same id and status.
+ */
+export function checkInJob(checkIn: QueuedCheckIn): { name: DigestJobName; data: QueuedCheckIn; opts: JobsOptions } {
+  return { name: DigestJobName.CheckIn, data: checkIn, opts: DIGEST_JOB_OPTIONS };
 }
 
 /** A feedback's job: its id makes a feedback re-sent while the first copy is queued queued once. */
@@ -100,6 +111,10 @@ export function digestJobs(events: QueuedEvent[]): ReturnType<typeof digestJob>[
 
 /** For logs and `jobs:failed`: which events a job is about, never their payloads. */
 export function describeDigestJob(job: Pick<Job<DigestJobData>, 'data'>): string {
+  const data = job.data as unknown as Partial<QueuedCheckIn>;
+  if (typeof data.slug === 'string' && typeof data.status === 'string') {
+    return `check-in of monitor ${data.slug} of project ${data.projectId}`;
+  }
   const events = eventsOfJob(job.data);
   if (events.length === 1) return `event ${events[0].eventId} of project ${events[0].projectId}`;
   const projects = [...new Set(events.map((event) => event.projectId))].join(', ');

@@ -17,6 +17,8 @@ import { IssueStoreService } from './issue-store.service';
 import { FeedbackDataModule } from '../feedback/feedback-data.module';
 import { PrivacyWorkerModule } from '../privacy/privacy-worker.module';
 import { FeedbackStoreService } from '../feedback/feedback-store.service';
+import { CronServicesModule } from '../crons/cron-services.module';
+import { OutcomesDataModule } from '../outcomes/outcomes-data.module';
 
 /** The consuming side of the digest queue (worker role). */
 @Module({
@@ -30,6 +32,8 @@ import { FeedbackStoreService } from '../feedback/feedback-store.service';
     SymbolicationModule,
     FeedbackDataModule,
     PrivacyWorkerModule,
+    CronServicesModule,
+    OutcomesDataModule,
   ],
   providers: [
     DigestProcessor,

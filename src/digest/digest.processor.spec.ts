@@ -30,6 +30,8 @@ function processorFailing(failureOf: (event: QueuedEvent) => unknown) {
     { sweepSoon: () => undefined } as unknown as FailedDigestSweeper,
     {} as never,
     {} as never,
+    {} as never,
+    {} as never,
   );
   // The worker BullMQ would give it: only its rate limit (the queue-wide pause) is used here.
   Object.defineProperty(processor, 'worker', { value: { concurrency: 1, rateLimit: async () => undefined } });

@@ -16,6 +16,9 @@ import { RepeatedLog } from '../common/repeated-log';
 import { RollupFolder } from '../rollups/rollup-folder';
 import { FeedbackStoreService } from '../feedback/feedback-store.service';
 import type { QueuedFeedback } from '../feedback/feedback-record';
+import type { QueuedCheckIn } from '../crons/check-in-record';
+import { CheckInStoreService } from '../crons/check-in-store.service';
+import { OutcomeCounter } from '../outcomes/outcome-counter';
 import {
   DigestJobData,
   DigestJobName,
@@ -102,6 +105,8 @@ export class DigestProcessor extends WorkerHost implements OnApplicationBootstra
     private readonly sweeper: FailedDigestSweeper,
     @InjectQueue(QueueName.Digest) private readonly queue: Queue<DigestJobData>,
     private readonly feedback: FeedbackStoreService,
+    private readonly checkIns: CheckInStoreService,
+    private readonly outcomes: OutcomeCounter,
   ) {
     super();
     this.jobsInFlight = new JobConcurrency(config.DIGEST_CONCURRENCY, MAX_EVENTS_PER_JOB);
@@ -148,6 +153,7 @@ export class DigestProcessor extends WorkerHost implements OnApplicationBootstra
     this.heartbeat.tookJob();
     if (job.name === DigestJobName.Feedback)
       return this.processFeedback(job.data as unknown as QueuedFeedback);
+    if (job.name === DigestJobName.CheckIn) return this.processCheckIn(job.data as unknown as QueuedCheckIn);
     const events = eventsOfJob(job.data);
     if (this.jobsInFlight.observe(events.length)) this.worker.concurrency = this.jobsInFlight.concurrency;
     const failures = (await Promise.all(events.map((event) => this.digestEvent(event)))).filter(
@@ -186,9 +192,26 @@ export class DigestProcessor extends WorkerHost implements OnApplicationBootstra
   }
 
   /** A feedback job meets failures as an event job of its own does (see the class comment). */
-  private async processFeedback(feedback: QueuedFeedback): Promise<void> {
+  private processFeedback(feedback: QueuedFeedback): Promise<void> {
+    return this.storeAlone(() => this.feedback.store(feedback));
+  }
+
+  /** A check-in Sentry would drop (no monitor, already finished) is counted as an outcome. */
+  private processCheckIn(checkIn: QueuedCheckIn): Promise<void> {
+    return this.storeAlone(async () => {
+      const stored = await this.checkIns.store(checkIn);
+      if (stored.result === 'dropped') {
+        this.outcomes.count(checkIn.projectId, [
+          { outcome: 'invalid', category: 'monitor', reason: stored.reason, quantity: 1 },
+        ]);
+      }
+    });
+  }
+
+  /** Stores a job's one record; failures are met as an event job of its own meets them. */
+  private async storeAlone(store: () => Promise<unknown>): Promise<void> {
     try {
-      await this.feedback.store(feedback);
+      await store();
     } catch (error) {
       const kind = classifyDatabaseError(error, { onEventData: true });
       if (kind === 'unavailable') return this.waitForDatabase(error);

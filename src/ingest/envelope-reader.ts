@@ -54,6 +54,8 @@ export const SMALL_ITEM_BUDGETS: Readonly<Record<string, number>> = {
   // A feedback item is an event (up to the event limit); a user report is a few short fields.
   feedback: MAX_EVENT_BYTES,
   user_report: 64 * 1024,
+  // A check-in is a few hundred bytes, its monitor_config included.
+  check_in: 64 * 1024,
 };
 export const MAX_CLIENT_REPORT_BYTES = SMALL_ITEM_BUDGETS.client_report;
 

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describeError } from '../http/api-error.filter';
 import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS } from '../common/cors';
+import { CRON_CHECK_IN_ROUTE, CronCheckInEndpoint } from './cron-check-in.endpoint';
 import { IngestEndpoint, IngestRejection, IngestService } from './ingest.service';
 
 const INGEST_ROUTE = /^\/api\/([^/]+)\/(envelope|store)\/?$/;
@@ -30,14 +31,18 @@ const PREFLIGHT_HEADERS = {
 export class IngestHttpHandler {
   private readonly logger = new Logger('Ingest');
 
-  constructor(private readonly ingest: IngestService) {}
+  constructor(
+    private readonly ingest: IngestService,
+    private readonly cron: CronCheckInEndpoint,
+  ) {}
 
   /** Handles the request and returns true when it is for an ingest route; false lets Express have it. */
   tryHandle(request: IncomingMessage, response: ServerResponse): boolean {
     const url = request.url ?? '';
     const queryStart = url.indexOf('?');
-    const match = INGEST_ROUTE.exec(queryStart === -1 ? url : url.slice(0, queryStart));
-    if (!match) return false;
+    const path = queryStart === -1 ? url : url.slice(0, queryStart);
+    const match = INGEST_ROUTE.exec(path);
+    if (!match) return this.tryCronCheckIn(path, queryStart === -1 ? '' : url.slice(queryStart + 1), request, response);
     if (request.method === 'OPTIONS') {
       response.writeHead(204, PREFLIGHT_HEADERS).end();
     } else if (request.method === 'GET' && match[2] === 'store' && queryStart !== -1) {
@@ -56,6 +61,26 @@ export class IngestHttpHandler {
           : (new URLSearchParams(url.slice(queryStart + 1)).get('sentry_key') ?? undefined);
       this.ingest.ingest(match[2] as IngestEndpoint, match[1], request, sentryKey).then(
         (result) => send(response, 200, result),
+        (error: unknown) => this.sendError(response, error),
+      );
+    }
+    return true;
+  }
+
+  /** The DSN check-in URL of cron monitors (CronCheckInEndpoint): GET or POST, 202. */
+  private tryCronCheckIn(path: string, query: string, request: IncomingMessage, response: ServerResponse): boolean {
+    const match = CRON_CHECK_IN_ROUTE.exec(path);
+    if (!match) return false;
+    if (request.method === 'OPTIONS') {
+      response.writeHead(204, PREFLIGHT_HEADERS).end();
+    } else if (request.method !== 'GET' && request.method !== 'POST') {
+      request.resume();
+      send(response, 405, { error: `${request.method} is not allowed here: GET or POST a check-in` }, {
+        Allow: 'GET, POST, OPTIONS',
+      });
+    } else {
+      this.cron.checkIn(request, match[1], match[2], match[3], new URLSearchParams(query)).then(
+        (result) => send(response, 202, result),
         (error: unknown) => this.sendError(response, error),
       );
     }

@@ -7,6 +7,8 @@ import { AttachmentIntakes } from './attachment-intake';
 import { ProjectsModule } from '../projects/projects.module';
 import { DigestProducer, digestProducerQueueProvider } from './digest.producer';
 import { FeedbackIntake } from './feedback-intake';
+import { CheckInIntake } from './check-in-intake';
+import { CronCheckInEndpoint } from './cron-check-in.endpoint';
 import { IngestHttpHandler } from './ingest-http.handler';
 import { IngestMetrics } from './ingest.metrics';
 import { IngestService } from './ingest.service';
@@ -38,6 +40,8 @@ import { TestEventSender } from './test-event';
     digestProducerQueueProvider,
     DigestProducer,
     FeedbackIntake,
+    CheckInIntake,
+    CronCheckInEndpoint,
     IngestMetrics,
     AttachmentIntakes,
     IngestService,

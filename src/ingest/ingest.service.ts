@@ -26,6 +26,7 @@ import { SESSION_ITEM_TYPES, SessionIntake } from './session-intake';
 import { envelopeOutcomes, refusalOutcome } from '../outcomes/envelope-outcomes';
 import { OutcomeCounter } from '../outcomes/outcome-counter';
 import { AttachmentIntakes } from './attachment-intake';
+import { CHECK_IN_ITEM_TYPE, CheckInIntake } from './check-in-intake';
 
 /** Sentry answers with the event id as 32 hex digits; `{}` when the envelope held no event. */
 export type IngestResult = { id: string } | Record<string, never>;
@@ -57,6 +58,12 @@ export class IngestRejection extends HttpException {
 }
 
 const PROJECT_ID = /^[1-9]\d{0,9}$/;
+
+/**
+ * Item types read on past the event limits: sessions and check-ins have limits of their own, and
+ * client reports none.
+ */
+const LIMITED_APART: ReadonlySet<string> = new Set([...SESSION_ITEM_TYPES, CHECK_IN_ITEM_TYPE, 'client_report']);
 
 export function parseProjectId(raw: string): number {
   const id = PROJECT_ID.test(raw) ? Number(raw) : NaN;
@@ -93,6 +100,7 @@ export class IngestService {
     private readonly sessions: SessionIntake,
     private readonly feedback: FeedbackIntake,
     private readonly attachmentIntakes: AttachmentIntakes,
+    private readonly checkIns: CheckInIntake,
   ) {
     this.debug = config.logLevel === 'debug' || config.logLevel === 'trace';
   }
@@ -223,7 +231,7 @@ export class IngestService {
     // Over the event limits, the body is read only as long as its items are sessions (or client
     // reports): the first other item ends the reading with the 429.
     reader.onItemType = (type) => {
-      if (attempt.eventsRefused && !SESSION_ITEM_TYPES.has(type) && type !== 'client_report') {
+      if (attempt.eventsRefused && !LIMITED_APART.has(type)) {
         throw attempt.eventsRefused;
       }
     };
@@ -241,7 +249,10 @@ export class IngestService {
             ? canonicalUuid(headerId)
             : undefined
           : resolveEventId(headerId, reader.eventFacts);
-      if (reader.smallItems.size > 0) await this.feedback.acceptEnvelope(projectId, reader);
+      if (reader.smallItems.size > 0) {
+        await this.feedback.acceptEnvelope(projectId, reader);
+        await this.takeCheckIns(projectId, reader, attempt);
+      }
       if (reader.event === undefined) await this.takeSessions(projectId, reader, attempt, false);
     } catch (error) {
       await attachments.abort();
@@ -300,6 +311,21 @@ export class IngestService {
       );
     }
     if (taken.outcomes.length > 0) this.outcomes.count(projectId, taken.outcomes);
+  }
+
+  /**
+   * Queues the envelope's check-ins. Check-ins are not limited with the events (Sentry limits them
+   * per monitor): an envelope of check-ins alone gives its count against the event limits back.
+   */
+  private async takeCheckIns(projectId: number, reader: EnvelopeReader, attempt: IngestAttempt): Promise<void> {
+    if (!reader.smallItems.has(CHECK_IN_ITEM_TYPE)) return;
+    await this.checkIns.acceptEnvelope(projectId, reader);
+    const onlyCheckIns = reader.itemTypes.every((type) => type === CHECK_IN_ITEM_TYPE || type === 'client_report');
+    if (onlyCheckIns && attempt.countedAt !== undefined) {
+      const countedAt = attempt.countedAt;
+      attempt.countedAt = undefined;
+      await this.giveBackRequest(projectId, countedAt);
+    }
   }
 
   /** Runs beside the recording of the sessions; a failure only leaves the count taken, and is logged. */

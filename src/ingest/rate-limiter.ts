@@ -29,7 +29,8 @@ return {0, 0}
 
 /**
  * The data categories the event limits cover, as `X-Sentry-Rate-Limits` names them: every category
- * an SDK sends but `session` (its own limits) and `internal` (client reports, which are not limited).
+ * an SDK sends but `session` (its own limits), `monitor` (cron check-ins, which Sentry limits per
+ * monitor, never with the events) and `internal` (client reports, which are not limited).
  */
 export const EVENT_RATE_LIMIT_CATEGORIES = [
   'default',
@@ -41,7 +42,6 @@ export const EVENT_RATE_LIMIT_CATEGORIES = [
   'profile',
   'profile_chunk',
   'replay',
-  'monitor',
   'feedback',
   'log_item',
   'metric_bucket',

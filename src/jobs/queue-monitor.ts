@@ -63,6 +63,7 @@ export class QueueMonitor {
       this.redis.zcard(key(QueueName.Alerts, 'failed')),
       this.redis.zcard(key(QueueName.Maintenance, 'failed')),
       this.redis.zcard(key(QueueName.Uptime, 'failed')),
+      this.redis.zcard(key(QueueName.Monitors, 'failed')),
       this.redis.hgetall(this.workersKey),
     ]);
     let timer: NodeJS.Timeout | undefined;
@@ -80,6 +81,7 @@ export class QueueMonitor {
         alertsFailed,
         maintenanceFailed,
         uptimeFailed,
+        monitorsFailed,
         beats,
       ] = results;
       const workers = parseWorkerBeats(beats, now);
@@ -90,6 +92,7 @@ export class QueueMonitor {
           [QueueName.Alerts]: alertsFailed,
           [QueueName.Maintenance]: maintenanceFailed,
           [QueueName.Uptime]: uptimeFailed,
+          [QueueName.Monitors]: monitorsFailed,
         },
         workers,
         // Most recently busy first.

@@ -132,8 +132,20 @@ export function categoryOfItemType(type: string): string {
   return Object.hasOwn(CATEGORY_OF_ITEM_TYPE, type) ? CATEGORY_OF_ITEM_TYPE[type] : 'unknown';
 }
 
-/** Item types ingest handles itself: events and feedback are queued, client reports read here, sessions recorded, attachments stored. */
-const HANDLED_ITEM_TYPES = new Set(['event', 'client_report', 'feedback', 'user_report', 'session', 'sessions', 'attachment']);
+/**
+ * Item types ingest handles itself: events, feedback and check-ins are queued, client reports read
+ * here, sessions recorded, attachments stored.
+ */
+const HANDLED_ITEM_TYPES = new Set([
+  'event',
+  'client_report',
+  'feedback',
+  'user_report',
+  'session',
+  'sessions',
+  'attachment',
+  'check_in',
+]);
 
 /**
  * The outcomes of an envelope's items: one `unsupported` per item of a type not handled, and the

@@ -1,0 +1,78 @@
+import { Inject, Injectable, Logger, ServiceUnavailableException } from '@nestjs/common';
+import type { Queue } from 'bullmq';
+import { RepeatedLog } from '../common/repeated-log';
+import { CheckInReading, QueuedCheckIn, readCheckInItem } from '../crons/check-in-record';
+import { checkInJob } from '../digest/digest-job';
+import type { OutcomeCount } from '../outcomes/envelope-outcomes';
+import { OutcomeCounter } from '../outcomes/outcome-counter';
+import { DIGEST_PRODUCER_QUEUE } from './digest.producer';
+import type { EnvelopeReader } from './envelope-reader';
+
+/** As for events (DigestProducer): a request gets its 503 within seconds when Redis does not answer. */
+const ENQUEUE_TIMEOUT_MS = 2_500;
+
+export const CHECK_IN_ITEM_TYPE = 'check_in';
+
+/** What ingest counts for a check-in, or a monitor_config, it does not keep (category `monitor`). */
+export function checkInOutcome(reason: string): OutcomeCount {
+  return { outcome: 'invalid', category: 'monitor', reason, quantity: 1 };
+}
+
+/** The outcomes of a reading: the refusal, or an invalid monitor_config dropped from a kept check-in. */
+export function readingOutcomes(reading: CheckInReading): OutcomeCount[] {
+  if ('refused' in reading) return [checkInOutcome(reading.refused)];
+  return reading.configRefused === undefined ? [] : [checkInOutcome('invalid_monitor_config')];
+}
+
+/**
+ * Cron monitor check-ins at ingest: the `check_in` items of an envelope (kept whole by the reader,
+ * see SMALL_ITEM_BUDGETS) and the HTTP check-in URL, read (check-in-record.ts) and put on the
+ * digest queue as jobs of their own before the client is answered: answered means kept. A check-in
+ * that cannot be kept is skipped and counted as an outcome; the rest of the envelope is kept.
+ */
+@Injectable()
+export class CheckInIntake {
+  private readonly logger = new Logger('CheckInIntake');
+  private readonly redisLog = new RepeatedLog(this.logger, 10_000);
+
+  constructor(
+    @Inject(DIGEST_PRODUCER_QUEUE) private readonly queue: Queue,
+    private readonly outcomes: OutcomeCounter,
+  ) {}
+
+  /** Queues the envelope's check-ins; resolves once Redis has them (503 otherwise). */
+  async acceptEnvelope(projectId: number, reader: EnvelopeReader, receivedAt = Date.now()): Promise<number> {
+    const items = reader.itemsOfType(CHECK_IN_ITEM_TYPE);
+    if (items.length === 0) return 0;
+    const kept: QueuedCheckIn[] = [];
+    const counted: OutcomeCount[] = [];
+    for (const item of items) {
+      if (item === undefined) {
+        counted.push(checkInOutcome('too_large'));
+        continue;
+      }
+      const reading = readCheckInItem(item.payload, projectId, receivedAt);
+      counted.push(...readingOutcomes(reading));
+      if ('checkIn' in reading) kept.push(reading.checkIn);
+    }
+    await this.enqueue(kept);
+    if (counted.length > 0) this.outcomes.count(projectId, counted);
+    return kept.length;
+  }
+
+  async enqueue(checkIns: QueuedCheckIn[]): Promise<void> {
+    if (checkIns.length === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('timed out')), ENQUEUE_TIMEOUT_MS);
+    });
+    try {
+      await Promise.race([this.queue.addBulk(checkIns.map(checkInJob)), timeout]);
+    } catch (error) {
+      this.redisLog.warn('enqueue', `could not enqueue ${checkIns.length} check-in(s): ${(error as Error).message}`);
+      throw new ServiceUnavailableException('event queue unavailable, try again later');
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
