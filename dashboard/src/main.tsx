@@ -22,6 +22,8 @@ import { ChannelsPage } from './pages/ChannelsPage';
 import { TokensPage } from './pages/TokensPage';
 import { UsagePage } from './pages/UsagePage';
 import { FeedbackPage } from './pages/FeedbackPage';
+import { CronMonitorFormPage } from './pages/CronMonitorForm';
+import { CronMonitorPage } from './pages/CronMonitorPage';
 import { MonitorsPage } from './pages/MonitorsPage';
 import { PublicStatusPage } from './pages/PublicStatusPage';
 import { UptimeMonitorFormPage } from './pages/UptimeMonitorForm';
@@ -90,6 +92,13 @@ function Routes({ path, me }: { path: string; me: Me }) {
   if ((params = match('/projects/:id/usage', path))) return <UsagePage projectId={Number(params.id)} />;
   if ((params = match('/projects/:id/feedback', path))) return <FeedbackPage projectId={Number(params.id)} />;
   if ((params = match('/projects/:id/monitors', path))) return <MonitorsPage projectId={Number(params.id)} />;
+  if ((params = match('/projects/:id/monitors/cron/new', path))) return <CronMonitorFormPage projectId={Number(params.id)} />;
+  if ((params = match('/projects/:id/monitors/cron/:slug', path))) {
+    return <CronMonitorPage key={params.slug} projectId={Number(params.id)} slug={params.slug} />;
+  }
+  if ((params = match('/projects/:id/monitors/cron/:slug/edit', path))) {
+    return <CronMonitorFormPage key={params.slug} projectId={Number(params.id)} slug={params.slug} />;
+  }
   if ((params = match('/projects/:id/monitors/uptime/new', path))) return <UptimeMonitorFormPage projectId={Number(params.id)} />;
   if ((params = match('/projects/:id/monitors/uptime/:monitorId', path))) {
     return <UptimeMonitorPage key={params.monitorId} projectId={Number(params.id)} monitorId={Number(params.monitorId)} />;

@@ -44,6 +44,18 @@ Sentry.captureException(new Error("Something went wrong"));`,
 
 type Sdk = keyof typeof SDKS;
 
+/** A snippet to paste, with its copy button. */
+export function CodeSnippet({ code }: { code: string }) {
+  return (
+    <div class="code-block">
+      <pre>
+        <code>{code}</code>
+      </pre>
+      <CopyButton text={code} label="Copy snippet" class="code-copy" />
+    </div>
+  );
+}
+
 export function DsnField({ project }: { project: Project }) {
   const id = `dsn-${project.id}`;
   return (
@@ -87,12 +99,7 @@ export function DsnSetup({ project, onTestEventStored }: { project: Project; onT
           1. Install: <code>{chosen.install}</code>
         </p>
         <p class="setup-step">2. Initialise the SDK with this project's DSN:</p>
-        <div class="code-block">
-          <pre>
-            <code>{code}</code>
-          </pre>
-          <CopyButton text={code} label="Copy snippet" class="code-copy" />
-        </div>
+        <CodeSnippet code={code} />
         {canWrite && <TestEvent projectId={project.id} onStored={onTestEventStored} />}
       </div>
     </div>

@@ -2,6 +2,7 @@ import { useCan } from '../access';
 import { call, client, UptimeMonitor } from '../api';
 import { Empty, ErrorMessage, Loading, ProjectLoadError, RelTime, Sparkline, useAsync, useTitle } from '../components';
 import { DataTable } from '../lists';
+import { CronMonitorsSection } from './CronMonitorsSection';
 import { hostOf, msText, MutedMark, percentText, StatusPill } from './MonitorStatus';
 import { ProjectHeader, useProject } from './ProjectHeader';
 import { uptimeMonitorUrl } from './UptimeMonitorPage';
@@ -19,6 +20,7 @@ export function MonitorsPage({ projectId }: { projectId: number }) {
   return (
     <>
       <ProjectHeader project={project.data} active="monitors" />
+      <CronMonitorsSection project={project.data} />
       <UptimeMonitorsSection projectId={projectId} />
     </>
   );
