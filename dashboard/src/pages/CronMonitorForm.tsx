@@ -115,10 +115,10 @@ function CronMonitorForm({ projectId, monitor }: { projectId: number; monitor: C
         <legend>Schedule</legend>
         <div class="inline-actions" role="radiogroup" aria-label="Schedule type">
           <label class="check">
-            <input type="radio" name="schedule-type" checked={type === 'crontab'} onChange={() => setType('crontab')} /> Crontab
+            <input type="radio" name="schedule-type" checked={type === 'crontab'} onChange={() => setType('crontab')} /> Cron expression
           </label>
           <label class="check">
-            <input type="radio" name="schedule-type" checked={type === 'interval'} onChange={() => setType('interval')} /> Interval
+            <input type="radio" name="schedule-type" checked={type === 'interval'} onChange={() => setType('interval')} /> Fixed interval
           </label>
         </div>
         {type === 'crontab' ? (
