@@ -4,7 +4,7 @@ import { BarChart } from '../bar-chart';
 import { DeadEnd, Empty, ErrorMessage, Loading, ProjectLoadError, RelTime, useAsync, useTitle } from '../components';
 import { useCursorPages } from '../lists';
 import { navigate } from '../router';
-import { exactTime, plural } from '../util';
+import { plural } from '../util';
 import { CronSetup } from './CronSetup';
 import { MonitorActions } from './MonitorActions';
 import { durationText, MutedMark, StatusPill, statusWord } from './MonitorStatus';
@@ -119,11 +119,14 @@ function EnvironmentFigure({ environment }: { environment: CronEnvironment }) {
   );
 }
 
+function shortTime(value: string): string {
+  return new Date(value).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+}
+
 function checkInDetail(checkIn: CheckIn): string {
   const parts: string[] = [];
   if (checkIn.duration_ms !== null) parts.push(`took ${durationText(checkIn.duration_ms)}`);
-  if (checkIn.status === 'missed' && checkIn.expected_at) parts.push(`no check-in for the run expected ${exactTime(checkIn.expected_at)}`);
-  else if (checkIn.expected_at) parts.push(`expected ${new Date(checkIn.expected_at).toLocaleString()}`);
+  if (checkIn.status === 'missed' && checkIn.expected_at) parts.push(`no check-in for the run expected ${shortTime(checkIn.expected_at)}`);
   if (checkIn.status === 'timeout') parts.push('never reported its end');
   if (checkIn.release) parts.push(`release ${checkIn.release}`);
   return parts.join(' · ');
@@ -174,6 +177,7 @@ function CheckIns({ projectId, monitor }: { projectId: number; monitor: CronMoni
         <figure class="chart">
           <h3 class="small muted">Durations of the latest {plural(shown.length, 'run')}</h3>
           <BarChart
+            class="duration-bars"
             bars={shown.map((checkIn) => ({
               key: checkIn.id,
               value: checkIn.duration_ms ?? 0,
@@ -183,7 +187,7 @@ function CheckIns({ projectId, monitor }: { projectId: number; monitor: CronMoni
             }))}
             label={`Durations of the latest ${plural(shown.length, 'run')}, up to ${durationText(max)}`}
             listLabel="Durations"
-            labels={[new Date(shown[0].created_at).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' }), 'latest']}
+            labels={[shortTime(shown[0].created_at), 'latest']}
             maxLabel={durationText(max)}
           />
           <figcaption class="chart-legend small muted">
@@ -200,7 +204,7 @@ function CheckIns({ projectId, monitor }: { projectId: number; monitor: CronMoni
         </figure>
       )}
       {checkIns.items.length > 0 && (
-        <ol class="timeline" aria-label="Check-ins, latest first">
+        <ol class="checkin-timeline" aria-label="Check-ins, latest first">
           {checkIns.items.map((checkIn) => (
             <li key={checkIn.id} data-status={checkIn.status}>
               <StatusPill status={checkIn.status} small />

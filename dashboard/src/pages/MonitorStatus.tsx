@@ -12,7 +12,7 @@ const STATES: Record<string, { sign: string; word: string; tone: 'good' | 'bad' 
   error: { sign: '✕', word: 'Error', tone: 'bad' },
   down: { sign: '✕', word: 'Down', tone: 'bad' },
   missed: { sign: '!', word: 'Missed', tone: 'warn' },
-  timeout: { sign: '⏱', word: 'Timed out', tone: 'bad' },
+  timeout: { sign: '⊘', word: 'Timed out', tone: 'bad' },
   in_progress: { sign: '…', word: 'In progress', tone: 'busy' },
   pending: { sign: '○', word: 'Waiting', tone: 'idle' },
 };
