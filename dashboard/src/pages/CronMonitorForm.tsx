@@ -1,10 +1,10 @@
 import { useMemo, useState } from 'preact/hooks';
 import { useSubmit } from '../actions';
 import { call, client, CronMonitor, CronMonitorInput } from '../api';
-import { DeadEnd, ErrorMessage, Loading, PageHeader, ProjectLoadError, useAsync, useTitle } from '../components';
+import { PageHeader, useAsync, useTitle } from '../components';
 import { navigate } from '../router';
 import { cronMonitorUrl } from './CronMonitorPage';
-import { useProject } from './ProjectHeader';
+import { MonitorFormEnd, MonitorFrame, NumberField, numberOrUndefined } from './MonitorFrame';
 import './monitors.css';
 
 type Unit = NonNullable<CronMonitorInput['schedule']['unit']>;
@@ -16,14 +16,8 @@ function timeZones(): string[] {
   return ['UTC', ...supported.filter((zone) => zone !== 'UTC')];
 }
 
-/** Numbers as typed: an empty field is left to the server's default, anything else goes as it is. */
-function numberOrUndefined(text: string): number | undefined {
-  return text.trim() === '' ? undefined : Number(text);
-}
-
 /** Creates a cron monitor, or edits `slug`'s. */
 export function CronMonitorFormPage({ projectId, slug }: { projectId: number; slug?: string }) {
-  const project = useProject(projectId);
   const existing = useAsync(
     () =>
       slug === undefined
@@ -32,25 +26,15 @@ export function CronMonitorFormPage({ projectId, slug }: { projectId: number; sl
     [projectId, slug],
   );
   useTitle(slug === undefined ? 'New cron monitor' : 'Edit cron monitor');
-  if (project.error) return <ProjectLoadError project={project} />;
-  if (existing.status === 404) {
-    return (
-      <DeadEnd title="Monitor not found" links={[{ href: `/projects/${projectId}/monitors`, label: 'Back to monitors' }]}>
-        This project has no cron monitor {slug}; it may have been deleted.
-      </DeadEnd>
-    );
-  }
-  if (existing.error) return <ErrorMessage error={existing.error} onRetry={existing.reload} status={existing.status} />;
-  if (!project.data || existing.loading) return <Loading />;
   return (
-    <>
-      <nav aria-label="Breadcrumb" class="crumbs">
-        <a href="/">Projects</a> <span aria-hidden="true">/</span> <a href={`/projects/${projectId}/issues`}>{project.data.name}</a>{' '}
-        <span aria-hidden="true">/</span> <a href={`/projects/${projectId}/monitors`}>Monitors</a>
-      </nav>
-      <PageHeader title={existing.data ? `Edit ${existing.data.name}` : 'New cron monitor'} />
-      <CronMonitorForm projectId={projectId} monitor={existing.data} />
-    </>
+    <MonitorFrame projectId={projectId} monitor={existing} missing={`This project has no cron monitor ${slug}; it may have been deleted.`}>
+      {(_, monitor) => (
+        <>
+          <PageHeader title={monitor ? `Edit ${monitor.name}` : 'New cron monitor'} />
+          <CronMonitorForm projectId={projectId} monitor={monitor} />
+        </>
+      )}
+    </MonitorFrame>
   );
 }
 
@@ -82,19 +66,21 @@ function CronMonitorForm({ projectId, monitor }: { projectId: number; monitor: C
         recovery_threshold: numberOrUndefined(recoveries),
       } satisfies CronMonitorInput;
       const saved = monitor
-        ? await call(client.PATCH('/api/projects/{id}/monitors/{slug}', { params: { path: { id: projectId, slug: monitor.slug } }, body: fields }))
-        : await call(client.POST('/api/projects/{id}/monitors', { params: { path: { id: projectId } }, body: { ...fields, slug: slug.trim() || undefined } }));
+        ? await call(
+            client.PATCH('/api/projects/{id}/monitors/{slug}', {
+              params: { path: { id: projectId, slug: monitor.slug } },
+              body: fields,
+            }),
+          )
+        : await call(
+            client.POST('/api/projects/{id}/monitors', {
+              params: { path: { id: projectId } },
+              body: { ...fields, slug: slug.trim() || undefined },
+            }),
+          );
       navigate(cronMonitorUrl(projectId, saved.slug));
     });
   };
-
-  const number = (label: string, value: string, set: (value: string) => void, inputName: string, hint?: string) => (
-    <label class="field">
-      <span>{label}</span>
-      <input type="number" name={inputName} value={value} onInput={(e) => set(e.currentTarget.value)} />
-      {hint && <small class="hint">{hint}</small>}
-    </label>
-  );
 
   return (
     <form class="card form-grid monitor-form" noValidate onSubmit={save} aria-label={monitor ? 'Edit cron monitor' : 'New cron monitor'}>
@@ -129,7 +115,7 @@ function CronMonitorForm({ projectId, monitor }: { projectId: number; monitor: C
           </label>
         ) : (
           <div class="field-row">
-            {number('Every', every, setEvery, 'interval')}
+            <NumberField label="Every" name="interval" value={every} onInput={setEvery} />
             <label class="field">
               <span>Unit</span>
               <select name="unit" value={unit} onChange={(e) => setUnit(e.currentTarget.value as Unit)}>
@@ -157,23 +143,38 @@ function CronMonitorForm({ projectId, monitor }: { projectId: number; monitor: C
       <fieldset>
         <legend>Tolerances and alerts</legend>
         <div class="field-row">
-          {number('Margin (minutes)', margin, setMargin, 'margin', 'Late by more than this: missed.')}
-          {number('Max runtime (minutes)', maxRuntime, setMaxRuntime, 'max-runtime', 'In progress longer: timed out.')}
+          <NumberField label="Margin (minutes)" name="margin" value={margin} onInput={setMargin} hint="Late by more than this: missed." />
+          <NumberField
+            label="Max runtime (minutes)"
+            name="max-runtime"
+            value={maxRuntime}
+            onInput={setMaxRuntime}
+            hint="In progress longer: timed out."
+          />
         </div>
         <div class="field-row">
-          {number('Issue after failures', failures, setFailures, 'failure-threshold', 'In a row, before an issue opens.')}
-          {number('Resolve after successes', recoveries, setRecoveries, 'recovery-threshold', 'In a row, before it resolves.')}
+          <NumberField
+            label="Issue after failures"
+            name="failure-threshold"
+            value={failures}
+            onInput={setFailures}
+            hint="In a row, before an issue opens."
+          />
+          <NumberField
+            label="Resolve after successes"
+            name="recovery-threshold"
+            value={recoveries}
+            onInput={setRecoveries}
+            hint="In a row, before it resolves."
+          />
         </div>
       </fieldset>
-      <ErrorMessage error={error} />
-      <div class="form-actions">
-        <button type="submit" class="btn btn-primary" disabled={busy}>
-          {busy ? 'Saving…' : monitor ? 'Save monitor' : 'Create monitor'}
-        </button>
-        <a class="btn" href={monitor ? cronMonitorUrl(projectId, monitor.slug) : `/projects/${projectId}/monitors`}>
-          Cancel
-        </a>
-      </div>
+      <MonitorFormEnd
+        error={error}
+        busy={busy}
+        editing={!!monitor}
+        cancelHref={monitor ? cronMonitorUrl(projectId, monitor.slug) : `/projects/${projectId}/monitors`}
+      />
     </form>
   );
 }

@@ -1,14 +1,14 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, CheckIn, client, CronEnvironment, CronMonitor } from '../api';
 import { BarChart } from '../bar-chart';
-import { DeadEnd, Empty, ErrorMessage, Loading, ProjectLoadError, RelTime, useAsync, useTitle } from '../components';
+import { Empty, ErrorMessage, Loading, RelTime, useAsync, useTitle } from '../components';
 import { useCursorPages } from '../lists';
 import { navigate } from '../router';
 import { plural } from '../util';
 import { CronSetup } from './CronSetup';
 import { MonitorActions } from './MonitorActions';
 import { durationText, MutedMark, StatusPill, statusWord } from './MonitorStatus';
-import { useProject } from './ProjectHeader';
+import { MonitorFrame } from './MonitorFrame';
 import './monitors.css';
 
 const CHECK_INS_PAGE = 50;
@@ -19,57 +19,57 @@ export function cronMonitorUrl(projectId: number, slug: string): string {
 
 /** One cron monitor: its state per environment, its check-ins and their durations, its setup. */
 export function CronMonitorPage({ projectId, slug }: { projectId: number; slug: string }) {
-  const project = useProject(projectId);
-  const monitor = useAsync(() => call(client.GET('/api/projects/{id}/monitors/{slug}', { params: { path: { id: projectId, slug } } })), [projectId, slug]);
+  const monitor = useAsync(
+    () => call(client.GET('/api/projects/{id}/monitors/{slug}', { params: { path: { id: projectId, slug } } })),
+    [projectId, slug],
+  );
   useTitle(monitor.data?.name ?? 'Cron monitor');
-  if (project.error) return <ProjectLoadError project={project} />;
-  if (monitor.status === 404) {
-    return (
-      <DeadEnd title="Monitor not found" links={[{ href: `/projects/${projectId}/monitors`, label: 'Back to monitors' }]}>
-        This project has no cron monitor {slug}; it may have been deleted.
-      </DeadEnd>
-    );
-  }
-  if (monitor.error) return <ErrorMessage error={monitor.error} onRetry={monitor.reload} status={monitor.status} />;
-  if (!project.data || !monitor.data) return <Loading label="Loading monitor…" />;
-  const data = monitor.data;
   const mute = async (muted: boolean) =>
-    monitor.setData(await call(client.PATCH('/api/projects/{id}/monitors/{slug}', { params: { path: { id: projectId, slug } }, body: { muted } })));
+    monitor.setData(
+      await call(
+        client.PATCH('/api/projects/{id}/monitors/{slug}', {
+          params: { path: { id: projectId, slug } },
+          body: { muted },
+        }),
+      ),
+    );
   const remove = async () => {
     await call(client.DELETE('/api/projects/{id}/monitors/{slug}', { params: { path: { id: projectId, slug } } }));
     navigate(`/projects/${projectId}/monitors`);
   };
   return (
-    <>
-      <nav aria-label="Breadcrumb" class="crumbs">
-        <a href="/">Projects</a> <span aria-hidden="true">/</span> <a href={`/projects/${projectId}/issues`}>{project.data.name}</a>{' '}
-        <span aria-hidden="true">/</span> <a href={`/projects/${projectId}/monitors`}>Monitors</a>
-      </nav>
-      <header class="card">
-        <div class="monitor-head">
-          <h1>{data.name}</h1>
-          <StatusPill status={data.status} />
-          <MutedMark muted={data.muted} />
-        </div>
-        <p class="muted">
-          <span class="mono">{data.slug}</span> · {data.schedule_description} ({data.timezone}) · missed {plural(data.checkin_margin, 'minute')} after
-          the expected time · times out after {plural(data.max_runtime, 'minute')}
-        </p>
-        <CronFigures monitor={data} />
-        <MonitorActions
-          muted={data.muted}
-          editHref={`${cronMonitorUrl(projectId, slug)}/edit`}
-          mute={mute}
-          remove={remove}
-          what="Its check-ins are deleted; its issues stay. A check-in with a monitor_config creates it again."
-        />
-      </header>
-      <CheckIns projectId={projectId} monitor={data} />
-      <section class="card" aria-labelledby="setup-title">
-        <h2 id="setup-title">Send check-ins</h2>
-        <CronSetup project={project.data} monitor={data} />
-      </section>
-    </>
+    <MonitorFrame projectId={projectId} monitor={monitor} missing={`This project has no cron monitor ${slug}; it may have been deleted.`}>
+      {(project, data) =>
+        data && (
+          <>
+            <header class="card">
+              <div class="monitor-head">
+                <h1>{data.name}</h1>
+                <StatusPill status={data.status} />
+                <MutedMark muted={data.muted} />
+              </div>
+              <p class="muted">
+                <span class="mono">{data.slug}</span> · {data.schedule_description} ({data.timezone}) · missed {plural(data.checkin_margin, 'minute')}{' '}
+                after the expected time · times out after {plural(data.max_runtime, 'minute')}
+              </p>
+              <CronFigures monitor={data} />
+              <MonitorActions
+                muted={data.muted}
+                editHref={`${cronMonitorUrl(projectId, slug)}/edit`}
+                mute={mute}
+                remove={remove}
+                what="Its check-ins are deleted; its issues stay. A check-in with a monitor_config creates it again."
+              />
+            </header>
+            <CheckIns projectId={projectId} monitor={data} />
+            <section class="card" aria-labelledby="setup-title">
+              <h2 id="setup-title">Send check-ins</h2>
+              <CronSetup project={project} monitor={data} />
+            </section>
+          </>
+        )
+      }
+    </MonitorFrame>
   );
 }
 
@@ -120,7 +120,12 @@ function EnvironmentFigure({ environment }: { environment: CronEnvironment }) {
 }
 
 function shortTime(value: string): string {
-  return new Date(value).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+  return new Date(value).toLocaleString(undefined, {
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+  });
 }
 
 function checkInDetail(checkIn: CheckIn): string {
@@ -139,7 +144,10 @@ function CheckIns({ projectId, monitor }: { projectId: number; monitor: CronMoni
     (cursor) =>
       call(
         client.GET('/api/projects/{id}/monitors/{slug}/check-ins', {
-          params: { path: { id: projectId, slug: monitor.slug }, query: { environment: environment || undefined, cursor, limit: CHECK_INS_PAGE } },
+          params: {
+            path: { id: projectId, slug: monitor.slug },
+            query: { environment: environment || undefined, cursor, limit: CHECK_INS_PAGE },
+          },
         }),
       ),
     true,

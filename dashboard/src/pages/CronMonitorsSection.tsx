@@ -8,7 +8,13 @@ import { MutedMark, StatusPill } from './MonitorStatus';
 import './monitors.css';
 
 /** What the empty list's snippets show: a monitor made by its first check-in. */
-const EXAMPLE = { slug: 'nightly-backup', schedule: { type: 'crontab' as const, value: '0 3 * * *' }, timezone: 'UTC', checkin_margin: 5, max_runtime: 30 };
+const EXAMPLE = {
+  slug: 'nightly-backup',
+  schedule: { type: 'crontab' as const, value: '0 3 * * *' },
+  timezone: 'UTC',
+  checkin_margin: 5,
+  max_runtime: 30,
+};
 
 /** The project's cron monitors: their state per environment, schedule in words, next and last run. */
 export function CronMonitorsSection({ project }: { project: Project }) {
@@ -31,8 +37,8 @@ export function CronMonitorsSection({ project }: { project: Project }) {
       {monitors.data && rows.length === 0 && (
         <>
           <Empty title="No cron monitors yet">
-            A cron monitor expects your scheduled jobs to check in, and opens an issue when a run is missed, fails or never ends. The first
-            check-in that carries a schedule creates the monitor: wrap the job with one of these snippets
+            A cron monitor expects your scheduled jobs to check in, and opens an issue when a run is missed, fails or never ends. The first check-in
+            that carries a schedule creates the monitor: wrap the job with one of these snippets
             {canWrite ? (
               <>
                 , or <a href={`/projects/${projectId}/monitors/cron/new`}>create it here</a> first

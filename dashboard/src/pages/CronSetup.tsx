@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { CronSchedule as Schedule, Project } from '../api';
-import { CodeSnippet, DsnField } from './DsnSetup';
+import { CodeSnippet, DsnField, SnippetTabs } from './DsnSetup';
 
 /** What a snippet needs to know of the monitor: its slug and, when it exists, its settings. */
 export interface CronSetupMonitor {
@@ -111,20 +111,7 @@ export function CronSetup({ project, monitor }: { project: Project; monitor: Cro
   return (
     <div class="setup">
       <DsnField project={project} />
-      <div class="tabs small" role="tablist" aria-label="Client">
-        {(Object.keys(CLIENTS) as Client[]).map((key) => (
-          <button
-            key={key}
-            type="button"
-            role="tab"
-            aria-selected={client === key}
-            class={client === key ? 'tab active' : 'tab'}
-            onClick={() => setClient(key)}
-          >
-            {CLIENTS[key].label}
-          </button>
-        ))}
-      </div>
+      <SnippetTabs label="Client" options={CLIENTS} chosen={client} onChoose={setClient} />
       <div role="tabpanel" aria-label={chosen.label}>
         {chosen.install && (
           <p class="setup-step">

@@ -44,6 +44,36 @@ Sentry.captureException(new Error("Something went wrong"));`,
 
 type Sdk = keyof typeof SDKS;
 
+/** The row of tabs choosing which client's snippet shows. */
+export function SnippetTabs<Key extends string>({
+  label,
+  options,
+  chosen,
+  onChoose,
+}: {
+  label: string;
+  options: Record<Key, { label: string }>;
+  chosen: Key;
+  onChoose: (key: Key) => void;
+}) {
+  return (
+    <div class="tabs small" role="tablist" aria-label={label}>
+      {(Object.keys(options) as Key[]).map((key) => (
+        <button
+          key={key}
+          type="button"
+          role="tab"
+          aria-selected={chosen === key}
+          class={chosen === key ? 'tab active' : 'tab'}
+          onClick={() => onChoose(key)}
+        >
+          {options[key].label}
+        </button>
+      ))}
+    </div>
+  );
+}
+
 /** A snippet to paste, with its copy button. */
 export function CodeSnippet({ code }: { code: string }) {
   return (
@@ -80,20 +110,7 @@ export function DsnSetup({ project, onTestEventStored }: { project: Project; onT
   return (
     <div class="setup">
       <DsnField project={project} />
-      <div class="tabs small" role="tablist" aria-label="SDK">
-        {(Object.keys(SDKS) as Sdk[]).map((key) => (
-          <button
-            key={key}
-            type="button"
-            role="tab"
-            aria-selected={sdk === key}
-            class={sdk === key ? 'tab active' : 'tab'}
-            onClick={() => setSdk(key)}
-          >
-            {SDKS[key].label}
-          </button>
-        ))}
-      </div>
+      <SnippetTabs label="SDK" options={SDKS} chosen={sdk} onChoose={setSdk} />
       <div role="tabpanel">
         <p class="setup-step">
           1. Install: <code>{chosen.install}</code>

@@ -46,7 +46,10 @@ export function MutedMark({ muted }: { muted: boolean }) {
 export function percentText(value: number | null | undefined): string {
   if (typeof value !== 'number') return '—';
   if (value === 100) return '100 %';
-  return `${value.toFixed(value >= 99 ? 3 : 2).replace(/0+$/, '').replace(/\.$/, '')} %`;
+  return `${value
+    .toFixed(value >= 99 ? 3 : 2)
+    .replace(/0+$/, '')
+    .replace(/\.$/, '')} %`;
 }
 
 export function msText(value: number | null | undefined): string {

@@ -44,8 +44,8 @@ function UptimeMonitorsSection({ projectId }: { projectId: number }) {
       {!monitors.data && monitors.loading && <Loading label="Loading uptime monitors…" />}
       {monitors.data && rows.length === 0 && (
         <Empty title="No uptime monitors yet">
-          The server requests a URL of yours every minute (or as often as you choose), opens an issue when it stops answering as
-          expected and resolves it when it is back, with response times and uptime over 24 hours, 7 and 30 days.{' '}
+          The server requests a URL of yours every minute (or as often as you choose), opens an issue when it stops answering as expected and resolves
+          it when it is back, with response times and uptime over 24 hours, 7 and 30 days.{' '}
           {canWrite ? <a href={`/projects/${projectId}/monitors/uptime/new`}>Add the first one</a> : 'Ask a member of the project to add one.'}
         </Empty>
       )}
@@ -104,7 +104,11 @@ function UptimeRow({ projectId, monitor, trend }: { projectId: number; monitor: 
         {msText(monitor.last_response_ms)}
       </td>
       <td class="col-trend" data-label="Last 24 h">
-        {times.length > 1 ? <Sparkline counts={times} label={`Response times of the last 24 hours, up to ${msText(Math.max(...times))}`} /> : <span class="muted">—</span>}
+        {times.length > 1 ? (
+          <Sparkline counts={times} label={`Response times of the last 24 hours, up to ${msText(Math.max(...times))}`} />
+        ) : (
+          <span class="muted">—</span>
+        )}
       </td>
       <td class="num" data-label="Uptime 24 h">
         {percentText(monitor.uptime['24h'])}

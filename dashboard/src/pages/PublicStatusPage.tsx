@@ -85,10 +85,18 @@ export function PublicStatusPage({ slug }: { slug: string }) {
       ))}
       {monitors.length > 0 && (
         <p class="day-key" aria-hidden="true">
-          <span><span class="day-bar good" /> 99.9 % or more</span>
-          <span><span class="day-bar minor" /> 95 to 99.9 %</span>
-          <span><span class="day-bar bad" /> under 95 %</span>
-          <span><span class="day-bar" /> no data</span>
+          <span>
+            <span class="day-bar good" /> 99.9 % or more
+          </span>
+          <span>
+            <span class="day-bar minor" /> 95 to 99.9 %
+          </span>
+          <span>
+            <span class="day-bar bad" /> under 95 %
+          </span>
+          <span>
+            <span class="day-bar" /> no data
+          </span>
         </p>
       )}
       <p class="status-footer">

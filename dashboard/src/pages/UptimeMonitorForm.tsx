@@ -1,17 +1,13 @@
 import { useState } from 'preact/hooks';
 import { useSubmit } from '../actions';
 import { call, client, UptimeMonitor, UptimeMonitorInput } from '../api';
-import { DeadEnd, ErrorMessage, Loading, PageHeader, ProjectLoadError, useAsync, useTitle } from '../components';
+import { PageHeader, useAsync, useTitle } from '../components';
 import { navigate } from '../router';
-import { useProject } from './ProjectHeader';
+import { uptimeMonitorUrl } from './UptimeMonitorPage';
+import { MonitorFormEnd, MonitorFrame, NumberField, numberOrUndefined } from './MonitorFrame';
 import './monitors.css';
 
 const METHODS: UptimeMonitorInput['method'][] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
-
-/** Numbers as typed: an empty field is left to the server's default, anything else is sent as it is. */
-function numberOrUndefined(text: string): number | undefined {
-  return text.trim() === '' ? undefined : Number(text);
-}
 
 function headersText(headers: Record<string, string> | undefined): string {
   return Object.entries(headers ?? {})
@@ -30,41 +26,29 @@ function parseHeaders(text: string): Record<string, string> {
   return headers;
 }
 
-/** The monitor's page after a save; the list after creating one from it. */
-function monitorUrl(projectId: number, id: number): string {
-  return `/projects/${projectId}/monitors/uptime/${id}`;
-}
-
 /** Creates an uptime monitor, or edits `monitorId`'s. */
 export function UptimeMonitorFormPage({ projectId, monitorId }: { projectId: number; monitorId?: number }) {
-  const project = useProject(projectId);
   const existing = useAsync(
     () =>
       monitorId === undefined
         ? Promise.resolve(undefined)
-        : call(client.GET('/api/projects/{projectId}/uptime-monitors/{monitorId}', { params: { path: { projectId, monitorId } } })),
+        : call(
+            client.GET('/api/projects/{projectId}/uptime-monitors/{monitorId}', {
+              params: { path: { projectId, monitorId } },
+            }),
+          ),
     [projectId, monitorId],
   );
   useTitle(monitorId === undefined ? 'New uptime monitor' : 'Edit uptime monitor');
-  if (project.error) return <ProjectLoadError project={project} />;
-  if (existing.status === 404) {
-    return (
-      <DeadEnd title="Monitor not found" links={[{ href: `/projects/${projectId}/monitors`, label: 'Back to monitors' }]}>
-        This project has no such uptime monitor; it may have been deleted.
-      </DeadEnd>
-    );
-  }
-  if (existing.error) return <ErrorMessage error={existing.error} onRetry={existing.reload} status={existing.status} />;
-  if (!project.data || existing.loading) return <Loading />;
   return (
-    <>
-      <nav aria-label="Breadcrumb" class="crumbs">
-        <a href="/">Projects</a> <span aria-hidden="true">/</span> <a href={`/projects/${projectId}/issues`}>{project.data.name}</a>{' '}
-        <span aria-hidden="true">/</span> <a href={`/projects/${projectId}/monitors`}>Monitors</a>
-      </nav>
-      <PageHeader title={existing.data ? `Edit ${existing.data.name}` : 'New uptime monitor'} />
-      <UptimeMonitorForm projectId={projectId} monitor={existing.data} />
-    </>
+    <MonitorFrame projectId={projectId} monitor={existing} missing="This project has no such uptime monitor; it may have been deleted.">
+      {(_, monitor) => (
+        <>
+          <PageHeader title={monitor ? `Edit ${monitor.name}` : 'New uptime monitor'} />
+          <UptimeMonitorForm projectId={projectId} monitor={monitor} />
+        </>
+      )}
+    </MonitorFrame>
   );
 }
 
@@ -108,18 +92,15 @@ function UptimeMonitorForm({ projectId, monitor }: { projectId: number; monitor:
               body: input,
             }),
           )
-        : await call(client.POST('/api/projects/{projectId}/uptime-monitors', { params: { path: { projectId } }, body: input }));
-      navigate(monitorUrl(projectId, saved.id));
+        : await call(
+            client.POST('/api/projects/{projectId}/uptime-monitors', {
+              params: { path: { projectId } },
+              body: input,
+            }),
+          );
+      navigate(uptimeMonitorUrl(projectId, saved.id));
     });
   };
-
-  const number = (label: string, value: string, set: (value: string) => void, props: { min?: number; max?: number; hint?: string; name: string }) => (
-    <label class="field">
-      <span>{label}</span>
-      <input type="number" name={props.name} min={props.min} max={props.max} value={value} onInput={(e) => set(e.currentTarget.value)} />
-      {props.hint && <small class="hint">{props.hint}</small>}
-    </label>
-  );
 
   return (
     <form class="card form-grid monitor-form" noValidate onSubmit={save} aria-label={monitor ? 'Edit uptime monitor' : 'New uptime monitor'}>
@@ -129,7 +110,14 @@ function UptimeMonitorForm({ projectId, monitor }: { projectId: number; monitor:
       </label>
       <label class="field">
         <span>URL</span>
-        <input name="url" type="url" required value={url} onInput={(e) => setUrl(e.currentTarget.value)} placeholder="https://shop.example.com/health" />
+        <input
+          name="url"
+          type="url"
+          required
+          value={url}
+          onInput={(e) => setUrl(e.currentTarget.value)}
+          placeholder="https://shop.example.com/health"
+        />
         <small class="hint">http or https; no user name or password in it, and not a private address.</small>
       </label>
       <fieldset>
@@ -159,8 +147,8 @@ function UptimeMonitorForm({ projectId, monitor }: { projectId: number; monitor:
       <fieldset>
         <legend>What counts as up</legend>
         <div class="field-row">
-          {number('Lowest status', statusMin, setStatusMin, { name: 'status-min', min: 100, max: 599 })}
-          {number('Highest status', statusMax, setStatusMax, { name: 'status-max', min: 100, max: 599 })}
+          <NumberField label="Lowest status" value={statusMin} onInput={setStatusMin} name="status-min" min={100} max={599} />
+          <NumberField label="Highest status" value={statusMax} onInput={setStatusMax} name="status-max" min={100} max={599} />
         </div>
         <label class="field">
           <span>Body contains (optional)</span>
@@ -171,24 +159,35 @@ function UptimeMonitorForm({ projectId, monitor }: { projectId: number; monitor:
       <fieldset>
         <legend>Schedule and alerts</legend>
         <div class="field-row">
-          {number('Interval (seconds)', interval, setIntervalSeconds, { name: 'interval', min: 1 })}
-          {number('Timeout (seconds)', timeout, setTimeoutSeconds, { name: 'timeout', min: 1, hint: 'Less than the interval.' })}
-          {number('TLS warning (days)', tlsDays, setTlsDays, { name: 'tls-days', min: 0, hint: '0 turns it off.' })}
+          <NumberField label="Interval (seconds)" value={interval} onInput={setIntervalSeconds} name="interval" min={1} />
+          <NumberField label="Timeout (seconds)" value={timeout} onInput={setTimeoutSeconds} name="timeout" min={1} hint="Less than the interval." />
+          <NumberField label="TLS warning (days)" value={tlsDays} onInput={setTlsDays} name="tls-days" min={0} hint="0 turns it off." />
         </div>
         <div class="field-row">
-          {number('Down after failures', failures, setFailures, { name: 'failure-threshold', min: 1, hint: 'In a row, before an issue opens.' })}
-          {number('Up after successes', recoveries, setRecoveries, { name: 'recovery-threshold', min: 1, hint: 'In a row, before it resolves.' })}
+          <NumberField
+            label="Down after failures"
+            value={failures}
+            onInput={setFailures}
+            name="failure-threshold"
+            min={1}
+            hint="In a row, before an issue opens."
+          />
+          <NumberField
+            label="Up after successes"
+            value={recoveries}
+            onInput={setRecoveries}
+            name="recovery-threshold"
+            min={1}
+            hint="In a row, before it resolves."
+          />
         </div>
       </fieldset>
-      <ErrorMessage error={error} />
-      <div class="form-actions">
-        <button type="submit" class="btn btn-primary" disabled={busy}>
-          {busy ? 'Saving…' : monitor ? 'Save monitor' : 'Create monitor'}
-        </button>
-        <a class="btn" href={monitor ? monitorUrl(projectId, monitor.id) : `/projects/${projectId}/monitors`}>
-          Cancel
-        </a>
-      </div>
+      <MonitorFormEnd
+        error={error}
+        busy={busy}
+        editing={!!monitor}
+        cancelHref={monitor ? uptimeMonitorUrl(projectId, monitor.id) : `/projects/${projectId}/monitors`}
+      />
     </form>
   );
 }

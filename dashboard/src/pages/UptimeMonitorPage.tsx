@@ -1,14 +1,14 @@
 import { useState } from 'preact/hooks';
 import { call, client, UptimeCheck, UptimeMonitor, UptimePeriod } from '../api';
 import { BarChart } from '../bar-chart';
-import { DeadEnd, Empty, ErrorMessage, Loading, ProjectLoadError, RelTime, useAsync, useTitle } from '../components';
+import { Empty, ErrorMessage, Loading, RelTime, useAsync, useTitle } from '../components';
 import { DataTable } from '../lists';
 import { navigate } from '../router';
 import { exactTime, plural } from '../util';
 import { PeriodSwitch } from './EventChart';
 import { MonitorActions } from './MonitorActions';
 import { intervalText, msText, MutedMark, percentText, StatusPill } from './MonitorStatus';
-import { useProject } from './ProjectHeader';
+import { MonitorFrame } from './MonitorFrame';
 import './monitors.css';
 
 export const UPTIME_PERIODS: { value: UptimePeriod; label: string }[] = [
@@ -42,68 +42,74 @@ export function uptimeMonitorUrl(projectId: number, monitorId: number): string {
 
 /** One uptime monitor: its state, response times over a period, uptime, failed checks, TLS expiry. */
 export function UptimeMonitorPage({ projectId, monitorId }: { projectId: number; monitorId: number }) {
-  const project = useProject(projectId);
   const monitor = useAsync(
-    () => call(client.GET('/api/projects/{projectId}/uptime-monitors/{monitorId}', { params: { path: { projectId, monitorId } } })),
+    () =>
+      call(
+        client.GET('/api/projects/{projectId}/uptime-monitors/{monitorId}', {
+          params: { path: { projectId, monitorId } },
+        }),
+      ),
     [projectId, monitorId],
   );
   useTitle(monitor.data?.name ?? 'Uptime monitor');
-  if (project.error) return <ProjectLoadError project={project} />;
-  if (monitor.status === 404) {
-    return (
-      <DeadEnd title="Monitor not found" links={[{ href: `/projects/${projectId}/monitors`, label: 'Back to monitors' }]}>
-        This project has no such uptime monitor; it may have been deleted.
-      </DeadEnd>
-    );
-  }
-  if (monitor.error) return <ErrorMessage error={monitor.error} onRetry={monitor.reload} status={monitor.status} />;
-  if (!project.data || !monitor.data) return <Loading label="Loading monitor…" />;
-  const data = monitor.data;
   const save = async (muted: boolean) =>
     monitor.setData(
-      await call(client.PATCH('/api/projects/{projectId}/uptime-monitors/{monitorId}', { params: { path: { projectId, monitorId } }, body: { muted } })),
+      await call(
+        client.PATCH('/api/projects/{projectId}/uptime-monitors/{monitorId}', {
+          params: { path: { projectId, monitorId } },
+          body: { muted },
+        }),
+      ),
     );
   const remove = async () => {
-    await call(client.DELETE('/api/projects/{projectId}/uptime-monitors/{monitorId}', { params: { path: { projectId, monitorId } } }));
+    await call(
+      client.DELETE('/api/projects/{projectId}/uptime-monitors/{monitorId}', {
+        params: { path: { projectId, monitorId } },
+      }),
+    );
     navigate(`/projects/${projectId}/monitors`);
   };
   return (
-    <>
-      <nav aria-label="Breadcrumb" class="crumbs">
-        <a href="/">Projects</a> <span aria-hidden="true">/</span> <a href={`/projects/${projectId}/issues`}>{project.data.name}</a>{' '}
-        <span aria-hidden="true">/</span> <a href={`/projects/${projectId}/monitors`}>Monitors</a>
-      </nav>
-      <header class="card">
-        <div class="monitor-head">
-          <h1>{data.name}</h1>
-          <StatusPill status={data.status} />
-          <MutedMark muted={data.muted} />
-        </div>
-        <p class="monitor-url">
-          {data.method} {data.url}
-        </p>
-        {data.status === 'down' && data.last_error && (
-          <div class="alert alert-error" role="status">
-            <span>Last check failed: {data.last_error}</span>
-          </div>
-        )}
-        <UptimeFigures monitor={data} />
-        <MonitorActions
-          muted={data.muted}
-          editHref={`${uptimeMonitorUrl(projectId, monitorId)}/edit`}
-          mute={save}
-          remove={remove}
-          what="Its checks and their history are deleted; its issue stays."
-        />
-      </header>
-      <UptimeChecks projectId={projectId} monitorId={monitorId} />
-    </>
+    <MonitorFrame projectId={projectId} monitor={monitor} missing="This project has no such uptime monitor; it may have been deleted.">
+      {(_, data) =>
+        data && (
+          <>
+            <header class="card">
+              <div class="monitor-head">
+                <h1>{data.name}</h1>
+                <StatusPill status={data.status} />
+                <MutedMark muted={data.muted} />
+              </div>
+              <p class="monitor-url">
+                {data.method} {data.url}
+              </p>
+              {data.status === 'down' && data.last_error && (
+                <div class="alert alert-error" role="status">
+                  <span>Last check failed: {data.last_error}</span>
+                </div>
+              )}
+              <UptimeFigures monitor={data} />
+              <MonitorActions
+                muted={data.muted}
+                editHref={`${uptimeMonitorUrl(projectId, monitorId)}/edit`}
+                mute={save}
+                remove={remove}
+                what="Its checks and their history are deleted; its issue stays."
+              />
+            </header>
+            <UptimeChecks projectId={projectId} monitorId={monitorId} />
+          </>
+        )
+      }
+    </MonitorFrame>
   );
 }
 
 function UptimeFigures({ monitor }: { monitor: UptimeMonitor }) {
   const tlsSoon =
-    monitor.tls_expires_at && monitor.tls_expiry_days > 0 && new Date(monitor.tls_expires_at).getTime() - Date.now() < monitor.tls_expiry_days * 86_400_000;
+    monitor.tls_expires_at &&
+    monitor.tls_expiry_days > 0 &&
+    new Date(monitor.tls_expires_at).getTime() - Date.now() < monitor.tls_expiry_days * 86_400_000;
   return (
     <dl class="monitor-figures">
       <div>
@@ -149,7 +155,9 @@ function UptimeFigures({ monitor }: { monitor: UptimeMonitor }) {
       </div>
       <div>
         <dt>Issue</dt>
-        <dd>{monitor.issue_id ? <a href={`/issues/${monitor.issue_id}`}>Open issue #{monitor.issue_id}</a> : <span class="muted">none open</span>}</dd>
+        <dd>
+          {monitor.issue_id ? <a href={`/issues/${monitor.issue_id}`}>Open issue #{monitor.issue_id}</a> : <span class="muted">none open</span>}
+        </dd>
       </div>
     </dl>
   );
@@ -180,7 +188,9 @@ function UptimeChecks({ projectId, monitorId }: { projectId: number; monitorId: 
         </div>
         <ErrorMessage error={checks.error} onRetry={checks.reload} status={checks.status} />
         {!checks.data && checks.loading && <Loading label="Loading checks…" />}
-        {checks.data && points.length === 0 && <Empty title="No checks in this period">The first check runs within one interval of creating the monitor.</Empty>}
+        {checks.data && points.length === 0 && (
+          <Empty title="No checks in this period">The first check runs within one interval of creating the monitor.</Empty>
+        )}
         {points.length > 0 && (
           <figure class={checks.loading ? 'chart is-loading' : 'chart'}>
             <BarChart
@@ -217,7 +227,9 @@ function UptimeChecks({ projectId, monitorId }: { projectId: number; monitorId: 
                 <td data-label="When">
                   <RelTime value={point.t} />
                 </td>
-                <td data-label="Status">{point.status_code ? `HTTP ${point.status_code}` : point.checks > 1 ? plural(point.failures, 'failure') : '—'}</td>
+                <td data-label="Status">
+                  {point.status_code ? `HTTP ${point.status_code}` : point.checks > 1 ? plural(point.failures, 'failure') : '—'}
+                </td>
                 <td data-label="Error">{point.error ?? <span class="muted">—</span>}</td>
                 <td class="num" data-label="Response">
                   {msText(point.response_ms)}
