@@ -46,16 +46,28 @@ describe('check-in items', () => {
   });
 
   it('defaults the environment to production and reads the nil UUID as "the latest"', () => {
-    const reading = item({ check_in_id: '00000000-0000-0000-0000-000000000000', monitor_slug: 'x', status: 'ok' });
-    expect(reading).toMatchObject({ checkIn: { checkInId: null, environment: 'production', durationMs: null } });
+    const reading = item({
+      check_in_id: '00000000-0000-0000-0000-000000000000',
+      monitor_slug: 'x',
+      status: 'ok',
+    });
+    expect(reading).toMatchObject({
+      checkIn: { checkInId: null, environment: 'production', durationMs: null },
+    });
   });
 
   it('refuses what Sentry refuses, with the reason counted', () => {
     expect(readCheckInItem('{', 7, 0)).toMatchObject({ refused: 'invalid_check_in' });
     expect(item({ monitor_slug: 'x', status: 'ok' })).toMatchObject({ refused: 'invalid_guid' });
-    expect(item({ check_in_id: 'nope', monitor_slug: 'x', status: 'ok' })).toMatchObject({ refused: 'invalid_guid' });
-    expect(item({ check_in_id: ID, monitor_slug: '!!!', status: 'ok' })).toMatchObject({ refused: 'invalid_slug' });
-    expect(item({ check_in_id: ID, monitor_slug: 'x', status: 'missed' })).toMatchObject({ refused: 'invalid_status' });
+    expect(item({ check_in_id: 'nope', monitor_slug: 'x', status: 'ok' })).toMatchObject({
+      refused: 'invalid_guid',
+    });
+    expect(item({ check_in_id: ID, monitor_slug: '!!!', status: 'ok' })).toMatchObject({
+      refused: 'invalid_slug',
+    });
+    expect(item({ check_in_id: ID, monitor_slug: 'x', status: 'missed' })).toMatchObject({
+      refused: 'invalid_status',
+    });
     expect(item({ check_in_id: ID, monitor_slug: 'x' })).toMatchObject({ refused: 'invalid_status' });
     expect(item({ check_in_id: ID, monitor_slug: 'x', status: 'ok', duration: -1 })).toMatchObject({
       refused: 'invalid_duration',
@@ -72,7 +84,10 @@ describe('check-in items', () => {
       status: 'ok',
       monitor_config: { schedule: { type: 'crontab', value: '61 * * * *' } },
     });
-    expect(reading).toMatchObject({ checkIn: { monitorConfig: null }, configRefused: expect.stringMatching(/61/) });
+    expect(reading).toMatchObject({
+      checkIn: { monitorConfig: null },
+      configRefused: expect.stringMatching(/61/),
+    });
     const zero = item({
       check_in_id: ID,
       monitor_slug: 'x',
@@ -101,7 +116,12 @@ describe('check-in items', () => {
 describe('monitor state', () => {
   const monitor = { failure_issue_threshold: 2, recovery_threshold: 2, muted: false } as CronMonitorRow;
   const env = (fields: Partial<MonitorEnvironmentRow> = {}) =>
-    ({ consecutive_failures: 0, consecutive_successes: 0, incident_open: false, ...fields }) as MonitorEnvironmentRow;
+    ({
+      consecutive_failures: 0,
+      consecutive_successes: 0,
+      incident_open: false,
+      ...fields,
+    }) as MonitorEnvironmentRow;
 
   it('opens once the failure threshold is reached, and only once', () => {
     expect(failureStep(env(), monitor, 'error').crossing).toBeUndefined();
@@ -109,10 +129,14 @@ describe('monitor state', () => {
       crossing: 'failed',
       change: { incident_open: true, consecutive_failures: 2 },
     });
-    expect(failureStep(env({ consecutive_failures: 2, incident_open: true }), monitor, 'error').crossing).toBeUndefined();
+    expect(
+      failureStep(env({ consecutive_failures: 2, incident_open: true }), monitor, 'error').crossing,
+    ).toBeUndefined();
     // Five misses at once: the second reached the threshold.
     expect(failureStep(env(), monitor, 'missed', 5)).toMatchObject({ crossing: 'failed', crossingIndex: 1 });
-    expect(failureStep(env({ consecutive_failures: 5 }), { ...monitor, muted: true }, 'error').crossing).toBeUndefined();
+    expect(
+      failureStep(env({ consecutive_failures: 5 }), { ...monitor, muted: true }, 'error').crossing,
+    ).toBeUndefined();
   });
 
   it('recovers after the recovery threshold', () => {

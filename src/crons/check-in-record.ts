@@ -51,6 +51,8 @@ export interface QueuedCheckIn {
   monitorConfig: MonitorConfig | null;
   /** Epoch milliseconds when ingest accepted it. */
   receivedAt: number;
+  /** How many times the worker put it back to wait for its monitor (see DigestProcessor). */
+  deferrals?: number;
 }
 
 export type CheckInRefusal =
@@ -62,8 +64,7 @@ export type CheckInRefusal =
   | 'invalid_environment';
 
 export type CheckInReading =
-  | { checkIn: QueuedCheckIn; configRefused?: string }
-  | { refused: CheckInRefusal; message: string };
+  { checkIn: QueuedCheckIn; configRefused?: string } | { refused: CheckInRefusal; message: string };
 
 /**
  * A monitor slug as Sentry normalises it (Django's slugify, then 50 characters): accents folded to
@@ -73,7 +74,7 @@ export type CheckInReading =
 export function normaliseSlug(value: string): string {
   return value
     .normalize('NFKD')
-    .replace(/[^\x00-\x7f]/g, '')
+    .replace(/[\u0080-\uffff]/g, '')
     .replace(/[^\w\s-]/g, '')
     .trim()
     .toLowerCase()
@@ -97,7 +98,8 @@ export function checkInUuid(raw: unknown): string | null | undefined {
 
 export function validEnvironment(raw: unknown): string | undefined {
   if (raw === undefined || raw === null || raw === '') return 'production';
-  if (typeof raw !== 'string' || raw.length > MAX_ENVIRONMENT_LENGTH || /[\n\r\f/]/.test(raw)) return undefined;
+  if (typeof raw !== 'string' || raw.length > MAX_ENVIRONMENT_LENGTH || /[\n\r\f/]/.test(raw))
+    return undefined;
   return raw;
 }
 
@@ -215,7 +217,10 @@ export function readMonitorConfig(raw: unknown): MonitorConfig {
   }
   if (present(fields.timezone)) config.timezone = validTimezone(fields.timezone);
   if (present(fields.failure_issue_threshold)) {
-    config.failure_issue_threshold = validThreshold('failure_issue_threshold', fields.failure_issue_threshold);
+    config.failure_issue_threshold = validThreshold(
+      'failure_issue_threshold',
+      fields.failure_issue_threshold,
+    );
   }
   if (present(fields.recovery_threshold)) {
     config.recovery_threshold = validThreshold('recovery_threshold', fields.recovery_threshold);

@@ -55,7 +55,12 @@ export class CheckInStoreService {
 
   private async storeIn(manager: EntityManager, checkIn: QueuedCheckIn): Promise<CheckInStoreResult> {
     const monitor = checkIn.monitorConfig
-      ? await this.monitors.upsertFromConfig(manager, checkIn.projectId, checkIn.slug, settingsOf(checkIn.monitorConfig))
+      ? await this.monitors.upsertFromConfig(
+          manager,
+          checkIn.projectId,
+          checkIn.slug,
+          settingsOf(checkIn.monitorConfig),
+        )
       : await this.monitors.findBySlug(checkIn.projectId, checkIn.slug, manager);
     if (!monitor) return { result: 'dropped', reason: 'invalid_monitor' };
     const env = await this.monitors.lockEnvironment(manager, monitor.id, checkIn.environment);

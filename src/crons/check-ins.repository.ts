@@ -29,13 +29,18 @@ export class CheckInsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   async findForUpdate(manager: EntityManager, id: string): Promise<CheckInRow | undefined> {
-    const rows = await manager.query<CheckInRow[]>(`SELECT ${COLUMNS} FROM cron_check_ins WHERE id = $1 FOR UPDATE`, [
-      id,
-    ]);
+    const rows = await manager.query<CheckInRow[]>(
+      `SELECT ${COLUMNS} FROM cron_check_ins WHERE id = $1 FOR UPDATE`,
+      [id],
+    );
     return rows[0];
   }
 
-  async latestInProgress(manager: EntityManager, monitorId: number, environment: string): Promise<CheckInRow | undefined> {
+  async latestInProgress(
+    manager: EntityManager,
+    monitorId: number,
+    environment: string,
+  ): Promise<CheckInRow | undefined> {
     const rows = await manager.query<CheckInRow[]>(
       `SELECT ${COLUMNS} FROM cron_check_ins
        WHERE monitor_id = $1 AND environment = $2 AND status = 'in_progress'

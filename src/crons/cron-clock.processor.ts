@@ -1,5 +1,10 @@
 import { InjectQueue, OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
-import { BeforeApplicationShutdown, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Logger,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+} from '@nestjs/common';
 import { Job, Queue } from 'bullmq';
 import { QueueName } from '../common/queues';
 import { RepeatedLog } from '../common/repeated-log';
@@ -74,7 +79,10 @@ export class CronClockProcessor
     try {
       return await this.clock.tick();
     } catch (error) {
-      this.failures.warn('tick', `cron clock tick failed, caught up next minute: ${(error as Error).message}`);
+      this.failures.warn(
+        'tick',
+        `cron clock tick failed, caught up next minute: ${(error as Error).message}`,
+      );
       return undefined;
     }
   }

@@ -110,7 +110,13 @@ export class CronClockService {
       const lastDue = new Date(now.getTime() - margin);
       const missed = [
         env.next_expected_at,
-        ...expectedBetween(schedule, monitor.timezone, env.next_expected_at, lastDue, MAX_MISSES_PER_TICK - 1),
+        ...expectedBetween(
+          schedule,
+          monitor.timezone,
+          env.next_expected_at,
+          lastDue,
+          MAX_MISSES_PER_TICK - 1,
+        ),
       ];
       for (const expected of missed) {
         await this.checkIns.insert(manager, {

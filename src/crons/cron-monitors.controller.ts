@@ -1,5 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Requires } from '../access/route-access.decorator';
 import { Actor } from '../audit/actor.decorator';
 import { AuditActor, AuditLog } from '../audit/audit-log.service';
@@ -42,10 +48,15 @@ export class CronMonitorsController {
   ): Promise<MonitorView> {
     await this.projects.findOrFail(id);
     const monitor = await this.monitors.create(id, body);
-    await this.audit.record(actor, 'monitor.create', { type: 'monitor', id: monitor.id }, {
-      project_id: id,
-      slug: monitor.slug,
-    });
+    await this.audit.record(
+      actor,
+      'monitor.create',
+      { type: 'monitor', id: monitor.id },
+      {
+        project_id: id,
+        slug: monitor.slug,
+      },
+    );
     return monitor;
   }
 
@@ -70,11 +81,16 @@ export class CronMonitorsController {
   ): Promise<MonitorView> {
     await this.projects.findOrFail(id);
     const monitor = await this.monitors.update(id, slug, body);
-    await this.audit.record(actor, 'monitor.update', { type: 'monitor', id: monitor.id }, {
-      project_id: id,
-      slug: monitor.slug,
-      ...body,
-    });
+    await this.audit.record(
+      actor,
+      'monitor.update',
+      { type: 'monitor', id: monitor.id },
+      {
+        project_id: id,
+        slug: monitor.slug,
+        ...body,
+      },
+    );
     return monitor;
   }
 
@@ -90,10 +106,15 @@ export class CronMonitorsController {
   ): Promise<void> {
     await this.projects.findOrFail(id);
     const monitor = await this.monitors.delete(id, slug);
-    await this.audit.record(actor, 'monitor.delete', { type: 'monitor', id: monitor.id }, {
-      project_id: id,
-      slug: monitor.slug,
-    });
+    await this.audit.record(
+      actor,
+      'monitor.delete',
+      { type: 'monitor', id: monitor.id },
+      {
+        project_id: id,
+        slug: monitor.slug,
+      },
+    );
   }
 
   @Get(':id/monitors/:slug/check-ins')

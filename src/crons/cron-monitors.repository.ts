@@ -50,7 +50,9 @@ export interface MonitorEnvironmentRow {
   incident_open: boolean;
 }
 
-export type MonitorEnvironmentChange = Partial<Omit<MonitorEnvironmentRow, 'id' | 'monitor_id' | 'environment'>>;
+export type MonitorEnvironmentChange = Partial<
+  Omit<MonitorEnvironmentRow, 'id' | 'monitor_id' | 'environment'>
+>;
 
 const MONITOR_COLUMNS = `id, project_id, slug, name, schedule_type, schedule_value, schedule_unit, timezone,
   checkin_margin, max_runtime, failure_issue_threshold, recovery_threshold, muted, created_at, updated_at`;
@@ -94,7 +96,11 @@ export class CronMonitorsRepository {
     );
   }
 
-  async findBySlug(projectId: number, slug: string, manager?: EntityManager): Promise<CronMonitorRow | undefined> {
+  async findBySlug(
+    projectId: number,
+    slug: string,
+    manager?: EntityManager,
+  ): Promise<CronMonitorRow | undefined> {
     const rows = await this.db(manager).query<CronMonitorRow[]>(
       `SELECT ${MONITOR_COLUMNS} FROM cron_monitors WHERE project_id = $1 AND slug = $2`,
       [projectId, slug],
@@ -103,7 +109,11 @@ export class CronMonitorsRepository {
   }
 
   /** The new monitor, or undefined when the project has one of that slug already. */
-  async insert(projectId: number, slug: string, settings: CronMonitorSettings): Promise<CronMonitorRow | undefined> {
+  async insert(
+    projectId: number,
+    slug: string,
+    settings: CronMonitorSettings,
+  ): Promise<CronMonitorRow | undefined> {
     const rows = await this.dataSource.query<CronMonitorRow[]>(
       `INSERT INTO cron_monitors (project_id, slug, ${SETTING_COLUMNS.join(', ')})
        VALUES ($1, $2, ${SETTING_COLUMNS.map((_, i) => `$${i + 3}`).join(', ')})
@@ -166,7 +176,11 @@ export class CronMonitorsRepository {
    * The monitor's state in the environment, created when it is the first check-in there, and locked
    * for the transaction: the check-ins of one monitor and environment, and the clock, take their turns.
    */
-  async lockEnvironment(manager: EntityManager, monitorId: number, environment: string): Promise<MonitorEnvironmentRow> {
+  async lockEnvironment(
+    manager: EntityManager,
+    monitorId: number,
+    environment: string,
+  ): Promise<MonitorEnvironmentRow> {
     await manager.query(
       `INSERT INTO cron_monitor_environments (monitor_id, environment) VALUES ($1, $2)
        ON CONFLICT (monitor_id, environment) DO NOTHING`,
@@ -188,7 +202,11 @@ export class CronMonitorsRepository {
     return rows[0];
   }
 
-  async updateEnvironment(manager: EntityManager, id: number, change: MonitorEnvironmentChange): Promise<void> {
+  async updateEnvironment(
+    manager: EntityManager,
+    id: number,
+    change: MonitorEnvironmentChange,
+  ): Promise<void> {
     const columns = ENVIRONMENT_CHANGE_COLUMNS.filter((column) => change[column] !== undefined);
     if (columns.length === 0) return;
     await manager.query(
@@ -216,9 +234,10 @@ export class CronMonitorsRepository {
   }
 
   async findById(manager: EntityManager, id: number): Promise<CronMonitorRow | undefined> {
-    const rows = await manager.query<CronMonitorRow[]>(`SELECT ${MONITOR_COLUMNS} FROM cron_monitors WHERE id = $1`, [
-      id,
-    ]);
+    const rows = await manager.query<CronMonitorRow[]>(
+      `SELECT ${MONITOR_COLUMNS} FROM cron_monitors WHERE id = $1`,
+      [id],
+    );
     return rows[0];
   }
 }

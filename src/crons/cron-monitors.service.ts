@@ -15,7 +15,12 @@ import {
   validThreshold,
   validTimezone,
 } from './cron-schedule';
-import { CronMonitorRow, CronMonitorSettings, CronMonitorsRepository, MonitorEnvironmentRow } from './cron-monitors.repository';
+import {
+  CronMonitorRow,
+  CronMonitorSettings,
+  CronMonitorsRepository,
+  MonitorEnvironmentRow,
+} from './cron-monitors.repository';
 import type { CreateCronMonitorDto, UpdateCronMonitorDto } from './dto/cron-monitor.dto';
 import type { CheckInView, MonitorView } from './dto/cron-monitor.response';
 import { MONITOR_INCIDENTS, MonitorIncidents } from './monitor-incidents.port';
@@ -49,16 +54,22 @@ export class CronMonitorsService {
 
   async create(projectId: number, body: CreateCronMonitorDto): Promise<MonitorView> {
     const slug = normaliseSlug(body.slug ?? body.name);
-    if (slug === '') throw new InvalidInputError('the slug (or the name it is made from) has no letters or digits');
+    if (slug === '')
+      throw new InvalidInputError('the slug (or the name it is made from) has no letters or digits');
     const settings: CronMonitorSettings = {
       name: body.name.trim(),
       ...scheduleColumns(body.schedule),
       timezone: body.timezone === undefined ? CONFIG_DEFAULTS.timezone : validTimezone(body.timezone),
-      checkin_margin: minutes('checkin_margin', body.checkin_margin, 0, MAX_MARGIN_MINUTES) ?? CONFIG_DEFAULTS.checkin_margin,
-      max_runtime: minutes('max_runtime', body.max_runtime, 1, MAX_RUNTIME_MINUTES) ?? CONFIG_DEFAULTS.max_runtime,
+      checkin_margin:
+        minutes('checkin_margin', body.checkin_margin, 0, MAX_MARGIN_MINUTES) ??
+        CONFIG_DEFAULTS.checkin_margin,
+      max_runtime:
+        minutes('max_runtime', body.max_runtime, 1, MAX_RUNTIME_MINUTES) ?? CONFIG_DEFAULTS.max_runtime,
       failure_issue_threshold:
-        threshold('failure_issue_threshold', body.failure_issue_threshold) ?? CONFIG_DEFAULTS.failure_issue_threshold,
-      recovery_threshold: threshold('recovery_threshold', body.recovery_threshold) ?? CONFIG_DEFAULTS.recovery_threshold,
+        threshold('failure_issue_threshold', body.failure_issue_threshold) ??
+        CONFIG_DEFAULTS.failure_issue_threshold,
+      recovery_threshold:
+        threshold('recovery_threshold', body.recovery_threshold) ?? CONFIG_DEFAULTS.recovery_threshold,
       muted: false,
     };
     const monitor = await this.monitors.insert(projectId, slug, settings);
@@ -80,12 +91,17 @@ export class CronMonitorsService {
     };
     const updated = await this.dataSource.transaction(async (manager) => {
       const monitor = (await this.monitors.update(current.id, change)) ?? current;
-      const timing = body.schedule !== undefined || body.timezone !== undefined || body.checkin_margin !== undefined;
+      const timing =
+        body.schedule !== undefined || body.timezone !== undefined || body.checkin_margin !== undefined;
       if (timing) {
         // The next expected time follows the new schedule from the last check-in on.
         for (const env of await this.monitors.environmentsOf(manager, monitor.id)) {
           if (!env.next_expected_at) continue;
-          const next = nextExpected(scheduleOf(monitor), monitor.timezone, env.last_check_in_at ?? new Date());
+          const next = nextExpected(
+            scheduleOf(monitor),
+            monitor.timezone,
+            env.last_check_in_at ?? new Date(),
+          );
           await this.monitors.updateEnvironment(manager, env.id, {
             next_expected_at: next,
             deadline_at: new Date(next.getTime() + marginMs(monitor)),
@@ -138,7 +154,9 @@ export class CronMonitorsService {
   }
 }
 
-function scheduleColumns(raw: unknown): Pick<CronMonitorSettings, 'schedule_type' | 'schedule_value' | 'schedule_unit'> {
+function scheduleColumns(
+  raw: unknown,
+): Pick<CronMonitorSettings, 'schedule_type' | 'schedule_value' | 'schedule_unit'> {
   const schedule = validSchedule(raw);
   return {
     schedule_type: schedule.type,

@@ -1,4 +1,11 @@
-import { describeSchedule, expectedBetween, nextExpected, normalCrontab, validSchedule, validTimezone } from './cron-schedule';
+import {
+  describeSchedule,
+  expectedBetween,
+  nextExpected,
+  normalCrontab,
+  validSchedule,
+  validTimezone,
+} from './cron-schedule';
 
 const at = (iso: string) => new Date(iso);
 const next = (value: string, timezone: string, from: string) =>
@@ -55,9 +62,9 @@ describe('cron schedules', () => {
     expect(nextExpected(interval(1, 'day'), 'Europe/Berlin', at('2027-03-27T08:00:00Z')).toISOString()).toBe(
       '2027-03-28T07:00:00.000Z',
     );
-    expect(nextExpected(interval(1, 'week'), 'America/New_York', at('2027-11-01T14:00:00Z')).toISOString()).toBe(
-      '2027-11-08T15:00:00.000Z',
-    );
+    expect(
+      nextExpected(interval(1, 'week'), 'America/New_York', at('2027-11-01T14:00:00Z')).toISOString(),
+    ).toBe('2027-11-08T15:00:00.000Z');
     // The 31st plus a month is the last day of the next month.
     expect(nextExpected(interval(1, 'month'), 'UTC', at('2027-01-31T06:00:00Z')).toISOString()).toBe(
       '2027-02-28T06:00:00.000Z',
@@ -92,7 +99,11 @@ describe('cron schedules', () => {
     expect(() => validSchedule({ type: 'interval', value: 5, unit: 'fortnight' })).toThrow(/unit must be/);
     expect(() => validSchedule({ type: 'weekly' })).toThrow(/crontab.*interval/);
     expect(() => validTimezone('Mars/Olympus_Mons')).toThrow(/unknown timezone/);
-    expect(validSchedule({ type: 'interval', value: '5', unit: 'hour' })).toEqual({ type: 'interval', value: 5, unit: 'hour' });
+    expect(validSchedule({ type: 'interval', value: '5', unit: 'hour' })).toEqual({
+      type: 'interval',
+      value: 5,
+      unit: 'hour',
+    });
   });
 
   it('describes common schedules in words', () => {

@@ -13,8 +13,7 @@ export const INTERVAL_UNITS = ['minute', 'hour', 'day', 'week', 'month', 'year']
 export type IntervalUnit = (typeof INTERVAL_UNITS)[number];
 
 export type CronSchedule =
-  | { type: 'crontab'; value: string }
-  | { type: 'interval'; value: number; unit: IntervalUnit };
+  { type: 'crontab'; value: string } | { type: 'interval'; value: number; unit: IntervalUnit };
 
 /** Sentry's limits (minutes): a margin or a runtime of up to 28 days. */
 export const MAX_MARGIN_MINUTES = 40_320;
@@ -76,7 +75,9 @@ export function validSchedule(input: unknown): CronSchedule {
   if (type === 'interval') {
     const count = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
     if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > MAX_INTERVAL_VALUE) {
-      throw new InvalidInputError(`an interval schedule needs a whole number of units from 1 to ${MAX_INTERVAL_VALUE}`);
+      throw new InvalidInputError(
+        `an interval schedule needs a whole number of units from 1 to ${MAX_INTERVAL_VALUE}`,
+      );
     }
     if (typeof unit !== 'string' || !(INTERVAL_UNITS as readonly string[]).includes(unit)) {
       throw new InvalidInputError(`interval unit must be one of ${INTERVAL_UNITS.join(', ')}`);
@@ -88,7 +89,9 @@ export function validSchedule(input: unknown): CronSchedule {
 
 export function validTimezone(name: unknown): string {
   if (typeof name !== 'string' || !isTimezone(name)) {
-    throw new InvalidInputError(`unknown timezone ${JSON.stringify(name)}: use an IANA name such as Europe/Berlin`);
+    throw new InvalidInputError(
+      `unknown timezone ${JSON.stringify(name)}: use an IANA name such as Europe/Berlin`,
+    );
   }
   return name;
 }

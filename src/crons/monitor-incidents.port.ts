@@ -37,7 +37,9 @@ export class LoggedMonitorIncidents implements MonitorIncidents {
   private readonly logger = new Logger('CronMonitors');
 
   monitorFailed(ref: CronMonitorRef, failure: CronMonitorFailure): Promise<unknown> {
-    this.logger.warn(`monitor ${ref.slug} (${ref.environment}) of project ${ref.projectId} failed: ${failure.detail}`);
+    this.logger.warn(
+      `monitor ${ref.slug} (${ref.environment}) of project ${ref.projectId} failed: ${failure.detail}`,
+    );
     return Promise.resolve(undefined);
   }
 

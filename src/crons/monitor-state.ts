@@ -1,5 +1,10 @@
 import type { CronSchedule, IntervalUnit } from './cron-schedule';
-import type { CronMonitorRow, EnvironmentStatus, MonitorEnvironmentChange, MonitorEnvironmentRow } from './cron-monitors.repository';
+import type {
+  CronMonitorRow,
+  EnvironmentStatus,
+  MonitorEnvironmentChange,
+  MonitorEnvironmentRow,
+} from './cron-monitors.repository';
 
 /**
  * How check-ins move a monitor's state in one environment, pure. Failures (error, missed, timed
@@ -20,7 +25,11 @@ export interface StateStep {
 export function scheduleOf(monitor: CronMonitorRow): CronSchedule {
   return monitor.schedule_type === 'crontab'
     ? { type: 'crontab', value: monitor.schedule_value }
-    : { type: 'interval', value: Number(monitor.schedule_value), unit: monitor.schedule_unit as IntervalUnit };
+    : {
+        type: 'interval',
+        value: Number(monitor.schedule_value),
+        unit: monitor.schedule_unit as IntervalUnit,
+      };
 }
 
 /** A margin of 0 is Sentry's default of one minute. */
@@ -36,17 +45,29 @@ export function failureStep(
 ): StateStep {
   const before = env.consecutive_failures;
   const failures = before + count;
-  const change: MonitorEnvironmentChange = { status, consecutive_failures: failures, consecutive_successes: 0 };
+  const change: MonitorEnvironmentChange = {
+    status,
+    consecutive_failures: failures,
+    consecutive_successes: 0,
+  };
   if (env.incident_open || monitor.muted || failures < monitor.failure_issue_threshold) {
     return { change, crossing: undefined, crossingIndex: -1 };
   }
   change.incident_open = true;
-  return { change, crossing: 'failed', crossingIndex: Math.max(0, monitor.failure_issue_threshold - before - 1) };
+  return {
+    change,
+    crossing: 'failed',
+    crossingIndex: Math.max(0, monitor.failure_issue_threshold - before - 1),
+  };
 }
 
 export function successStep(env: MonitorEnvironmentRow, monitor: CronMonitorRow): StateStep {
   const successes = env.consecutive_successes + 1;
-  const change: MonitorEnvironmentChange = { status: 'ok', consecutive_failures: 0, consecutive_successes: successes };
+  const change: MonitorEnvironmentChange = {
+    status: 'ok',
+    consecutive_failures: 0,
+    consecutive_successes: successes,
+  };
   if (!env.incident_open || successes < monitor.recovery_threshold) {
     return { change, crossing: undefined, crossingIndex: -1 };
   }

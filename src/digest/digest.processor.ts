@@ -20,6 +20,7 @@ import type { QueuedCheckIn } from '../crons/check-in-record';
 import { CheckInStoreService } from '../crons/check-in-store.service';
 import { OutcomeCounter } from '../outcomes/outcome-counter';
 import {
+  checkInJob,
   DigestJobData,
   DigestJobName,
   describeDigestJob,
@@ -32,6 +33,9 @@ import { DigestService } from './digest.service';
 import { FailedDigestSweeper } from './failed-digest-sweeper';
 import { InvalidEventError } from './event-normaliser';
 import { JobConcurrency } from './job-concurrency';
+
+/** A check-in of a monitor not found waits for it up to 0.25 + 0.5 + … + 8 s, about 16 s. */
+const MAX_CHECK_IN_DEFERRALS = 6;
 
 /** How long a stopping worker spends folding the rollups it recorded, at most. */
 const ROLLUPS_AT_EXIT_MS = 5_000;
@@ -196,10 +200,21 @@ export class DigestProcessor extends WorkerHost implements OnApplicationBootstra
     return this.storeAlone(() => this.feedback.store(feedback));
   }
 
-  /** A check-in Sentry would drop (no monitor, already finished) is counted as an outcome. */
+  /**
+   * A check-in Sentry would drop (no monitor, already finished) is counted as an outcome. Jobs are
+   * taken side by side, so the check-in that creates a monitor (`in_progress` with monitor_config)
+   * may still be on its way while the one that closes the run (without it) is here: a check-in of a
+   * monitor not found is put back a few times, waiting longer each time, before it is dropped.
+   */
   private processCheckIn(checkIn: QueuedCheckIn): Promise<void> {
     return this.storeAlone(async () => {
       const stored = await this.checkIns.store(checkIn);
+      const deferrals = checkIn.deferrals ?? 0;
+      if (stored.result === 'dropped' && stored.reason === 'invalid_monitor' && deferrals < MAX_CHECK_IN_DEFERRALS) {
+        const job = checkInJob({ ...checkIn, deferrals: deferrals + 1 });
+        await this.queue.add(job.name, job.data as never, { ...job.opts, delay: 250 * 2 ** deferrals });
+        return;
+      }
       if (stored.result === 'dropped') {
         this.outcomes.count(checkIn.projectId, [
           { outcome: 'invalid', category: 'monitor', reason: stored.reason, quantity: 1 },

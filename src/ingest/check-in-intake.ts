@@ -69,7 +69,10 @@ export class CheckInIntake {
     try {
       await Promise.race([this.queue.addBulk(checkIns.map(checkInJob)), timeout]);
     } catch (error) {
-      this.redisLog.warn('enqueue', `could not enqueue ${checkIns.length} check-in(s): ${(error as Error).message}`);
+      this.redisLog.warn(
+        'enqueue',
+        `could not enqueue ${checkIns.length} check-in(s): ${(error as Error).message}`,
+      );
       throw new ServiceUnavailableException('event queue unavailable, try again later');
     } finally {
       clearTimeout(timer);

@@ -50,7 +50,9 @@ export class CronCheckInEndpoint {
     const valid = this.projectKeys.isValid(projectId, key);
     if (!(valid === true || (valid !== false && (await valid)))) {
       request.resume();
-      throw new UnauthorizedException(`unknown client key for project ${projectId}: use the DSN of this project`);
+      throw new UnauthorizedException(
+        `unknown client key for project ${projectId}: use the DSN of this project`,
+      );
     }
     const fields: Record<string, unknown> = Object.fromEntries(query.entries());
     if (request.method === 'POST') Object.assign(fields, await readJsonBody(request));
@@ -97,7 +99,8 @@ async function readJsonBody(request: IncomingMessage): Promise<Record<string, un
   const text = Buffer.concat(chunks).toString('utf8').trim();
   if (text === '') return {};
   const type = String(request.headers['content-type'] ?? '');
-  if (type.startsWith('application/x-www-form-urlencoded')) return Object.fromEntries(new URLSearchParams(text));
+  if (type.startsWith('application/x-www-form-urlencoded'))
+    return Object.fromEntries(new URLSearchParams(text));
   let body: unknown;
   try {
     body = JSON.parse(text);

@@ -1,6 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsBoolean, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import {
+  IsBoolean,
+  IsInt,
+  IsNotEmpty,
+  IsObject,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
 
 const SCHEDULE_DESCRIPTION =
   "`{ type: 'crontab', value: '*/5 * * * *' }` or `{ type: 'interval', value: 10, unit: 'minute' }` " +
@@ -20,17 +30,24 @@ export class CronScheduleInput {
 
 /** The settings both creating and editing take; ranges are checked by the service, with Sentry's limits. */
 class CronMonitorSettingsDto {
-  @ApiPropertyOptional({ description: 'Minutes after the expected time before a run counts as missed (default 1).' })
+  @ApiPropertyOptional({
+    description: 'Minutes after the expected time before a run counts as missed (default 1).',
+  })
   @IsOptional()
   @IsInt({ message: 'checkin_margin must be a whole number of minutes' })
   checkin_margin?: number;
 
-  @ApiPropertyOptional({ description: 'Minutes a run may stay in progress before it times out (default 30).' })
+  @ApiPropertyOptional({
+    description: 'Minutes a run may stay in progress before it times out (default 30).',
+  })
   @IsOptional()
   @IsInt({ message: 'max_runtime must be a whole number of minutes' })
   max_runtime?: number;
 
-  @ApiPropertyOptional({ description: 'IANA timezone the crontab is evaluated in (default UTC).', example: 'Europe/Berlin' })
+  @ApiPropertyOptional({
+    description: 'IANA timezone the crontab is evaluated in (default UTC).',
+    example: 'Europe/Berlin',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(64)

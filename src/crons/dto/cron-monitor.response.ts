@@ -26,7 +26,11 @@ export class MonitorEnvironmentView {
   @ApiProperty({ type: String, nullable: true })
   next_expected_at: string | null;
 
-  @ApiProperty({ type: Number, nullable: true, description: 'The open issue of this monitor and environment.' })
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'The open issue of this monitor and environment.',
+  })
   issue_id: number | null;
 
   @ApiProperty()
@@ -71,7 +75,10 @@ export class MonitorView {
   @ApiProperty()
   muted: boolean;
 
-  @ApiProperty({ enum: STATUSES, description: 'The worst over its environments; pending before any check-in.' })
+  @ApiProperty({
+    enum: STATUSES,
+    description: 'The worst over its environments; pending before any check-in.',
+  })
   status: string;
 
   @ApiProperty({ type: String, nullable: true })

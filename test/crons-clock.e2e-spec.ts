@@ -1,0 +1,179 @@
+/**
+ * The cron clock end to end, with time driven by the tests (CronClockService.tick(now)) rather than
+ * waited for: missed runs at their expected time plus the margin, catching up after an outage in
+ * order and bounded, a tick run twice recording nothing twice, in-progress runs timing out after
+ * max_runtime and a late end keeping them timed out, and daylight-saving days in Europe/Berlin.
+ */
+import { randomUUID } from 'node:crypto';
+import { CronClockService } from '../src/crons/cron-clock.service';
+import { startTestApp, TestApp } from './helpers/app';
+import { eventually } from './helpers/queues';
+
+interface Project {
+  id: number;
+  client_key: string;
+}
+
+interface CheckIn {
+  id: string;
+  status: string;
+  duration_ms: number | null;
+  expected_at: string | null;
+  created_at: string;
+}
+
+const hex = (uuid: string) => uuid.replace(/-/g, '');
+const MINUTE = 60_000;
+
+describe('the cron clock', () => {
+  let t: TestApp;
+  let clock: CronClockService;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    clock = t.app.get(CronClockService);
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  async function createProject(): Promise<Project> {
+    return (
+      await t
+        .api()
+        .post('/api/projects')
+        .send({ name: `clock-${randomUUID().slice(0, 6)}` })
+        .expect(201)
+    ).body as Project;
+  }
+
+  async function checkIn(project: Project, slug: string, fields: Record<string, unknown>): Promise<void> {
+    await t
+      .http()
+      .post(`/api/${project.id}/cron/${slug}/${hex(project.client_key)}/`)
+      .send(fields)
+      .expect(202);
+  }
+
+  async function checkIns(project: Project, slug: string): Promise<CheckIn[]> {
+    const page = await t.api().get(`/api/projects/${project.id}/monitors/${slug}/check-ins?limit=1000`);
+    return page.status === 200 ? (page.body.data as CheckIn[]) : [];
+  }
+
+  async function environment(project: Project, slug: string) {
+    const monitor = await t.api().get(`/api/projects/${project.id}/monitors/${slug}`).expect(200);
+    return monitor.body.environments[0] as {
+      status: string;
+      next_expected_at: string;
+      consecutive_failures: number;
+    };
+  }
+
+  it('marks missed runs after the margin, catches up in order after an outage, and never twice', async () => {
+    const project = await createProject();
+    await checkIn(project, 'every-minute', {
+      status: 'ok',
+      monitor_config: {
+        schedule: { type: 'crontab', value: '* * * * *' },
+        checkin_margin: 2,
+        failure_issue_threshold: 3,
+      },
+    });
+    await eventually(async () => (await checkIns(project, 'every-minute')).length === 1, 30_000);
+    const expected = new Date((await environment(project, 'every-minute')).next_expected_at).getTime();
+
+    // Within the margin: nothing is missed yet.
+    await clock.tick(new Date(expected + 2 * MINUTE - 1));
+    expect(await checkIns(project, 'every-minute')).toHaveLength(1);
+
+    // Ten minutes of outage: the runs expected up to now minus the margin, earliest first.
+    const now = new Date(expected + 10 * MINUTE + 30_000);
+    await clock.tick(now);
+    const missed = (await checkIns(project, 'every-minute'))
+      .filter((row) => row.status === 'missed')
+      .reverse();
+    expect(missed.map((row) => row.expected_at)).toEqual(
+      Array.from({ length: 9 }, (_, i) => new Date(expected + i * MINUTE).toISOString()),
+    );
+    const state = await environment(project, 'every-minute');
+    expect(state).toMatchObject({ status: 'missed', consecutive_failures: 9 });
+    expect(new Date(state.next_expected_at).getTime()).toBe(expected + 9 * MINUTE);
+
+    // The same tick again, and two at once: nothing more.
+    await Promise.all([clock.tick(now), clock.tick(now)]);
+    expect((await checkIns(project, 'every-minute')).filter((row) => row.status === 'missed')).toHaveLength(
+      9,
+    );
+
+    // A check-in puts it right again.
+    await checkIn(project, 'every-minute', { status: 'ok' });
+    await eventually(async () => (await environment(project, 'every-minute')).status === 'ok', 30_000);
+  });
+
+  it('bounds the catch-up of a long outage', async () => {
+    const project = await createProject();
+    await checkIn(project, 'long-gap', {
+      status: 'ok',
+      monitor_config: { schedule: { type: 'crontab', value: '* * * * *' } },
+    });
+    await eventually(async () => (await checkIns(project, 'long-gap')).length === 1, 30_000);
+    const expected = new Date((await environment(project, 'long-gap')).next_expected_at).getTime();
+    const now = new Date(expected + 24 * 60 * MINUTE);
+    await clock.tick(now);
+    const missed = (await checkIns(project, 'long-gap')).filter((row) => row.status === 'missed');
+    expect(missed).toHaveLength(60);
+    const next = new Date((await environment(project, 'long-gap')).next_expected_at).getTime();
+    expect(next).toBeGreaterThan(now.getTime() - 2 * MINUTE);
+  });
+
+  it('times out an in-progress run after max_runtime; a late end keeps it timed out with its duration', async () => {
+    const project = await createProject();
+    const id = randomUUID();
+    await checkIn(project, 'slow-job', {
+      status: 'in_progress',
+      check_in_id: id,
+      monitor_config: { schedule: { type: 'crontab', value: '0 3 * * *' }, max_runtime: 5 },
+    });
+    const [started] = await eventually(async () => {
+      const rows = await checkIns(project, 'slow-job');
+      return rows.length === 1 ? rows : undefined;
+    }, 30_000);
+    const createdAt = new Date(started.created_at).getTime();
+    await clock.tick(new Date(createdAt + 5 * MINUTE - 1000));
+    expect((await checkIns(project, 'slow-job'))[0].status).toBe('in_progress');
+    await clock.tick(new Date(createdAt + 5 * MINUTE + 1000));
+    expect((await checkIns(project, 'slow-job'))[0].status).toBe('timeout');
+    expect((await environment(project, 'slow-job')).status).toBe('timeout');
+    await checkIn(project, 'slow-job', { status: 'ok', check_in_id: id, duration: 400 });
+    const [ended] = await eventually(async () => {
+      const rows = await checkIns(project, 'slow-job');
+      return rows[0]?.duration_ms === 400_000 ? rows : undefined;
+    }, 30_000);
+    expect(ended.status).toBe('timeout');
+  });
+
+  it('follows daylight-saving days in the monitor timezone', async () => {
+    const project = await createProject();
+    await checkIn(project, 'berlin-night', {
+      status: 'ok',
+      monitor_config: { schedule: { type: 'crontab', value: '30 2 * * *' }, timezone: 'Europe/Berlin' },
+    });
+    await eventually(async () => (await checkIns(project, 'berlin-night')).length === 1, 30_000);
+    // Skip ahead to the day before spring forward (the gap is bounded, see above).
+    await clock.tick(new Date('2027-03-27T12:00:00Z'));
+    expect((await environment(project, 'berlin-night')).next_expected_at).toBe('2027-03-28T01:30:00.000Z');
+    // 02:30 does not exist on 2027-03-28: the run is expected at 03:30 CEST.
+    await clock.tick(new Date('2027-03-28T01:32:00Z'));
+    const spring = (await checkIns(project, 'berlin-night')).find(
+      (row) => row.expected_at === '2027-03-28T01:30:00.000Z',
+    );
+    expect(spring?.status).toBe('missed');
+    expect((await environment(project, 'berlin-night')).next_expected_at).toBe('2027-03-29T00:30:00.000Z');
+    // 02:30 happens twice on 2027-10-31: one run, at the first.
+    await clock.tick(new Date('2027-10-30T12:00:00Z'));
+    expect((await environment(project, 'berlin-night')).next_expected_at).toBe('2027-10-31T00:30:00.000Z');
+    await clock.tick(new Date('2027-10-31T00:32:00Z'));
+    expect((await environment(project, 'berlin-night')).next_expected_at).toBe('2027-11-01T01:30:00.000Z');
+  });
+});
