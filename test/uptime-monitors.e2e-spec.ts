@@ -344,6 +344,9 @@ describe('uptime monitors', () => {
       [String(projectId)],
     );
     expect(audit).toHaveLength(2);
+    // Turned off, it is gone at once (the copy this process kept of it goes with the change).
+    await expectStatus(t.api().put(`/api/projects/${projectId}/status-page`).send({ enabled: false }), 200);
+    await expectStatus(t.http().get(`/api/status/${slug}`), 404);
   });
 
   it('retention deletes raw checks past their hours and keeps the hourly totals the longer figures need', async () => {

@@ -303,7 +303,7 @@ export class Environment extends ServerEnvironment {
     section: 'uptime',
     secret: false,
     description:
-      'How often, in milliseconds (1000–60000), the installation looks for uptime checks that are due and queues them: the most a check starts after its time, besides the queue\'s own wait.',
+      'How often, in milliseconds (1000–60000), the installation claims the uptime checks due before its next claim and queues them, each delayed to its due time. Shorter: a check changed or created is picked up sooner; longer: fewer, bigger claims.',
   })
   @Transform(toInt)
   @IsInt()
@@ -315,7 +315,7 @@ export class Environment extends ServerEnvironment {
     section: 'uptime',
     secret: false,
     description:
-      'Hours (24–720) each uptime check is kept as a row of its own (the response-time chart of the last 24 hours needs them). Hourly totals, from which 7 and 30 days and the status page\'s 90 days are computed, are kept 95 days.',
+      "Hours (24–720) each uptime check is kept as a row of its own (the response-time chart of the last 24 hours needs them). Hourly totals, from which 7 and 30 days and the status page's 90 days are computed, are kept 95 days.",
   })
   @Transform(toInt)
   @IsInt()

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { ConflictError, InvalidInputError, NotFoundError } from '../common/domain-errors';
 import type { UpdateStatusPageDto } from './dto/status-page.dto';
 import type { PublicStatusPageView, StatusDayView, StatusPageSettingsView } from './dto/status-page.response';
@@ -11,6 +12,12 @@ import { uptimePercent } from './uptime-percent';
 export const STATUS_PAGE_DAYS = 90;
 const DAY_MS = 86_400_000;
 const DEFAULT_TITLE = 'Status';
+/**
+ * A public page is computed at most once per this long per process: anyone may ask for it, and it
+ * sums up to 90 days of hourly totals per monitor. A change of settings clears this process's copies;
+ * other processes serve theirs until they expire.
+ */
+export const PUBLIC_PAGE_TTL_MS = 10_000;
 
 /**
  * A project's public status page: its settings (admins), and the page itself, which shows the
@@ -18,6 +25,11 @@ const DEFAULT_TITLE = 'Status';
  */
 @Injectable()
 export class StatusPageService {
+  private readonly published = new LRUCache<string, PublicStatusPageView>({
+    max: 1_000,
+    ttl: PUBLIC_PAGE_TTL_MS,
+  });
+
   constructor(
     private readonly pages: StatusPagesRepository,
     private readonly monitors: UptimeMonitorsRepository,
@@ -52,11 +64,20 @@ export class StatusPageService {
       uptimeMonitorIds: uptimeIds,
       cronMonitorIds: [...new Set(body.cron_monitor_ids ?? current?.cron_monitor_ids ?? [])],
     });
+    this.published.clear();
     return toSettingsView(saved);
   }
 
   /** The public page; a page that does not exist or is disabled is not found. */
   async publicPage(slug: string): Promise<PublicStatusPageView> {
+    const cached = this.published.get(slug);
+    if (cached) return cached;
+    const built = await this.buildPublicPage(slug);
+    this.published.set(slug, built);
+    return built;
+  }
+
+  private async buildPublicPage(slug: string): Promise<PublicStatusPageView> {
     const page = await this.pages.findEnabled(slug);
     if (!page) throw new NotFoundError('status page not found');
     const now = this.clock.now();

@@ -221,19 +221,19 @@ export class UptimeMonitorsRepository {
   }
 
   /**
-   * Locks up to `limit` monitors whose check is due at `now`, oldest first, skipping those another
+   * Locks up to `limit` monitors whose check is due by `until`, oldest first, skipping those another
    * tick holds: two ticks never claim the same check. The caller moves their next_due_at on in the
    * same transaction (`reschedule`) and queues the checks before committing.
    */
   lockDue(
     manager: EntityManager,
-    now: Date,
+    until: Date,
     limit: number,
   ): Promise<{ id: number; next_due_at: Date; interval_seconds: number }[]> {
     return manager.query(
       `SELECT id, next_due_at, interval_seconds FROM uptime_monitors
         WHERE next_due_at <= $1 ORDER BY next_due_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
-      [now, limit],
+      [until, limit],
     );
   }
 

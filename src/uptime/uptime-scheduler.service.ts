@@ -2,6 +2,7 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import { QueueName } from '../common/queues';
+import { AppConfig } from '../config/app-config';
 import { UptimeClock } from './uptime-clock';
 import { CHECK_PRIORITY, checkJobId, UptimeCheckJob, UptimeJobName } from './uptime-jobs';
 import { UptimeMonitorsRepository } from './uptime-monitors.repository';
@@ -11,7 +12,9 @@ import { dueSlots } from './uptime-state';
 const CLAIM_BATCH = 500;
 
 /**
- * Finds the checks that are due and queues them, once each. Claiming and queueing share a
+ * Finds the checks that are due, or will be before the next tick, and queues them, once each: a
+ * check due before the next tick is queued as a delayed job that starts at its due time, so checks
+ * start on time rather than up to a tick late. Claiming and queueing share a
  * transaction: the due monitors are locked (`FOR UPDATE SKIP LOCKED`, so concurrent ticks split
  * them), their next due time moved on, their check jobs added to Redis, and only then the claim
  * committed. A tick that dies before the commit leaves the checks due for the next one, whose jobs
@@ -23,15 +26,17 @@ export class UptimeScheduler {
     private readonly monitors: UptimeMonitorsRepository,
     private readonly clock: UptimeClock,
     @InjectQueue(QueueName.Uptime) private readonly queue: Queue,
+    private readonly config: AppConfig,
   ) {}
 
-  /** Queues every check due now; returns how many. */
+  /** Queues every check due before the next tick; returns how many. */
   async tick(): Promise<number> {
     const now = this.clock.now();
+    const horizon = new Date(now.getTime() + this.config.UPTIME_TICK_MS);
     let queued = 0;
     for (;;) {
       const claimed = await this.monitors.transaction(async (manager) => {
-        const due = await this.monitors.lockDue(manager, now, CLAIM_BATCH);
+        const due = await this.monitors.lockDue(manager, horizon, CLAIM_BATCH);
         const slots = due.map((row) => ({
           id: row.id,
           ...dueSlots(row.next_due_at, now, row.interval_seconds),
@@ -48,6 +53,7 @@ export class UptimeScheduler {
               opts: {
                 jobId: checkJobId(slot.id, slot.dueAt),
                 priority: CHECK_PRIORITY,
+                delay: Math.max(0, slot.dueAt.getTime() - now.getTime()),
                 // The check itself never throws: only a database away fails a job, and that passes.
                 attempts: 5,
                 backoff: { type: 'exponential', delay: 2_000 },
