@@ -7,7 +7,8 @@ import { navigate } from '../router';
 import { plural } from '../util';
 import { CronSetup } from './CronSetup';
 import { MonitorActions } from './MonitorActions';
-import { durationText, MutedMark, StatusPill, statusWord } from './MonitorStatus';
+import { durationText } from '../monitor-words';
+import { MutedMark, StatusPill, statusWord } from './MonitorStatus';
 import { MonitorFrame } from './MonitorFrame';
 import './monitors.css';
 

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { CronSchedule as Schedule, Project } from '../api';
+import { checkInUrl } from '../monitor-words';
 import { CodeSnippet, DsnField, SnippetTabs } from './DsnSetup';
 
 /** What a snippet needs to know of the monitor: its slug and, when it exists, its settings. */
@@ -9,17 +10,6 @@ export interface CronSetupMonitor {
   timezone: string;
   checkin_margin: number;
   max_runtime: number;
-}
-
-/** The DSN check-in URL (`/api/{project_id}/cron/{slug}/{public_key}/`) of a project's DSN. */
-export function checkInUrl(dsn: string, slug: string): string {
-  try {
-    const url = new URL(dsn);
-    const projectId = url.pathname.replace(/^\/+|\/+$/g, '');
-    return `${url.protocol}//${url.host}/api/${projectId}/cron/${encodeURIComponent(slug)}/${url.username}/`;
-  } catch {
-    return `<your server>/api/<project id>/cron/${slug}/<public key>/`;
-  }
 }
 
 function jsSchedule(schedule: Schedule): string {

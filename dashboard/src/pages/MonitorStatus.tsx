@@ -1,5 +1,3 @@
-import { plural } from '../util';
-import type { UptimeMonitor } from '../api';
 
 /**
  * A monitor's or a check-in's state as a pill: a sign and a word as well as a colour, so that it reads
@@ -41,47 +39,4 @@ export function MutedMark({ muted }: { muted: boolean }) {
       Muted
     </span>
   );
-}
-
-export function percentText(value: number | null | undefined): string {
-  if (typeof value !== 'number') return '—';
-  if (value === 100) return '100 %';
-  return `${value
-    .toFixed(value >= 99 ? 3 : 2)
-    .replace(/0+$/, '')
-    .replace(/\.$/, '')} %`;
-}
-
-export function msText(value: number | null | undefined): string {
-  return typeof value === 'number' ? `${Math.round(value).toLocaleString()} ms` : '—';
-}
-
-export function hostOf(monitor: Pick<UptimeMonitor, 'url'>): string {
-  try {
-    return new URL(monitor.url).host;
-  } catch {
-    return monitor.url;
-  }
-}
-
-/** Durations as people say them: "850 ms", "12.4 s", "3 min 5 s". */
-export function durationText(ms: number | null | undefined): string {
-  if (typeof ms !== 'number') return '—';
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1).replace(/\.?0+$/, '')} s`;
-  const minutes = Math.floor(ms / 60_000);
-  const seconds = Math.round((ms % 60_000) / 1000);
-  return seconds ? `${minutes} min ${seconds} s` : `${minutes} min`;
-}
-
-/** An interval in the largest whole unit: "60 seconds" is "1 minute", 3600 "1 hour". */
-export function intervalText(seconds: number): string {
-  for (const [unit, size] of [
-    ['day', 86_400],
-    ['hour', 3600],
-    ['minute', 60],
-  ] as const) {
-    if (seconds >= size && seconds % size === 0) return plural(seconds / size, unit);
-  }
-  return plural(seconds, 'second');
 }

@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, client, PublicStatusPage as StatusPageView } from '../api';
 import { ErrorMessage, Loading, RelTime, useAsync, useTitle } from '../components';
-import { percentText, StatusPill } from './MonitorStatus';
+import { percentText } from '../monitor-words';
+import { StatusPill } from './MonitorStatus';
 import './monitors.css';
 
 type StatusMonitor = StatusPageView['monitors'][number];

@@ -7,7 +7,8 @@ import { navigate } from '../router';
 import { exactTime, plural } from '../util';
 import { PeriodSwitch } from './EventChart';
 import { MonitorActions } from './MonitorActions';
-import { intervalText, msText, MutedMark, percentText, StatusPill } from './MonitorStatus';
+import { intervalText, msText, percentText } from '../monitor-words';
+import { MutedMark, StatusPill } from './MonitorStatus';
 import { MonitorFrame } from './MonitorFrame';
 import './monitors.css';
 
