@@ -71,6 +71,28 @@ export class CheckInsRepository {
     return rows.length === 1;
   }
 
+  /** The clock's missed runs, many in one statement. */
+  async insertMissed(
+    manager: EntityManager,
+    rows: { id: string; monitorId: number; environment: string; expectedAt: Date }[],
+    now: Date,
+  ): Promise<void> {
+    if (rows.length === 0) return;
+    await manager.query(
+      `INSERT INTO cron_check_ins (id, monitor_id, environment, status, expected_at, created_at, updated_at)
+       SELECT r.id, r.monitor_id, r.environment, 'missed', r.expected_at, r.expected_at, $5
+       FROM unnest($1::uuid[], $2::int[], $3::text[], $4::timestamptz[]) AS r(id, monitor_id, environment, expected_at)
+       ON CONFLICT (id) DO NOTHING`,
+      [
+        rows.map((row) => row.id),
+        rows.map((row) => row.monitorId),
+        rows.map((row) => row.environment),
+        rows.map((row) => row.expectedAt),
+        now,
+      ],
+    );
+  }
+
   async update(manager: EntityManager, id: string, change: CheckInChange): Promise<void> {
     const columns = CHANGE_COLUMNS.filter((column) => change[column] !== undefined);
     if (columns.length === 0) return;

@@ -6,13 +6,20 @@ import { CheckInsRepository } from './check-ins.repository';
 import { CronClock } from './cron-clock';
 import { expectedBetween, nextExpected } from './cron-schedule';
 import { CronMonitorRow, CronMonitorsRepository } from './cron-monitors.repository';
-import { CronMonitorRef, MONITOR_INCIDENTS, MonitorIncidents } from './monitor-incidents.port';
+import {
+  CronMonitorFailure,
+  CronMonitorRef,
+  MONITOR_INCIDENTS,
+  MonitorIncidents,
+} from './monitor-incidents.port';
 import { failureStep, marginMs, scheduleOf } from './monitor-state';
 
 /** Due environments and timed-out check-ins are read this many at a time. */
 const BATCH = 500;
+/** Due environments marked in one transaction: a few statements for all of them. */
+const MISSED_PER_TRANSACTION = 100;
 /** Transactions a tick runs side by side (the pool has 20 connections). */
-const PARALLEL = 8;
+const PARALLEL = 4;
 /**
  * After an outage, at most this many missed runs of one monitor and environment are recorded, the
  * earliest first; the rest of the gap is skipped. The incident opens once whatever the count.
@@ -55,7 +62,10 @@ export class CronClockService {
     }
     for (;;) {
       const ids = await this.monitors.dueEnvironmentIds(now, BATCH);
-      const counts = await inParallel(ids, (id) => this.markMissed(id, now));
+      const chunks: number[][] = [];
+      for (let i = 0; i < ids.length; i += MISSED_PER_TRANSACTION)
+        chunks.push(ids.slice(i, i + MISSED_PER_TRANSACTION));
+      const counts = (await inParallel(chunks, (chunk) => this.markMissed(chunk, now))).flat();
       for (const count of counts) {
         if (count > 0) {
           result.missed += count;
@@ -98,64 +108,72 @@ export class CronClockService {
     });
   }
 
-  /** The number of missed runs recorded (0 when another tick got there first). */
-  private markMissed(envId: number, now: Date): Promise<number> {
+  /**
+   * Records the missed runs of a batch of due environments in one transaction (0 each when another
+   * tick got there first); returns the count per environment.
+   */
+  private markMissed(envIds: number[], now: Date): Promise<number[]> {
     return this.dataSource.transaction(async (manager) => {
-      const env = await this.monitors.lockEnvironmentById(manager, envId);
-      if (!env?.deadline_at || !env.next_expected_at || env.deadline_at > now) return 0;
-      const monitor = await this.monitors.findById(manager, env.monitor_id);
-      if (!monitor) return 0;
-      const schedule = scheduleOf(monitor);
-      const margin = marginMs(monitor);
-      const lastDue = new Date(now.getTime() - margin);
-      const missed = [
-        env.next_expected_at,
-        ...expectedBetween(
-          schedule,
-          monitor.timezone,
+      const due = await this.monitors.lockDue(manager, envIds, now);
+      const missedRows: { id: string; monitorId: number; environment: string; expectedAt: Date }[] = [];
+      const changes: Parameters<CronMonitorsRepository['updateMissed']>[1] = [];
+      const crossings: { ref: CronMonitorRef; failure: CronMonitorFailure }[] = [];
+      const counts: number[] = [];
+      for (const { env, monitor } of due) {
+        if (!env.next_expected_at) continue;
+        const schedule = scheduleOf(monitor);
+        const margin = marginMs(monitor);
+        const lastDue = new Date(now.getTime() - margin);
+        const missed = [
           env.next_expected_at,
-          lastDue,
-          MAX_MISSES_PER_TICK - 1,
-        ),
-      ];
-      for (const expected of missed) {
-        await this.checkIns.insert(manager, {
-          id: randomUUID(),
-          monitor_id: monitor.id,
-          environment: env.environment,
+          ...expectedBetween(
+            schedule,
+            monitor.timezone,
+            env.next_expected_at,
+            lastDue,
+            MAX_MISSES_PER_TICK - 1,
+          ),
+        ];
+        for (const expectedAt of missed) {
+          missedRows.push({
+            id: randomUUID(),
+            monitorId: monitor.id,
+            environment: env.environment,
+            expectedAt,
+          });
+        }
+        let next = nextExpected(schedule, monitor.timezone, missed[missed.length - 1]);
+        if (next.getTime() + margin <= now.getTime())
+          next = nextExpected(schedule, monitor.timezone, lastDue);
+        const step = failureStep(env, monitor, 'missed', missed.length);
+        changes.push({
+          id: env.id,
           status: 'missed',
-          duration_ms: null,
-          release: null,
-          expected_at: expected,
-          timeout_at: null,
-          created_at: expected,
-          updated_at: now,
+          nextExpectedAt: next,
+          deadlineAt: new Date(next.getTime() + margin),
+          failures: step.change.consecutive_failures ?? env.consecutive_failures + missed.length,
+          incidentOpen: step.change.incident_open ?? env.incident_open,
         });
+        if (step.crossing === 'failed') {
+          const at = missed[Math.min(step.crossingIndex, missed.length - 1)];
+          crossings.push({
+            ref: refOf(monitor, env.environment),
+            failure: {
+              at,
+              reason: 'missed',
+              detail:
+                missed.length === 1
+                  ? `No check-in expected at ${at.toISOString()}`
+                  : `No check-ins for ${missed.length} runs expected from ${missed[0].toISOString()}`,
+            },
+          });
+        }
+        counts.push(missed.length);
       }
-      let next = nextExpected(schedule, monitor.timezone, missed[missed.length - 1]);
-      if (next.getTime() + margin <= now.getTime()) next = nextExpected(schedule, monitor.timezone, lastDue);
-      const step = failureStep(env, monitor, 'missed', missed.length);
-      await this.monitors.updateEnvironment(manager, env.id, {
-        ...step.change,
-        next_expected_at: next,
-        deadline_at: new Date(next.getTime() + margin),
-      });
-      if (step.crossing === 'failed') {
-        const at = missed[Math.min(step.crossingIndex, missed.length - 1)];
-        await this.incidents.monitorFailed(
-          refOf(monitor, env.environment),
-          {
-            at,
-            reason: 'missed',
-            detail:
-              missed.length === 1
-                ? `No check-in expected at ${at.toISOString()}`
-                : `No check-ins for ${missed.length} runs expected from ${missed[0].toISOString()}`,
-          },
-          manager,
-        );
-      }
-      return missed.length;
+      await this.checkIns.insertMissed(manager, missedRows, now);
+      await this.monitors.updateMissed(manager, changes);
+      for (const { ref, failure } of crossings) await this.incidents.monitorFailed(ref, failure, manager);
+      return counts;
     });
   }
 }

@@ -233,6 +233,65 @@ export class CronMonitorsRepository {
     return rows.map((row) => row.id);
   }
 
+  /**
+   * Of the given environments, those still due, with their monitors, locked for the transaction;
+   * one a check-in holds is skipped (that check-in moves its deadline anyway).
+   */
+  async lockDue(
+    manager: EntityManager,
+    ids: number[],
+    now: Date,
+  ): Promise<{ env: MonitorEnvironmentRow; monitor: CronMonitorRow }[]> {
+    const rows = await manager.query<(MonitorEnvironmentRow & { monitor: CronMonitorRow })[]>(
+      `SELECT ${ENVIRONMENT_COLUMNS.split(',')
+        .map((column) => `e.${column.trim()}`)
+        .join(', ')}, to_jsonb(m) AS monitor
+       FROM cron_monitor_environments e JOIN cron_monitors m ON m.id = e.monitor_id
+       WHERE e.id = ANY($1::int[]) AND e.deadline_at <= $2
+       ORDER BY e.deadline_at, e.id
+       FOR UPDATE OF e SKIP LOCKED`,
+      [ids, now],
+    );
+    return rows.map(({ monitor, ...env }) => ({
+      env,
+      monitor: {
+        ...monitor,
+        created_at: new Date(monitor.created_at),
+        updated_at: new Date(monitor.updated_at),
+      },
+    }));
+  }
+
+  /** The clock's changes of many environments in one statement. */
+  async updateMissed(
+    manager: EntityManager,
+    changes: {
+      id: number;
+      status: EnvironmentStatus;
+      nextExpectedAt: Date;
+      deadlineAt: Date;
+      failures: number;
+      incidentOpen: boolean;
+    }[],
+  ): Promise<void> {
+    if (changes.length === 0) return;
+    await manager.query(
+      `UPDATE cron_monitor_environments e SET status = c.status, next_expected_at = c.next, deadline_at = c.deadline,
+         consecutive_failures = c.failures, consecutive_successes = 0, incident_open = c.open
+       FROM unnest($1::int[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::int[], $6::boolean[])
+         AS c(id, status, next, deadline, failures, open)
+       WHERE e.id = c.id`,
+      [
+        changes.map((change) => change.id),
+        changes.map((change) => change.status),
+        changes.map((change) => change.nextExpectedAt),
+        changes.map((change) => change.deadlineAt),
+        changes.map((change) => change.failures),
+        changes.map((change) => change.incidentOpen),
+      ],
+    );
+  }
+
   async findById(manager: EntityManager, id: number): Promise<CronMonitorRow | undefined> {
     const rows = await manager.query<CronMonitorRow[]>(
       `SELECT ${MONITOR_COLUMNS} FROM cron_monitors WHERE id = $1`,

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { RepeatedLog } from '../common/repeated-log';
 import type { EntityManager } from 'typeorm';
 
 /**
@@ -35,6 +36,8 @@ export const MONITOR_INCIDENTS = Symbol('MONITOR_INCIDENTS');
 @Injectable()
 export class LoggedMonitorIncidents implements MonitorIncidents {
   private readonly logger = new Logger('CronMonitors');
+  /** After an outage every monitor may fail at once: a line a minute, not one per monitor. */
+  private readonly failures = new RepeatedLog(this.logger, 60_000);
 
   monitorFailed(ref: CronMonitorRef, failure: CronMonitorFailure): Promise<unknown> {
     this.logger.warn(

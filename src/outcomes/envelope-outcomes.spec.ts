@@ -167,7 +167,7 @@ describe('envelopeOutcomes', () => {
           'transaction',
           'replay_event',
           'replay_recording',
-          'check_in',
+          'log',
           'x-new',
           'attachment',
           'profile',
@@ -178,7 +178,7 @@ describe('envelopeOutcomes', () => {
       { outcome: 'unsupported', category: 'transaction', reason: 'transaction', quantity: 1 },
       { outcome: 'unsupported', category: 'replay', reason: 'replay_event', quantity: 1 },
       { outcome: 'unsupported', category: 'replay', reason: 'replay_recording', quantity: 1 },
-      { outcome: 'unsupported', category: 'monitor', reason: 'check_in', quantity: 1 },
+      { outcome: 'unsupported', category: 'log_item', reason: 'log', quantity: 1 },
       { outcome: 'unsupported', category: 'unknown', reason: 'other', quantity: 1 },
       { outcome: 'unsupported', category: 'profile', reason: 'profile', quantity: 1 },
     ]);

@@ -58,7 +58,7 @@
  * Knobs: CHAOS_PHASES (the faults to inject, comma-separated from postgres, worker, redis,
  * retention, api, disk, wal, redis-memory; all by default, always run in that order:
  * `CHAOS_PHASES=retention` runs only the retention fault), CHAOS_RATE (envelopes/s, default 100),
- * CHAOS_FEEDBACK_RATE (feedback envelopes/s beside them, 5),
+ * CHAOS_FEEDBACK_RATE (feedback envelopes/s beside them, 5, and as many check-in envelopes: check-ins.ts),
  * CHAOS_CONNECTIONS (4), CHAOS_GROUPS (36), CHAOS_BURST (3000), CHAOS_REDIS_DOWN_S (5),
  * CHAOS_API_DOWN_S (2), CHAOS_DISK_FULL_S (40), CHAOS_WAL_DOWN_S (10), CHAOS_REDIS_FULL_S (20),
  * CHAOS_TMPFS=0 (no small disks), CHAOS_DRAIN_TIMEOUT_S (120), CHAOS_TIMEOUT_S (hard stop of the
@@ -77,6 +77,7 @@ import { Cleanup } from '../helpers/cleanup';
 import { Postgres } from '../helpers/postgres-servers';
 import { checkRun, printConsistency } from './consistency';
 import { checkFeedback, FeedbackLoad, printFeedbackCheck } from './feedback';
+import { CheckInLoad, checkCheckIns, printCheckInCheck } from './check-ins';
 import { partitionOf, query } from './db';
 import { ACK, formatOutcomes, LoadGenerator } from './load';
 import {
@@ -275,6 +276,8 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
   cleanup.add('stop load', async () => load.destroy());
   const feedback = new FeedbackLoad({ ...target, rate: FEEDBACK_RATE, events: load });
   cleanup.add('stop feedback load', () => feedback.stop());
+  const checkIns = new CheckInLoad({ ...target, rate: FEEDBACK_RATE, events: load });
+  cleanup.add('stop check-in load', () => checkIns.stop());
   const attachmentProject = await createAttachmentProject(databaseUrl);
   const attachmentLoad = new AttachmentLoad(
     `${api.url}/api/${attachmentProject.projectId}/envelope/`,
@@ -367,6 +370,7 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
     log(describeSessionCheck(check));
   };
   feedback.start();
+  await checkIns.start();
   attachmentLoad.start();
 
   if (selected('postgres'))
@@ -408,7 +412,7 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
   if (selected('redis-memory'))
     await redisMemoryFull(suite, REDIS_FULL_S).then(() => checkSessionsAfter('redis-memory'));
 
-  await Promise.all([load.stop(), feedback.stop(), attachmentLoad.stop()]);
+  await Promise.all([load.stop(), feedback.stop(), checkIns.stop(), attachmentLoad.stop()]);
   await checkSessionsAfter('the load');
   await sessionLoad.stop();
   load.phase = 'after';
@@ -456,6 +460,7 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
   });
   const reports = await phaseReports({ phases, load, redis, queues, stored, duplicates, loadStoppedAt });
   const feedbackCheck = await checkFeedback(databaseUrl, projectId, feedback);
+  const checkInCheck = await checkCheckIns(databaseUrl, projectId, checkIns);
   const attachmentCheck = await checkAttachments(databaseUrl, attachmentProject.projectId, attachmentLoad);
   const unexpected = [...api.unexpectedExits, ...worker.unexpectedExits];
 
@@ -464,6 +469,7 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
   printTable(reports);
   printConsistency(consistency, queues, final);
   printFeedbackCheck(feedbackCheck);
+  printCheckInCheck(checkInCheck);
   printAttachmentCheck(attachmentCheck, attachmentLoad);
   for (const r of reports) {
     if (r.skipped) console.log(`  ${r.fault}: SKIPPED: ${r.skipped}`);
@@ -507,6 +513,7 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
     ...reports.filter((r) => !r.skipped).map((r) => r.passed),
     consistency.passed,
     feedbackCheck.passed,
+    checkInCheck.passed,
     ...sessionChecks.map((check) => check.passed),
     attachmentCheck.passed,
   ];
