@@ -7,7 +7,7 @@ import { startTestApp, TestApp } from './helpers/app';
 import { createProject } from './helpers/attachments';
 import { as, expectStatus, invitedAccount } from './helpers/members';
 import { eventually } from './helpers/queues';
-import { startUptimeSites, UptimeSites } from './helpers/uptime-sites';
+import { startTlsSite, startUptimeSites, UptimeSites } from './helpers/uptime-sites';
 
 const DAY_MS = 86_400_000;
 /** Far ahead of the real time: other apps of the test run, on the real clock, never find these checks due. */
@@ -215,6 +215,33 @@ describe('uptime monitors', () => {
     });
     sites.state.up = true;
     await expectStatus(t.api().delete(`${base()}/${monitor.id}`), 204);
+  });
+
+  it('warns once per certificate when the TLS certificate expires within tls_expiry_days', async () => {
+    const tls = await startTlsSite(5);
+    try {
+      const start = T0 + 25 * DAY_MS;
+      now = start;
+      const monitor = await createMonitor({ name: 'Secure', url: `${tls.url}/`, tls_expiry_days: 14 });
+      const first = await checkAt(start, monitor.id, 1);
+      expect(first).toMatchObject({
+        tls_expires_at: tls.expiresAt.toISOString(),
+        status: 'down',
+        last_error: 'TLS certificate not trusted: DEPTH_ZERO_SELF_SIGNED_CERT',
+      });
+      await checkAt(start + 60_000, monitor.id, 2);
+      const warnings = incidents.filter(
+        (entry) => entry.monitorId === monitor.id && entry.reason === 'tls_expiring',
+      );
+      expect(warnings).toHaveLength(1);
+      // The clock is far ahead of the real time: by it, the certificate has expired.
+      expect(warnings[0].detail).toBe(
+        `TLS certificate expired on ${tls.expiresAt.toISOString().slice(0, 10)}`,
+      );
+      await expectStatus(t.api().delete(`${base()}/${monitor.id}`), 204);
+    } finally {
+      await tls.close();
+    }
   });
 
   it('checks muted monitors but opens no incident', async () => {

@@ -1,9 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { UptimeChecker } from './uptime-checker';
 import { UptimeClock } from './uptime-clock';
 import { incidentRef, UptimeIncidents } from './uptime-incidents';
 import { UptimeMonitorsRepository } from './uptime-monitors.repository';
-import { applyCheck, tlsWarningDue } from './uptime-state';
+import { applyCheck, tlsWarningDetail, tlsWarningDue } from './uptime-state';
 
 export type CheckOutcome = 'recorded' | 'duplicate' | 'missing';
 
@@ -14,6 +14,8 @@ export type CheckOutcome = 'recorded' | 'duplicate' | 'missing';
  */
 @Injectable()
 export class UptimeCheckRunner {
+  private readonly logger = new Logger(UptimeCheckRunner.name);
+
   constructor(
     private readonly monitors: UptimeMonitorsRepository,
     private readonly checker: UptimeChecker,
@@ -79,6 +81,20 @@ export class UptimeCheckRunner {
         tlsExpiresAt: result.tlsExpiresAt,
         tlsWarnedExpiry: warnTls ? tlsExpiresAt : current.tls_warned_expiry,
       });
+      // One line per change of state (never per check), with what decided it.
+      const muted = current.muted ? ' (muted)' : '';
+      if (transition === 'failed') {
+        this.logger.warn(
+          `uptime monitor ${monitorId} of project ${current.project_id} down${muted}: ${result.error}`,
+        );
+      } else if (transition === 'recovered') {
+        this.logger.log(`uptime monitor ${monitorId} of project ${current.project_id} up again${muted}`);
+      }
+      if (warnTls) {
+        this.logger.warn(
+          `uptime monitor ${monitorId} of project ${current.project_id}: TLS certificate expires at ${tlsExpiresAt?.toISOString()}${muted}`,
+        );
+      }
       if (current.muted) return 'recorded';
       const ref = incidentRef(current);
       if (transition === 'failed') {
@@ -96,13 +112,12 @@ export class UptimeCheckRunner {
         await this.incidents.monitorRecovered(ref, checkedAt, manager);
       }
       if (warnTls && tlsExpiresAt !== null) {
-        const days = Math.max(0, Math.floor((tlsExpiresAt.getTime() - checkedAt.getTime()) / 86_400_000));
         await this.incidents.monitorFailed(
           ref,
           {
             at: checkedAt,
             reason: 'tls_expiring',
-            detail: `TLS certificate expires on ${tlsExpiresAt.toISOString().slice(0, 10)} (in ${days} days)`,
+            detail: tlsWarningDetail(tlsExpiresAt, checkedAt),
           },
           manager,
         );

@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 
 /** Names an uptime monitor to the incidents it opens (one issue per monitor and environment). */
@@ -34,20 +34,14 @@ export abstract class UptimeIncidents {
   abstract openIssueIds(projectId: number, monitorIds: number[]): Promise<Map<number, number>>;
 }
 
-/** Logs the transitions; stands in until monitor issues are provided. */
+/** Opens no issue: stands in until monitor issues are provided (the runner logs each transition). */
 @Injectable()
-export class LoggedUptimeIncidents extends UptimeIncidents {
-  private readonly logger = new Logger('UptimeIncidents');
-
-  monitorFailed(ref: UptimeIncidentRef, failure: UptimeFailure): Promise<void> {
-    this.logger.warn(
-      `uptime monitor ${ref.monitorId} of project ${ref.projectId} failed (${failure.reason}): ${failure.detail}`,
-    );
+export class NoUptimeIncidents extends UptimeIncidents {
+  monitorFailed(): Promise<void> {
     return Promise.resolve();
   }
 
-  monitorRecovered(ref: UptimeIncidentRef): Promise<void> {
-    this.logger.log(`uptime monitor ${ref.monitorId} of project ${ref.projectId} recovered`);
+  monitorRecovered(): Promise<void> {
     return Promise.resolve();
   }
 

@@ -54,9 +54,10 @@ export class UptimeScheduler {
                 jobId: checkJobId(slot.id, slot.dueAt),
                 priority: CHECK_PRIORITY,
                 delay: Math.max(0, slot.dueAt.getTime() - now.getTime()),
-                // The check itself never throws: only a database away fails a job, and that passes.
-                attempts: 5,
-                backoff: { type: 'exponential', delay: 2_000 },
+                // The check itself never throws: only the database away fails a job, and that
+                // passes. About 20 minutes of retries before the failed set.
+                attempts: 9,
+                backoff: { type: 'exponential', delay: 5_000 },
                 // Kept a while, so that a claim repeated after a crash finds the id taken; the
                 // recorded check (its key is the same) refuses a second run after that.
                 removeOnComplete: { age: 600, count: 10_000 },

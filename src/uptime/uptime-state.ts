@@ -58,6 +58,14 @@ export function tlsWarningDue(
   return warnedExpiry === null || warnedExpiry.getTime() !== expiresAt.getTime();
 }
 
+/** The words of a certificate warning, as the monitor's issue shows them. */
+export function tlsWarningDetail(expiresAt: Date, now: Date): string {
+  const day = expiresAt.toISOString().slice(0, 10);
+  const days = Math.floor((expiresAt.getTime() - now.getTime()) / 86_400_000);
+  if (days < 0) return `TLS certificate expired on ${day}`;
+  return `TLS certificate expires on ${day} (${days === 0 ? 'within a day' : days === 1 ? 'in 1 day' : `in ${days} days`})`;
+}
+
 /**
  * The slot a claimed check runs for, and the next one: the latest due time not after `now` (a
  * monitor that fell behind, while every worker was down, runs once, not once per missed interval),

@@ -51,7 +51,6 @@ export class UptimeProcessor
     private readonly config: AppConfig,
   ) {
     super();
-    queue.on('error', (error: Error) => this.workerErrors.report(error));
     this.ticks = new KeptJobScheduler(
       queue,
       {
