@@ -175,7 +175,7 @@ describe('dashboard cron monitors (browser)', () => {
     await screenshot(page, 'cron-form-error-1280');
     await page.getByLabel('Crontab').fill('0 9 * * 1');
     await page.getByRole('button', { name: 'Create monitor' }).click();
-    await page.getByRole('heading', { name: 'Weekly report' }).waitFor();
+    await page.getByRole('heading', { name: 'Weekly report', exact: true }).waitFor();
     expect(await page.locator('header.card').innerText()).toContain('Europe/Berlin');
 
     await page.getByRole('button', { name: 'Mute' }).click();
@@ -187,7 +187,7 @@ describe('dashboard cron monitors (browser)', () => {
     await page.getByLabel('Every').fill('2');
     await page.getByLabel('Unit').selectOption('hour');
     await page.getByRole('button', { name: 'Save monitor' }).click();
-    await page.getByRole('heading', { name: 'Weekly report' }).waitFor();
+    await page.getByRole('heading', { name: 'Weekly report', exact: true }).waitFor();
     const body = (await t.api().get(`/api/projects/${project.id}/monitors/weekly-report`).expect(200)).body;
     expect(body).toMatchObject({ schedule: { type: 'interval', value: 2, unit: 'hour' }, muted: true, timezone: 'Europe/Berlin' });
 

@@ -140,7 +140,7 @@ describe('dashboard uptime monitors and status page (browser)', () => {
 
   it('shows a monitor: response times, failed checks, uptime; mutes, edits and deletes it', async () => {
     await page.goto(`/projects/${project.id}/monitors/uptime/${monitors['Checkout API']}`);
-    await page.getByRole('heading', { name: 'Checkout API' }).waitFor();
+    await page.getByRole('heading', { name: 'Checkout API', exact: true }).waitFor();
     expect(await page.locator('.monitor-head .status-pill').innerText()).toContain('Down');
     await page.locator('.chart-col').first().waitFor();
     // 24 hours of hourly checks (the last one failed), then the failures listed.
@@ -172,7 +172,9 @@ describe('dashboard uptime monitors and status page (browser)', () => {
     await page.getByRole('alert').waitFor();
     await page.getByLabel('Down after failures').fill('2');
     await page.getByRole('button', { name: 'Save monitor' }).click();
-    await page.getByRole('heading', { name: 'Checkout API' }).waitFor();
+    await page.getByRole('heading', { name: 'Checkout API', exact: true }).waitFor();
+    const saved = await t.api().get(`/api/projects/${project.id}/uptime-monitors/${monitors['Checkout API']}`).expect(200);
+    expect(saved.body).toMatchObject({ failure_threshold: 2, muted: false, url: `${sites.url}/flaky` });
 
     // Deleting asks first.
     const admin = (await t.api().post(`/api/projects/${project.id}/uptime-monitors`).send({ name: 'Old', url: `${sites.url}/ok` }).expect(201)).body;
