@@ -35,6 +35,7 @@ import { TokensModule } from './tokens/tokens.module';
 import { DashboardModule } from './web/dashboard.module';
 import { CronsModule } from './crons/crons.module';
 import { CronsWorkerModule } from './crons/crons-worker.module';
+import { MonitorIncidentsModule } from './monitors/monitor-incidents.module';
 import { UptimeModule } from './uptime/uptime.module';
 import { UptimeWorkerModule } from './uptime/uptime-worker.module';
 
@@ -94,6 +95,8 @@ export class AppModule {
         HealthModule,
         AuditLogModule,
         StorageModule,
+        // The issues monitors open: the cron and uptime workers and APIs of either role use it.
+        MonitorIncidentsModule,
         ...(runsApi ? API_MODULES : []),
         // Dashboard files and the page fallback for client-side routes (never /api, /auth, /health, /metrics).
         ...(runsApi ? [DashboardModule] : []),

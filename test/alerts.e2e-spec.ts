@@ -257,6 +257,8 @@ describe('alert delivery', () => {
         message: issue.message,
         culprit: 'app/checkout.js in pay',
         level: 'error',
+        kind: 'error',
+        monitor: null,
         state: 'open',
         event_count: 3,
         user_count: 0,

@@ -177,3 +177,163 @@ describe('the cron clock', () => {
     expect((await environment(project, 'berlin-night')).next_expected_at).toBe('2027-11-01T01:30:00.000Z');
   });
 });
+
+describe('check-ins and the event rate limit', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({ MAX_EVENTS_PER_MINUTE: '2' });
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('takes check-ins while the project is over its event limit, as Sentry limits them apart', async () => {
+    const project = (
+      await t
+        .api()
+        .post('/api/projects')
+        .send({ name: `limit-${randomUUID().slice(0, 6)}` })
+        .expect(201)
+    ).body as Project;
+    const auth = `Sentry sentry_key=${hex(project.client_key)}, sentry_version=7`;
+    const event = () =>
+      [
+        JSON.stringify({}),
+        JSON.stringify({ type: 'event' }),
+        JSON.stringify({ message: 'over the limit' }),
+      ].join('\n');
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      statuses.push(
+        (await t.http().post(`/api/${project.id}/envelope/`).set('X-Sentry-Auth', auth).send(event())).status,
+      );
+    }
+    expect(statuses).toContain(429);
+    const limited = await t
+      .http()
+      .post(`/api/${project.id}/envelope/`)
+      .set('X-Sentry-Auth', auth)
+      .send(event())
+      .expect(429);
+    expect(limited.headers['x-sentry-rate-limits']).not.toContain('monitor');
+    for (let i = 0; i < 5; i++) {
+      const body = [
+        JSON.stringify({}),
+        JSON.stringify({ type: 'check_in' }),
+        JSON.stringify({
+          check_in_id: hex(randomUUID()),
+          monitor_slug: 'limited',
+          status: 'ok',
+          monitor_config: { schedule: { type: 'interval', value: 1, unit: 'hour' } },
+        }),
+      ].join('\n');
+      await t.http().post(`/api/${project.id}/envelope/`).set('X-Sentry-Auth', auth).send(body).expect(200);
+    }
+    await eventually(async () => {
+      const page = await t.api().get(`/api/projects/${project.id}/monitors/limited/check-ins`);
+      return page.status === 200 && page.body.data.length === 5;
+    }, 30_000);
+  });
+});
+
+describe('monitor issues from cron thresholds', () => {
+  let t: TestApp;
+  let clock: CronClockService;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    clock = t.app.get(CronClockService);
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  async function environment(project: Project, slug: string) {
+    const monitor = await t.api().get(`/api/projects/${project.id}/monitors/${slug}`).expect(200);
+    return monitor.body.environments[0] as {
+      status: string;
+      issue_id: number | null;
+      next_expected_at: string;
+    };
+  }
+
+  it('opens one issue at the failure threshold, however many runs fail, and resolves it at the recovery threshold', async () => {
+    const project = (
+      await t
+        .api()
+        .post('/api/projects')
+        .send({ name: `issues-${randomUUID().slice(0, 6)}` })
+        .expect(201)
+    ).body as Project;
+    const url = `/api/${project.id}/cron/thresholds/${hex(project.client_key)}/`;
+    const config = {
+      schedule: { type: 'crontab', value: '* * * * *' },
+      failure_issue_threshold: 2,
+      recovery_threshold: 2,
+    };
+    await t.http().post(url).send({ status: 'error', monitor_config: config }).expect(202);
+    await eventually(async () => (await environment(project, 'thresholds')).status === 'error', 30_000);
+    expect((await environment(project, 'thresholds')).issue_id).toBeNull();
+    await t.http().get(`${url}?status=error`).expect(202);
+    const issueId = await eventually(
+      async () => (await environment(project, 'thresholds')).issue_id ?? undefined,
+      30_000,
+    );
+    const issue = await t.api().get(`/api/issues/${issueId}`).expect(200);
+    expect(issue.body).toMatchObject({ kind: 'cron', state: 'open' });
+
+    // Missed runs while it is open: the same issue, no other.
+    const next = new Date((await environment(project, 'thresholds')).next_expected_at).getTime();
+    await clock.tick(new Date(next + 5 * MINUTE));
+    expect((await environment(project, 'thresholds')).issue_id).toBe(issueId);
+    const issues = await t
+      .api()
+      .get(`/api/projects/${project.id}/issues`)
+      .query({ query: 'kind:cron' })
+      .expect(200);
+    expect(issues.body.data).toHaveLength(1);
+
+    await t.http().get(`${url}?status=ok`).expect(202);
+    await eventually(async () => (await environment(project, 'thresholds')).status === 'ok', 30_000);
+    expect((await t.api().get(`/api/issues/${issueId}`).expect(200)).body.state).toBe('open');
+    await t.http().get(`${url}?status=ok`).expect(202);
+    await eventually(
+      async () => (await t.api().get(`/api/issues/${issueId}`)).body.state === 'resolved',
+      30_000,
+    );
+    expect((await environment(project, 'thresholds')).issue_id).toBeNull();
+  });
+
+  it('opens nothing for a muted monitor, and still records its check-ins', async () => {
+    const project = (
+      await t
+        .api()
+        .post('/api/projects')
+        .send({ name: `muted-${randomUUID().slice(0, 6)}` })
+        .expect(201)
+    ).body as Project;
+    await t
+      .api()
+      .post(`/api/projects/${project.id}/monitors`)
+      .send({ name: 'Quiet', schedule: { type: 'crontab', value: '* * * * *' } })
+      .expect(201);
+    await t.api().patch(`/api/projects/${project.id}/monitors/quiet`).send({ muted: true }).expect(200);
+    const url = `/api/${project.id}/cron/quiet/${hex(project.client_key)}/`;
+    await t.http().get(`${url}?status=error`).expect(202);
+    await t.http().get(`${url}?status=error`).expect(202);
+    await eventually(async () => {
+      const page = await t.api().get(`/api/projects/${project.id}/monitors/quiet/check-ins`).expect(200);
+      return page.body.data.length === 2;
+    }, 30_000);
+    expect((await environment(project, 'quiet')).issue_id).toBeNull();
+    const issues = await t
+      .api()
+      .get(`/api/projects/${project.id}/issues`)
+      .query({ query: 'kind:cron' })
+      .expect(200);
+    expect(issues.body.data).toHaveLength(0);
+  });
+});

@@ -150,6 +150,8 @@ describe('issues and events', () => {
         message: newest.message,
         culprit: 'app.js in handler',
         level: 'error',
+        kind: 'error',
+        monitor: null,
         state: newest.state,
         event_count: 1,
         user_count: 0,

@@ -1775,6 +1775,14 @@ export interface components {
             slug: string;
             name: string;
         };
+        /** @description The monitor whose failures opened an issue, in one of its environments. */
+        IssueMonitor: {
+            /** @enum {string} */
+            kind: "cron" | "uptime";
+            /** @description The cron or uptime monitor’s id. */
+            monitor_id: number;
+            environment: string;
+        };
         /** @description An issue: events grouped as one problem, with its counts and triage. */
         IssueView: {
             id: number;
@@ -1788,6 +1796,13 @@ export interface components {
             culprit: string;
             /** @example error */
             level: string;
+            /**
+             * @description What opened it: events (`error`), or a cron or uptime monitor's failures (search `kind:cron`).
+             * @enum {string}
+             */
+            kind: "error" | "cron" | "uptime";
+            /** @description For a monitor’s issue, the monitor and environment; its event count counts failures. */
+            monitor: components["schemas"]["IssueMonitor"] | null;
             /** @enum {string} */
             state: "open" | "resolved" | "muted";
             event_count: number;
@@ -1891,7 +1906,7 @@ export interface components {
         ActivityView: {
             id: string;
             /** @enum {string} */
-            kind: "resolved" | "reopened" | "muted" | "unmuted" | "regressed" | "merged" | "assigned" | "unassigned" | "commented" | "first_seen";
+            kind: "resolved" | "reopened" | "muted" | "unmuted" | "regressed" | "merged" | "assigned" | "unassigned" | "commented" | "monitor_failed" | "monitor_recovered" | "first_seen";
             /** @description The details of the change. */
             data: {
                 [key: string]: unknown;
@@ -2550,7 +2565,7 @@ export interface components {
             /** @example New issues to ops */
             name: string;
             /** @enum {string} */
-            alert_type: "new_issue" | "regression" | "unmute" | "new_feedback" | "release_health";
+            alert_type: "new_issue" | "regression" | "unmute" | "new_feedback" | "release_health" | "monitor_failed" | "monitor_recovered";
             is_enabled: boolean;
             /** @description Issue alerts: `environments` and `min_level` filters (empty: every event matches). `release_health`: `metric`, `threshold`, `window_hours`, `min_sessions`, optional `environments`. */
             conditions: {
@@ -2567,7 +2582,7 @@ export interface components {
             /** @example New issues to ops */
             name: string;
             /** @enum {string} */
-            alert_type: "new_issue" | "regression" | "unmute" | "new_feedback" | "release_health";
+            alert_type: "new_issue" | "regression" | "unmute" | "new_feedback" | "release_health" | "monitor_failed" | "monitor_recovered";
             /**
              * @description ids of existing notification channels
              * @example [
@@ -2633,7 +2648,7 @@ export interface components {
         AlertHistoryView: {
             id: number;
             /** @enum {string} */
-            alert_type: "new_issue" | "regression" | "unmute" | "new_feedback" | "release_health";
+            alert_type: "new_issue" | "regression" | "unmute" | "new_feedback" | "release_health" | "monitor_failed" | "monitor_recovered";
             /** @example webhook */
             channel_type: string;
             channel_name: string;

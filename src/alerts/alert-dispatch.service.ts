@@ -12,6 +12,7 @@ import type { AlertRule } from '../rules/alert-rule.entity';
 import { RulesRepository } from '../rules/rules.repository';
 import { conditionsMatch, needsEnvironment, parseConditions } from './alert-conditions';
 import { AlertJobName, AlertTrigger, alertTriggerJobId } from '../issues/transitions/alert-trigger';
+import { monitorOfGroupingKey } from '../issues/monitor-issue-key';
 
 /** Payload of a `deliver` job: the history row it delivers (everything else is read from there). */
 export interface AlertDeliveryJob {
@@ -114,7 +115,10 @@ export class AlertDispatchService {
       if (targets.length === 0) continue;
       const conditions = parseConditions(rule.conditions);
       if (needsEnvironment(conditions) && environment === undefined) {
-        environment = await this.events.latestEnvironment(issue.id);
+        // A monitor's issue has no events: its environment is the one its grouping key names.
+        environment =
+          monitorOfGroupingKey(issue.groupingKey)?.environment ??
+          (await this.events.latestEnvironment(issue.id));
       }
       if (!conditionsMatch(conditions, { issueLevel: issue.level, environment: environment ?? null }))
         continue;

@@ -22,6 +22,8 @@ const ALERT_TITLES: Record<AlertNotification['alertType'], string> = {
   unmute: 'Issue unmuted',
   new_feedback: 'New user feedback',
   release_health: 'Release health',
+  monitor_failed: 'Monitor failed',
+  monitor_recovered: 'Monitor recovered',
   test: 'Test notification',
 };
 
@@ -106,6 +108,8 @@ export function buildTestNotification(publicUrl: string, now = new Date()): Aler
       message: 'This is a test notification from error-tracker: the channel works.',
       culprit: 'error-tracker test',
       level: 'info',
+      kind: 'error',
+      monitor: null,
       state: 'open',
       event_count: 0,
       user_count: 0,

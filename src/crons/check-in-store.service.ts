@@ -1,12 +1,12 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
+import { MonitorIncidentResult, MonitorIncidentsService } from '../monitors/monitor-incidents.service';
 import { CONFIG_DEFAULTS, MonitorConfig, QueuedCheckIn } from './check-in-record';
 import { CheckInRow, CheckInsRepository } from './check-ins.repository';
 import { nextExpected } from './cron-schedule';
 import { CronMonitorRow, CronMonitorsRepository, MonitorEnvironmentRow } from './cron-monitors.repository';
-import { MONITOR_INCIDENTS, MonitorIncidents } from './monitor-incidents.port';
 import { failureStep, marginMs, scheduleOf, StateStep, successStep } from './monitor-state';
 
 /** Deadlock and serialization failure: the transaction is tried again at once. */
@@ -38,13 +38,19 @@ export class CheckInStoreService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly monitors: CronMonitorsRepository,
     private readonly checkIns: CheckInsRepository,
-    @Inject(MONITOR_INCIDENTS) private readonly incidents: MonitorIncidents,
+    private readonly incidents: MonitorIncidentsService,
   ) {}
 
   async store(checkIn: QueuedCheckIn): Promise<CheckInStoreResult> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.dataSource.transaction((manager) => this.storeIn(manager, checkIn));
+        const incidents: MonitorIncidentResult[] = [];
+        const result = await this.dataSource.transaction((manager) =>
+          this.storeIn(manager, checkIn, incidents),
+        );
+        // The alerts go out once the issue change is committed.
+        for (const incident of incidents) await this.incidents.publish(incident);
+        return result;
       } catch (error) {
         const code = (error as { code?: string }).code ?? '';
         if (attempt >= ATTEMPTS || !RETRIED_AT_ONCE.has(code)) throw error;
@@ -53,7 +59,11 @@ export class CheckInStoreService {
     }
   }
 
-  private async storeIn(manager: EntityManager, checkIn: QueuedCheckIn): Promise<CheckInStoreResult> {
+  private async storeIn(
+    manager: EntityManager,
+    checkIn: QueuedCheckIn,
+    incidents: MonitorIncidentResult[],
+  ): Promise<CheckInStoreResult> {
     const monitor = checkIn.monitorConfig
       ? await this.monitors.upsertFromConfig(
           manager,
@@ -120,7 +130,8 @@ export class CheckInStoreService {
       if (!(await this.checkIns.insert(manager, row))) return { result: 'dropped', reason: 'guid_mismatch' };
       result = 'stored';
     }
-    await this.applyToEnvironment(manager, monitor, env, row, receivedAt);
+    const incident = await this.applyToEnvironment(manager, monitor, env, row, receivedAt);
+    if (incident) incidents.push(incident);
     return { result };
   }
 
@@ -130,7 +141,7 @@ export class CheckInStoreService {
     env: MonitorEnvironmentRow,
     row: CheckInRow,
     receivedAt: Date,
-  ): Promise<void> {
+  ): Promise<MonitorIncidentResult | undefined> {
     const next = nextExpected(scheduleOf(monitor), monitor.timezone, receivedAt);
     const base = {
       last_check_in_at: receivedAt,
@@ -153,14 +164,14 @@ export class CheckInStoreService {
       environment: env.environment,
     };
     if (step?.crossing === 'failed') {
-      await this.incidents.monitorFailed(
+      return this.incidents.monitorFailed(
         ref,
         { at: receivedAt, reason: 'error', detail: `Check-in reported an error`, checkInId: row.id },
         manager,
       );
-    } else if (step?.crossing === 'recovered') {
-      await this.incidents.monitorRecovered(ref, receivedAt, manager);
     }
+    if (step?.crossing === 'recovered') return this.incidents.monitorRecovered(ref, receivedAt, manager);
+    return undefined;
   }
 }
 

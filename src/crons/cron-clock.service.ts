@@ -1,17 +1,13 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { MonitorIncidentResult, MonitorIncidentsService } from '../monitors/monitor-incidents.service';
+import type { MonitorFailure, MonitorRef } from '../monitors/monitor-ref';
 import { CheckInsRepository } from './check-ins.repository';
 import { CronClock } from './cron-clock';
 import { expectedBetween, nextExpected } from './cron-schedule';
 import { CronMonitorRow, CronMonitorsRepository } from './cron-monitors.repository';
-import {
-  CronMonitorFailure,
-  CronMonitorRef,
-  MONITOR_INCIDENTS,
-  MonitorIncidents,
-} from './monitor-incidents.port';
 import { failureStep, marginMs, scheduleOf } from './monitor-state';
 
 /** Due environments and timed-out check-ins are read this many at a time. */
@@ -49,7 +45,7 @@ export class CronClockService {
     private readonly monitors: CronMonitorsRepository,
     private readonly checkIns: CheckInsRepository,
     private readonly clock: CronClock,
-    @Inject(MONITOR_INCIDENTS) private readonly incidents: MonitorIncidents,
+    private readonly incidents: MonitorIncidentsService,
   ) {}
 
   async tick(now: Date = this.clock.now()): Promise<TickResult> {
@@ -82,8 +78,9 @@ export class CronClockService {
     return result;
   }
 
-  private timeOut(id: string, now: Date): Promise<boolean> {
-    return this.dataSource.transaction(async (manager) => {
+  private async timeOut(id: string, now: Date): Promise<boolean> {
+    let incident: MonitorIncidentResult | undefined;
+    const done = await this.dataSource.transaction(async (manager) => {
       const row = await this.checkIns.findForUpdate(manager, id);
       if (!row || row.status !== 'in_progress' || !row.timeout_at || row.timeout_at > now) return false;
       const monitor = await this.monitors.findById(manager, row.monitor_id);
@@ -93,7 +90,7 @@ export class CronClockService {
       const step = failureStep(env, monitor, 'timeout');
       await this.monitors.updateEnvironment(manager, env.id, step.change);
       if (step.crossing === 'failed') {
-        await this.incidents.monitorFailed(
+        incident = await this.incidents.monitorFailed(
           refOf(monitor, env.environment),
           {
             at: row.timeout_at,
@@ -106,18 +103,21 @@ export class CronClockService {
       }
       return true;
     });
+    if (incident) await this.incidents.publish(incident);
+    return done;
   }
 
   /**
    * Records the missed runs of a batch of due environments in one transaction (0 each when another
    * tick got there first); returns the count per environment.
    */
-  private markMissed(envIds: number[], now: Date): Promise<number[]> {
-    return this.dataSource.transaction(async (manager) => {
+  private async markMissed(envIds: number[], now: Date): Promise<number[]> {
+    const incidents: MonitorIncidentResult[] = [];
+    const counts = await this.dataSource.transaction(async (manager) => {
       const due = await this.monitors.lockDue(manager, envIds, now);
       const missedRows: { id: string; monitorId: number; environment: string; expectedAt: Date }[] = [];
       const changes: Parameters<CronMonitorsRepository['updateMissed']>[1] = [];
-      const crossings: { ref: CronMonitorRef; failure: CronMonitorFailure }[] = [];
+      const crossings: { ref: MonitorRef; failure: MonitorFailure }[] = [];
       const counts: number[] = [];
       for (const { env, monitor } of due) {
         if (!env.next_expected_at) continue;
@@ -172,13 +172,17 @@ export class CronClockService {
       }
       await this.checkIns.insertMissed(manager, missedRows, now);
       await this.monitors.updateMissed(manager, changes);
-      for (const { ref, failure } of crossings) await this.incidents.monitorFailed(ref, failure, manager);
+      for (const { ref, failure } of crossings) {
+        incidents.push(await this.incidents.monitorFailed(ref, failure, manager));
+      }
       return counts;
     });
+    for (const incident of incidents) await this.incidents.publish(incident);
+    return counts;
   }
 }
 
-function refOf(monitor: CronMonitorRow, environment: string): CronMonitorRef {
+function refOf(monitor: CronMonitorRow, environment: string): MonitorRef {
   return {
     projectId: monitor.project_id,
     kind: 'cron',

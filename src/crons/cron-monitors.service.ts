@@ -1,6 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { MonitorIncidentsService } from '../monitors/monitor-incidents.service';
 import { ConflictError, InvalidInputError, NotFoundError } from '../common/domain-errors';
 import { decodeKeyCursor, encodeKeyCursor, Page, toPage } from '../common/pagination';
 import { CONFIG_DEFAULTS, normaliseSlug } from './check-in-record';
@@ -23,7 +24,6 @@ import {
 } from './cron-monitors.repository';
 import type { CreateCronMonitorDto, UpdateCronMonitorDto } from './dto/cron-monitor.dto';
 import type { CheckInView, MonitorView } from './dto/cron-monitor.response';
-import { MONITOR_INCIDENTS, MonitorIncidents } from './monitor-incidents.port';
 import { marginMs, scheduleOf, worstStatus } from './monitor-state';
 
 const DEFAULT_CHECK_IN_PAGE = 100;
@@ -35,7 +35,7 @@ export class CronMonitorsService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly monitors: CronMonitorsRepository,
     private readonly checkIns: CheckInsRepository,
-    @Inject(MONITOR_INCIDENTS) private readonly incidents: MonitorIncidents,
+    private readonly incidents: MonitorIncidentsService,
   ) {}
 
   async list(projectId: number): Promise<MonitorView[]> {
@@ -145,7 +145,7 @@ export class CronMonitorsService {
   }
 
   private async openIssues(monitors: CronMonitorRow[]): Promise<Map<string, number>> {
-    if (monitors.length === 0 || !this.incidents.openIssueIds) return new Map();
+    if (monitors.length === 0) return new Map();
     return this.incidents.openIssueIds(
       monitors[0].project_id,
       'cron',

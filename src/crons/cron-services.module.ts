@@ -3,20 +3,15 @@ import { CheckInStoreService } from './check-in-store.service';
 import { CronClock } from './cron-clock';
 import { CronClockService } from './cron-clock.service';
 import { CronsDataModule } from './crons-data.module';
-import { LoggedMonitorIncidents, MONITOR_INCIDENTS } from './monitor-incidents.port';
+import { MonitorIncidentsModule } from '../monitors/monitor-incidents.module';
 
 /**
  * The cron monitors' services without routes, for the workers (storing check-ins, the clock) and
  * the API.
  */
 @Module({
-  imports: [CronsDataModule],
-  providers: [
-    CheckInStoreService,
-    CronClock,
-    CronClockService,
-    { provide: MONITOR_INCIDENTS, useClass: LoggedMonitorIncidents },
-  ],
-  exports: [CheckInStoreService, CronClock, CronClockService, CronsDataModule, MONITOR_INCIDENTS],
+  imports: [CronsDataModule, MonitorIncidentsModule],
+  providers: [CheckInStoreService, CronClock, CronClockService],
+  exports: [CheckInStoreService, CronClock, CronClockService, CronsDataModule, MonitorIncidentsModule],
 })
 export class CronServicesModule {}

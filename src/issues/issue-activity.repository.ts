@@ -16,6 +16,8 @@ export const ACTIVITY_KINDS = [
   'assigned',
   'unassigned',
   'commented',
+  'monitor_failed',
+  'monitor_recovered',
 ] as const;
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
 
@@ -60,6 +62,15 @@ export class IssueActivityRepository {
         entries.map((entry) => entry.by?.actor ?? null),
       ],
     );
+  }
+
+  /** Whether the issue's log holds an entry of this kind whose `data.key` is `key` (a retried step's). */
+  async hasKeyedEntry(manager: EntityManager, issueId: number, kind: ActivityKind, key: string): Promise<boolean> {
+    const rows: unknown[] = await manager.query(
+      `SELECT 1 FROM issue_activity WHERE issue_id = $1 AND kind = $2 AND data->>'key' = $3 LIMIT 1`,
+      [issueId, kind, key],
+    );
+    return rows.length > 0;
   }
 
   /**

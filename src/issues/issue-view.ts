@@ -1,4 +1,5 @@
 import type { Issue } from './issue.entity';
+import { monitorOfGroupingKey } from './monitor-issue-key';
 import type { IssueAssignee, IssueView } from './dto/issue.response';
 
 /**
@@ -21,6 +22,8 @@ export function toIssueView(issue: Issue, slug: string, assignee: IssueAssignee 
     message: issue.message,
     culprit: issue.culprit,
     level: issue.level,
+    kind: issue.kind ?? 'error',
+    monitor: issue.kind === 'cron' || issue.kind === 'uptime' ? monitorOfGroupingKey(issue.groupingKey) : null,
     state: issue.state,
     event_count: issue.eventCount,
     user_count: issue.userCount,

@@ -3,6 +3,9 @@ import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 export const ISSUE_STATES = ['open', 'resolved', 'muted'] as const;
 export type IssueState = (typeof ISSUE_STATES)[number];
 
+/** What opened the issue: events, or the failures of a cron or an uptime monitor (src/monitors). */
+export type IssueKind = 'error' | 'cron' | 'uptime';
+
 @Entity('issues')
 @Index(['projectId', 'groupingKey'], { unique: true })
 @Index(['projectId', 'number'], { unique: true })
@@ -23,6 +26,9 @@ export class Issue {
 
   @Column({ type: 'text' })
   type: string;
+
+  @Column({ type: 'text', default: 'error' })
+  kind: IssueKind;
 
   @Column({ type: 'text' })
   message: string;

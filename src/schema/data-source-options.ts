@@ -20,6 +20,7 @@ import { ReleaseIssueIndexes1796400000000 } from './migrations/1796400000000-Rel
 import { UserFeedback1796500000000 } from './migrations/1796500000000-UserFeedback';
 import { Attachments1796600000000 } from './migrations/1796600000000-Attachments';
 import { ReleaseHealthAlerts1796700000000 } from './migrations/1796700000000-ReleaseHealthAlerts';
+import { MonitorIssues1796800000000 } from './migrations/1796800000000-MonitorIssues';
 import { CronMonitors1796850000000 } from './migrations/1796850000000-CronMonitors';
 import { UptimeMonitors1796900000000 } from './migrations/1796900000000-UptimeMonitors';
 import { PrivacySettings1797000000000 } from './migrations/1797000000000-PrivacySettings';
@@ -46,6 +47,7 @@ export const MIGRATIONS = [
   UserFeedback1796500000000,
   Attachments1796600000000,
   ReleaseHealthAlerts1796700000000,
+  MonitorIssues1796800000000,
   CronMonitors1796850000000,
   UptimeMonitors1796900000000,
   PrivacySettings1797000000000,

@@ -18,11 +18,15 @@ export const MAX_QUERY_TERMS = 30;
 export const MAX_VALUES_PER_TERM = 50;
 
 export const LEVELS = ['fatal', 'error', 'warning', 'info', 'debug'] as const;
+/** What opened an issue: events (`error`), or a cron or uptime monitor's failures. */
+export const ISSUE_KINDS = ['error', 'cron', 'uptime'] as const;
 export type Comparison = '>' | '>=' | '<' | '<=' | '=';
 
 export type IssueFilter =
   | { kind: 'state'; states: SearchState[]; negated: boolean }
   | { kind: 'level'; levels: string[]; negated: boolean }
+  /** What opened the issue (`kind:cron`): events, or a monitor's failures. */
+  | { kind: 'issue_kind'; kinds: string[]; negated: boolean }
   /** A tag of the events (environment, release, user, any SDK tag), from the tag rollups. */
   | { kind: 'tag'; key: string; values: string[]; negated: boolean }
   | { kind: 'time'; field: 'first_seen' | 'last_seen'; comparison: Comparison; at: Date; until?: Date }
@@ -287,6 +291,13 @@ function toFilter(token: Token, now: Date): IssueFilter {
   if (key === 'assigned')
     return { kind: 'assigned', targets: values.map((value) => assignedTarget(raw, value)), negated };
   if (key in RELEASE_KEYS) return { kind: RELEASE_KEYS[key], versions: values, negated };
+  if (key === 'kind') {
+    for (const value of values) {
+      if (!(ISSUE_KINDS as readonly string[]).includes(value.toLowerCase()))
+        throw new QuerySyntaxError(raw, `kind: takes ${ISSUE_KINDS.join(', ')}, not ${JSON.stringify(value)}`);
+    }
+    return { kind: 'issue_kind', kinds: values.map((value) => value.toLowerCase()), negated };
+  }
   if (key === 'level') {
     for (const value of values) {
       if (!(LEVELS as readonly string[]).includes(value.toLowerCase()))

@@ -46,6 +46,8 @@ export const ALERT_NAMES: Record<AlertType, string> = {
   unmute: 'Unmuted',
   new_feedback: 'New feedback',
   release_health: 'Release health',
+  monitor_failed: 'Monitor failed',
+  monitor_recovered: 'Monitor recovered',
 };
 
 const ALERT_LABELS: Record<AlertType, string> = {
@@ -54,6 +56,8 @@ const ALERT_LABELS: Record<AlertType, string> = {
   unmute: 'Unmute (muted issue reopened)',
   new_feedback: 'New user feedback on an issue',
   release_health: 'Release health (crash-free rate too low)',
+  monitor_failed: 'Monitor failed (a cron job missed, failed or timed out; a site went down)',
+  monitor_recovered: 'Monitor recovered (its issue resolved)',
 };
 
 interface RuleDraft {

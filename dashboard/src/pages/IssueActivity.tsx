@@ -15,6 +15,8 @@ const ACTIVITY_WORDS: Record<string, string> = {
   assigned: 'Assigned',
   unassigned: 'Unassigned',
   commented: 'Commented',
+  monitor_failed: 'Monitor failed',
+  monitor_recovered: 'Resolved: the monitor recovered',
 };
 
 /**
@@ -57,6 +59,7 @@ function activityText(entry: Activity, people: People | undefined): string {
       `with ${plural(data.merged.length, 'issue')} (${data.merged.map((id) => `#${id}`).join(', ')})`,
     );
   if (typeof data.into === 'number') details.push(`into #${data.into}`);
+  if (entry.kind === 'monitor_failed' && typeof data.detail === 'string') details.push(`(${data.detail})`);
   if (data.by === 'snooze') details.push('when its snooze ended');
   const assignee = entry.kind === 'assigned' ? assignedTo(data.assignee, people) : null;
   if (assignee) details.push(`to ${assignee}`);

@@ -32,7 +32,10 @@ function fullMessageOf(message: string, event: FullEvent | undefined): string {
   const logentry = event?.logentry as { formatted?: unknown; message?: unknown } | undefined;
   candidates.push(event?.message, logentry?.formatted, logentry?.message);
   const whole = candidates.find(
-    (text): text is string => typeof text === 'string' && text.length > message.length && text.replace(/\s+/g, ' ').startsWith(message.slice(0, 200)),
+    (text): text is string =>
+      typeof text === 'string' &&
+      text.length > message.length &&
+      text.replace(/\s+/g, ' ').startsWith(message.slice(0, 200)),
   );
   if (whole) return whole;
   return message.length >= STORED_MESSAGE_LENGTH ? `${message}…` : message;
@@ -56,7 +59,10 @@ export function IssuePage({ issueId }: { issueId: number }) {
   const location = useLocation();
   const triage = useCan()('project:triage');
   const people = usePeople();
-  const issue = useAsync(() => call(client.GET('/api/issues/{id}', { params: { path: { id: issueId } } })), [issueId]);
+  const issue = useAsync(
+    () => call(client.GET('/api/issues/{id}', { params: { path: { id: issueId } } })),
+    [issueId],
+  );
   const project = useAsync(
     () =>
       issue.data
@@ -67,10 +73,21 @@ export function IssuePage({ issueId }: { issueId: number }) {
   useTitle(issue.data ? `${issue.data.short_id} ${issue.data.type}` : 'Issue');
 
   const eventPages = useCursorPages(
-    (cursor) => call(client.GET('/api/issues/{issueId}/events', { params: { path: { issueId }, query: { limit: EVENTS_PAGE, cursor } } })),
+    (cursor) =>
+      call(
+        client.GET('/api/issues/{issueId}/events', {
+          params: { path: { issueId }, query: { limit: EVENTS_PAGE, cursor } },
+        }),
+      ),
     true,
   );
-  const { items: events, next: nextCursor, loading: eventsLoading, error: eventsError, load: loadEvents } = eventPages;
+  const {
+    items: events,
+    next: nextCursor,
+    loading: eventsLoading,
+    error: eventsError,
+    load: loadEvents,
+  } = eventPages;
   const [busy, setBusy] = useState<string | null>(null);
   const [actionError, setActionError] = useState<string | null>(null);
   const [activityReload, setActivityReload] = useState(0);
@@ -78,7 +95,8 @@ export function IssuePage({ issueId }: { issueId: number }) {
   // A merged issue's address answers with the issue it went into: show that one under its own address.
   const mergedInto = issue.data && issue.data.id !== issueId ? issue.data.id : null;
   useEffect(() => {
-    if (mergedInto !== null) navigate(`/issues/${mergedInto}${qs({ merged_from: issueId })}`, { replace: true });
+    if (mergedInto !== null)
+      navigate(`/issues/${mergedInto}${qs({ merged_from: issueId })}`, { replace: true });
   }, [mergedInto]);
 
   useEffect(() => {
@@ -88,7 +106,10 @@ export function IssuePage({ issueId }: { issueId: number }) {
 
   const selectedId = location.query.get('event') ?? events[0]?.id ?? null;
   const selected = useAsync(
-    () => (selectedId ? call(client.GET('/api/events/{id}', { params: { path: { id: selectedId } } })) : Promise.resolve(undefined)),
+    () =>
+      selectedId
+        ? call(client.GET('/api/events/{id}', { params: { path: { id: selectedId } } }))
+        : Promise.resolve(undefined),
     [selectedId],
   );
   // Choosing an event replaces the address rather than adding to the history: Back leaves the issue.
@@ -98,7 +119,11 @@ export function IssuePage({ issueId }: { issueId: number }) {
     setBusy(choice.label);
     setActionError(null);
     try {
-      issue.setData(await call(client.PATCH('/api/issues/{id}', { params: { path: { id: issueId } }, body: choice.change() })));
+      issue.setData(
+        await call(
+          client.PATCH('/api/issues/{id}', { params: { path: { id: issueId } }, body: choice.change() }),
+        ),
+      );
       setActivityReload((n) => n + 1);
     } catch (failure) {
       setActionError(errorMessage(failure));
@@ -112,9 +137,13 @@ export function IssuePage({ issueId }: { issueId: number }) {
     return (
       <DeadEnd
         title="Issue not found"
-        links={[...(lastList ? [{ href: lastList, label: 'Back to issues' }] : []), { href: '/', label: 'Back to projects' }]}
+        links={[
+          ...(lastList ? [{ href: lastList, label: 'Back to issues' }] : []),
+          { href: '/', label: 'Back to projects' },
+        ]}
       >
-        There is no issue {issueId} here: it may have been deleted, or it belongs to a project none of your teams can see.
+        There is no issue {issueId} here: it may have been deleted, or it belongs to a project none of your
+        teams can see.
       </DeadEnd>
     );
   }
@@ -132,7 +161,9 @@ export function IssuePage({ issueId }: { issueId: number }) {
         </a>
         <span class="crumb-path">
           <a href="/">Projects</a> <span aria-hidden="true">/</span>{' '}
-          <a href={`/projects/${current.project_id}/issues`}>{project.data?.name ?? `Project ${current.project_id}`}</a>{' '}
+          <a href={`/projects/${current.project_id}/issues`}>
+            {project.data?.name ?? `Project ${current.project_id}`}
+          </a>{' '}
           <span aria-hidden="true">/</span> <span>{current.short_id}</span>
         </span>
       </nav>
@@ -149,6 +180,9 @@ export function IssuePage({ issueId }: { issueId: number }) {
             <span class="short-id">{current.short_id}</span>
             <StateBadge state={current.state} />
             {current.level && <Badge kind={`level-${current.level}`}>{current.level}</Badge>}
+            {current.kind && current.kind !== 'error' && (
+              <Badge kind="monitor">{current.kind === 'cron' ? 'Cron monitor' : 'Uptime monitor'}</Badge>
+            )}
             {condition && <span class="muted small state-condition">{condition}</span>}
           </div>
           <h1 class="issue-heading" tabIndex={-1}>
@@ -210,7 +244,11 @@ export function IssuePage({ issueId }: { issueId: number }) {
         </div>
         <div class="issue-side">
           {triage && (
-            <TriageActions states={[current.state]} busy={busy} onChoose={(choice) => void changeState(choice)} />
+            <TriageActions
+              states={[current.state]}
+              busy={busy}
+              onChoose={(choice) => void changeState(choice)}
+            />
           )}
           <AssigneeControl
             issue={current}
@@ -243,7 +281,9 @@ export function IssuePage({ issueId }: { issueId: number }) {
           <p class="muted small">Newest first</p>
           <ErrorMessage error={eventsError} onRetry={() => void loadEvents(null)} />
           {events.length === 0 && eventsLoading && <Loading label="Loading events…" />}
-          {events.length === 0 && !eventsLoading && !eventsError && <Empty title="No events stored for this issue." />}
+          {events.length === 0 && !eventsLoading && !eventsError && (
+            <Empty title="No events stored for this issue." />
+          )}
           <ul class="event-list">
             {events.map((event) => {
               const active = event.id === selectedId;
@@ -263,7 +303,8 @@ export function IssuePage({ issueId }: { issueId: number }) {
                       <RelTime value={event.timestamp} />
                     </span>
                     <span class="event-item-meta muted small">
-                      {[event.environment, event.release, user].filter(Boolean).join(' · ') || event.id.slice(0, 8)}
+                      {[event.environment, event.release, user].filter(Boolean).join(' · ') ||
+                        event.id.slice(0, 8)}
                     </span>
                   </a>
                 </li>
@@ -271,7 +312,12 @@ export function IssuePage({ issueId }: { issueId: number }) {
             })}
           </ul>
           {nextCursor && (
-            <button type="button" class="btn btn-small btn-block" disabled={eventsLoading} onClick={() => void loadEvents(nextCursor)}>
+            <button
+              type="button"
+              class="btn btn-small btn-block"
+              disabled={eventsLoading}
+              onClick={() => void loadEvents(nextCursor)}
+            >
               {eventsLoading ? 'Loading…' : 'Load older events'}
             </button>
           )}

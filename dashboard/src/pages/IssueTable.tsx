@@ -34,7 +34,12 @@ export function IssueTable({
           <tr>
             {triage && (
               <th class="col-check">
-                <input type="checkbox" aria-label="Select all issues on this page" checked={allSelected} onChange={() => onSelectPage(!allSelected)} />
+                <input
+                  type="checkbox"
+                  aria-label="Select all issues on this page"
+                  checked={allSelected}
+                  onChange={() => onSelectPage(!allSelected)}
+                />
               </th>
             )}
             <th>Issue</th>
@@ -81,7 +86,12 @@ function IssueRow({
     <tr class={selected ? 'selected' : undefined}>
       {triage && (
         <td class="col-check">
-          <input type="checkbox" aria-label={`Select ${issue.short_id}`} checked={selected} onChange={onToggle} />
+          <input
+            type="checkbox"
+            aria-label={`Select ${issue.short_id}`}
+            checked={selected}
+            onChange={onToggle}
+          />
         </td>
       )}
       <td class="col-issue">
@@ -108,9 +118,18 @@ function IssueRow({
             </a>
             <div class="issue-sub">
               {issue.state !== 'open' && <StateBadge state={issue.state} />}
-              {(issue.regression_count ?? 0) > 0 && issue.state === 'open' && <Badge kind="regressed">regressed</Badge>}
+              {issue.kind && issue.kind !== 'error' && (
+                <Badge kind="monitor">{issue.kind === 'cron' ? 'Cron' : 'Uptime'}</Badge>
+              )}
+              {(issue.regression_count ?? 0) > 0 && issue.state === 'open' && (
+                <Badge kind="regressed">regressed</Badge>
+              )}
               {feedback > 0 && (
-                <a class="badge badge-neutral feedback-count" href={`/issues/${issue.id}`} title="Unresolved user feedback on this issue">
+                <a
+                  class="badge badge-neutral feedback-count"
+                  href={`/issues/${issue.id}`}
+                  title="Unresolved user feedback on this issue"
+                >
                   {feedback} feedback
                 </a>
               )}
@@ -122,7 +141,13 @@ function IssueRow({
       </td>
       <td class="col-trend" data-label="24 hours">
         {issue.stats_24h && (
-          <Sparkline counts={issue.stats_24h} label={`${plural(issue.stats_24h.reduce((sum, count) => sum + count, 0), 'event')} in the last 24 hours`} />
+          <Sparkline
+            counts={issue.stats_24h}
+            label={`${plural(
+              issue.stats_24h.reduce((sum, count) => sum + count, 0),
+              'event',
+            )} in the last 24 hours`}
+          />
         )}
       </td>
       <td class="col-num" data-label="Events">

@@ -63,6 +63,8 @@ describe('alert payloads', () => {
         message: "Cannot read properties of undefined (reading 'x') <script>",
         culprit: 'app/checkout.js in pay',
         level: 'error',
+        kind: 'error',
+        monitor: null,
         state: 'open',
         event_count: 5,
         user_count: 0,

@@ -7,7 +7,7 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import { ErrorResponse, PageOf } from '../../http/api-responses';
-import { ISSUE_STATES, IssueState } from '../issue.entity';
+import { ISSUE_STATES, IssueKind, IssueState } from '../issue.entity';
 
 @ApiSchema({ description: 'A member an issue is assigned to.' })
 export class UserAssignee {
@@ -41,6 +41,18 @@ export class TeamAssignee {
 
 export type IssueAssignee = UserAssignee | TeamAssignee;
 
+@ApiSchema({ description: 'The monitor whose failures opened an issue, in one of its environments.' })
+export class IssueMonitor {
+  @ApiProperty({ enum: ['cron', 'uptime'] })
+  kind: 'cron' | 'uptime';
+
+  @ApiProperty({ description: 'The cron or uptime monitor’s id.' })
+  monitor_id: number;
+
+  @ApiProperty()
+  environment: string;
+}
+
 @ApiSchema({ description: 'An issue: events grouped as one problem, with its counts and triage.' })
 @ApiExtraModels(UserAssignee, TeamAssignee)
 export class IssueView {
@@ -64,6 +76,19 @@ export class IssueView {
 
   @ApiProperty({ example: 'error' })
   level: string;
+
+  @ApiProperty({
+    enum: ['error', 'cron', 'uptime'],
+    description: "What opened it: events (`error`), or a cron or uptime monitor's failures (search `kind:cron`).",
+  })
+  kind: IssueKind;
+
+  @ApiProperty({
+    type: IssueMonitor,
+    nullable: true,
+    description: 'For a monitor’s issue, the monitor and environment; its event count counts failures.',
+  })
+  monitor: IssueMonitor | null;
 
   @ApiProperty({ enum: ISSUE_STATES })
   state: IssueState;

@@ -56,6 +56,11 @@ export function applyIssueFilters(
           [p('levels')]: filter.levels,
         });
         return;
+      case 'issue_kind':
+        query.andWhere(`issue.kind ${filter.negated ? 'NOT ' : ''}IN (:...${p('kinds')})`, {
+          [p('kinds')]: filter.kinds,
+        });
+        return;
       case 'tag':
         query.andWhere(
           `${filter.negated ? 'NOT ' : ''}EXISTS (SELECT 1 FROM issue_tag_values tv

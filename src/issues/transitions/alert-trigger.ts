@@ -1,9 +1,18 @@
 /**
- * What alert rules can react to: the issue lifecycle transitions, new feedback on an issue, and
+ * What alert rules can react to: the issue lifecycle transitions, new feedback on an issue,
  * `release_health`, a release's crash-free rate falling below a threshold (evaluated on a schedule,
- * see src/alerts/release-health-alerts.service.ts).
+ * see src/alerts/release-health-alerts.service.ts), and a cron or uptime monitor's issue opening
+ * (`monitor_failed`) or resolving as the monitor recovers (`monitor_recovered`, src/monitors).
  */
-export const ALERT_TYPES = ['new_issue', 'regression', 'unmute', 'new_feedback', 'release_health'] as const;
+export const ALERT_TYPES = [
+  'new_issue',
+  'regression',
+  'unmute',
+  'new_feedback',
+  'release_health',
+  'monitor_failed',
+  'monitor_recovered',
+] as const;
 export type AlertType = (typeof ALERT_TYPES)[number];
 
 /** An issue lifecycle transition that alert rules of the same `alert_type` react to. */
