@@ -14,6 +14,7 @@ describe('queue key layout', () => {
       'et:{digest}:digest:wait',
       'et:{alerts}:alerts:wait',
       'et:{maintenance}:maintenance:wait',
+      'et:{uptime}:uptime:wait',
       'et:{monitors}:monitors:wait',
     ]);
   });
