@@ -151,6 +151,11 @@ describe('dashboard cron monitors (browser)', () => {
     await page.getByRole('tab', { name: 'sentry-cli' }).click();
     expect(await page.locator('.code-block').last().innerText()).toContain('sentry-cli monitors run');
 
+    // The failures opened the monitor's issue in production: its page is one click away.
+    const issueLink = page.locator('.environment-figure').filter({ hasText: 'production' }).getByRole('link', { name: /Open issue #\d+/ });
+    await issueLink.waitFor();
+    expect(await issueLink.getAttribute('href')).toMatch(/^\/issues\/\d+$/);
+
     // Another environment's check-ins.
     await page.getByLabel('Environment').selectOption('staging');
     await eventually(async () => (await page.locator('.checkin-timeline li').count()) === 1, 10_000);
@@ -161,6 +166,11 @@ describe('dashboard cron monitors (browser)', () => {
     expect(await overflow(mobile)).toBeLessThanOrEqual(0);
     await screenshot(mobile, 'cron-monitor-390');
     await phone.close();
+
+    await issueLink.click();
+    await page.waitForURL(/\/issues\/\d+$/);
+    await page.locator('h1').first().waitFor();
+    await screenshot(page, 'cron-monitor-issue-1280');
   });
 
   it('creates, edits, mutes and deletes a monitor, showing the server’s refusals', async () => {
