@@ -209,6 +209,12 @@ describe('uptime monitors', () => {
         seen,
       );
     }
+    // The incident was the monitor's issue, of kind uptime, opened once and resolved on recovery.
+    const issues: { kind: string; state: string }[] = await db.query(
+      `SELECT kind, state FROM issues WHERE project_id = $1 AND kind = 'uptime' AND message LIKE 'Flaky%'`,
+      [projectId],
+    );
+    expect(issues).toEqual([{ kind: 'uptime', state: 'resolved' }]);
     expect(incidents.find((entry) => entry.monitorId === monitor.id)).toMatchObject({
       reason: 'down',
       detail: 'HTTP 503, expected 200–299',

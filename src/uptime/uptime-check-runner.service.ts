@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { UptimeChecker } from './uptime-checker';
 import { UptimeClock } from './uptime-clock';
-import { incidentRef, UptimeIncidents } from './uptime-incidents';
+import { AfterCommit, incidentRef, UptimeIncidents } from './uptime-incidents';
 import { UptimeMonitorsRepository } from './uptime-monitors.repository';
 import { applyCheck, tlsWarningDetail, tlsWarningDue } from './uptime-state';
 
@@ -38,7 +38,8 @@ export class UptimeCheckRunner {
       bodyContains: monitor.body_contains,
       timeoutSeconds: monitor.timeout_seconds,
     });
-    return this.monitors.transaction(async (manager) => {
+    const afterCommit: AfterCommit[] = [];
+    const outcome = await this.monitors.transaction(async (manager): Promise<CheckOutcome> => {
       const current = await this.monitors.lockForCheck(manager, monitorId);
       if (!current) return 'missing';
       const recorded = await this.monitors.recordCheck(manager, {
@@ -98,31 +99,38 @@ export class UptimeCheckRunner {
       if (current.muted) return 'recorded';
       const ref = incidentRef(current);
       if (transition === 'failed') {
-        await this.incidents.monitorFailed(
-          ref,
-          {
-            at: checkedAt,
-            reason: 'down',
-            detail: result.error ?? 'check failed',
-            httpStatus: result.statusCode,
-          },
-          manager,
+        afterCommit.push(
+          await this.incidents.monitorFailed(
+            ref,
+            {
+              at: checkedAt,
+              reason: 'down',
+              detail: result.error ?? 'check failed',
+              httpStatus: result.statusCode,
+            },
+            manager,
+          ),
         );
       } else if (transition === 'recovered') {
-        await this.incidents.monitorRecovered(ref, checkedAt, manager);
+        afterCommit.push(await this.incidents.monitorRecovered(ref, checkedAt, manager));
       }
       if (warnTls && tlsExpiresAt !== null) {
-        await this.incidents.monitorFailed(
-          ref,
-          {
-            at: checkedAt,
-            reason: 'tls_expiring',
-            detail: tlsWarningDetail(tlsExpiresAt, checkedAt),
-          },
-          manager,
+        afterCommit.push(
+          await this.incidents.monitorFailed(
+            ref,
+            {
+              at: checkedAt,
+              reason: 'tls_expiring',
+              detail: tlsWarningDetail(tlsExpiresAt, checkedAt),
+            },
+            manager,
+          ),
         );
       }
       return 'recorded';
     });
+    // The alerts of what committed; a crash before this leaves them to the outbox's sweep.
+    for (const publish of afterCommit) await publish();
+    return outcome;
   }
 }

@@ -1,57 +1,66 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { MonitorIncidentsService } from '../monitors/monitor-incidents.service';
+import type { MonitorFailure, MonitorRef } from '../monitors/monitor-ref';
 
 /** Names an uptime monitor to the incidents it opens (one issue per monitor and environment). */
-export interface UptimeIncidentRef {
-  projectId: number;
-  kind: 'uptime';
-  monitorId: number;
-  slug: string;
-  name: string;
-  environment: string;
-}
+export type UptimeIncidentRef = MonitorRef & { kind: 'uptime' };
 
-export interface UptimeFailure {
-  at: Date;
-  reason: 'down' | 'tls_expiring';
-  detail: string;
-  httpStatus?: number | null;
-}
+export type UptimeFailure = MonitorFailure & { reason: 'down' | 'tls_expiring' };
+
+/** What to do once the transaction that recorded an incident has committed (send its alerts). */
+export type AfterCommit = () => Promise<void>;
 
 /**
  * Where an uptime monitor's failures and recoveries go: the issues and alerts of monitors. Called
  * inside the transaction that records the check (`manager`), so that a check's outcome and its
- * incident commit together.
+ * incident commit together; what each call returns runs after the commit.
  */
 export abstract class UptimeIncidents {
   abstract monitorFailed(
     ref: UptimeIncidentRef,
     failure: UptimeFailure,
     manager: EntityManager,
-  ): Promise<void>;
-  abstract monitorRecovered(ref: UptimeIncidentRef, at: Date, manager: EntityManager): Promise<void>;
+  ): Promise<AfterCommit>;
+  abstract monitorRecovered(ref: UptimeIncidentRef, at: Date, manager: EntityManager): Promise<AfterCommit>;
   /** The open issue of each monitor, by monitor id. */
   abstract openIssueIds(projectId: number, monitorIds: number[]): Promise<Map<number, number>>;
 }
 
-/** Opens no issue: stands in until monitor issues are provided (the runner logs each transition). */
-@Injectable()
-export class NoUptimeIncidents extends UptimeIncidents {
-  monitorFailed(): Promise<void> {
-    return Promise.resolve();
-  }
-
-  monitorRecovered(): Promise<void> {
-    return Promise.resolve();
-  }
-
-  openIssueIds(): Promise<Map<number, number>> {
-    return Promise.resolve(new Map());
-  }
-}
-
 /** The environment uptime incidents are filed under: monitors have none of their own. */
 export const UPTIME_ENVIRONMENT = 'production';
+
+/** Uptime incidents as monitor issues (`MonitorIncidentsService`): kind `uptime`, alerts after the commit. */
+@Injectable()
+export class MonitorUptimeIncidents extends UptimeIncidents {
+  constructor(private readonly incidents: MonitorIncidentsService) {
+    super();
+  }
+
+  async monitorFailed(
+    ref: UptimeIncidentRef,
+    failure: UptimeFailure,
+    manager: EntityManager,
+  ): Promise<AfterCommit> {
+    const result = await this.incidents.monitorFailed(ref, failure, manager);
+    return () => this.incidents.publish(result);
+  }
+
+  async monitorRecovered(ref: UptimeIncidentRef, at: Date, manager: EntityManager): Promise<AfterCommit> {
+    const result = await this.incidents.monitorRecovered(ref, at, manager);
+    return () => this.incidents.publish(result);
+  }
+
+  async openIssueIds(projectId: number, monitorIds: number[]): Promise<Map<number, number>> {
+    const open = await this.incidents.openIssueIds(projectId, 'uptime', monitorIds);
+    const byMonitor = new Map<number, number>();
+    for (const id of monitorIds) {
+      const issueId = open.get(`${id}:${UPTIME_ENVIRONMENT}`);
+      if (issueId !== undefined) byMonitor.set(id, issueId);
+    }
+    return byMonitor;
+  }
+}
 
 export function incidentRef(monitor: { id: number; project_id: number; name: string }): UptimeIncidentRef {
   return {
