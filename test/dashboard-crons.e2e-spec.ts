@@ -8,7 +8,14 @@ import { randomUUID } from 'node:crypto';
 import { Browser, BrowserContext, Page } from 'playwright-core';
 import { CronClockService } from '../src/crons/cron-clock.service';
 import { startTestApp, TestApp } from './helpers/app';
-import { ensureDashboardBuilt, expectNoPageProblems, openPhonePage, openSignedIn, PageProblems, screenshot } from './helpers/browser';
+import {
+  ensureDashboardBuilt,
+  expectNoPageProblems,
+  openPhonePage,
+  openSignedIn,
+  PageProblems,
+  screenshot,
+} from './helpers/browser';
 import { eventually } from './helpers/queues';
 
 const EMAIL = 'crons-admin@example.com';
@@ -42,22 +49,40 @@ describe('dashboard cron monitors (browser)', () => {
   }
 
   const listCheckIns = async (environment = 'production'): Promise<ListedCheckIn[]> =>
-    (await t.api().get(`/api/projects/${project.id}/monitors/${SLUG}/check-ins`).query({ environment }).expect(200)).body.data;
+    (
+      await t
+        .api()
+        .get(`/api/projects/${project.id}/monitors/${SLUG}/check-ins`)
+        .query({ environment })
+        .expect(200)
+    ).body.data;
 
   /** Waits until the check-in `id` is stored with `status`. */
   const stored = (id: string, status: string, environment = 'production') =>
-    eventually(async () => (await listCheckIns(environment)).some((row) => row.id === id && row.status === status), 30_000);
+    eventually(
+      async () => (await listCheckIns(environment)).some((row) => row.id === id && row.status === status),
+      30_000,
+    );
 
   beforeAll(async () => {
     ensureDashboardBuilt();
     t = await startTestApp({ CREATE_SUPERUSER: `${EMAIL}:${PASSWORD}`, SERVE_DASHBOARD: 'true' });
     project = (await t.api().post('/api/projects').send({ name: 'Cron Shop' }).expect(201)).body;
     empty = (await t.api().post('/api/projects').send({ name: 'No Crons' }).expect(201)).body;
-    const config = { schedule: { type: 'interval', value: 1, unit: 'minute' }, checkin_margin: 1, max_runtime: 1 };
+    const config = {
+      schedule: { type: 'interval', value: 1, unit: 'minute' },
+      checkin_margin: 1,
+      max_runtime: 1,
+    };
 
     // A run that went well, one that failed, and one that never reports its end.
     const good = randomUUID();
-    await checkIn({ check_in_id: good, status: 'in_progress', release: 'backup@2.1.0', monitor_config: config });
+    await checkIn({
+      check_in_id: good,
+      status: 'in_progress',
+      release: 'backup@2.1.0',
+      monitor_config: config,
+    });
     await stored(good, 'in_progress');
     await checkIn({ check_in_id: good, status: 'ok', duration: 42.5, release: 'backup@2.1.0' });
     await stored(good, 'ok');
@@ -93,7 +118,8 @@ describe('dashboard cron monitors (browser)', () => {
 
   afterEach(() => expectNoPageProblems(problems));
 
-  const overflow = (target: Page) => target.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  const overflow = (target: Page) =>
+    target.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
 
   it('lists the cron monitors with their state per environment, schedule in words, next and last run', async () => {
     await page.goto(`/projects/${project.id}/monitors`);
@@ -124,11 +150,15 @@ describe('dashboard cron monitors (browser)', () => {
     await page.goto(`/projects/${project.id}/monitors`);
     await page.locator('.cron-table a.monitor-name').first().click();
     await page.locator('.checkin-timeline li').nth(4).waitFor();
-    const statuses = await page.locator('.checkin-timeline li').evaluateAll((items) => items.map((item) => item.getAttribute('data-status')));
-    for (const status of ['ok', 'error', 'missed', 'timeout', 'in_progress']) expect(statuses).toContain(status);
+    const statuses = await page
+      .locator('.checkin-timeline li')
+      .evaluateAll((items) => items.map((item) => item.getAttribute('data-status')));
+    for (const status of ['ok', 'error', 'missed', 'timeout', 'in_progress'])
+      expect(statuses).toContain(status);
     // Each state in words too, not only in colour.
     const words = await page.locator('.checkin-timeline .status-pill').allInnerTexts();
-    for (const word of ['OK', 'Error', 'Missed', 'Timed out', 'In progress']) expect(words.join(' ')).toContain(word);
+    for (const word of ['OK', 'Error', 'Missed', 'Timed out', 'In progress'])
+      expect(words.join(' ')).toContain(word);
     expect(await page.locator('.checkin-timeline').innerText()).toContain('took 42.5 s');
     expect(await page.locator('.checkin-timeline').innerText()).toContain('release backup@2.1.0');
     // The durations chart: a bar per run, failures marked.
@@ -147,12 +177,17 @@ describe('dashboard cron monitors (browser)', () => {
     const answer = await fetch(`${t.url}${url.pathname}?status=ok&environment=snippet`);
     expect(answer.status).toBe(202);
     await page.getByRole('tab', { name: 'Python' }).click();
-    expect(await page.locator('.code-block').last().innerText()).toContain('@sentry_sdk.monitor(monitor_slug="nightly-backup"');
+    expect(await page.locator('.code-block').last().innerText()).toContain(
+      '@sentry_sdk.monitor(monitor_slug="nightly-backup"',
+    );
     await page.getByRole('tab', { name: 'sentry-cli' }).click();
     expect(await page.locator('.code-block').last().innerText()).toContain('sentry-cli monitors run');
 
     // The failures opened the monitor's issue in production: its page is one click away.
-    const issueLink = page.locator('.environment-figure').filter({ hasText: 'production' }).getByRole('link', { name: /Open issue #\d+/ });
+    const issueLink = page
+      .locator('.environment-figure')
+      .filter({ hasText: 'production' })
+      .getByRole('link', { name: /Open issue #\d+/ });
     await issueLink.waitFor();
     expect(await issueLink.getAttribute('href')).toMatch(/^\/issues\/\d+$/);
 
@@ -199,7 +234,11 @@ describe('dashboard cron monitors (browser)', () => {
     await page.getByRole('button', { name: 'Save monitor' }).click();
     await page.getByRole('heading', { name: 'Weekly report', exact: true }).waitFor();
     const body = (await t.api().get(`/api/projects/${project.id}/monitors/weekly-report`).expect(200)).body;
-    expect(body).toMatchObject({ schedule: { type: 'interval', value: 2, unit: 'hour' }, muted: true, timezone: 'Europe/Berlin' });
+    expect(body).toMatchObject({
+      schedule: { type: 'interval', value: 2, unit: 'hour' },
+      muted: true,
+      timezone: 'Europe/Berlin',
+    });
 
     await page.getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('button', { name: 'Delete monitor' }).click();

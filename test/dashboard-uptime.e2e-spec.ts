@@ -88,11 +88,15 @@ describe('dashboard uptime monitors and status page (browser)', () => {
 
   afterEach(() => expectNoPageProblems(problems));
 
-  const overflow = (target: Page) => target.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  const overflow = (target: Page) =>
+    target.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
 
   it('lists the uptime monitors in the Monitors tab, with state, response time and uptime', async () => {
     await page.goto(`/projects/${project.id}/issues`);
-    await page.getByRole('navigation', { name: 'Project sections' }).getByRole('link', { name: 'Monitors', exact: true }).click();
+    await page
+      .getByRole('navigation', { name: 'Project sections' })
+      .getByRole('link', { name: 'Monitors', exact: true })
+      .click();
     await page.getByRole('heading', { name: 'Uptime monitors' }).waitFor();
     const rows = page.locator('.monitors-table tbody tr');
     await rows.nth(1).waitFor();
@@ -147,6 +151,13 @@ describe('dashboard uptime monitors and status page (browser)', () => {
     expect(await page.locator('.chart-col[data-ok="false"]').count()).toBe(1);
     expect(await page.locator('.check-errors tbody tr').count()).toBe(1);
     expect(await page.locator('.check-errors').innerText()).toContain('HTTP 503');
+    // Being down opened the monitor's issue, linked from its page.
+    expect(
+      await page
+        .locator('.monitor-figures')
+        .getByRole('link', { name: /Open issue #\d+/ })
+        .getAttribute('href'),
+    ).toMatch(/^\/issues\/\d+$/);
     await screenshot(page, 'uptime-monitor-1280');
 
     await page.getByRole('group', { name: 'Chart period' }).getByRole('button', { name: '7d' }).click();
@@ -173,11 +184,20 @@ describe('dashboard uptime monitors and status page (browser)', () => {
     await page.getByLabel('Down after failures').fill('2');
     await page.getByRole('button', { name: 'Save monitor' }).click();
     await page.getByRole('heading', { name: 'Checkout API', exact: true }).waitFor();
-    const saved = await t.api().get(`/api/projects/${project.id}/uptime-monitors/${monitors['Checkout API']}`).expect(200);
+    const saved = await t
+      .api()
+      .get(`/api/projects/${project.id}/uptime-monitors/${monitors['Checkout API']}`)
+      .expect(200);
     expect(saved.body).toMatchObject({ failure_threshold: 2, muted: false, url: `${sites.url}/flaky` });
 
     // Deleting asks first.
-    const admin = (await t.api().post(`/api/projects/${project.id}/uptime-monitors`).send({ name: 'Old', url: `${sites.url}/ok` }).expect(201)).body;
+    const admin = (
+      await t
+        .api()
+        .post(`/api/projects/${project.id}/uptime-monitors`)
+        .send({ name: 'Old', url: `${sites.url}/ok` })
+        .expect(201)
+    ).body;
     await page.goto(`/projects/${project.id}/monitors/uptime/${admin.id}`);
     await page.getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('button', { name: 'Delete monitor' }).click();
@@ -196,7 +216,9 @@ describe('dashboard uptime monitors and status page (browser)', () => {
     await form.getByLabel('Checkout API').check();
     await form.getByRole('button', { name: 'Save status page' }).click();
     await form.getByText('Saved: the status page is public.').waitFor();
-    expect(await form.getByRole('link', { name: 'Open the public page' }).getAttribute('href')).toBe(`${t.url}/status/status-shop`);
+    expect(await form.getByRole('link', { name: 'Open the public page' }).getAttribute('href')).toBe(
+      `${t.url}/status/status-shop`,
+    );
     await screenshot(page, 'status-page-settings-1280');
 
     // Signed out: a fresh browser context without the session.
@@ -204,7 +226,11 @@ describe('dashboard uptime monitors and status page (browser)', () => {
       [1280, 800, 'status-page-1280'],
       [390, 844, 'status-page-390'],
     ] as const) {
-      const anonymous = await watchedContext(browser, { baseURL: t.url, viewport: { width, height }, deviceScaleFactor: width < 600 ? 2 : 1 }, problems);
+      const anonymous = await watchedContext(
+        browser,
+        { baseURL: t.url, viewport: { width, height }, deviceScaleFactor: width < 600 ? 2 : 1 },
+        problems,
+      );
       const visitor = await anonymous.newPage();
       await visitor.goto('/status/status-shop');
       await visitor.getByRole('heading', { name: 'Status Shop status' }).waitFor();
@@ -214,7 +240,9 @@ describe('dashboard uptime monitors and status page (browser)', () => {
       expect(await cards.count()).toBe(2);
       expect(await cards.nth(0).locator('.day-bar').count()).toBe(90);
       // Today and the days before it were checked; a day with the four failed hours shows less than 100 %.
-      expect(await cards.nth(1).locator('.day-bar.good, .day-bar.minor, .day-bar.bad').count()).toBeGreaterThanOrEqual(3);
+      expect(
+        await cards.nth(1).locator('.day-bar.good, .day-bar.minor, .day-bar.bad').count(),
+      ).toBeGreaterThanOrEqual(3);
       expect(await cards.nth(1).locator('.day-bar').last().getAttribute('title')).toMatch(/uptime$/);
       expect(await visitor.getByRole('navigation').count()).toBe(0);
       expect(await overflow(visitor)).toBeLessThanOrEqual(0);
