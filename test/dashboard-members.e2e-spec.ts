@@ -296,6 +296,7 @@ describe('members, teams and accounts in the dashboard (browser)', () => {
     expect(await sections.getByRole('link').allTextContents()).toEqual([
       'Issues',
       'Releases',
+      'Monitors',
       'Feedback',
       'Alert rules & history',
       'Source maps',

@@ -51,6 +51,19 @@ export type Rule = Schemas['RuleView'];
 export type AlertType = Rule['alert_type'];
 export type HistoryEntry = Schemas['AlertHistoryView'];
 export type ArtifactBundle = Schemas['ArtifactBundleView'];
+export type CronMonitor = Schemas['MonitorView'];
+export type CronMonitorInput = Schemas['CreateCronMonitorDto'];
+export type CronSchedule = Schemas['CronScheduleView'];
+/** A cron monitor's state in one environment. */
+export type CronEnvironment = Schemas['MonitorEnvironmentView'];
+export type CheckIn = Schemas['CheckInView'];
+export type UptimeMonitor = Schemas['UptimeMonitorView'];
+export type UptimeMonitorInput = Schemas['CreateUptimeMonitorDto'];
+/** A point of an uptime monitor's series: one check (24h), or a bucket of checks (7d, 30d). */
+export type UptimeCheck = Schemas['UptimeCheckView'];
+export type UptimePeriod = keyof Schemas['UptimePercents'];
+export type StatusPageSettings = Schemas['StatusPageSettingsView'];
+export type PublicStatusPage = Schemas['PublicStatusPageView'];
 
 /** Strongest first. */
 export const ROLES: readonly Role[] = ['owner', 'admin', 'member', 'viewer'];

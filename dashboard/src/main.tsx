@@ -22,6 +22,12 @@ import { ChannelsPage } from './pages/ChannelsPage';
 import { TokensPage } from './pages/TokensPage';
 import { UsagePage } from './pages/UsagePage';
 import { FeedbackPage } from './pages/FeedbackPage';
+import { CronMonitorFormPage } from './pages/CronMonitorForm';
+import { CronMonitorPage } from './pages/CronMonitorPage';
+import { MonitorsPage } from './pages/MonitorsPage';
+import { PublicStatusPage } from './pages/PublicStatusPage';
+import { UptimeMonitorFormPage } from './pages/UptimeMonitorForm';
+import { UptimeMonitorPage } from './pages/UptimeMonitorPage';
 import { interceptLinks, match, navigate, useLocation } from './router';
 import './styles.css';
 
@@ -85,6 +91,21 @@ function Routes({ path, me }: { path: string; me: Me }) {
   if ((params = match('/projects/:id/source-maps', path))) return <SourceMapsPage projectId={Number(params.id)} />;
   if ((params = match('/projects/:id/usage', path))) return <UsagePage projectId={Number(params.id)} />;
   if ((params = match('/projects/:id/feedback', path))) return <FeedbackPage projectId={Number(params.id)} />;
+  if ((params = match('/projects/:id/monitors', path))) return <MonitorsPage projectId={Number(params.id)} />;
+  if ((params = match('/projects/:id/monitors/cron/new', path))) return <CronMonitorFormPage projectId={Number(params.id)} />;
+  if ((params = match('/projects/:id/monitors/cron/:slug', path))) {
+    return <CronMonitorPage key={params.slug} projectId={Number(params.id)} slug={params.slug} />;
+  }
+  if ((params = match('/projects/:id/monitors/cron/:slug/edit', path))) {
+    return <CronMonitorFormPage key={params.slug} projectId={Number(params.id)} slug={params.slug} />;
+  }
+  if ((params = match('/projects/:id/monitors/uptime/new', path))) return <UptimeMonitorFormPage projectId={Number(params.id)} />;
+  if ((params = match('/projects/:id/monitors/uptime/:monitorId', path))) {
+    return <UptimeMonitorPage key={params.monitorId} projectId={Number(params.id)} monitorId={Number(params.monitorId)} />;
+  }
+  if ((params = match('/projects/:id/monitors/uptime/:monitorId/edit', path))) {
+    return <UptimeMonitorFormPage key={params.monitorId} projectId={Number(params.id)} monitorId={Number(params.monitorId)} />;
+  }
   if ((params = match('/issues/:id', path))) return <IssuePage issueId={Number(params.id)} />;
   // The form of the links that alerts send (see issueUrl in src/alerts/alert-notification.ts).
   if ((params = match('/projects/:projectId/issues/:id', path))) return <Redirect to={`/issues/${params.id}`} />;
@@ -302,4 +323,6 @@ function safeNext(next: string | null): string {
 }
 
 interceptLinks();
-render(<App />, document.getElementById('app')!);
+// The public status page is its own small app: shown to anyone, it never asks who is signed in.
+const statusPage = match('/status/:slug', window.location.pathname);
+render(statusPage ? <PublicStatusPage slug={statusPage.slug} /> : <App />, document.getElementById('app')!);

@@ -183,7 +183,7 @@ function monitorView(
   const schedule = scheduleOf(monitor);
   const latest = (values: (Date | null)[], pick: (a: number, b: number) => number) => {
     const times = values.filter((value): value is Date => value !== null).map((value) => value.getTime());
-    return times.length === 0 ? null : new Date(times.reduce(pick)).toISOString();
+    return times.length === 0 ? null : new Date(times.reduce((a, b) => pick(a, b))).toISOString();
   };
   return {
     id: monitor.id,

@@ -44,6 +44,48 @@ Sentry.captureException(new Error("Something went wrong"));`,
 
 type Sdk = keyof typeof SDKS;
 
+/** The row of tabs choosing which client's snippet shows. */
+export function SnippetTabs<Key extends string>({
+  label,
+  options,
+  chosen,
+  onChoose,
+}: {
+  label: string;
+  options: Record<Key, { label: string }>;
+  chosen: Key;
+  onChoose: (key: Key) => void;
+}) {
+  return (
+    <div class="tabs small" role="tablist" aria-label={label}>
+      {(Object.keys(options) as Key[]).map((key) => (
+        <button
+          key={key}
+          type="button"
+          role="tab"
+          aria-selected={chosen === key}
+          class={chosen === key ? 'tab active' : 'tab'}
+          onClick={() => onChoose(key)}
+        >
+          {options[key].label}
+        </button>
+      ))}
+    </div>
+  );
+}
+
+/** A snippet to paste, with its copy button. */
+export function CodeSnippet({ code }: { code: string }) {
+  return (
+    <div class="code-block">
+      <pre>
+        <code>{code}</code>
+      </pre>
+      <CopyButton text={code} label="Copy snippet" class="code-copy" />
+    </div>
+  );
+}
+
 export function DsnField({ project }: { project: Project }) {
   const id = `dsn-${project.id}`;
   return (
@@ -68,31 +110,13 @@ export function DsnSetup({ project, onTestEventStored }: { project: Project; onT
   return (
     <div class="setup">
       <DsnField project={project} />
-      <div class="tabs small" role="tablist" aria-label="SDK">
-        {(Object.keys(SDKS) as Sdk[]).map((key) => (
-          <button
-            key={key}
-            type="button"
-            role="tab"
-            aria-selected={sdk === key}
-            class={sdk === key ? 'tab active' : 'tab'}
-            onClick={() => setSdk(key)}
-          >
-            {SDKS[key].label}
-          </button>
-        ))}
-      </div>
+      <SnippetTabs label="SDK" options={SDKS} chosen={sdk} onChoose={setSdk} />
       <div role="tabpanel">
         <p class="setup-step">
           1. Install: <code>{chosen.install}</code>
         </p>
         <p class="setup-step">2. Initialise the SDK with this project's DSN:</p>
-        <div class="code-block">
-          <pre>
-            <code>{code}</code>
-          </pre>
-          <CopyButton text={code} label="Copy snippet" class="code-copy" />
-        </div>
+        <CodeSnippet code={code} />
         {canWrite && <TestEvent projectId={project.id} onStored={onTestEventStored} />}
       </div>
     </div>

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { call, client, Stats, StatsPeriod } from '../api';
 import { ErrorMessage, Loading, useAsync } from '../components';
+import { BarChart } from '../bar-chart';
 import { plural } from '../util';
 
 export const PERIODS: { value: StatsPeriod; label: string }[] = [
@@ -34,10 +35,21 @@ export function periodLabel(period: StatsPeriod): string {
 }
 
 /** The 24h / 14d / 90d switch of a chart or a page. */
-export function PeriodSwitch({ period, onChoose, label }: { period: StatsPeriod; onChoose: (period: StatsPeriod) => void; label: string }) {
+export function PeriodSwitch<Period extends string = StatsPeriod>({
+  period,
+  onChoose,
+  label,
+  options = PERIODS as unknown as { value: Period; label: string }[],
+}: {
+  period: Period;
+  onChoose: (period: Period) => void;
+  label: string;
+  /** The periods offered, when not the stats endpoints' own. */
+  options?: { value: Period; label: string }[];
+}) {
   return (
     <div class="segmented small" role="group" aria-label={label}>
-      {PERIODS.map((option) => (
+      {options.map((option) => (
         <button
           key={option.value}
           type="button"
@@ -122,44 +134,18 @@ export function EventChart({ of, storageKey, reloadKey = 0 }: { of: StatsOf; sto
       {!data && stats.loading && <Loading label="Loading chart…" />}
       {data && (
         <div class={stats.loading ? 'chart-body is-loading' : 'chart-body'} aria-busy={stats.loading}>
-          <div
-            class={buckets.length > 40 ? 'chart-bars dense' : 'chart-bars'}
-            role="img"
-            aria-label={`${summary}, ${per}`}
-            data-period={data.period}
-          >
-            {buckets.map((bucket) => (
-              <div
-                key={bucket.start}
-                class="chart-col"
-                title={bucketTitle(bucket.start, data.interval, bucket.count)}
-                data-start={bucket.start}
-                data-count={bucket.count}
-              >
-                <div
-                  class="chart-bar"
-                  style={{ height: bucket.count === 0 ? '0' : `max(2px, ${((bucket.count / max) * 100).toFixed(2)}%)` }}
-                />
-              </div>
-            ))}
-            {total > 0 && (
-              <span class="chart-max" aria-hidden="true">
-                max {max.toLocaleString()}
-              </span>
-            )}
-          </div>
-          {buckets.length > 0 && (
-            <div class="chart-labels" aria-hidden="true">
-              <span>{bucketName(buckets[0].start, data.interval)}</span>
-              {middle && <span>{bucketName(middle.start, data.interval)}</span>}
-              <span>{data.interval === '1h' ? 'now' : 'today'}</span>
-            </div>
-          )}
-          <ul class="sr-only" aria-label={`Events ${per}`}>
-            {buckets.map((bucket) => (
-              <li key={bucket.start}>{bucketTitle(bucket.start, data.interval, bucket.count)}</li>
-            ))}
-          </ul>
+          <BarChart
+            bars={buckets.map((bucket) => ({
+              key: bucket.start,
+              value: bucket.count,
+              title: bucketTitle(bucket.start, data.interval, bucket.count),
+              data: { start: bucket.start, count: bucket.count },
+            }))}
+            label={`${summary}, ${per}`}
+            listLabel={`Events ${per}`}
+            labels={buckets.length > 0 ? [bucketName(buckets[0].start, data.interval), ...(middle ? [bucketName(middle.start, data.interval)] : []), data.interval === '1h' ? 'now' : 'today'] : []}
+            maxLabel={max.toLocaleString()}
+          />
         </div>
       )}
     </figure>

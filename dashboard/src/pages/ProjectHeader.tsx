@@ -8,11 +8,12 @@ export function useProject(projectId: number) {
   return useAsync(() => call(client.GET('/api/projects/{id}', { params: { path: { id: projectId } } })), [projectId]);
 }
 
-type Section = 'issues' | 'releases' | 'feedback' | 'alerts' | 'source-maps' | 'usage' | 'settings';
+type Section = 'issues' | 'releases' | 'monitors' | 'feedback' | 'alerts' | 'source-maps' | 'usage' | 'settings';
 
 const SECTIONS: { section: Section; path: string; label: string; needs?: Permission }[] = [
   { section: 'issues', path: 'issues', label: 'Issues' },
   { section: 'releases', path: 'releases', label: 'Releases' },
+  { section: 'monitors', path: 'monitors', label: 'Monitors' },
   { section: 'feedback', path: 'feedback', label: 'Feedback' },
   { section: 'alerts', path: 'alerts', label: 'Alert rules & history' },
   { section: 'source-maps', path: 'source-maps', label: 'Source maps' },

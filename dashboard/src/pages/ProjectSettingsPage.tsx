@@ -8,6 +8,7 @@ import { DataProtectionForm } from './DataProtectionForm';
 import { InboundFiltersForm } from './InboundFiltersForm';
 import { QuotasForm } from './QuotasForm';
 import { ProjectHeader, useProject } from './ProjectHeader';
+import { StatusPageSettingsForm } from './StatusPageSettingsForm';
 
 const MIN_DAYS = 1;
 const MAX_DAYS = 3650;
@@ -367,6 +368,7 @@ export function ProjectSettingsPage({ projectId }: { projectId: number }) {
           <DataProtectionForm key={`data-protection-${projectId}`} projectId={projectId} />
           <InboundFiltersForm key={`inbound-filters-${projectId}`} projectId={projectId} />
           <QuotasForm key={`quotas-${projectId}`} projectId={projectId} />
+          {can('projects:admin') && <StatusPageSettingsForm key={`status-page-${projectId}`} projectId={projectId} projectName={project.data.name} />}
           {can('projects:admin') && <DangerZone key={`danger-${projectId}`} project={project.data} />}
         </div>
       ) : (

@@ -1,0 +1,261 @@
+/**
+ * Uptime monitors and the public status page in a real headless Chromium against the real server: the
+ * Monitors tab, the create form and the server's refusals, a monitor's page (response times, failed
+ * checks, mute, delete), the status page settings, and the status page signed out, at laptop and
+ * phone widths. The checks are real requests to a local site, three days of them on the uptime clock.
+ */
+import { Browser, BrowserContext, Page } from 'playwright-core';
+import { DataSource } from 'typeorm';
+import { UptimeClock } from '../src/uptime/uptime-clock';
+import { UptimeScheduler } from '../src/uptime/uptime-scheduler.service';
+import { startTestApp, TestApp } from './helpers/app';
+import {
+  ensureDashboardBuilt,
+  expectNoPageProblems,
+  openPhonePage,
+  openSignedIn,
+  PageProblems,
+  screenshot,
+  watchedContext,
+} from './helpers/browser';
+import { eventually } from './helpers/queues';
+import { startUptimeSites, UptimeSites } from './helpers/uptime-sites';
+
+const EMAIL = 'uptime-admin@example.com';
+const PASSWORD = 'secret-uptime';
+const HOUR_MS = 3_600_000;
+/** Hours of checks, one an hour, ending at the real time (so that the pages read "an hour ago"). */
+const HOURS = 72;
+
+describe('dashboard uptime monitors and status page (browser)', () => {
+  let t: TestApp;
+  let sites: UptimeSites;
+  let db: DataSource;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let project: { id: number; slug: string };
+  let empty: { id: number };
+  const monitors: Record<string, number> = {};
+  let now = Date.now();
+  const problems: PageProblems = { errors: [], cspViolations: [] };
+
+  const checkCount = async (monitorId: number): Promise<number> =>
+    (await db.query('SELECT count(*)::int AS n FROM uptime_checks WHERE monitor_id = $1', [monitorId]))[0].n;
+
+  beforeAll(async () => {
+    ensureDashboardBuilt();
+    sites = await startUptimeSites();
+    t = await startTestApp({
+      CREATE_SUPERUSER: `${EMAIL}:${PASSWORD}`,
+      SERVE_DASHBOARD: 'true',
+      UPTIME_ALLOW_PRIVATE_NETWORKS: 'true',
+    });
+    db = t.app.get(DataSource);
+    const end = Math.floor(Date.now() / HOUR_MS) * HOUR_MS - 60_000;
+    now = end - HOURS * HOUR_MS;
+    t.app.get(UptimeClock).now = () => new Date(now);
+    project = (await t.api().post('/api/projects').send({ name: 'Status Shop' }).expect(201)).body;
+    empty = (await t.api().post('/api/projects').send({ name: 'No Monitors' }).expect(201)).body;
+    const create = async (name: string, path: string) =>
+      (monitors[name] = (
+        await t
+          .api()
+          .post(`/api/projects/${project.id}/uptime-monitors`)
+          .send({ name, url: `${sites.url}${path}`, interval_seconds: 3600, timeout_seconds: 10 })
+          .expect(201)
+      ).body.id);
+    await create('Shop front page', '/ok');
+    await create('Checkout API', '/flaky');
+    // The checkout fails for four hours two days ago, and again in the last hour.
+    for (let hour = 0; hour <= HOURS; hour++) {
+      now = end - (HOURS - hour) * HOUR_MS;
+      sites.state.up = !((hour >= 20 && hour < 24) || hour === HOURS);
+      await t.app.get(UptimeScheduler).tick();
+      await eventually(async () => (await checkCount(monitors['Checkout API'])) > hour, 30_000);
+      await eventually(async () => (await checkCount(monitors['Shop front page'])) > hour, 30_000);
+    }
+    ({ browser, context, page } = await openSignedIn(t.url, { email: EMAIL, password: PASSWORD }, problems, {
+      viewport: { width: 1280, height: 800 },
+    }));
+  }, 300_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await sites?.close();
+  });
+
+  afterEach(() => expectNoPageProblems(problems));
+
+  const overflow = (target: Page) =>
+    target.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+
+  it('lists the uptime monitors in the Monitors tab, with state, response time and uptime', async () => {
+    await page.goto(`/projects/${project.id}/issues`);
+    await page
+      .getByRole('navigation', { name: 'Project sections' })
+      .getByRole('link', { name: 'Monitors', exact: true })
+      .click();
+    await page.getByRole('heading', { name: 'Uptime monitors' }).waitFor();
+    const rows = page.locator('.monitors-table tbody tr');
+    await rows.nth(1).waitFor();
+    const front = page.getByRole('row', { name: /Shop front page/ });
+    const checkout = page.getByRole('row', { name: /Checkout API/ });
+    expect(await front.locator('.status-pill').innerText()).toContain('Up');
+    expect(await checkout.locator('.status-pill').innerText()).toContain('Down');
+    expect(await front.innerText()).toContain('100 %');
+    expect(await front.innerText()).toContain(new URL(sites.url).host);
+    // A trend of the last day's response times per row.
+    await front.locator('svg.sparkline').waitFor();
+    await screenshot(page, 'monitors-uptime-1280');
+
+    const { phone, mobile } = await openPhonePage(browser, context, t.url, problems);
+    await mobile.goto(`/projects/${project.id}/monitors`);
+    await mobile.locator('.monitors-table tbody tr').nth(1).waitFor();
+    await mobile.locator('svg.sparkline').first().waitFor();
+    expect(await overflow(mobile)).toBeLessThanOrEqual(0);
+    await screenshot(mobile, 'monitors-uptime-390');
+    await phone.close();
+
+    // A project without monitors says how to add one.
+    await page.goto(`/projects/${empty.id}/monitors`);
+    await page.getByText('No uptime monitors yet').waitFor();
+    await screenshot(page, 'monitors-empty-1280');
+  });
+
+  it('creates a monitor through the form, showing the server’s refusal first', async () => {
+    await page.goto(`/projects/${project.id}/monitors`);
+    await page.getByRole('link', { name: 'New uptime monitor' }).click();
+    await page.getByRole('heading', { name: 'New uptime monitor' }).waitFor();
+    await page.getByLabel('Name', { exact: true }).fill('Admin console');
+    await page.getByLabel('URL').fill(`http://admin:secret@${new URL(sites.url).host}/ok`);
+    await page.getByRole('button', { name: 'Create monitor' }).click();
+    await page.getByRole('alert').waitFor();
+    expect(await page.getByRole('alert').innerText()).toMatch(/credentials|user/i);
+    await page.getByLabel('URL').fill(`${sites.url}/ok`);
+    await page.getByLabel('Interval (seconds)').fill('300');
+    await page.getByRole('button', { name: 'Create monitor' }).click();
+    await page.getByRole('heading', { name: 'Admin console' }).waitFor();
+    expect(page.url()).toMatch(/\/monitors\/uptime\/\d+$/);
+    expect(await page.locator('.monitor-head .status-pill').innerText()).toContain('Waiting');
+    expect(await page.locator('.monitor-figures').innerText()).toContain('5 minutes');
+  });
+
+  it('shows a monitor: response times, failed checks, uptime; mutes, edits and deletes it', async () => {
+    await page.goto(`/projects/${project.id}/monitors/uptime/${monitors['Checkout API']}`);
+    await page.getByRole('heading', { name: 'Checkout API', exact: true }).waitFor();
+    expect(await page.locator('.monitor-head .status-pill').innerText()).toContain('Down');
+    await page.locator('.chart-col').first().waitFor();
+    // 24 hours of hourly checks (the last one failed), then the failures listed.
+    expect(await page.locator('.chart-col[data-ok="false"]').count()).toBe(1);
+    expect(await page.locator('.check-errors tbody tr').count()).toBe(1);
+    expect(await page.locator('.check-errors').innerText()).toContain('HTTP 503');
+    // Being down opened the monitor's issue, linked from its page.
+    expect(
+      await page
+        .locator('.monitor-figures')
+        .getByRole('link', { name: /Open issue #\d+/ })
+        .getAttribute('href'),
+    ).toMatch(/^\/issues\/\d+$/);
+    await screenshot(page, 'uptime-monitor-1280');
+
+    await page.getByRole('group', { name: 'Chart period' }).getByRole('button', { name: '7d' }).click();
+    await page.getByRole('heading', { name: 'Response times · last 7 days' }).waitFor();
+    await eventually(async () => (await page.locator('.check-errors tbody tr').count()) === 5, 10_000);
+
+    const { phone, mobile } = await openPhonePage(browser, context, t.url, problems);
+    await mobile.goto(`/projects/${project.id}/monitors/uptime/${monitors['Checkout API']}`);
+    await mobile.locator('.chart-col').first().waitFor();
+    expect(await overflow(mobile)).toBeLessThanOrEqual(0);
+    await screenshot(mobile, 'uptime-monitor-390');
+    await phone.close();
+
+    await page.getByRole('button', { name: 'Mute' }).click();
+    await page.locator('.monitor-head').getByText('Muted').waitFor();
+    await page.getByRole('button', { name: 'Unmute' }).click();
+    await page.getByRole('button', { name: 'Mute' }).waitFor();
+
+    await page.getByRole('link', { name: 'Edit' }).click();
+    await page.getByRole('heading', { name: 'Edit Checkout API' }).waitFor();
+    await page.getByLabel('Down after failures').fill('0');
+    await page.getByRole('button', { name: 'Save monitor' }).click();
+    await page.getByRole('alert').waitFor();
+    await page.getByLabel('Down after failures').fill('2');
+    await page.getByRole('button', { name: 'Save monitor' }).click();
+    await page.getByRole('heading', { name: 'Checkout API', exact: true }).waitFor();
+    const saved = await t
+      .api()
+      .get(`/api/projects/${project.id}/uptime-monitors/${monitors['Checkout API']}`)
+      .expect(200);
+    expect(saved.body).toMatchObject({ failure_threshold: 2, muted: false, url: `${sites.url}/flaky` });
+
+    // Deleting asks first.
+    const admin = (
+      await t
+        .api()
+        .post(`/api/projects/${project.id}/uptime-monitors`)
+        .send({ name: 'Old', url: `${sites.url}/ok` })
+        .expect(201)
+    ).body;
+    await page.goto(`/projects/${project.id}/monitors/uptime/${admin.id}`);
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('button', { name: 'Delete monitor' }).click();
+    await page.getByRole('heading', { name: 'Uptime monitors' }).waitFor();
+    await t.api().get(`/api/projects/${project.id}/uptime-monitors/${admin.id}`).expect(404);
+  });
+
+  it('publishes a status page from the settings, shown signed out with 90 days per monitor', async () => {
+    await page.goto(`/projects/${project.id}/settings`);
+    const form = page.getByRole('form', { name: 'Status page settings' });
+    await form.waitFor();
+    await form.getByLabel('Publish the status page').check();
+    await form.getByLabel('Address').fill('status-shop');
+    await form.getByLabel('Title').fill('Status Shop status');
+    await form.getByLabel('Shop front page').check();
+    await form.getByLabel('Checkout API').check();
+    await form.getByRole('button', { name: 'Save status page' }).click();
+    await form.getByText('Saved: the status page is public.').waitFor();
+    expect(await form.getByRole('link', { name: 'Open the public page' }).getAttribute('href')).toBe(
+      `${t.url}/status/status-shop`,
+    );
+    await screenshot(page, 'status-page-settings-1280');
+
+    // Signed out: a fresh browser context without the session.
+    for (const [width, height, name] of [
+      [1280, 800, 'status-page-1280'],
+      [390, 844, 'status-page-390'],
+    ] as const) {
+      const anonymous = await watchedContext(
+        browser,
+        { baseURL: t.url, viewport: { width, height }, deviceScaleFactor: width < 600 ? 2 : 1 },
+        problems,
+      );
+      const visitor = await anonymous.newPage();
+      await visitor.goto('/status/status-shop');
+      await visitor.getByRole('heading', { name: 'Status Shop status' }).waitFor();
+      expect(visitor.url()).toBe(`${t.url}/status/status-shop`);
+      expect(await visitor.getByRole('status').first().innerText()).toContain('1 of 2 systems are down');
+      const cards = visitor.locator('.status-monitor');
+      expect(await cards.count()).toBe(2);
+      expect(await cards.nth(0).locator('.day-bar').count()).toBe(90);
+      // Today and the days before it were checked; a day with the four failed hours shows less than 100 %.
+      expect(
+        await cards.nth(1).locator('.day-bar.good, .day-bar.minor, .day-bar.bad').count(),
+      ).toBeGreaterThanOrEqual(3);
+      expect(await cards.nth(1).locator('.day-bar').last().getAttribute('title')).toMatch(/uptime$/);
+      expect(await visitor.getByRole('navigation').count()).toBe(0);
+      expect(await overflow(visitor)).toBeLessThanOrEqual(0);
+      await screenshot(visitor, name);
+      await anonymous.close();
+    }
+
+    // Turned off, the address says there is nothing there.
+    await t.api().put(`/api/projects/${project.id}/status-page`).send({ enabled: false }).expect(200);
+    const anonymous = await watchedContext(browser, { baseURL: t.url }, problems);
+    const visitor = await anonymous.newPage();
+    await visitor.goto('/status/status-shop');
+    await visitor.getByRole('heading', { name: 'No status page here' }).waitFor();
+    await anonymous.close();
+  });
+});
