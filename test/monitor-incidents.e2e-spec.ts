@@ -134,11 +134,24 @@ describe('monitor incidents', () => {
 
     await eventually(async () => alertTypesOf(project).length === 3, 20_000);
     expect(alertTypesOf(project)).toEqual(['monitor_failed', 'monitor_recovered', 'monitor_failed']);
-    const payload = hooksOf(project)[0].body as { issue: IssueBody };
+    const payload = hooksOf(project)[0].body as { issue: IssueBody & { culprit: string; url: string } };
     expect(payload.issue).toMatchObject({
       kind: 'cron',
       monitor: { monitor_id: 7, environment: 'production' },
+      culprit: 'nightly-backup missed a check-in: No check-in expected at 10:05 UTC',
+      url: expect.stringContaining(`/issues/${issueId}`),
     });
+    // The culprit names the latest failure.
+    expect((await issue(issueId)) as unknown).toMatchObject({
+      culprit: 'nightly-backup timed out: ran over',
+    });
+
+    // Delivered through the history and the channel like any alert: one row per notification sent.
+    await eventually(async () => {
+      const history = await t.api().get(`/api/projects/${project.id}/alert-history?limit=10`).expect(200);
+      const rows = history.body as { alert_type: string; status: string; issue_id: number }[];
+      return rows.length === 3 && rows.every((row) => row.status === 'sent' && row.issue_id === issueId);
+    }, 20_000);
 
     const activity = await t.api().get(`/api/issues/${issueId}/activity`).expect(200);
     const kinds = (activity.body.data as { kind: string }[]).map((entry) => entry.kind);
