@@ -22,7 +22,9 @@ function checkedConditions(alertType: AlertType, raw: unknown): Record<string, u
   try {
     return alertType === 'release_health'
       ? { ...validateReleaseHealthConditions(raw) }
-      : { ...validateRuleConditions(raw) };
+      : {
+          ...validateRuleConditions(raw, alertType === 'monitor_failed' || alertType === 'monitor_recovered'),
+        };
   } catch (error) {
     if (error instanceof RuleConditionsError) throw new InvalidInputError(error.message);
     throw error;
