@@ -134,11 +134,24 @@ describe('monitor incidents', () => {
 
     await eventually(async () => alertTypesOf(project).length === 3, 20_000);
     expect(alertTypesOf(project)).toEqual(['monitor_failed', 'monitor_recovered', 'monitor_failed']);
-    const payload = hooksOf(project)[0].body as { issue: IssueBody };
+    const payload = hooksOf(project)[0].body as { issue: IssueBody & { culprit: string; url: string } };
     expect(payload.issue).toMatchObject({
       kind: 'cron',
       monitor: { monitor_id: 7, environment: 'production' },
+      culprit: 'nightly-backup missed a check-in: No check-in expected at 10:05 UTC',
+      url: expect.stringContaining(`/issues/${issueId}`),
     });
+    // The culprit names the latest failure.
+    expect((await issue(issueId)) as unknown).toMatchObject({
+      culprit: 'nightly-backup timed out: ran over',
+    });
+
+    // Delivered through the history and the channel like any alert: one row per notification sent.
+    await eventually(async () => {
+      const history = await t.api().get(`/api/projects/${project.id}/alert-history?limit=10`).expect(200);
+      const rows = history.body as { alert_type: string; status: string; issue_id: number }[];
+      return rows.length === 3 && rows.every((row) => row.status === 'sent' && row.issue_id === issueId);
+    }, 20_000);
 
     const activity = await t.api().get(`/api/issues/${issueId}/activity`).expect(200);
     const kinds = (activity.body.data as { kind: string }[]).map((entry) => entry.kind);
@@ -191,6 +204,40 @@ describe('monitor incidents', () => {
     await t.api().get(`/api/projects/${project.id}/issues`).query({ query: 'kind:disk' }).expect(400);
   });
 
+  it('lets rules choose the kind of monitor, and refuses monitor_kinds on other types', async () => {
+    const project = await projectWithRules({ monitor_kinds: ['uptime'] });
+    const cron = await incidents.monitorFailed(ref(project), {
+      at: minute(1),
+      reason: 'missed',
+      detail: 'x',
+    });
+    const uptime = await incidents.monitorFailed(
+      { ...ref(project), kind: 'uptime', monitorId: 4, slug: 'shop', name: 'Shop' },
+      { at: minute(1), reason: 'down', detail: 'HTTP 500', httpStatus: 500 },
+    );
+    await eventually(async () => alertTypesOf(project).length === 1, 20_000);
+    const delivered = hooksOf(project)[0].body as { issue: IssueBody };
+    expect(delivered.issue.id).toBe(uptime.issueId);
+    expect(delivered.issue.id).not.toBe(cron.issueId);
+
+    const refused = await t
+      .api()
+      .post(`/api/projects/${project.id}/alert-rules`)
+      .send({ name: 'x', alert_type: 'new_issue', channel_ids: [], conditions: { monitor_kinds: ['cron'] } })
+      .expect(400);
+    expect(refused.body.error).toMatch(/monitor_kinds is not supported/);
+    await t
+      .api()
+      .post(`/api/projects/${project.id}/alert-rules`)
+      .send({
+        name: 'x',
+        alert_type: 'monitor_failed',
+        channel_ids: [],
+        conditions: { monitor_kinds: ['disk'] },
+      })
+      .expect(400);
+  });
+
   it('takes the transaction it is given, and survives a user resolving or deleting the issue', async () => {
     const project = await projectWithRules();
     const uptime: MonitorRef = {
@@ -223,6 +270,8 @@ describe('monitor incidents', () => {
       detail: 'HTTP 503',
     });
     expect(reopened).toMatchObject({ opened: true, issueId: id });
+    // The rules match every kind: the uptime issue alerted on opening and on its reopening.
+    await eventually(async () => alertTypesOf(project).length === 2, 20_000);
 
     await t.api().delete(`/api/issues/${id}`).expect(204);
     const fresh = await incidents.monitorFailed(uptime, {

@@ -2749,7 +2749,7 @@ export interface components {
             /** @enum {string} */
             alert_type: "new_issue" | "regression" | "unmute" | "new_feedback" | "release_health" | "monitor_failed" | "monitor_recovered" | "spike_protection";
             is_enabled: boolean;
-            /** @description Issue alerts: `environments` and `min_level` filters (empty: every event matches). `release_health`: `metric`, `threshold`, `window_hours`, `min_sessions`, optional `environments`. */
+            /** @description Issue alerts: `environments` and `min_level` filters (empty: every event matches); monitor alerts also `monitor_kinds`. `release_health`: `metric`, `threshold`, `window_hours`, `min_sessions`, optional `environments`. */
             conditions: {
                 [key: string]: unknown;
             };
@@ -2782,7 +2782,7 @@ export interface components {
              */
             notify_assignee?: boolean;
             /**
-             * @description Issue alerts: optional filters `environments` (list of environment names) and `min_level` (debug, info, warning, error or fatal); empty object: every event matches. `release_health`: `metric` (crash_free_sessions or crash_free_users), `threshold` (percent, > 0 and ≤ 100), `window_hours` (1 to 168), `min_sessions` (≥ 1) and optional `environments`.
+             * @description Issue alerts: optional filters `environments` (list of environment names) and `min_level` (debug, info, warning, error or fatal); empty object: every event matches. `monitor_failed` and `monitor_recovered` also take `monitor_kinds` (`cron`, `uptime`). `release_health`: `metric` (crash_free_sessions or crash_free_users), `threshold` (percent, > 0 and ≤ 100), `window_hours` (1 to 168), `min_sessions` (≥ 1) and optional `environments`.
              * @example {
              *       "environments": [
              *         "production"
@@ -2814,7 +2814,7 @@ export interface components {
              */
             notify_assignee?: boolean;
             /**
-             * @description Issue alerts: optional filters `environments` (list of environment names) and `min_level` (debug, info, warning, error or fatal); empty object: every event matches. `release_health`: `metric` (crash_free_sessions or crash_free_users), `threshold` (percent, > 0 and ≤ 100), `window_hours` (1 to 168), `min_sessions` (≥ 1) and optional `environments`.
+             * @description Issue alerts: optional filters `environments` (list of environment names) and `min_level` (debug, info, warning, error or fatal); empty object: every event matches. `monitor_failed` and `monitor_recovered` also take `monitor_kinds` (`cron`, `uptime`). `release_health`: `metric` (crash_free_sessions or crash_free_users), `threshold` (percent, > 0 and ≤ 100), `window_hours` (1 to 168), `min_sessions` (≥ 1) and optional `environments`.
              * @example {
              *       "environments": [
              *         "production"

@@ -50,3 +50,19 @@ describe('idempotency keys', () => {
     expect(deliveryJobId(key)).toBe(`deliver-${key}`);
   });
 });
+
+describe('monitor kinds', () => {
+  it('let only the listed kinds of monitor issue through', () => {
+    const parsed = parseConditions({ monitor_kinds: ['uptime', 'disk'] });
+    expect(parsed).toEqual({ monitorKinds: ['uptime'] });
+    expect(conditionsMatch(parsed, { issueLevel: 'error', environment: null, issueKind: 'uptime' })).toBe(
+      true,
+    );
+    expect(conditionsMatch(parsed, { issueLevel: 'error', environment: null, issueKind: 'cron' })).toBe(
+      false,
+    );
+    expect(
+      conditionsMatch(parseConditions({}), { issueLevel: 'error', environment: null, issueKind: 'cron' }),
+    ).toBe(true);
+  });
+});

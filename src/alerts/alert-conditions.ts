@@ -2,6 +2,7 @@
  * Optional filters in a rule's `conditions` (an empty object matches everything):
  * - `environments`: list of environment names; the issue's latest event must come from one of them.
  * - `min_level`: one of debug < info < warning < error < fatal; the issue's level must be at least that.
+ * - `monitor_kinds`: `cron` and/or `uptime`; the issue must be a monitor issue of one of them.
  * A condition whose value is not understood is ignored rather than treated as "match nothing": a
  * mistyped filter should not silently swallow every alert.
  */
@@ -26,11 +27,14 @@ export interface ConditionFacts {
   issueLevel: string;
   /** Environment of the issue's latest event; null when it has none. */
   environment: string | null;
+  /** `error`, or the kind of monitor whose issue it is. */
+  issueKind?: string;
 }
 
 export interface ParsedConditions {
   environments?: string[];
   minLevel?: Level;
+  monitorKinds?: string[];
 }
 
 export function parseConditions(conditions: unknown): ParsedConditions {
@@ -45,6 +49,10 @@ export function parseConditions(conditions: unknown): ParsedConditions {
     const name = raw.min_level.trim().toLowerCase();
     const level = (LEVELS as readonly string[]).includes(name) ? (name as Level) : LEVEL_ALIASES[name];
     if (level) parsed.minLevel = level;
+  }
+  if (Array.isArray(raw.monitor_kinds)) {
+    const kinds = raw.monitor_kinds.filter((kind): kind is string => kind === 'cron' || kind === 'uptime');
+    if (kinds.length > 0) parsed.monitorKinds = kinds;
   }
   return parsed;
 }
@@ -61,6 +69,7 @@ export function conditionsMatch(conditions: ParsedConditions, facts: ConditionFa
   ) {
     return false;
   }
+  if (conditions.monitorKinds && !conditions.monitorKinds.includes(facts.issueKind ?? 'error')) return false;
   if (conditions.minLevel) {
     const rank = levelRank(facts.issueLevel);
     if (rank !== null && rank < LEVELS.indexOf(conditions.minLevel)) return false;

@@ -120,8 +120,8 @@ export class AlertDispatchService {
           monitorOfGroupingKey(issue.groupingKey)?.environment ??
           (await this.events.latestEnvironment(issue.id));
       }
-      if (!conditionsMatch(conditions, { issueLevel: issue.level, environment: environment ?? null }))
-        continue;
+      const facts = { issueLevel: issue.level, environment: environment ?? null, issueKind: issue.kind };
+      if (!conditionsMatch(conditions, facts)) continue;
       const rows = await this.recordRule(trigger, triggerJobId, rule, targets);
       for (const row of rows) {
         if (row.status === 'pending') toDeliver.push({ id: row.id, key: row.idempotencyKey });

@@ -305,10 +305,17 @@ export class IssuesRepository {
    * Counts one more failure of a monitor's issue; `reopen` opens a resolved one again as a regression
    * (the same columns an event's regression sets, see addBatch).
    */
-  async addMonitorFailure(manager: EntityManager, id: number, at: Date, reopen: boolean): Promise<void> {
+  async addMonitorFailure(
+    manager: EntityManager,
+    id: number,
+    at: Date,
+    reopen: boolean,
+    culprit: string,
+  ): Promise<void> {
     await manager.query(
       `UPDATE issues SET
          event_count = event_count + 1,
+         culprit = $4,
          last_seen = GREATEST(last_seen, $2),
          state = CASE WHEN $3 THEN 'open' ELSE state END,
          last_regressed_at = CASE WHEN $3 THEN now() ELSE last_regressed_at END,
@@ -316,7 +323,7 @@ export class IssuesRepository {
          resolved_in = CASE WHEN $3 THEN NULL ELSE resolved_in END,
          resolved_above = CASE WHEN $3 THEN NULL ELSE resolved_above END
        WHERE id = $1`,
-      [id, at, reopen],
+      [id, at, reopen, culprit],
     );
   }
 

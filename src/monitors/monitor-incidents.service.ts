@@ -5,6 +5,7 @@ import { IssueActivityRepository } from '../issues/issue-activity.repository';
 import { IssuesRepository } from '../issues/issues.repository';
 import { monitorGroupingKey, monitorOfGroupingKey } from '../issues/monitor-issue-key';
 import { AlertTriggerProducer, RecordedTriggers } from '../issues/transitions/alert-trigger.producer';
+import { monitorFailureText } from './monitor-failure-text';
 import type { MonitorFailure, MonitorKind, MonitorRef } from './monitor-ref';
 
 export interface MonitorIncidentResult {
@@ -117,7 +118,7 @@ export class MonitorIncidentsService {
         kind: ref.kind,
         type: TITLES[ref.kind],
         message: `${ref.name} (${ref.environment})`,
-        culprit: `${ref.kind} monitor ${ref.slug}`,
+        culprit: monitorFailureText(ref, failure),
         level: 'error',
         firstSeen: failure.at,
       });
@@ -134,7 +135,13 @@ export class MonitorIncidentsService {
     if (failure.at.getTime() <= new Date(issue.lastSeen).getTime())
       return { issueId: issue.id, opened: false, triggers: NONE };
     const reopen = issue.state === 'resolved';
-    await this.issues.addMonitorFailure(manager, issue.id, failure.at, reopen);
+    await this.issues.addMonitorFailure(
+      manager,
+      issue.id,
+      failure.at,
+      reopen,
+      monitorFailureText(ref, failure),
+    );
     if (!reopen) return { issueId: issue.id, opened: false, triggers: NONE };
     await this.activity.record(manager, [{ issueId: issue.id, ...entry }]);
     this.logger.log(

@@ -42,3 +42,21 @@ describe('validateRuleConditions', () => {
     expect(errorOf(() => validateRuleConditions(conditions))).toBe(message);
   });
 });
+
+describe('monitor rule conditions', () => {
+  it('take monitor_kinds, deduplicated, only for the monitor types', () => {
+    expect(
+      validateRuleConditions({ monitor_kinds: ['cron', 'cron'], environments: ['production'] }, true),
+    ).toEqual({
+      monitor_kinds: ['cron'],
+      environments: ['production'],
+    });
+    expect(validateRuleConditions({ monitor_kinds: [] }, true)).toEqual({});
+    expect(errorOf(() => validateRuleConditions({ monitor_kinds: ['disk'] }, true))).toBe(
+      'conditions.monitor_kinds must be a list of cron, uptime',
+    );
+    expect(errorOf(() => validateRuleConditions({ monitor_kinds: ['cron'] }))).toBe(
+      'conditions.monitor_kinds is not supported (allowed: environments, min_level)',
+    );
+  });
+});

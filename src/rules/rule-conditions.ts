@@ -12,26 +12,33 @@ export interface RuleConditions {
   environments?: string[];
   /** Only events at least this severe trigger the rule. */
   min_level?: EventLevel;
+  /** `monitor_failed` and `monitor_recovered` rules only: only these kinds of monitor trigger the rule. */
+  monitor_kinds?: MonitorIssueKind[];
 }
+
+export const MONITOR_ISSUE_KINDS = ['cron', 'uptime'] as const;
+export type MonitorIssueKind = (typeof MONITOR_ISSUE_KINDS)[number];
 
 export class RuleConditionsError extends Error {}
 
 const MAX_ENVIRONMENTS = 100;
 const MAX_ENVIRONMENT_LENGTH = 200;
 const KEYS = ['environments', 'min_level'];
+const MONITOR_KEYS = [...KEYS, 'monitor_kinds'];
 
 /**
  * Checks a rule's conditions and returns them normalised. An empty `environments` list is dropped:
  * it reads as "no restriction", never as "match nothing".
  */
-export function validateRuleConditions(raw: unknown): RuleConditions {
+export function validateRuleConditions(raw: unknown, forMonitors = false): RuleConditions {
+  const keys = forMonitors ? MONITOR_KEYS : KEYS;
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new RuleConditionsError('conditions must be an object');
   }
   const input = raw as Record<string, unknown>;
-  const unknownKey = Object.keys(input).find((key) => !KEYS.includes(key));
+  const unknownKey = Object.keys(input).find((key) => !keys.includes(key));
   if (unknownKey !== undefined) {
-    throw new RuleConditionsError(`conditions.${unknownKey} is not supported (allowed: ${KEYS.join(', ')})`);
+    throw new RuleConditionsError(`conditions.${unknownKey} is not supported (allowed: ${keys.join(', ')})`);
   }
   const result: RuleConditions = {};
   if (input.environments !== undefined && input.environments !== null) {
@@ -58,6 +65,21 @@ export function validateRuleConditions(raw: unknown): RuleConditions {
       throw new RuleConditionsError(`conditions.min_level must be one of ${EVENT_LEVELS.join(', ')}`);
     }
     result.min_level = input.min_level as EventLevel;
+  }
+  if (input.monitor_kinds !== undefined && input.monitor_kinds !== null) {
+    const kinds = input.monitor_kinds;
+    if (
+      !Array.isArray(kinds) ||
+      !kinds.every(
+        (kind) => typeof kind === 'string' && (MONITOR_ISSUE_KINDS as readonly string[]).includes(kind),
+      )
+    ) {
+      throw new RuleConditionsError(
+        `conditions.monitor_kinds must be a list of ${MONITOR_ISSUE_KINDS.join(', ')}`,
+      );
+    }
+    const unique = [...new Set(kinds as MonitorIssueKind[])];
+    if (unique.length > 0) result.monitor_kinds = unique;
   }
   return result;
 }

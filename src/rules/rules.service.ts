@@ -23,7 +23,9 @@ function checkedConditions(alertType: AlertType, raw: unknown): Record<string, u
     if (alertType === 'spike_protection') return spikeProtectionConditions(raw);
     return alertType === 'release_health'
       ? { ...validateReleaseHealthConditions(raw) }
-      : { ...validateRuleConditions(raw) };
+      : {
+          ...validateRuleConditions(raw, alertType === 'monitor_failed' || alertType === 'monitor_recovered'),
+        };
   } catch (error) {
     if (error instanceof RuleConditionsError) throw new InvalidInputError(error.message);
     throw error;

@@ -8,7 +8,13 @@ import { describeReleaseHealth, ReleaseHealthDraft, releaseHealthConditions, rel
 type RuleConditions = {
   environments?: string[];
   min_level?: Level;
+  /** Monitor rules only: `cron` and/or `uptime`. */
+  monitor_kinds?: MonitorKind[];
 };
+
+const MONITOR_KINDS = ['cron', 'uptime'] as const;
+type MonitorKind = (typeof MONITOR_KINDS)[number];
+const isMonitorRule = (alertType: AlertType) => alertType === 'monitor_failed' || alertType === 'monitor_recovered';
 
 const LEVELS = ['debug', 'info', 'warning', 'error', 'fatal'] as const;
 type Level = (typeof LEVELS)[number];
@@ -17,7 +23,8 @@ export function conditionsOf(rule?: Rule): RuleConditions {
   const raw = rule?.conditions ?? {};
   const environments = Array.isArray(raw.environments) ? raw.environments.filter((env): env is string => typeof env === 'string') : [];
   const level = typeof raw.min_level === 'string' && (LEVELS as readonly string[]).includes(raw.min_level) ? (raw.min_level as Level) : undefined;
-  return { ...(environments.length ? { environments } : {}), ...(level ? { min_level: level } : {}) };
+  const kinds = Array.isArray(raw.monitor_kinds) ? raw.monitor_kinds.filter((kind): kind is MonitorKind => (MONITOR_KINDS as readonly unknown[]).includes(kind)) : [];
+  return { ...(environments.length ? { environments } : {}), ...(level ? { min_level: level } : {}), ...(kinds.length ? { monitor_kinds: kinds } : {}) };
 }
 
 function splitEnvironments(text: string): string[] {
@@ -31,7 +38,8 @@ function levelText(level: Level): string {
 /** `Environments: production, staging · Level: error or worse`; `any` where a filter is not set. */
 export function describeConditions(conditions: RuleConditions): string {
   const environments = conditions.environments?.length ? conditions.environments.join(', ') : 'any';
-  return `Environments: ${environments} · Level: ${conditions.min_level ? levelText(conditions.min_level) : 'any'}`;
+  const monitors = conditions.monitor_kinds?.length ? ` · Monitors: ${conditions.monitor_kinds.join(', ')}` : '';
+  return `Environments: ${environments} · Level: ${conditions.min_level ? levelText(conditions.min_level) : 'any'}${monitors}`;
 }
 
 /** What a rule's conditions say, whatever its type. */
@@ -72,6 +80,8 @@ interface RuleDraft {
   /** Comma-separated, as typed. */
   environments: string;
   min_level: Level | '';
+  /** One kind, or '' for every monitor. */
+  monitor_kind: MonitorKind | '';
   notify_assignee: boolean;
   health: ReleaseHealthDraft;
 }
@@ -101,6 +111,7 @@ export function RuleForm({
       is_enabled: rule?.is_enabled ?? true,
       environments: (conditions.environments ?? []).join(', '),
       min_level: conditions.min_level ?? '',
+      monitor_kind: conditions.monitor_kinds?.length === 1 ? conditions.monitor_kinds[0] : '',
       notify_assignee: rule?.notify_assignee ?? false,
       health: releaseHealthDraftOf(rule),
     };
@@ -127,6 +138,7 @@ export function RuleForm({
     const conditions: Record<string, unknown> = forSpikes ? {} : health ?? {
       ...(environments.length ? { environments } : {}),
       ...(draft.min_level ? { min_level: draft.min_level } : {}),
+      ...(draft.monitor_kind && isMonitorRule(draft.alert_type) ? { monitor_kinds: [draft.monitor_kind] } : {}),
     };
     const body = {
       name: draft.name.trim(),
@@ -288,6 +300,16 @@ export function RuleForm({
               </select>
               <small class="hint">Compared with the issue's level: debug &lt; info &lt; warning &lt; error &lt; fatal.</small>
             </label>
+            {isMonitorRule(draft.alert_type) && (
+              <label class="field">
+                <span>Monitors</span>
+                <select name="rule-monitor-kind" value={draft.monitor_kind} onChange={(e) => set({ monitor_kind: e.currentTarget.value as MonitorKind | '' })}>
+                  <option value="">Cron and uptime monitors</option>
+                  <option value="cron">Cron monitors only</option>
+                  <option value="uptime">Uptime monitors only</option>
+                </select>
+              </label>
+            )}
           </fieldset>
         </>
       )}

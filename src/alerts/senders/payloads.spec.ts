@@ -173,3 +173,39 @@ describe('alert payloads', () => {
     expect(chatPayload(test).text).toMatch(/^Test notification in Test project: /);
   });
 });
+
+describe('monitor alert payloads', () => {
+  const monitorIssue = {
+    ...issue,
+    kind: 'cron',
+    groupingKey: 'monitor:cron:5:production',
+    type: 'Cron failure',
+    message: 'Nightly backup (production)',
+    culprit: 'nightly-backup missed a check-in: No check-in expected at 10:05 UTC',
+  } as Issue;
+  const failed = buildNotification(
+    'monitor_failed',
+    project,
+    monitorIssue,
+    'https://errors.example.com',
+    'now',
+  );
+
+  it('names the monitor, its environment, the reason and the link in every format', () => {
+    const headline =
+      'WEB-SHOP-3: Cron failure: Nightly backup (production) — nightly-backup missed a check-in: No check-in expected at 10:05 UTC';
+    expect(emailSubject(failed)).toBe(`[Web & Shop] ${headline}`);
+    expect(chatPayload(failed).text).toBe(
+      `Monitor failed in Web & Shop: ${headline} https://errors.example.com/projects/7/issues/42`,
+    );
+    expect(webhookPayload(failed)).toMatchObject({
+      alert_type: 'monitor_failed',
+      issue: {
+        kind: 'cron',
+        monitor: { kind: 'cron', monitor_id: 5, environment: 'production' },
+        culprit: monitorIssue.culprit,
+      },
+    });
+    expect(emailText(failed)).toContain('No check-in expected at 10:05 UTC');
+  });
+});

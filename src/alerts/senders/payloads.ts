@@ -74,10 +74,14 @@ export function truncate(text: string, max: number): string {
   return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
 }
 
-/** `SHORT-1: TypeError: message` */
+/**
+ * `SHORT-1: TypeError: message`. A monitor's issue adds its culprit, the latest failure in words
+ * (`nightly-backup missed a check-in: …`), since the reason is what its alert is about.
+ */
 function issueHeadline(notification: AlertNotification): string {
   const { issue } = notification;
-  return `${issue.short_id}: ${issue.type}: ${issue.message}`;
+  const headline = `${issue.short_id}: ${issue.type}: ${issue.message}`;
+  return issue.kind !== 'error' && issue.culprit ? `${headline} — ${issue.culprit}` : headline;
 }
 
 /** `[<project name>] <short_id>: <type>: <message>`, cut to 200 characters. */

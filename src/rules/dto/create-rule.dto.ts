@@ -22,7 +22,8 @@ export const MAX_RULE_CHANNELS = 100;
 
 export const CONDITIONS_DESCRIPTION =
   'Issue alerts: optional filters `environments` (list of environment names) and `min_level` ' +
-  '(debug, info, warning, error or fatal); empty object: every event matches. `release_health`: ' +
+  '(debug, info, warning, error or fatal); empty object: every event matches. `monitor_failed` and ' +
+  '`monitor_recovered` also take `monitor_kinds` (`cron`, `uptime`). `release_health`: ' +
   '`metric` (crash_free_sessions or crash_free_users), `threshold` (percent, > 0 and ≤ 100), ' +
   '`window_hours` (1 to 168), `min_sessions` (≥ 1) and optional `environments`.';
 

@@ -26,7 +26,8 @@ export class RuleView {
     type: 'object',
     additionalProperties: true,
     description:
-      'Issue alerts: `environments` and `min_level` filters (empty: every event matches). ' +
+      'Issue alerts: `environments` and `min_level` filters (empty: every event matches); monitor ' +
+      'alerts also `monitor_kinds`. ' +
       '`release_health`: `metric`, `threshold`, `window_hours`, `min_sessions`, optional `environments`.',
   })
   conditions: Record<string, unknown>;
