@@ -37,6 +37,9 @@ interface Snapshot {
   /** Release health's hourly rows, of both tables. */
   healthHours: { project_id: number; hour: Date }[];
   feedback: { project_id: number; received_at: Date }[];
+  cronCheckIns: { created_at: Date }[];
+  uptimeChecks: { due_at: Date }[];
+  uptimeHours: { hour: Date }[];
   attachments: { project_id: number; received_at: Date }[];
   /** Pending blobs the sweep would delete now. */
   blobsDue: number;
@@ -77,6 +80,9 @@ async function snapshot(db: DataSource): Promise<Snapshot> {
     outcomeHours: await db.query('SELECT project_id, hour FROM outcomes_hourly ORDER BY 1, 2'),
     // Feedback and attachments other test files left in this shared database expire with the rest.
     feedback: await db.query('SELECT project_id, received_at FROM feedback'),
+    cronCheckIns: await db.query('SELECT created_at FROM cron_check_ins'),
+    uptimeChecks: await db.query('SELECT due_at FROM uptime_checks'),
+    uptimeHours: await db.query('SELECT hour FROM uptime_check_hours'),
     attachments: await db.query('SELECT project_id, received_at FROM attachments'),
     blobsDue: Number(
       (await db.query('SELECT count(*) AS n FROM pending_blobs WHERE delete_after <= now()'))[0].n,
@@ -174,6 +180,11 @@ function plan(before: Snapshot, now: number, defaultDays: number) {
     sessionsDeleted: before.sessions.filter((row) => row.expires_at.getTime() < now).length,
     feedbackDeleted: before.feedback.filter((row) => row.received_at.getTime() < cutoff(row.project_id))
       .length,
+    // Other test files' clocks may have left check-ins far in the past in the shared database.
+    cronCheckInsDeleted: before.cronCheckIns.filter((row) => row.created_at.getTime() < now - 95 * DAY).length,
+    uptimeRowsDeleted:
+      before.uptimeChecks.filter((row) => row.due_at.getTime() < now - 2 * DAY).length +
+      before.uptimeHours.filter((row) => row.hour.getTime() < now - 95 * DAY).length,
     attachmentsDeleted,
     // The sweep deletes the blobs already due and those of the attachments deleted now.
     blobsDeleted: before.blobsDue + attachmentsDeleted,
@@ -214,7 +225,8 @@ function expectReport(report: RetentionReport, expected: Plan): void {
     feedbackDeleted: expected.feedbackDeleted,
     attachmentsDeleted: expected.attachmentsDeleted,
     blobsDeleted: expected.blobsDeleted,
-    uptimeRowsDeleted: 0,
+    uptimeRowsDeleted: expected.uptimeRowsDeleted,
+    cronCheckInsDeleted: expected.cronCheckInsDeleted,
   });
 }
 
@@ -235,6 +247,7 @@ const NOTHING_LEFT = {
   attachmentsDeleted: 0,
   blobsDeleted: 0,
   uptimeRowsDeleted: 0,
+  cronCheckInsDeleted: 0,
 };
 
 describe('retention', () => {

@@ -134,4 +134,14 @@ export class CheckInsRepository {
       params,
     );
   }
+
+  /** Retention: a batch of check-ins created before `before` (served by the created_at index). */
+  async deleteCreatedBefore(before: Date, limit: number): Promise<number> {
+    const [, deleted] = (await this.dataSource.query(
+      `DELETE FROM cron_check_ins WHERE id = ANY(ARRAY(
+         SELECT id FROM cron_check_ins WHERE created_at < $1 LIMIT $2))`,
+      [before, limit],
+    )) as [unknown, number];
+    return deleted;
+  }
 }

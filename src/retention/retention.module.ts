@@ -13,6 +13,7 @@ import { RollupsDataModule } from '../rollups/rollups-data.module';
 import { RulesDataModule } from '../rules/rules-data.module';
 import { UsersDataModule } from '../users/users-data.module';
 import { UptimeDataModule } from '../uptime/uptime-data.module';
+import { CronsDataModule } from '../crons/crons-data.module';
 import { MaintenanceProcessor } from './maintenance.processor';
 import { RetentionService } from './retention.service';
 
@@ -32,6 +33,7 @@ import { RetentionService } from './retention.service';
     FeedbackDataModule,
     AttachmentsDataModule,
     UptimeDataModule,
+    CronsDataModule,
   ],
   providers: [RetentionService, MaintenanceProcessor],
   exports: [RetentionService],

@@ -16,6 +16,7 @@ import { AuditLog } from '../audit/audit-log.service';
 import { AttachmentsRepository } from '../attachments/attachments.repository';
 import { BlobSweeper } from '../storage/blob-sweeper';
 import { UptimeChecksRepository } from '../uptime/uptime-checks.repository';
+import { CheckInsRepository } from '../crons/check-ins.repository';
 
 const DAY_MS = 86_400_000;
 /** Partitions made ahead of need, so a worker that is down for a few days still finds them. */
@@ -51,11 +52,15 @@ export interface RetentionReport {
   blobsDeleted: number;
   /** Uptime checks older than UPTIME_CHECK_RETENTION_HOURS, and hourly totals of uptime older than 95 days. */
   uptimeRowsDeleted: number;
+  /** Cron check-ins older than CRON_CHECK_INS_KEPT_DAYS. */
+  cronCheckInsDeleted: number;
 }
 
 /** Chunks are kept this long after their upload, so that a repeated upload finds them. */
 const CHUNK_LIFETIME_MS = DAY_MS;
 const BUNDLES_PER_STATEMENT = 50;
+/** Cron check-ins are kept as long as the status page's history, and a few days more. */
+const CRON_CHECK_INS_KEPT_DAYS = 95;
 /** Hourly uptime totals outlive the status page's 90 days by a few, for time zones and late pages. */
 const UPTIME_HOURS_KEPT_DAYS = 95;
 
@@ -86,6 +91,7 @@ export class RetentionService {
     private readonly attachments: AttachmentsRepository,
     private readonly blobSweeper: BlobSweeper,
     private readonly uptimeChecks: UptimeChecksRepository,
+    private readonly cronCheckIns: CheckInsRepository,
   ) {}
 
   async run(now = new Date()): Promise<RetentionReport> {
@@ -110,6 +116,7 @@ export class RetentionService {
       attachmentsDeleted: 0,
       blobsDeleted: 0,
       uptimeRowsDeleted: 0,
+      cronCheckInsDeleted: 0,
     };
     const overrides = await this.projectOverrides(defaultDays);
 
@@ -163,6 +170,10 @@ export class RetentionService {
       this.uptimeChecks.deleteHoursBefore(new Date(now.getTime() - UPTIME_HOURS_KEPT_DAYS * DAY_MS), limit),
     );
 
+    report.cronCheckInsDeleted = await drain((limit) =>
+      this.cronCheckIns.deleteCreatedBefore(new Date(now.getTime() - CRON_CHECK_INS_KEPT_DAYS * DAY_MS), limit),
+    );
+
     report.blobsDeleted = await this.blobSweeper.sweep();
 
     this.log(report);
@@ -191,7 +202,8 @@ export class RetentionService {
       report.feedbackDeleted +
       report.attachmentsDeleted +
       report.blobsDeleted +
-      report.uptimeRowsDeleted;
+      report.uptimeRowsDeleted +
+      report.cronCheckInsDeleted;
     if (changed === 0) return;
     this.logger.log(
       `retention: ${report.partitionsCreated} partition(s) created, dropped [${report.partitionsDropped.join(', ')}]` +
@@ -201,7 +213,7 @@ export class RetentionService {
         ` ${report.alertHistoryDeleted} alert history row(s), ${report.sessionsDeleted} session(s),` +
         ` ${report.artifactBundlesDeleted} source map bundle(s), ${report.chunksDeleted} upload chunk(s),` +
         ` ${report.auditEntriesDeleted} audit log row(s), ${report.feedbackDeleted} feedback,` +
-        ` ${report.attachmentsDeleted} attachment(s), ${report.blobsDeleted} file blob(s), ${report.uptimeRowsDeleted} uptime row(s) deleted`,
+        ` ${report.attachmentsDeleted} attachment(s), ${report.blobsDeleted} file blob(s), ${report.uptimeRowsDeleted} uptime row(s), ${report.cronCheckInsDeleted} cron check-in(s) deleted`,
     );
   }
 }
