@@ -144,4 +144,21 @@ export class CheckInsRepository {
     )) as [unknown, number];
     return deleted;
   }
+
+  /** Per monitor and UTC day since `from`: finished runs (ok, error, missed, timed out) and the ok ones. */
+  async dailyResults(
+    monitorIds: number[],
+    from: Date,
+  ): Promise<{ monitor_id: number; day: string; ok: number; runs: number }[]> {
+    if (monitorIds.length === 0) return [];
+    return this.dataSource.query(
+      `SELECT monitor_id, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
+              count(*) FILTER (WHERE status = 'ok')::int AS ok,
+              count(*) FILTER (WHERE status <> 'in_progress')::int AS runs
+         FROM cron_check_ins
+        WHERE monitor_id = ANY($1::int[]) AND created_at >= $2
+        GROUP BY 1, 2`,
+      [monitorIds, from],
+    );
+  }
 }

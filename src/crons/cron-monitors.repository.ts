@@ -299,4 +299,18 @@ export class CronMonitorsRepository {
     );
     return rows[0];
   }
+
+  /** The monitors among `ids`, with the worst state of their environments, for the status page. */
+  async summariesByIds(
+    ids: number[],
+  ): Promise<{ id: number; project_id: number; name: string; statuses: string[] }[]> {
+    if (ids.length === 0) return [];
+    return this.dataSource.query(
+      `SELECT m.id, m.project_id, m.name, coalesce(array_agg(e.status) FILTER (WHERE e.status IS NOT NULL), '{}') AS statuses
+         FROM cron_monitors m LEFT JOIN cron_monitor_environments e ON e.monitor_id = m.id
+        WHERE m.id = ANY($1::int[])
+        GROUP BY m.id`,
+      [ids],
+    );
+  }
 }

@@ -7,6 +7,8 @@ import { StatusPageRow, StatusPagesRepository } from './status-pages.repository'
 import { UptimeChecksRepository } from './uptime-checks.repository';
 import { UptimeClock } from './uptime-clock';
 import { UptimeMonitorsRepository } from './uptime-monitors.repository';
+import { CheckInsRepository } from '../crons/check-ins.repository';
+import { CronMonitorsRepository } from '../crons/cron-monitors.repository';
 import { uptimePercent } from './uptime-percent';
 
 export const STATUS_PAGE_DAYS = 90;
@@ -35,6 +37,8 @@ export class StatusPageService {
     private readonly monitors: UptimeMonitorsRepository,
     private readonly checks: UptimeChecksRepository,
     private readonly clock: UptimeClock,
+    private readonly cronMonitors: CronMonitorsRepository,
+    private readonly checkIns: CheckInsRepository,
   ) {}
 
   async settings(projectId: number): Promise<StatusPageSettingsView> {
@@ -57,12 +61,24 @@ export class StatusPageService {
         `uptime_monitor_ids: no uptime monitor ${unknown.join(', ')} in this project`,
       );
     }
+    const cronIds = [...new Set(body.cron_monitor_ids ?? current?.cron_monitor_ids ?? [])];
+    const cronFound = new Set(
+      (await this.cronMonitors.summariesByIds(cronIds))
+        .filter((row) => row.project_id === projectId)
+        .map((row) => row.id),
+    );
+    const unknownCron = cronIds.filter((id) => !cronFound.has(id));
+    if (unknownCron.length > 0) {
+      throw new InvalidInputError(
+        `cron_monitor_ids: no cron monitor ${unknownCron.join(', ')} in this project`,
+      );
+    }
     const saved = await this.pages.save(projectId, {
       enabled: body.enabled,
       slug,
       title: (body.title ?? current?.title ?? DEFAULT_TITLE).trim() || DEFAULT_TITLE,
       uptimeMonitorIds: uptimeIds,
-      cronMonitorIds: [...new Set(body.cron_monitor_ids ?? current?.cron_monitor_ids ?? [])],
+      cronMonitorIds: cronIds,
     });
     this.published.clear();
     return toSettingsView(saved);
@@ -104,7 +120,39 @@ export class StatusPageService {
       });
       return [{ name: row.name, kind: 'uptime' as const, status: row.status, days }];
     });
-    return { title: page.title, monitors, updated_at: now.toISOString() };
+    return {
+      title: page.title,
+      monitors: [...monitors, ...(await this.cronEntries(page, dates, first))],
+      updated_at: now.toISOString(),
+    };
+  }
+
+  /** Cron monitors: down while any environment failed, each day the share of its runs that were ok. */
+  private async cronEntries(
+    page: StatusPageRow,
+    dates: string[],
+    first: Date,
+  ): Promise<PublicStatusPageView['monitors']> {
+    const rows = (await this.cronMonitors.summariesByIds(page.cron_monitor_ids)).filter(
+      (row) => row.project_id === page.project_id,
+    );
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    const daily = rows.length > 0 ? await this.checkIns.dailyResults([...byId.keys()], first) : [];
+    return page.cron_monitor_ids.flatMap((id) => {
+      const row = byId.get(id);
+      if (!row) return [];
+      const counts = new Map(
+        daily.filter((entry) => entry.monitor_id === id).map((entry) => [entry.day, entry]),
+      );
+      const days: StatusDayView[] = dates.map((date) => {
+        const entry = counts.get(date);
+        return { date, uptime_percent: entry ? uptimePercent(entry.ok, entry.runs) : null };
+      });
+      const failing = row.statuses.some((status) => ['error', 'missed', 'timeout'].includes(status));
+      const reported = row.statuses.some((status) => status === 'ok' || status === 'in_progress');
+      const status = failing ? ('down' as const) : reported ? ('up' as const) : ('pending' as const);
+      return [{ name: row.name, kind: 'cron' as const, status, days }];
+    });
   }
 }
 

@@ -20,6 +20,7 @@ function slugOf(text: string): string {
 export function StatusPageSettingsForm({ projectId, projectName }: { projectId: number; projectName: string }) {
   const settings = useAsync(() => call(client.GET('/api/projects/{projectId}/status-page', { params: { path: { projectId } } })), [projectId]);
   const uptime = useAsync(() => call(client.GET('/api/projects/{projectId}/uptime-monitors', { params: { path: { projectId } } })), [projectId]);
+  const crons = useAsync(() => call(client.GET('/api/projects/{id}/monitors', { params: { path: { id: projectId } } })), [projectId]);
   return (
     <section class="card" aria-labelledby="status-page-title">
       <h2 id="status-page-title">Public status page</h2>
@@ -27,18 +28,19 @@ export function StatusPageSettingsForm({ projectId, projectName }: { projectId: 
         A page anyone can open without signing in, showing the monitors you pick with their state and 90 days of history, and nothing else.
       </p>
       <ErrorMessage
-        error={settings.error ?? uptime.error}
-        onRetry={() => (settings.reload(), uptime.reload())}
-        status={settings.status ?? uptime.status}
+        error={settings.error ?? uptime.error ?? crons.error}
+        onRetry={() => (settings.reload(), uptime.reload(), crons.reload())}
+        status={settings.status ?? uptime.status ?? crons.status}
       />
       {(settings.loading || uptime.loading) && !settings.data && <Loading />}
-      {settings.data && uptime.data && (
+      {settings.data && uptime.data && crons.data && (
         <StatusPageFields
           projectId={projectId}
           projectName={projectName}
           settings={settings.data}
           onSaved={settings.setData}
           uptimeMonitors={uptime.data.data.map((monitor) => ({ id: monitor.id, label: monitor.name }))}
+          cronMonitors={crons.data.data.map((monitor) => ({ id: monitor.id, label: monitor.name }))}
         />
       )}
     </section>
@@ -51,20 +53,23 @@ function StatusPageFields({
   settings,
   onSaved,
   uptimeMonitors,
+  cronMonitors,
 }: {
   projectId: number;
   projectName: string;
   settings: StatusPageSettings;
   onSaved: (settings: StatusPageSettings) => void;
   uptimeMonitors: { id: number; label: string }[];
+  cronMonitors: { id: number; label: string }[];
 }) {
   const [enabled, setEnabled] = useState(settings.enabled);
   const [slug, setSlug] = useState(settings.slug ?? slugOf(projectName));
   const [title, setTitle] = useState(settings.title || `${projectName} status`);
   const [uptimeIds, setUptimeIds] = useState(settings.uptime_monitor_ids);
+  const [cronIds, setCronIds] = useState(settings.cron_monitor_ids);
   const [notice, setNotice] = useState<string | null>(null);
   const { busy, error, run } = useSubmit();
-  useEffect(() => setNotice(null), [enabled, slug, title, uptimeIds]);
+  useEffect(() => setNotice(null), [enabled, slug, title, uptimeIds, cronIds]);
   const publicUrl = settings.slug ? `${window.location.origin}/status/${settings.slug}` : null;
 
   const save = (event: Event) => {
@@ -73,13 +78,12 @@ function StatusPageFields({
       const saved = await call(
         client.PUT('/api/projects/{projectId}/status-page', {
           params: { path: { projectId } },
-          // Cron monitors are kept as stored: the public page shows uptime monitors only.
           body: {
             enabled,
             slug: slug.trim() || null,
             title: title.trim(),
             uptime_monitor_ids: uptimeIds,
-            cron_monitor_ids: settings.cron_monitor_ids,
+            cron_monitor_ids: cronIds,
           },
         }),
       );
@@ -115,6 +119,16 @@ function StatusPageFields({
           </p>
         ) : (
           <CheckboxPicker options={uptimeMonitors} chosen={uptimeIds} onChange={setUptimeIds} />
+        )}
+      </fieldset>
+      <fieldset class="field">
+        <legend>Cron monitors shown</legend>
+        {cronMonitors.length === 0 ? (
+          <p class="muted small">
+            This project has no cron monitor yet: <a href={`/projects/${projectId}/monitors`}>set one up</a>.
+          </p>
+        ) : (
+          <CheckboxPicker options={cronMonitors} chosen={cronIds} onChange={setCronIds} />
         )}
       </fieldset>
       <div class="form-actions">
