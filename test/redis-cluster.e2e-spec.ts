@@ -313,6 +313,7 @@ describe('Redis Cluster: the core pipeline on three masters', () => {
         [QueueName.Digest]: 0,
         [QueueName.Alerts]: 0,
         [QueueName.Maintenance]: 0,
+        [QueueName.Monitors]: 0,
         [QueueName.Uptime]: 0,
       });
     } finally {
