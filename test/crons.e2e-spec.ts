@@ -232,6 +232,9 @@ describe('cron monitors', () => {
           },
         );
         expect(result).toBe(42);
+        // The transport sends queued envelopes side by side: the run's check-ins reach the server
+        // before the next ones, so that the state follows the order they were sent in.
+        expect(await client.flush(5_000)).toBe(true);
         const checkInId = Sentry.captureCheckIn(
           { monitorSlug: 'node-nightly', status: 'in_progress' },
           { schedule: { type: 'interval', value: 5, unit: 'minute' } },

@@ -142,6 +142,10 @@ export class CheckInStoreService {
     row: CheckInRow,
     receivedAt: Date,
   ): Promise<MonitorIncidentResult | undefined> {
+    // Digest jobs run side by side, so check-ins can be stored out of order: the state follows the
+    // one received last, and an older one arriving after it is kept as a row but changes nothing.
+    if (env.last_check_in_at && receivedAt.getTime() < new Date(env.last_check_in_at).getTime())
+      return undefined;
     const next = nextExpected(scheduleOf(monitor), monitor.timezone, receivedAt);
     const base = {
       last_check_in_at: receivedAt,
