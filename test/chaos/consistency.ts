@@ -92,8 +92,8 @@ export async function checkRun(options: {
   const [totals] = await query<{ events: number; counted: number; issues: number; removed: number }>(
     databaseUrl,
     `SELECT (SELECT count(*)::int FROM events WHERE project_id = $1) AS events,
-            (SELECT coalesce(sum(event_count), 0)::int FROM issues WHERE project_id = $1) AS counted,
-            (SELECT count(*)::int FROM issues WHERE project_id = $1) AS issues,
+            (SELECT coalesce(sum(event_count), 0)::int FROM issues WHERE project_id = $1 AND kind = 'error') AS counted,
+            (SELECT count(*)::int FROM issues WHERE project_id = $1 AND kind = 'error') AS issues,
             (SELECT coalesce(sum(r.n), 0)::int FROM unnest($2::int[], $3::int[]) AS r(id, n)
                JOIN issues i ON i.id = r.id WHERE i.project_id = $1) AS removed`,
     [projectId, [...removed.keys()], [...removed.values()]],

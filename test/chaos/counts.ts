@@ -62,7 +62,8 @@ export async function checkCounts(
     `WITH counted AS (SELECT issue_id, count(*)::int AS n FROM events GROUP BY 1),
           removed AS (SELECT * FROM unnest($1::int[], $2::int[]) AS r(issue_id, n))
      SELECT i.id, i.event_count, coalesce(c.n, 0) AS events, coalesce(r.n, 0) AS removed
-       FROM issues i LEFT JOIN counted c ON c.issue_id = i.id LEFT JOIN removed r ON r.issue_id = i.id`,
+       FROM issues i LEFT JOIN counted c ON c.issue_id = i.id LEFT JOIN removed r ON r.issue_id = i.id
+      WHERE i.kind = 'error'`,
     [removedIds, removedCounts],
     (row) => row.event_count !== row.events + row.removed,
   );
@@ -143,7 +144,8 @@ export async function checkCounts(
     `SELECT i.id, i.event_count, i.user_count, u.distinct_values AS users, l.total AS levels
        FROM issues i
        LEFT JOIN issue_tag_keys u ON u.issue_id = i.id AND u.key = 'user'
-       LEFT JOIN issue_tag_keys l ON l.issue_id = i.id AND l.key = 'level'`,
+       LEFT JOIN issue_tag_keys l ON l.issue_id = i.id AND l.key = 'level'
+      WHERE i.kind = 'error'`,
     [],
     (row) => row.user_count !== (row.users ?? 0) || row.event_count !== (row.levels ?? 0),
   );
