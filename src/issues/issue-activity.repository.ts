@@ -65,7 +65,12 @@ export class IssueActivityRepository {
   }
 
   /** Whether the issue's log holds an entry of this kind whose `data.key` is `key` (a retried step's). */
-  async hasKeyedEntry(manager: EntityManager, issueId: number, kind: ActivityKind, key: string): Promise<boolean> {
+  async hasKeyedEntry(
+    manager: EntityManager,
+    issueId: number,
+    kind: ActivityKind,
+    key: string,
+  ): Promise<boolean> {
     const rows: unknown[] = await manager.query(
       `SELECT 1 FROM issue_activity WHERE issue_id = $1 AND kind = $2 AND data->>'key' = $3 LIMIT 1`,
       [issueId, kind, key],

@@ -23,7 +23,8 @@ export function toIssueView(issue: Issue, slug: string, assignee: IssueAssignee 
     culprit: issue.culprit,
     level: issue.level,
     kind: issue.kind ?? 'error',
-    monitor: issue.kind === 'cron' || issue.kind === 'uptime' ? monitorOfGroupingKey(issue.groupingKey) : null,
+    monitor:
+      issue.kind === 'cron' || issue.kind === 'uptime' ? monitorOfGroupingKey(issue.groupingKey) : null,
     state: issue.state,
     event_count: issue.eventCount,
     user_count: issue.userCount,

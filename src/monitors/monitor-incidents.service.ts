@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { IssueActivityRepository } from '../issues/issue-activity.repository';
 import { IssuesRepository } from '../issues/issues.repository';
+import { MonitorIssuesRepository } from '../issues/monitor-issues.repository';
 import { monitorGroupingKey, monitorOfGroupingKey } from '../issues/monitor-issue-key';
 import { AlertTriggerProducer, RecordedTriggers } from '../issues/transitions/alert-trigger.producer';
 import { monitorFailureText } from './monitor-failure-text';
@@ -36,6 +37,7 @@ export class MonitorIncidentsService {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly issues: IssuesRepository,
+    private readonly monitorIssues: MonitorIssuesRepository,
     private readonly activity: IssueActivityRepository,
     private readonly triggers: AlertTriggerProducer,
   ) {}
@@ -75,7 +77,7 @@ export class MonitorIncidentsService {
     kind: MonitorKind,
     monitorIds: number[],
   ): Promise<Map<string, number>> {
-    const rows = await this.issues.findUnresolvedMonitorIssues(projectId, kind, monitorIds);
+    const rows = await this.monitorIssues.findUnresolvedMonitorIssues(projectId, kind, monitorIds);
     const byMonitor = new Map<string, number>();
     for (const row of rows) {
       const monitor = monitorOfGroupingKey(row.groupingKey);
@@ -90,13 +92,13 @@ export class MonitorIncidentsService {
     failure: MonitorFailure,
   ): Promise<MonitorIncidentResult> {
     const key = monitorGroupingKey(ref.kind, ref.monitorId, ref.environment);
-    let issue = await this.issues.lockMonitorIssue(manager, ref.projectId, key);
+    let issue = await this.monitorIssues.lockMonitorIssue(manager, ref.projectId, key);
     if (!issue) {
       // No issue lock is held yet: the project's numbering lock comes first (see the lock order in
       // issues.repository.ts), then the issue another transaction may have opened meanwhile.
       const projects = await this.issues.lockProjectsForNumbering(manager, [ref.projectId]);
       if (!projects.has(ref.projectId)) return { issueId: null, opened: false, triggers: NONE };
-      issue = await this.issues.lockMonitorIssue(manager, ref.projectId, key);
+      issue = await this.monitorIssues.lockMonitorIssue(manager, ref.projectId, key);
     }
     const entry = {
       kind: 'monitor_failed' as const,
@@ -111,7 +113,7 @@ export class MonitorIncidentsService {
     };
     if (!issue) {
       const number = await this.issues.reserveNumbers(manager, ref.projectId, 1);
-      const issueId = await this.issues.insertMonitorIssue(manager, {
+      const issueId = await this.monitorIssues.insertMonitorIssue(manager, {
         projectId: ref.projectId,
         groupingKey: key,
         number,
@@ -135,7 +137,7 @@ export class MonitorIncidentsService {
     if (failure.at.getTime() <= new Date(issue.lastSeen).getTime())
       return { issueId: issue.id, opened: false, triggers: NONE };
     const reopen = issue.state === 'resolved';
-    await this.issues.addMonitorFailure(
+    await this.monitorIssues.addMonitorFailure(
       manager,
       issue.id,
       failure.at,
@@ -156,7 +158,7 @@ export class MonitorIncidentsService {
 
   private async recover(manager: EntityManager, ref: MonitorRef, at: Date): Promise<MonitorIncidentResult> {
     const key = monitorGroupingKey(ref.kind, ref.monitorId, ref.environment);
-    const issue = await this.issues.lockMonitorIssue(manager, ref.projectId, key);
+    const issue = await this.monitorIssues.lockMonitorIssue(manager, ref.projectId, key);
     if (!issue || issue.state === 'resolved')
       return { issueId: issue?.id ?? null, opened: false, triggers: NONE };
     await this.issues.setState(

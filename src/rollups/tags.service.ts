@@ -8,13 +8,8 @@ import {
   Page,
   toPage,
 } from '../common/pagination';
-import {
-  ProjectTagKey,
-  RollupsRepository,
-  TagKeySummary,
-  TagValueKey,
-  TagValueRow,
-} from './rollups.repository';
+import type { ProjectTagKey, TagKeySummary, TagValueKey, TagValueRow } from './rollups.repository';
+import { TagRollupsRepository } from './tag-rollups.repository';
 
 /** How many of each key's values the tag summary lists. */
 export const TOP_VALUES = 10;
@@ -30,7 +25,7 @@ export const SUGGESTED_VALUES = 20;
 /** Tag distributions of an issue, from its tag rollups. */
 @Injectable()
 export class TagsService {
-  constructor(private readonly rollups: RollupsRepository) {}
+  constructor(private readonly rollups: TagRollupsRepository) {}
 
   summaries(issueId: number): Promise<TagKeySummary[]> {
     return this.rollups.tagSummaries(issueId, TOP_VALUES);

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { call, client, errorMessage } from '../api';
 import { FormFeedback, Loading } from '../components';
 import type { components } from '../api-schema';
+import { useSubmit } from '../actions';
 
 type Settings = components['schemas']['PrivacySettingsView'];
 
@@ -18,8 +19,7 @@ export function DataProtectionForm({ projectId }: { projectId: number }) {
   const [scrubIps, setScrubIps] = useState(false);
   const [sensitive, setSensitive] = useState('');
   const [safe, setSafe] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, setError, run } = useSubmit();
   const [notice, setNotice] = useState<string | null>(null);
 
   const show = (loaded: Settings) => {
@@ -39,10 +39,8 @@ export function DataProtectionForm({ projectId }: { projectId: number }) {
 
   const save = async (event: Event) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
     setNotice(null);
-    try {
+    await run(async () => {
       const updated = await call(
         client.PATCH('/api/projects/{id}/data-protection', {
           params: { path: { id: projectId } },
@@ -56,11 +54,7 @@ export function DataProtectionForm({ projectId }: { projectId: number }) {
       );
       show(updated);
       setNotice('Saved. Events received from now on follow these settings.');
-    } catch (failure) {
-      setError(errorMessage(failure));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

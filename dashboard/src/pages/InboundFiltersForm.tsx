@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { call, client, errorMessage } from '../api';
 import { FormFeedback, Loading } from '../components';
 import type { components } from '../api-schema';
+import { useSubmit } from '../actions';
 
 type Filters = components['schemas']['InboundFiltersView'];
 type Reason = Filters['filtered'][number]['reason'];
@@ -46,8 +47,7 @@ export function InboundFiltersForm({ projectId }: { projectId: number }) {
   const [releases, setReleases] = useState('');
   const [messages, setMessages] = useState('');
   const [ips, setIps] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, setError, run } = useSubmit();
   const [notice, setNotice] = useState<string | null>(null);
 
   const show = (loaded: Filters) => {
@@ -75,10 +75,8 @@ export function InboundFiltersForm({ projectId }: { projectId: number }) {
 
   const save = async (event: Event) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
     setNotice(null);
-    try {
+    await run(async () => {
       const updated = await call(
         client.PATCH('/api/projects/{id}/inbound-filters', {
           params: { path: { id: projectId } },
@@ -95,11 +93,7 @@ export function InboundFiltersForm({ projectId }: { projectId: number }) {
       );
       show(updated);
       setNotice('Saved. Matching events are dropped from now on and counted on the Usage tab.');
-    } catch (failure) {
-      setError(errorMessage(failure));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const check = (

@@ -3,6 +3,7 @@ import { call, client, errorMessage } from '../api';
 import { FormFeedback, Loading } from '../components';
 import type { components } from '../api-schema';
 import './quotas.css';
+import { useSubmit } from '../actions';
 
 type Quotas = components['schemas']['QuotasView'];
 
@@ -22,8 +23,7 @@ export function QuotasForm({ projectId }: { projectId: number }) {
   const [daily, setDaily] = useState('');
   const [monthly, setMonthly] = useState('');
   const [spikes, setSpikes] = useState(true);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, setError, run } = useSubmit();
   const [notice, setNotice] = useState<string | null>(null);
 
   const show = (loaded: Quotas) => {
@@ -51,8 +51,7 @@ export function QuotasForm({ projectId }: { projectId: number }) {
         return;
       }
     }
-    setBusy(true);
-    try {
+    await run(async () => {
       const updated = await call(
         client.PATCH('/api/projects/{id}/quotas', {
           params: { path: { id: projectId } },
@@ -65,11 +64,7 @@ export function QuotasForm({ projectId }: { projectId: number }) {
       );
       show(updated);
       setNotice('Saved. Ingest applies it at once.');
-    } catch (failure) {
-      setError(errorMessage(failure));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const usage = quotas?.usage ?? null;
