@@ -99,7 +99,8 @@ describe('release health', () => {
   it('counts a session once, as the worst it reached, whatever the updates and their resends', async () => {
     const project = await createProject(t);
     const now = Date.now();
-    const started = now - 60_000;
+    // Within the hour of `now`, so that every session of the test counts in one hourly bucket.
+    const started = Math.max(hourOf(now), now - 60_000);
     const attrs = { release: 'shop@1.0.0', environment: 'production' };
     const a = newSid();
     const b = newSid();

@@ -60,7 +60,10 @@ export function registerQueue(queue: QueueName): DynamicModule {
   return { ...registered, providers: [...(registered.providers ?? []), listener] };
 }
 
-/** A queue that closes the cluster client it was given when it is closed itself. */
+/**
+ * A queue that closes the cluster client it was given when it is closed itself. Its errors go to the
+ * log, as a registered queue's do (see registerQueue), unless its owner listens for them itself.
+ */
 class QueueOnOwnConnection extends Queue {
   constructor(
     name: string,
@@ -68,6 +71,10 @@ class QueueOnOwnConnection extends Queue {
     private readonly release: () => Promise<void>,
   ) {
     super(name, options);
+    const errorLog = new WorkerErrorLog(new Logger('Queue'), name);
+    this.on('error', (error: Error) => {
+      if (this.listenerCount('error') === 1) errorLog.report(error);
+    });
   }
 
   override async close(): Promise<void> {
