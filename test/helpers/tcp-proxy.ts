@@ -49,7 +49,9 @@ export async function startProxy(targetPort: number): Promise<TcpProxy> {
     restore: async () => {
       if (!server.listening) await listen(port);
     },
+    // Each is a no-op when already in that state: piping a pair twice would relay every byte twice.
     freeze: () => {
+      if (frozen) return;
       frozen = true;
       for (const [client, upstream] of pairs) {
         client.unpipe(upstream);
@@ -59,6 +61,7 @@ export async function startProxy(targetPort: number): Promise<TcpProxy> {
       }
     },
     thaw: () => {
+      if (!frozen) return;
       frozen = false;
       for (const [client, upstream] of pairs) {
         client.pipe(upstream).pipe(client);
