@@ -7,53 +7,18 @@
  */
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { Clock } from '../src/common/clock';
 import { OutcomeCounter } from '../src/outcomes/outcome-counter';
 import { QuotaKeys } from '../src/privacy/quotas/quota-keys';
 import { REDIS, RedisClient } from '../src/redis/redis.module';
 import { startTestApp, TestApp } from './helpers/app';
 import { eventually } from './helpers/queues';
+import { createQuotaProject as createProject, QuotaProject, sendEvent, setClock } from './helpers/quotas';
 import { startProxy } from './helpers/tcp-proxy';
 import { TEST_REDIS_URL } from './helpers/test-env';
 
-interface Project {
-  id: number;
-  client_key: string;
-}
-
-const hex = (uuid: string) => uuid.replace(/-/g, '');
 /** Every category but sessions and check-ins, which have limits of their own. */
 const EVENT_CATEGORIES =
   'default;error;security;attachment;transaction;span;profile;profile_chunk;replay;feedback;log_item;metric_bucket';
-
-/** Moves the app's clock: quotas, spike protection and their jobs read it. */
-function setClock(t: TestApp, at: number): void {
-  jest.spyOn(t.app.get(Clock), 'now').mockImplementation(() => at);
-}
-
-function sendEvent(t: TestApp, project: Project) {
-  return t
-    .http()
-    .post(`/api/${project.id}/envelope/?sentry_key=${hex(project.client_key)}`)
-    .type('text/plain')
-    .send(
-      ['{}', '{"type":"event"}', JSON.stringify({ event_id: hex(randomUUID()), message: 'quota' })].join(
-        '\n',
-      ),
-    );
-}
-
-async function createProject(t: TestApp, quotas: Record<string, unknown>): Promise<Project> {
-  const project = (
-    await t
-      .api()
-      .post('/api/projects')
-      .send({ name: `Quota ${randomUUID().slice(0, 6)}` })
-      .expect(201)
-  ).body as Project;
-  await t.api().patch(`/api/projects/${project.id}/quotas`).send(quotas).expect(200);
-  return project;
-}
 
 function outcomeTotal(t: TestApp, reason: string): number {
   return t.app.get(OutcomeCounter).totals().get(`rate_limited,error,${reason}`) ?? 0;
@@ -194,7 +159,7 @@ describe('quotas', () => {
         .post('/api/projects')
         .send({ name: `Quota settings ${randomUUID().slice(0, 6)}` })
         .expect(201)
-    ).body as Project;
+    ).body as QuotaProject;
     const path = `/api/projects/${project.id}/quotas`;
     expect((await t.api().get(path).expect(200)).body).toMatchObject({
       project_id: project.id,

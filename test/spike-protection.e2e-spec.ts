@@ -12,6 +12,7 @@ import { Clock } from '../src/common/clock';
 import { OutcomeCounter } from '../src/outcomes/outcome-counter';
 import { startTestApp, TestApp } from './helpers/app';
 import { eventually } from './helpers/queues';
+import { sendEvent } from './helpers/quotas';
 import { startWebhookReceiver, WebhookReceiver } from './helpers/webhook-receiver';
 
 interface Project {
@@ -19,21 +20,8 @@ interface Project {
   client_key: string;
 }
 
-const hex = (uuid: string) => uuid.replace(/-/g, '');
 const FLOOR = 5;
 const HOUR = 3_600_000;
-
-function sendEvent(t: TestApp, project: Project) {
-  return t
-    .http()
-    .post(`/api/${project.id}/envelope/?sentry_key=${hex(project.client_key)}`)
-    .type('text/plain')
-    .send(
-      ['{}', '{"type":"event"}', JSON.stringify({ event_id: hex(randomUUID()), message: 'burst' })].join(
-        '\n',
-      ),
-    );
-}
 
 describe('spike protection', () => {
   let t: TestApp;

@@ -1,8 +1,9 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { REDIS, RedisClient } from '../redis/redis.module';
 import { QuotaKeys } from '../privacy/quotas/quota-keys';
 import { DAY_MS, HOUR_MS, nextMonthStart, periodEnd, QuotaReason } from '../privacy/quotas/quota-periods';
+import { UnflushedEventCounts, viewOf } from './unflushed-event-counts';
 
 /**
  * Every limit on a project's events in one script call per event (one round trip), shared by every
@@ -14,10 +15,16 @@ import { DAY_MS, HOUR_MS, nextMonthStart, periodEnd, QuotaReason } from '../priv
  *    settings API and the minute job, docs/data-protection.md): compared with the events accepted in
  *    the UTC day, month and hour, which count only events that pass all three.
  *
+ * With both windows off, a project far below its limits is counted in memory instead
+ * (UnflushedEventCounts); the events this process accepted so and has not flushed yet are added to
+ * the counters first, so that the check counts them.
+ *
  * KEYS: minute, hour, limits hash, accepted today, this month, this hour, the hour's spike hash.
  * ARGV: minute limit, hour limit, minute TTL, hour TTL, now, spike TTL, day TTL, month TTL,
- * accepted-hour TTL. A quota of -1 (or none) is off, a spike limit of 0 (or none). Returns {0, 0} allowed; {1|2, over} minute|hour limit;
- * {3, 0} daily quota; {4, 0} monthly quota; {5, dropped this hour} spike protection.
+ * accepted-hour TTL, unflushed events. A quota of -1 (or none) is off, a spike limit of 0 (or none).
+ * Returns {0, 0, today, this month, this hour, daily quota, monthly quota, spike limit} allowed;
+ * {1|2, over} minute|hour limit; {3, 0} daily quota; {4, 0} monthly quota; {5, dropped this hour}
+ * spike protection.
  */
 const RATE_LIMIT_SCRIPT = `
 local minuteLimit = tonumber(ARGV[1])
@@ -32,6 +39,12 @@ if hourLimit > 0 then
   if count == 1 then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end
   if count > hourLimit then return {2, count - hourLimit} end
 end
+local unflushed = tonumber(ARGV[10])
+if unflushed > 0 then
+  for i = 4, 6 do
+    if redis.call('INCRBY', KEYS[i], unflushed) == unflushed then redis.call('PEXPIRE', KEYS[i], ARGV[i + 3]) end
+  end
+end
 local limits = redis.call('HMGET', KEYS[3], 'd', 'mo', 'sp')
 local daily = tonumber(limits[1]) or -1
 local monthly = tonumber(limits[2]) or -1
@@ -45,10 +58,12 @@ if spike > 0 and (tonumber(redis.call('GET', KEYS[6])) or 0) >= spike then
   if dropped == 1 then redis.call('PEXPIRE', KEYS[7], ARGV[6]) end
   return {5, dropped}
 end
+local counts = {}
 for i = 4, 6 do
-  if redis.call('INCR', KEYS[i]) == 1 then redis.call('PEXPIRE', KEYS[i], ARGV[i + 3]) end
+  counts[i - 3] = redis.call('INCR', KEYS[i])
+  if counts[i - 3] == 1 then redis.call('PEXPIRE', KEYS[i], ARGV[i + 3]) end
 end
-return {0, 0}
+return {0, 0, counts[1], counts[2], counts[3], daily, monthly, spike}
 `;
 
 /**
@@ -80,16 +95,21 @@ export type RateLimitDecision =
   | { allowed: false; window: 'minute' | 'hour'; retryAfterSeconds: number; limit: number; over: number }
   | { allowed: false; reason: QuotaReason; retryAfterSeconds: number; dropped: number };
 
-type RateLimitCommand = (...args: Array<string | number>) => Promise<[number, number]>;
+type RateLimitCommand = (...args: Array<string | number>) => Promise<number[]>;
 
-const QUOTA_VERDICTS: Record<number, QuotaReason> = { 3: 'daily_quota', 4: 'monthly_quota', 5: 'spike_protection' };
+const QUOTA_VERDICTS: Record<number, QuotaReason> = {
+  3: 'daily_quota',
+  4: 'monthly_quota',
+  5: 'spike_protection',
+};
 
 @Injectable()
-export class IngestRateLimiter {
+export class IngestRateLimiter implements BeforeApplicationShutdown {
   private readonly logger = new Logger('IngestRateLimiter');
   private readonly minuteLimit: number;
   private readonly hourLimit: number;
   private readonly keys: QuotaKeys;
+  private readonly inMemory: UnflushedEventCounts;
 
   constructor(
     @Inject(REDIS) private readonly redis: RedisClient,
@@ -98,6 +118,7 @@ export class IngestRateLimiter {
     this.minuteLimit = config.MAX_EVENTS_PER_MINUTE;
     this.hourLimit = config.MAX_EVENTS_PER_HOUR;
     this.keys = new QuotaKeys(config.REDIS_PREFIX);
+    this.inMemory = new UnflushedEventCounts(this.redis, this.keys);
     if (!('ingestRateLimit' in this.redis)) {
       this.redis.defineCommand('ingestRateLimit', { numberOfKeys: 7, lua: RATE_LIMIT_SCRIPT });
     }
@@ -108,13 +129,34 @@ export class IngestRateLimiter {
     return this.minuteLimit > 0 || this.hourLimit > 0;
   }
 
+  /** The counts accepted in memory reach Redis before its client closes. */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.inMemory.stop();
+  }
+
   /** Counts one event for the project. Rejects when Redis does not answer: the caller fails open. */
   async take(projectId: number, now = Date.now()): Promise<RateLimitDecision> {
+    // The fixed windows count every event in Redis; without them, most events need no round trip.
+    if (!this.enabled && this.inMemory.tryTake(projectId, now)) return { allowed: true };
+    const handedOver = this.enabled ? 0 : this.inMemory.handOver(projectId, now);
+    let reply: number[];
+    try {
+      reply = await this.check(projectId, now, handedOver);
+    } catch (error) {
+      this.inMemory.restore(projectId, now, handedOver);
+      throw error;
+    }
+    const [verdict, over] = reply;
+    this.inMemory.settle(projectId, now, handedOver, verdict === 0 ? viewOf(reply.slice(2), now) : undefined);
+    return this.decision(projectId, now, verdict, over);
+  }
+
+  private check(projectId: number, now: number, handedOver: number): Promise<number[]> {
     const minuteStart = now - (now % MINUTE_MS);
     const hourStart = now - (now % HOUR_MS);
     const dayStart = now - (now % DAY_MS);
     const command = (this.redis as unknown as { ingestRateLimit: RateLimitCommand }).ingestRateLimit;
-    const [verdict, over] = await command.call(
+    return command.call(
       this.redis,
       this.keys.minute(projectId, minuteStart),
       this.keys.hour(projectId, hourStart),
@@ -133,8 +175,14 @@ export class IngestRateLimiter {
       dayStart + DAY_MS - now + HOUR_MS,
       nextMonthStart(now) - now + HOUR_MS,
       hourStart + 2 * HOUR_MS - now,
+      handedOver,
     );
+  }
+
+  private decision(projectId: number, now: number, verdict: number, over: number): RateLimitDecision {
     if (verdict === 0) return { allowed: true };
+    const minuteStart = now - (now % MINUTE_MS);
+    const hourStart = now - (now % HOUR_MS);
     const reason = QUOTA_VERDICTS[verdict];
     if (reason !== undefined) {
       const retryAfterSeconds = Math.max(1, Math.ceil((periodEnd(reason, now) - now) / 1000));
@@ -163,6 +211,7 @@ export class IngestRateLimiter {
    * are still there): a request that held sessions and no event, which count in their own category.
    */
   async giveBack(projectId: number, takenAt: number): Promise<void> {
+    if (!this.enabled && this.inMemory.giveBack(projectId, takenAt)) return;
     const now = takenAt;
     const minuteStart = now - (now % MINUTE_MS);
     const hourStart = now - (now % HOUR_MS);
