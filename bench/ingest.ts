@@ -33,6 +33,7 @@ import {
   deleteKeys,
   EXCEPTION_FIXTURE,
   freePort,
+  processCpuMs,
   procStatus,
   REDIS_URL,
   ROOT,
@@ -41,6 +42,11 @@ import {
 import { compareInboundFilters } from './ingest-filters';
 
 const FIXTURE = EXCEPTION_FIXTURE;
+/**
+ * The checkout whose build (dist/) the server runs from: another worktree's, to compare two versions
+ * of the server with the same load generator and baseline (its dist/ is built already).
+ */
+const SERVER_ROOT = process.env.BENCH_SERVER_DIR ?? ROOT;
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 96);
 const OPEN_RATE = Number(process.env.BENCH_OPEN_RATE ?? 1000);
@@ -67,6 +73,8 @@ export interface LoadResult {
   mode: 'closed' | 'open';
   durationS: number;
   requests: number;
+  /** Answered during the warm-up, not in the figures. */
+  warmupRequests: number;
   ok: number;
   errors: number;
   statuses: Record<string, number>;
@@ -104,6 +112,7 @@ async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const latencies: number[] = [];
   let ok = 0;
   let errors = 0;
+  let warmupRequests = 0;
   let measuring = false;
 
   const send = (scheduledAt: number) =>
@@ -126,13 +135,14 @@ async function runLoad(options: LoadOptions): Promise<LoadResult> {
               statuses[response.statusCode ?? 0] = (statuses[response.statusCode ?? 0] ?? 0) + 1;
               if (response.statusCode === 200) ok++;
               else errors++;
-            }
+            } else warmupRequests++;
             resolve();
           });
         },
       );
       request.on('error', () => {
         if (measuring) errors++;
+        else warmupRequests++;
         resolve();
       });
       request.end(body);
@@ -177,6 +187,7 @@ async function runLoad(options: LoadOptions): Promise<LoadResult> {
     mode: options.mode,
     durationS: round(elapsed),
     requests: ok + errors,
+    warmupRequests,
     ok,
     errors,
     statuses,
@@ -273,7 +284,7 @@ async function eventsPerJobDuring(
 }
 
 async function orchestrate(): Promise<void> {
-  if (process.env.BENCH_SKIP_BUILD !== '1') {
+  if (process.env.BENCH_SKIP_BUILD !== '1' && SERVER_ROOT === ROOT) {
     console.log('building (nest build) …');
     execSync('npx nest build', { cwd: ROOT, stdio: 'inherit' });
   }
@@ -321,7 +332,7 @@ async function orchestrate(): Promise<void> {
       'dist/main.js',
     ],
     {
-      cwd: ROOT,
+      cwd: SERVER_ROOT,
       stdio: ['ignore', 'inherit', 'inherit'],
       env: {
         ...process.env,
@@ -350,9 +361,11 @@ async function orchestrate(): Promise<void> {
   let queued: number;
   let eventsPerJobClosed: number;
   let eventsPerJobOpen: number;
+  let cpuMicrosPerRequest: number;
   try {
     await waitForHttp(`${serverUrl}/health`);
     console.log(`server: closed loop, ${CONNECTIONS} connections, ${DURATION_S} s …`);
+    const cpuBeforeClosed = processCpuMs(server.pid!);
     [closedResult, eventsPerJobClosed] = await eventsPerJobDuring(serverUrl, () =>
       serverLoad({
         mode: 'closed',
@@ -360,6 +373,11 @@ async function orchestrate(): Promise<void> {
         durationS: DURATION_S,
         warmupS: 2,
       }),
+    );
+    // Warm-up requests included on both sides of the division: /proc counts the process's whole CPU.
+    cpuMicrosPerRequest = Math.round(
+      ((processCpuMs(server.pid!) - cpuBeforeClosed) * 1000) /
+        (closedResult.requests + closedResult.warmupRequests),
     );
     queued = await redis.llen(`${prefix}:digest:wait`);
     await deleteKeys(redis, `${prefix}:*`);
@@ -431,6 +449,8 @@ async function orchestrate(): Promise<void> {
       burst: burstResult,
       afterBurst: afterBurstResult,
       peakRssMb: Math.round(peakRssMb),
+      /** The server process's CPU per request in the closed loop (/proc): steadier than throughput on a busy machine. */
+      cpuMicrosPerRequestClosed: cpuMicrosPerRequest!,
       jobsQueuedInClosedRun: queued,
       eventsPerDigestJob: { closed: eventsPerJobClosed, open: eventsPerJobOpen },
     },
@@ -454,6 +474,7 @@ async function orchestrate(): Promise<void> {
   console.log(
     `ratio server/baseline: ${results.ratioToBaseline}; peak RSS ${results.server.peakRssMb} MB; jobs queued (closed run incl. warm-up): ${queued}`,
   );
+  console.log(`server CPU per request in the closed loop: ${cpuMicrosPerRequest!} µs`);
   console.log(
     `events per digest job: ${eventsPerJobClosed} in the closed loop, ${eventsPerJobOpen} in the open loop`,
   );

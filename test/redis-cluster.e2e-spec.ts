@@ -12,6 +12,8 @@ import { QueueName } from '../src/common/queues';
 import { digestJobId, DigestJobName } from '../src/digest/digest-job';
 import { FailedJobs } from '../src/jobs/failed-jobs';
 import { MaintenanceJobName } from '../src/retention/maintenance.processor';
+import { QuotaKeys } from '../src/privacy/quotas/quota-keys';
+import { REDIS, RedisClient } from '../src/redis/redis.module';
 import { OutcomeFolder } from '../src/outcomes/outcome-folder';
 import { SessionFolder } from '../src/releases/health/session-folder';
 import { freshFixtureEnvelope } from './fixtures/fixtures';
@@ -344,6 +346,48 @@ describe('Redis Cluster: the core pipeline on three masters', () => {
     for (const projectId of new Set(counters.map(([key]) => /\{(\d+)\}/.exec(key)?.[1]))) {
       const ofProject = counters.filter(([key]) => key.includes(`{${projectId}}`));
       expect(new Set(ofProject.map(([, slot]) => slot)).size).toBe(1);
+    }
+  });
+
+  it("adds the event counts an instance kept in memory to each project's counters, whatever their slots", async () => {
+    // Without rate limits, projects far below their quotas are counted in memory and flushed in one go.
+    const api = await startTestApp({
+      APP_ROLE: 'api',
+      REDIS_CLUSTER: 'true',
+      REDIS_URL: cluster.url,
+      REDIS_PREFIX: t.config.REDIS_PREFIX,
+      MAX_EVENTS_PER_MINUTE: '0',
+      MAX_EVENTS_PER_HOUR: '0',
+    });
+    const projects = await Promise.all(
+      ['Counted a', 'Counted b', 'Counted c', 'Counted d'].map(createProject),
+    );
+    const keys = new QuotaKeys(t.config.REDIS_PREFIX);
+    const slotsOf = await Promise.all(
+      projects.map(async (counted) => Number(await nodes[0].cluster('KEYSLOT', keys.limits(counted.id)))),
+    );
+    try {
+      for (let round = 0; round < 6; round++) {
+        await Promise.all(
+          projects.map((counted) =>
+            api
+              .http()
+              .post(`/api/${counted.id}/envelope/`)
+              .set('Content-Type', 'application/x-sentry-envelope')
+              .set('X-Sentry-Auth', `Sentry sentry_version=7, sentry_key=${hexOf(counted.client_key)}`)
+              .send(freshFixtureEnvelope('exception-event', hexOf(randomUUID())))
+              .expect(200),
+          ),
+        );
+      }
+    } finally {
+      await api.close();
+    }
+    expect(new Set(slotsOf).size).toBeGreaterThan(1);
+    const redis = t.app.get<RedisClient>(REDIS);
+    const now = Date.now();
+    for (const counted of projects) {
+      expect(Number(await redis.get(keys.acceptedToday(counted.id, now)))).toBe(6);
     }
   });
 

@@ -32,6 +32,7 @@ function processorFailing(failureOf: (event: QueuedEvent) => unknown) {
     {} as never,
     {} as never,
     {} as never,
+    {} as never,
   );
   // The worker BullMQ would give it: only its rate limit (the queue-wide pause) is used here.
   Object.defineProperty(processor, 'worker', { value: { concurrency: 1, rateLimit: async () => undefined } });

@@ -16,6 +16,7 @@ import { RepeatedLog } from '../common/repeated-log';
 import { RollupFolder } from '../rollups/rollup-folder';
 import { FeedbackStoreService } from '../feedback/feedback-store.service';
 import type { QueuedFeedback } from '../feedback/feedback-record';
+import { ProjectScrubbers } from '../privacy/project-scrubbers.service';
 import type { QueuedCheckIn } from '../crons/check-in-record';
 import { CheckInStoreService } from '../crons/check-in-store.service';
 import { OutcomeCounter } from '../outcomes/outcome-counter';
@@ -36,6 +37,8 @@ import { JobConcurrency } from './job-concurrency';
 
 /** A check-in of a monitor not found waits for it up to 0.25 + 0.5 + … + 8 s, about 16 s. */
 const MAX_CHECK_IN_DEFERRALS = 6;
+/** What of a feedback holds free text a user may have pasted a secret into. */
+const FEEDBACK_SCRUBBED_FIELDS = ['message', 'url'] as const;
 
 /** How long a stopping worker spends folding the rollups it recorded, at most. */
 const ROLLUPS_AT_EXIT_MS = 5_000;
@@ -111,6 +114,7 @@ export class DigestProcessor extends WorkerHost implements OnApplicationBootstra
     private readonly feedback: FeedbackStoreService,
     private readonly checkIns: CheckInStoreService,
     private readonly outcomes: OutcomeCounter,
+    private readonly scrubbers: ProjectScrubbers,
   ) {
     super();
     this.jobsInFlight = new JobConcurrency(config.DIGEST_CONCURRENCY, MAX_EVENTS_PER_JOB);
@@ -195,9 +199,17 @@ export class DigestProcessor extends WorkerHost implements OnApplicationBootstra
     });
   }
 
-  /** A feedback job meets failures as an event job of its own does (see the class comment). */
+  /**
+   * A feedback job meets failures as an event job of its own does (see the class comment). Its
+   * message and page URL are scrubbed by the project's settings as an event's text is; the name and
+   * e-mail address are what the user gave to be answered, and stay.
+   */
   private processFeedback(feedback: QueuedFeedback): Promise<void> {
-    return this.storeAlone(() => this.feedback.store(feedback));
+    return this.storeAlone(async () => {
+      const scrubber = await this.scrubbers.forProject(feedback.projectId);
+      scrubber.scrubFields(feedback, FEEDBACK_SCRUBBED_FIELDS);
+      return this.feedback.store(feedback);
+    });
   }
 
   /**
@@ -210,7 +222,11 @@ export class DigestProcessor extends WorkerHost implements OnApplicationBootstra
     return this.storeAlone(async () => {
       const stored = await this.checkIns.store(checkIn);
       const deferrals = checkIn.deferrals ?? 0;
-      if (stored.result === 'dropped' && stored.reason === 'invalid_monitor' && deferrals < MAX_CHECK_IN_DEFERRALS) {
+      if (
+        stored.result === 'dropped' &&
+        stored.reason === 'invalid_monitor' &&
+        deferrals < MAX_CHECK_IN_DEFERRALS
+      ) {
         const job = checkInJob({ ...checkIn, deferrals: deferrals + 1 });
         await this.queue.add(job.name, job.data as never, { ...job.opts, delay: 250 * 2 ** deferrals });
         return;

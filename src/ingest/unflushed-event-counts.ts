@@ -21,8 +21,7 @@ local limits = redis.call('HMGET', KEYS[4], 'd', 'mo', 'sp')
 return {counts[1], counts[2], counts[3], tonumber(limits[1]) or -1, tonumber(limits[2]) or -1, tonumber(limits[3]) or 0}
 `;
 
-/** A pipeline queues the script's call (the reply comes with exec). */
-type QueueFlush = (...args: Array<string | number>) => unknown;
+type FlushCommand = (...args: Array<string | number>) => Promise<number[]>;
 
 /** A project's events accepted in memory in one UTC hour that Redis has not counted yet. */
 interface Unflushed {
@@ -157,41 +156,35 @@ export class UnflushedEventCounts {
         events: this.handOver(entry.projectId, entry.lastAt),
       }));
     if (batch.length === 0) return;
-    const pipeline = this.redis.pipeline() as unknown as {
-      ingestCountFlush: QueueFlush;
-      exec: () => Promise<[Error | null, unknown][] | null>;
-    };
-    for (const { projectId, at, events } of batch) {
-      const start = hourStart(at);
-      pipeline.ingestCountFlush(
-        this.keys.acceptedToday(projectId, at),
-        this.keys.acceptedThisMonth(projectId, at),
-        this.keys.acceptedThisHour(projectId, at),
-        this.keys.limits(projectId),
-        events,
-        dayStart(at) + DAY_MS - at + HOUR_MS,
-        nextMonthStart(at) - at + HOUR_MS,
-        start + 2 * HOUR_MS - at,
-      );
-    }
-    let results: [Error | null, unknown][] | null = null;
-    let failure: Error | undefined;
-    try {
-      results = await pipeline.exec();
-    } catch (error) {
-      failure = error as Error;
-    }
+    // One call per project, all sent at once (ioredis writes them back to back): a pipeline would
+    // have to keep to one slot on a Redis Cluster, and the projects' keys are spread over slots.
+    const command = (this.redis as unknown as { ingestCountFlush: FlushCommand }).ingestCountFlush;
+    const replies = await Promise.allSettled(
+      batch.map(({ projectId, at, events }) =>
+        command.call(
+          this.redis,
+          this.keys.acceptedToday(projectId, at),
+          this.keys.acceptedThisMonth(projectId, at),
+          this.keys.acceptedThisHour(projectId, at),
+          this.keys.limits(projectId),
+          events,
+          dayStart(at) + DAY_MS - at + HOUR_MS,
+          nextMonthStart(at) - at + HOUR_MS,
+          hourStart(at) + 2 * HOUR_MS - at,
+        ),
+      ),
+    );
     batch.forEach(({ projectId, at, events }, index) => {
-      const [error, reply] = results?.[index] ?? [failure ?? new Error('no reply'), null];
-      if (error) {
-        this.restore(projectId, at, events);
-        this.failures.warn(
-          'flush',
-          `event counts not added to Redis, kept for the next try: ${error.message}`,
-        );
-      } else {
-        this.settle(projectId, at, events, viewOf(reply as number[], at));
+      const reply = replies[index];
+      if (reply.status === 'fulfilled') {
+        this.settle(projectId, at, events, viewOf(reply.value, at));
+        return;
       }
+      this.restore(projectId, at, events);
+      this.failures.warn(
+        'flush',
+        `event counts not added to Redis, kept for the next try: ${(reply.reason as Error).message}`,
+      );
     });
   }
 }

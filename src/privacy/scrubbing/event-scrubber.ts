@@ -86,6 +86,23 @@ export class EventScrubber {
     if (run.found.length > 0) event.scrubbed = run.summary();
   }
 
+  /**
+   * Scrubs fields of a record that is not an event (a user feedback's message and page URL) in
+   * place, by the same rules; returns what was replaced (empty: nothing).
+   */
+  scrubFields<T extends object>(record: T, fields: readonly (keyof T & string)[]): ScrubbedValue[] {
+    if (!this.settings.enabled) return [];
+    const run = new ScrubRun(this, this.keys, this.settings.scrubIpAddresses);
+    const values = record as Record<string, unknown>;
+    for (const field of fields) {
+      if (values[field] === undefined) continue;
+      run.enter(field);
+      values[field] = run.value(values[field], 0);
+      run.leave();
+    }
+    return run.found.length > 0 ? run.summary() : [];
+  }
+
   isKnownClean(text: string): boolean {
     return this.cleanTexts.has(text);
   }
