@@ -5,14 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { startTestApp, TestApp } from './helpers/app';
+import { createProject as createTestProject, hex, Project } from './helpers/projects';
 import { eventually } from './helpers/queues';
 
-interface Project {
-  id: number;
-  client_key: string;
-}
-
-const hex = (uuid: string) => uuid.replace(/-/g, '');
 const CARD = '4111 1111 1111 1111';
 const MESSAGE = `I was charged twice on my card ${CARD}, please refund`;
 const URL_WITH_SECRETS = 'https://shop.example.com/checkout?step=2&api_key=sk_live_abcdef123456';
@@ -25,15 +20,7 @@ describe('scrubbing user feedback', () => {
   });
   afterAll(() => t?.close());
 
-  async function createProject(): Promise<Project> {
-    return (
-      await t
-        .api()
-        .post('/api/projects')
-        .send({ name: `feedback-scrub-${randomUUID().slice(0, 6)}` })
-        .expect(201)
-    ).body as Project;
-  }
+  const createProject = () => createTestProject(t, 'feedback-scrub');
 
   async function sendFeedback(project: Project): Promise<string> {
     const feedbackId = hex(randomUUID());

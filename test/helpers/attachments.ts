@@ -1,25 +1,12 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import type { Readable } from 'node:stream';
 import { DataSource } from 'typeorm';
 import type { TestApp } from './app';
+import { hex, Project } from './projects';
 
-export interface Project {
-  id: number;
-  client_key: string;
-}
-
-export const hex = (uuid: string) => uuid.replace(/-/g, '');
-
-export async function createProject(t: TestApp, prefix = 'attach'): Promise<Project> {
-  return (
-    await t
-      .api()
-      .post('/api/projects')
-      .send({ name: `${prefix}-${randomUUID().slice(0, 6)}` })
-      .expect(201)
-  ).body as Project;
-}
+export { createProject, hex } from './projects';
+export type { Project } from './projects';
 
 /** One item of an envelope: its header (with `length` unless `noLength`) and its bytes. */
 export interface Item {

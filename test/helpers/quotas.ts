@@ -1,13 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Clock } from '../../src/common/clock';
 import { TestApp } from './app';
+import { createProject, hex, Project } from './projects';
 
-export interface QuotaProject {
-  id: number;
-  client_key: string;
-}
-
-const hex = (uuid: string) => uuid.replace(/-/g, '');
+export type QuotaProject = Project;
 
 /** Moves the app's clock: quotas, spike protection and their jobs read it. */
 export function setClock(t: TestApp, at: number): void {
@@ -25,13 +21,7 @@ export function sendEvent(t: TestApp, project: QuotaProject, message = 'quota') 
 
 /** A new project with these quota settings (PATCH /quotas). */
 export async function createQuotaProject(t: TestApp, quotas: Record<string, unknown>): Promise<QuotaProject> {
-  const project = (
-    await t
-      .api()
-      .post('/api/projects')
-      .send({ name: `Quota ${randomUUID().slice(0, 6)}` })
-      .expect(201)
-  ).body as QuotaProject;
+  const project = await createProject(t, 'Quota');
   await t.api().patch(`/api/projects/${project.id}/quotas`).send(quotas).expect(200);
   return project;
 }
