@@ -116,13 +116,17 @@ describe("erasing a person's data", () => {
           project.id,
         ])
       ).n,
+      releases: await db.query(
+        'SELECT version, event_count::int AS event_count FROM releases WHERE project_id = $1 ORDER BY version',
+        [project.id],
+      ),
     };
   }
 
   it('erases every event, attachment and feedback of one person and corrects the counts exactly', async () => {
     const project = await createProject(t, 'erase');
-    const shared = { message: 'shared failure', fingerprint: ['shared'] };
-    const annOnly = { message: 'ann only failure', fingerprint: ['ann-only'] };
+    const shared = { message: 'shared failure', fingerprint: ['shared'], release: 'shop@1.0' };
+    const annOnly = { message: 'ann only failure', fingerprint: ['ann-only'], release: 'shop@2.0' };
     const annOld = [
       await sendOld(project.id, 20, { ...shared, user: ANN }),
       await sendOld(project.id, 5, { ...shared, user: { ip_address: ANN.ip_address } }),
@@ -183,6 +187,10 @@ describe("erasing a person's data", () => {
       issueHourly: 7,
       feedback: 1,
       attachments: 1,
+      releases: [
+        { version: 'shop@1.0', event_count: 5 },
+        { version: 'shop@2.0', event_count: 2 },
+      ],
     });
     expect((await t.api().get(`/api/issues/${sharedIssue}`).expect(200)).body).toMatchObject({
       event_count: 5,
@@ -216,6 +224,10 @@ describe("erasing a person's data", () => {
 
     const after = await counts(project, [sharedIssue, annIssue]);
     expect(after).toMatchObject({ events: 2, projectHourly: 2, issueHourly: 2, feedback: 0, attachments: 0 });
+    expect(after.releases).toEqual([
+      { version: 'shop@1.0', event_count: 2 },
+      { version: 'shop@2.0', event_count: 0 },
+    ]);
     expect(after.users).toEqual([{ issue_id: sharedIssue, value: 'id:bob-2', count: 2 }]);
     expect(after.userKeys).toEqual([{ issue_id: sharedIssue, total: 2, distinct_values: 1 }]);
     const issue = (await t.api().get(`/api/issues/${sharedIssue}`).expect(200)).body;
@@ -258,6 +270,10 @@ describe("erasing a person's data", () => {
       events: 0,
       projectHourly: 0,
       issueHourly: 0,
+      releases: [
+        { version: 'shop@1.0', event_count: 0 },
+        { version: 'shop@2.0', event_count: 0 },
+      ],
     });
     await t.api().get(`/api/issues/${sharedIssue}`).expect(404);
     const cliAudit = await one<{ actor: string }>(

@@ -30,7 +30,8 @@ import { Issue, IssueState } from './issue.entity';
  *    again. Locking the issues after the moves would let batches attach events to an issue being
  *    merged away, which is worse.
  *    An erasure of a person's data (src/privacy/erasure) deletes their events by key first, then
- *    locks their issues (4) and writes the rollup rows (6), after the project's KEY SHARE (1).
+ *    locks their issues (4) and writes the rollup rows (6) and then the releases' event counts, as
+ *    the fold does, after the project's KEY SHARE (1).
  *    Deleting events (an issue's deletion) deletes their `attachments` rows after them, by trigger,
  *    and those put their blobs on `pending_blobs`; ingest takes those two tables in the other order
  *    but only for rows of new files, which no deletion holds.

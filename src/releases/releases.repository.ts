@@ -72,6 +72,31 @@ export class ReleasesRepository {
   }
 
   /**
+   * Takes erased events out of their releases' event counts, in the erasure's transaction, after
+   * its rollup rows as the fold does. The rows are locked in (project, version) order first; their
+   * first and last event stay where they were.
+   */
+  async subtractEvents(manager: EntityManager, releases: ReleaseEvents[]): Promise<number> {
+    if (releases.length === 0) return 0;
+    const rows = sortedReleases(releases);
+    const projects = rows.map((row) => row.projectId);
+    const versions = rows.map((row) => row.version);
+    await manager.query(
+      `SELECT 1 FROM releases r JOIN unnest($1::int[], $2::text[]) AS d(project_id, version)
+          ON r.project_id = d.project_id AND r.version = d.version
+        ORDER BY r.project_id, r.version FOR NO KEY UPDATE OF r`,
+      [projects, versions],
+    );
+    const [, changed]: [unknown, number] = await manager.query(
+      `UPDATE releases r SET event_count = GREATEST(0, r.event_count - d.count)
+         FROM unnest($1::int[], $2::text[], $3::int[]) AS d(project_id, version, count)
+        WHERE r.project_id = d.project_id AND r.version = d.version`,
+      [projects, versions, rows.map((row) => row.count)],
+    );
+    return changed;
+  }
+
+  /**
    * Adds counts to one of a release's counters, widening its first and last event. Rows in
    * (project, version) order (see the lock order in issues.repository.ts).
    */

@@ -4,6 +4,7 @@ import { EventsDataModule } from '../../events/events-data.module';
 import { FeedbackDataModule } from '../../feedback/feedback-data.module';
 import { IssuesDataModule } from '../../issues/issues-data.module';
 import { ProjectsDataModule } from '../../projects/projects-data.module';
+import { ReleasesDataModule } from '../../releases/releases-data.module';
 import { RollupsDataModule } from '../../rollups/rollups-data.module';
 import { ErasureService } from './erasure.service';
 
@@ -14,6 +15,7 @@ import { ErasureService } from './erasure.service';
     EventsDataModule,
     IssuesDataModule,
     RollupsDataModule,
+    ReleasesDataModule,
     FeedbackDataModule,
     AttachmentsDataModule,
   ],

@@ -11,6 +11,7 @@ import { FeedbackRepository } from '../../feedback/feedback.repository';
 import { IssuesRepository } from '../../issues/issues.repository';
 import { ProjectsRepository } from '../../projects/projects.repository';
 import { rollupDelta } from '../../rollups/rollup-delta';
+import { ReleasesRepository } from '../../releases/releases.repository';
 import { RollupsRepository } from '../../rollups/rollups.repository';
 import { BlobStore } from '../../storage/blob-store';
 import { PendingBlobsRepository } from '../../storage/pending-blobs.repository';
@@ -34,8 +35,8 @@ const FOLD_LIMIT = 5_000;
  * SCAN_PAGE events per statement, and what matches is erased ERASE_BATCH events per transaction.
  * Each transaction takes its locks in the order of issues.repository.ts: the project (key share,
  * by the fold), the events (deleted), their issues (no key update, like a digest batch), the
- * rollup rows (the issues' deltas still recorded folded first, so the subtraction finds them),
- * then the issues' counts.
+ * rollup rows (the issues' deltas still recorded folded first, so the subtraction finds them) and
+ * the releases' event counts, as the fold takes them, then the issues' counts.
  */
 @Injectable()
 export class ErasureService {
@@ -47,6 +48,7 @@ export class ErasureService {
     private readonly events: EventsRepository,
     private readonly issues: IssuesRepository,
     private readonly rollups: RollupsRepository,
+    private readonly releases: ReleasesRepository,
     private readonly feedback: FeedbackRepository,
     private readonly attachments: AttachmentsRepository,
     private readonly pendingBlobs: PendingBlobsRepository,
@@ -125,12 +127,11 @@ export class ErasureService {
       const issueIds = [...new Set(deleted.map((event) => event.issueId))].sort((a, b) => a - b);
       await this.issues.lockForErasure(manager, issueIds);
       while ((await this.rollups.foldIssues(manager, issueIds, FOLD_LIMIT)) === FOLD_LIMIT);
-      report.rollup_rows_changed += await this.rollups.subtract(
-        manager,
-        rollupDelta(
-          deleted.map((event) => ({ projectId, issueId: event.issueId, event: asNormalised(event) })),
-        ),
+      const delta = rollupDelta(
+        deleted.map((event) => ({ projectId, issueId: event.issueId, event: asNormalised(event) })),
       );
+      report.rollup_rows_changed += await this.rollups.subtract(manager, delta);
+      report.rollup_rows_changed += await this.releases.subtractEvents(manager, delta.releases);
       await this.issues.subtractErased(manager, perIssue(deleted));
       for (const issueId of await this.issues.withoutEvents(manager, issueIds)) {
         await this.rollups.subtractIssueFromProject(manager, issueId);
