@@ -5,9 +5,12 @@
  * max_runtime and a late end keeping them timed out, and daylight-saving days in Europe/Berlin.
  */
 import { randomUUID } from 'node:crypto';
+import { QueueName } from '../src/common/queues';
+import { CronClock } from '../src/crons/cron-clock';
 import { CronClockService } from '../src/crons/cron-clock.service';
+import { digestJobId, DigestJobName } from '../src/digest/digest-job';
 import { startTestApp, TestApp } from './helpers/app';
-import { eventually } from './helpers/queues';
+import { eventually, openQueue, storedEvent } from './helpers/queues';
 
 interface Project {
   id: number;
@@ -125,6 +128,53 @@ describe('the cron clock', () => {
     expect(missed).toHaveLength(60);
     const next = new Date((await environment(project, 'long-gap')).next_expected_at).getTime();
     expect(next).toBeGreaterThan(now.getTime() - 2 * MINUTE);
+  });
+
+  it('waits for a backed-up digest queue: a check-in still queued at its deadline is not called missed', async () => {
+    const project = await createProject();
+    await checkIn(project, 'behind-digest', {
+      status: 'ok',
+      monitor_config: { schedule: { type: 'crontab', value: '* * * * *' }, checkin_margin: 1 },
+    });
+    await eventually(async () => (await checkIns(project, 'behind-digest')).length === 1, 30_000);
+    const expected = new Date((await environment(project, 'behind-digest')).next_expected_at).getTime();
+    const digest = openQueue(t, QueueName.Digest);
+    const now = jest.spyOn(t.app.get(CronClock), 'now').mockReturnValue(new Date(expected + 3 * MINUTE - 30_000));
+    try {
+      // The digest is ten minutes behind: its oldest waiting job came in before both deadlines passed.
+      await digest.pause();
+      const eventId = randomUUID();
+      await digest.add(
+        DigestJobName.Event,
+        {
+          projectId: project.id,
+          eventId,
+          receivedAt: Date.now() - 10 * MINUTE,
+          payload: JSON.stringify({ event_id: hex(eventId), message: 'queued behind', level: 'error' }),
+        },
+        {
+          jobId: digestJobId(project.id, eventId),
+          timestamp: Date.now() - 10 * MINUTE,
+          removeOnComplete: true,
+        },
+      );
+      expect(await clock.tickBehindDigest()).toMatchObject({ missed: 0 });
+      expect((await checkIns(project, 'behind-digest')).map((row) => row.status)).toEqual(['ok']);
+
+      // Once it has caught up, the runs expected at the two passed deadlines are missed.
+      await digest.resume();
+      await storedEvent(t, eventId, 30_000);
+      await eventually(async () => ((await clock.tickBehindDigest()).missed > 0 ? true : undefined), 30_000);
+      const missed = (await checkIns(project, 'behind-digest')).filter((row) => row.status === 'missed');
+      expect(missed.map((row) => row.expected_at).sort()).toEqual([
+        new Date(expected).toISOString(),
+        new Date(expected + MINUTE).toISOString(),
+      ]);
+    } finally {
+      now.mockRestore();
+      await digest.resume();
+      await digest.close();
+    }
   });
 
   it('times out an in-progress run after max_runtime; a late end keeps it timed out with its duration', async () => {

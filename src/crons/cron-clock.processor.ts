@@ -77,7 +77,7 @@ export class CronClockProcessor
       return undefined;
     }
     try {
-      return await this.clock.tick();
+      return await this.clock.tickBehindDigest();
     } catch (error) {
       this.failures.warn(
         'tick',

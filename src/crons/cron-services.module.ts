@@ -3,6 +3,7 @@ import { CheckInStoreService } from './check-in-store.service';
 import { CronClock } from './cron-clock';
 import { CronClockService } from './cron-clock.service';
 import { CronsDataModule } from './crons-data.module';
+import { JobsModule } from '../jobs/jobs.module';
 import { MonitorIncidentsModule } from '../monitors/monitor-incidents.module';
 
 /**
@@ -10,7 +11,7 @@ import { MonitorIncidentsModule } from '../monitors/monitor-incidents.module';
  * the API.
  */
 @Module({
-  imports: [CronsDataModule, MonitorIncidentsModule],
+  imports: [CronsDataModule, MonitorIncidentsModule, JobsModule],
   providers: [CheckInStoreService, CronClock, CronClockService],
   exports: [CheckInStoreService, CronClock, CronClockService, CronsDataModule, MonitorIncidentsModule],
 })
