@@ -291,6 +291,15 @@ describe('uptime monitors', () => {
     const view = (await expectStatus(t.api().get(`${base()}/${monitor.id}`), 200)).body;
     expect(view.uptime).toEqual({ '24h': percent(lastDay), '7d': percent(plan), '30d': percent(plan) });
     expect(view.uptime['24h']).toBe(75);
+    // The list's sparkline, in the view itself: the mean response time of each of the last 24
+    // hours, the current one last. The day before's checks fell into the hour just before them.
+    expect(view.response_ms_24h).toHaveLength(24);
+    expect(view.response_ms_24h.at(-1)).toEqual(expect.any(Number));
+    expect(view.response_ms_24h.slice(0, -1)).toEqual(Array(23).fill(null));
+    const listed = (await expectStatus(t.api().get(base()), 200)).body.data as { id: number }[];
+    expect(listed.find((row) => row.id === monitor.id)).toMatchObject({
+      response_ms_24h: view.response_ms_24h,
+    });
 
     const raw = (await expectStatus(t.api().get(`${base()}/${monitor.id}/checks?period=24h`), 200)).body.data;
     expect(raw.map((point: { ok: boolean }) => point.ok)).toEqual(lastDay.map(([, ok]) => ok));

@@ -2908,6 +2908,8 @@ export interface components {
             /** @description the open issue of this monitor */
             issue_id: number | null;
             uptime: components["schemas"]["UptimePercents"];
+            /** @description mean response time (ms) in each of the last 24 UTC hours, the current hour last; null for an hour without a timed check */
+            response_ms_24h: (number | null)[];
             /** Format: date-time */
             created_at: string;
         };

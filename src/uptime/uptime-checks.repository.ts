@@ -2,6 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
+export interface HourlyResponseTime {
+  monitor_id: number;
+  t: Date;
+  response_ms: number;
+}
+
 export interface CheckPoint {
   t: Date;
   ok: boolean;
@@ -92,6 +98,17 @@ export class UptimeChecksRepository {
          FROM uptime_check_hours
         WHERE monitor_id = ANY($1::int[]) AND hour >= date_trunc('hour', $2::timestamptz, 'UTC')
         GROUP BY monitor_id`,
+      [monitorIds, from],
+    );
+  }
+
+  /** Mean response time per monitor and UTC hour from the hour that holds `from` on (hours with none timed left out). */
+  hourlyResponseTimes(monitorIds: number[], from: Date): Promise<HourlyResponseTime[]> {
+    return this.dataSource.query(
+      `SELECT monitor_id, hour AS t, round(response_ms_sum::numeric / response_ms_count)::int AS response_ms
+         FROM uptime_check_hours
+        WHERE monitor_id = ANY($1::int[]) AND hour >= date_trunc('hour', $2::timestamptz, 'UTC')
+          AND response_ms_count > 0`,
       [monitorIds, from],
     );
   }

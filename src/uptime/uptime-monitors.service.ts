@@ -16,6 +16,8 @@ const DAY_MS = 24 * HOUR_MS;
 /** Buckets of the longer series: 168 points for 7 days, 120 for 30. */
 const BUCKET_HOURS: Record<Exclude<CheckPeriod, '24h'>, number> = { '7d': 1, '30d': 6 };
 const PERIOD_DAYS: Record<CheckPeriod, number> = { '24h': 1, '7d': 7, '30d': 30 };
+/** Hours of the response-time trend every monitor view carries. */
+const TREND_HOURS = 24;
 
 /** Uptime monitors of a project: settings, views with their uptime figures, the series. */
 @Injectable()
@@ -115,11 +117,33 @@ export class UptimeMonitorsService {
   private async views(projectId: number, rows: UptimeMonitorRow[]): Promise<UptimeMonitorView[]> {
     if (rows.length === 0) return [];
     const ids = rows.map((row) => row.id);
-    const [uptime, issues] = await Promise.all([
+    const [uptime, issues, trends] = await Promise.all([
       this.uptimeOf(ids),
       this.incidents.openIssueIds(projectId, ids),
+      this.responseTrends(ids),
     ]);
-    return rows.map((row) => toView(row, uptime.get(row.id)!, issues.get(row.id) ?? null));
+    return rows.map((row) => ({
+      ...toView(row, uptime.get(row.id)!, issues.get(row.id) ?? null),
+      response_ms_24h: trends.get(row.id) ?? Array<null>(TREND_HOURS).fill(null),
+    }));
+  }
+
+  /**
+   * Each monitor's mean response time in each of the last 24 UTC hours, the current one last (null
+   * for an hour without a timed check): one query for a whole list, for its sparklines.
+   */
+  private async responseTrends(monitorIds: number[]): Promise<Map<number, (number | null)[]>> {
+    const thisHour = Math.floor(this.clock.now().getTime() / HOUR_MS) * HOUR_MS;
+    const firstHour = thisHour - (TREND_HOURS - 1) * HOUR_MS;
+    const trends = new Map<number, (number | null)[]>();
+    for (const row of await this.checks.hourlyResponseTimes(monitorIds, new Date(firstHour))) {
+      const slot = Math.round((new Date(row.t).getTime() - firstHour) / HOUR_MS);
+      if (slot < 0 || slot >= TREND_HOURS) continue;
+      const trend = trends.get(row.monitor_id) ?? Array<number | null>(TREND_HOURS).fill(null);
+      trend[slot] = row.response_ms;
+      trends.set(row.monitor_id, trend);
+    }
+    return trends;
   }
 }
 
@@ -163,7 +187,11 @@ function merge(base: UptimeSettings, body: UpdateUptimeMonitorDto): UptimeSettin
 
 const iso = (value: Date | null) => (value === null ? null : new Date(value).toISOString());
 
-function toView(row: UptimeMonitorRow, uptime: UptimePercents, issueId: number | null): UptimeMonitorView {
+function toView(
+  row: UptimeMonitorRow,
+  uptime: UptimePercents,
+  issueId: number | null,
+): Omit<UptimeMonitorView, 'response_ms_24h'> {
   return {
     id: row.id,
     project_id: row.project_id,

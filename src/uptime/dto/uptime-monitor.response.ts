@@ -103,6 +103,14 @@ export class UptimeMonitorView {
   @ApiProperty({ type: UptimePercents })
   uptime: UptimePercents;
 
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'number', nullable: true },
+    description:
+      'mean response time (ms) in each of the last 24 UTC hours, the current hour last; null for an hour without a timed check',
+  })
+  response_ms_24h: (number | null)[];
+
   @ApiProperty({ type: String, format: 'date-time' })
   created_at: string;
 }
