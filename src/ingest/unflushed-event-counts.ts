@@ -38,8 +38,9 @@ export const FLUSH_INTERVAL_MS = 100;
 
 /**
  * The per-project counts of a process that accepts events far below every quota and spike limit
- * without a Redis round trip each: they are added to Redis in one pipeline every FLUSH_INTERVAL_MS
- * (and at shutdown), which also reads each project's counters and limits back. Nearer a limit, or
+ * without a Redis round trip each: they are added to Redis every FLUSH_INTERVAL_MS (and at
+ * shutdown), one script call per project sent together, which also reads each project's counters
+ * and limits back. Nearer a limit, or
  * with a view older than a second, the caller checks in Redis as before and hands this process's
  * unflushed count of the hour to that check, so that it counts them.
  */
@@ -111,7 +112,7 @@ export class UnflushedEventCounts {
     return true;
   }
 
-  /** Adds every unflushed count to Redis (one pipeline) and reads the views back. */
+  /** Adds every unflushed count to Redis (one call per project, sent together) and reads the views back. */
   flush(): Promise<void> {
     this.flushing ??= this.flushOnce().finally(() => {
       this.flushing = undefined;
