@@ -1,6 +1,7 @@
 import { BullModule, getQueueToken } from '@nestjs/bullmq';
 import { DynamicModule, Logger, Provider } from '@nestjs/common';
 import { Queue, QueueOptions } from 'bullmq';
+import type { EventEmitter } from 'node:events';
 import { QueueName } from '../common/queues';
 import { AppConfig } from '../config/app-config';
 import type { Environment } from '../config/environment';
@@ -55,9 +56,32 @@ export function registerQueue(queue: QueueName): DynamicModule {
   const listener: Provider = {
     provide: `${queue}-queue-error-listener`,
     inject: [getQueueToken(queue)],
-    useFactory: (registeredQueue: Queue) => registeredQueue.on('error', (error: Error) => errorLog.report(error)),
+    useFactory: (registeredQueue: Queue) => {
+      quietAfterClose(registeredQueue);
+      return registeredQueue.on('error', (error: Error) => errorLog.report(error));
+    },
   };
   return { ...registered, providers: [...(registered.providers ?? []), listener] };
+}
+
+/**
+ * BullMQ checks a connection it is given (the Redis version, a cluster's slots) in the background,
+ * and reports a failure of that check as an 'error' event of the connection. Closing a queue whose
+ * connection is shared removes the connection's listeners without waiting for that check: when it
+ * fails later (REDIS_CLUSTER=true against a single Redis, a cluster that is down, an instance
+ * stopped right after it started), the event has no listener and is thrown as an unhandled
+ * 'error'. The queue is closed by then and its errors were logged while it was open: a listener
+ * put back after closing lets that last one go.
+ */
+function quietAfterClose(queue: Queue): void {
+  const close = queue.close.bind(queue);
+  queue.close = async () => {
+    try {
+      await close();
+    } finally {
+      (queue as unknown as { connection?: EventEmitter }).connection?.on('error', () => undefined);
+    }
+  };
 }
 
 /**
@@ -71,6 +95,7 @@ class QueueOnOwnConnection extends Queue {
     private readonly release: () => Promise<void>,
   ) {
     super(name, options);
+    quietAfterClose(this);
     const errorLog = new WorkerErrorLog(new Logger('Queue'), name);
     this.on('error', (error: Error) => {
       if (this.listenerCount('error') === 1) errorLog.report(error);
