@@ -131,7 +131,10 @@ export class SessionLoad {
   }
 }
 
-/** What is counted of the project's sessions: folded rows, plus the live and taken hashes not folded yet. */
+/**
+ * What is counted of the project's sessions: folded rows, plus the live hash and the taken batches
+ * no fold has recorded yet.
+ */
 async function counted(
   databaseUrl: string,
   redis: Redis,
@@ -152,7 +155,19 @@ async function counted(
   // A fold between the two readings would count its batch twice or not at all: read again then.
   for (let attempt = 0; ; attempt++) {
     const before = await folded();
-    const hashes = [keys.live, ...(await redis.smembers(keys.folds)).map((id) => keys.batch(id))];
+    // A batch folded whose clean-up failed (Redis out of memory refuses the MULTI) stays in the set
+    // until the next fold finds it recorded: it is in PostgreSQL already, not pending.
+    const taken = await redis.smembers(keys.folds);
+    const recorded = new Set(
+      (
+        await query<{ id: string }>(
+          databaseUrl,
+          'SELECT batch_id::text AS id FROM release_health_folds WHERE batch_id::text = ANY($1)',
+          [taken],
+        )
+      ).map((row) => row.id),
+    );
+    const hashes = [keys.live, ...taken.filter((id) => !recorded.has(id)).map((id) => keys.batch(id))];
     const pending = { sessions: 0, crashed: 0 };
     for (const key of hashes) {
       for (const bucket of readLiveFields(await redis.hgetall(key)).buckets) {
