@@ -142,9 +142,11 @@ export class IngestRateLimiter implements BeforeApplicationShutdown {
     return !this.enabled && this.inMemory.tryTake(projectId, now);
   }
 
-  /** Counts one event for the project. Rejects when Redis does not answer: the caller fails open. */
+  /**
+   * Counts one event for the project in Redis (EventLimits tries `takeInMemory` first). Rejects when
+   * Redis does not answer: the caller fails open.
+   */
   async take(projectId: number, now = Date.now()): Promise<RateLimitDecision> {
-    if (this.takeInMemory(projectId, now)) return { allowed: true };
     const handedOver = this.enabled ? 0 : this.inMemory.handOver(projectId, now);
     let reply: number[];
     try {
