@@ -25,7 +25,7 @@ import Redis from 'ioredis';
 import { Client } from 'pg';
 import { CompiledInboundFilters, InboundFilterSettings } from '../src/privacy/filters/inbound-filters';
 import { LEGACY_BROWSERS } from '../src/privacy/filters/user-agents';
-import type { LoadOptions, LoadResult } from './ingest';
+import type { LoadOptions, LoadResult } from './ingest-load';
 import {
   benchDatabase,
   deleteKeys,

@@ -17,13 +17,13 @@
  *
  * `npm run bench:ingest -- filters` measures instead what inbound filters cost: see ingest-filters.ts.
  *
- * Usage of the same file as a child process: `ingest.ts load <json options>` (load generator),
- * `ingest.ts baseline <port> <redis url> <key>` (baseline server).
+ * The load generator is ingest-load.ts; this file, run as `ingest.ts baseline <port> <redis url> <key>`,
+ * is also the baseline server.
  */
 import { ChildProcess, execSync, spawn } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { Agent, createServer, request as httpRequest } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
@@ -31,7 +31,6 @@ import { Client } from 'pg';
 import {
   benchDatabase,
   deleteKeys,
-  EXCEPTION_FIXTURE,
   freePort,
   processCpuMs,
   procStatus,
@@ -40,8 +39,8 @@ import {
   stop,
 } from './support';
 import { compareInboundFilters } from './ingest-filters';
+import { load, LoadOptions, LoadResult } from './ingest-load';
 
-const FIXTURE = EXCEPTION_FIXTURE;
 /**
  * The checkout whose build (dist/) the server runs from: another worktree's, to compare two versions
  * of the server with the same load generator and baseline (its dist/ is built already).
@@ -53,153 +52,6 @@ const OPEN_RATE = Number(process.env.BENCH_OPEN_RATE ?? 1000);
 const BURST_CONNECTIONS = Number(process.env.BENCH_BURST_CONNECTIONS ?? 32);
 const BURST_S = Number(process.env.BENCH_BURST_S ?? 12);
 const RUN_ID = randomUUID().slice(0, 8);
-
-// ---------------------------------------------------------------------------------------------
-// Load generator (child process)
-
-export interface LoadOptions {
-  url: string;
-  mode: 'closed' | 'open';
-  connections: number;
-  durationS: number;
-  rate?: number;
-  headers: Record<string, string>;
-  warmupS: number;
-  /** Another envelope to send than the exception fixture (its event id is varied the same way). */
-  fixture?: string;
-}
-
-export interface LoadResult {
-  mode: 'closed' | 'open';
-  durationS: number;
-  requests: number;
-  /** Answered during the warm-up, not in the figures. */
-  warmupRequests: number;
-  ok: number;
-  errors: number;
-  statuses: Record<string, number>;
-  rps: number;
-  latencyMs: { p50: number; p90: number; p99: number; max: number };
-}
-
-/** The fixture split around its event id, so each request gets a new id without re-encoding. */
-function envelopeFactory(fixture = FIXTURE): () => Buffer {
-  const text = readFileSync(fixture, 'utf8');
-  const original = JSON.parse(text.split('\n')[0]).event_id as string;
-  const at = text.indexOf(original);
-  const before = Buffer.from(text.slice(0, at));
-  const after = Buffer.from(text.slice(at + original.length));
-  const prefix = randomBytes(8).toString('hex');
-  let counter = 0;
-  return () =>
-    Buffer.concat([before, Buffer.from(prefix + (counter++).toString(16).padStart(16, '0')), after]);
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-
-async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  const next = envelopeFactory(options.fixture);
-  const agent = new Agent({
-    keepAlive: true,
-    maxSockets: options.connections,
-    maxFreeSockets: options.connections,
-  });
-  const url = new URL(options.url);
-  const statuses: Record<string, number> = {};
-  const latencies: number[] = [];
-  let ok = 0;
-  let errors = 0;
-  let warmupRequests = 0;
-  let measuring = false;
-
-  const send = (scheduledAt: number) =>
-    new Promise<void>((resolve) => {
-      const body = next();
-      const request = httpRequest(
-        {
-          agent,
-          host: url.hostname,
-          port: url.port,
-          path: url.pathname + url.search,
-          method: 'POST',
-          headers: { ...options.headers, 'Content-Length': String(body.length) },
-        },
-        (response) => {
-          response.resume();
-          response.on('end', () => {
-            if (measuring) {
-              latencies.push(performance.now() - scheduledAt);
-              statuses[response.statusCode ?? 0] = (statuses[response.statusCode ?? 0] ?? 0) + 1;
-              if (response.statusCode === 200) ok++;
-              else errors++;
-            } else warmupRequests++;
-            resolve();
-          });
-        },
-      );
-      request.on('error', () => {
-        if (measuring) errors++;
-        else warmupRequests++;
-        resolve();
-      });
-      request.end(body);
-    });
-
-  const runFor = async (seconds: number) => {
-    const end = performance.now() + seconds * 1000;
-    if (options.mode === 'closed') {
-      await Promise.all(
-        Array.from({ length: options.connections }, async () => {
-          while (performance.now() < end) await send(performance.now());
-        }),
-      );
-      return;
-    }
-    // Open loop: requests leave on a fixed schedule whatever the responses do.
-    const interval = 1000 / (options.rate ?? 1000);
-    const inFlight: Promise<void>[] = [];
-    const start = performance.now();
-    let sent = 0;
-    while (performance.now() < end) {
-      const due = Math.floor((performance.now() - start) / interval);
-      while (sent < due) {
-        inFlight.push(send(start + sent * interval));
-        sent++;
-      }
-      await new Promise((resolve) => setImmediate(resolve));
-      if (inFlight.length > 10_000) void Promise.all(inFlight.splice(0, 5_000));
-    }
-    await Promise.all(inFlight);
-  };
-
-  if (options.warmupS > 0) await runFor(options.warmupS);
-  measuring = true;
-  const started = performance.now();
-  await runFor(options.durationS);
-  const elapsed = (performance.now() - started) / 1000;
-  agent.destroy();
-  latencies.sort((a, b) => a - b);
-  const round = (n: number) => Math.round(n * 100) / 100;
-  return {
-    mode: options.mode,
-    durationS: round(elapsed),
-    requests: ok + errors,
-    warmupRequests,
-    ok,
-    errors,
-    statuses,
-    rps: Math.round(ok / elapsed),
-    latencyMs: {
-      p50: round(percentile(latencies, 50)),
-      p90: round(percentile(latencies, 90)),
-      p99: round(percentile(latencies, 99)),
-      max: round(latencies[latencies.length - 1] ?? NaN),
-    },
-  };
-}
 
 // ---------------------------------------------------------------------------------------------
 // Baseline server (child process): the floor of "HTTP in, one Redis write, HTTP out" in Node.
@@ -233,18 +85,6 @@ function tsChild(args: string[], options: { ipc?: boolean } = {}): ChildProcess 
   return spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', __filename, ...args], {
     cwd: ROOT,
     stdio: options.ipc ? ['ignore', 'pipe', 'inherit', 'ipc'] : ['ignore', 'pipe', 'inherit'],
-  });
-}
-
-function load(options: LoadOptions): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    const child = tsChild(['load', JSON.stringify(options)]);
-    let output = '';
-    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('exit', (code) => {
-      if (code !== 0) return reject(new Error(`load generator exited with ${code}`));
-      resolve(JSON.parse(output.trim().split('\n').pop()!) as LoadResult);
-    });
   });
 }
 
@@ -489,18 +329,7 @@ async function orchestrate(): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 
 const [mode, ...args] = process.argv.slice(2);
-if (mode === 'load') {
-  runLoad(JSON.parse(args[0]) as LoadOptions).then(
-    (result) => {
-      process.stdout.write(`${JSON.stringify(result)}\n`);
-      process.exit(0);
-    },
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
-} else if (mode === 'baseline') {
+if (mode === 'baseline') {
   runBaseline(Number(args[0]), args[1], args[2]);
 } else if (mode === 'filters') {
   compareInboundFilters(load).then(
