@@ -13,6 +13,7 @@ import { DigestProcessor } from './digest.processor';
 import { DigestService } from './digest.service';
 import { FailedDigestSweeper } from './failed-digest-sweeper';
 import { DatabaseWriteProbe } from '../database/database-write-probe';
+import { EventBatchWriter } from './event-batch-writer';
 import { IssueStoreService } from './issue-store.service';
 import { FeedbackDataModule } from '../feedback/feedback-data.module';
 import { PrivacyWorkerModule } from '../privacy/privacy-worker.module';
@@ -38,6 +39,7 @@ import { OutcomesDataModule } from '../outcomes/outcomes-data.module';
   providers: [
     DigestProcessor,
     DigestService,
+    EventBatchWriter,
     IssueStoreService,
     RollupFolder,
     WorkerHeartbeat,
