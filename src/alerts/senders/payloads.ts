@@ -1,10 +1,19 @@
 import { createHmac } from 'node:crypto';
 import { alertTitle, AlertNotification } from '../alert-notification';
+import {
+  AlertMessage,
+  ChatPayload,
+  escapeMrkdwn,
+  MAX_SUBJECT_LENGTH,
+  messageChatPayload,
+  messageEmailHtml,
+  messageEmailText,
+  truncate,
+} from './alert-message';
 
 /** Pure builders of what each channel type sends; the senders only transport them. */
 
 export const USER_AGENT = 'error-tracker';
-export const MAX_SUBJECT_LENGTH = 200;
 
 export interface WebhookPayload {
   alert_type: AlertNotification['alertType'];
@@ -68,12 +77,6 @@ const PROTOCOL_HEADERS = new Set([
   'x-signature-256',
 ]);
 
-/** One line, at most `max` characters, ending in an ellipsis when cut. */
-export function truncate(text: string, max: number): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
-}
-
 /**
  * `SHORT-1: TypeError: message`. A monitor's issue adds its culprit, the latest failure in words
  * (`nightly-backup missed a check-in: …`), since the reason is what its alert is about.
@@ -115,95 +118,42 @@ function intro(notification: AlertNotification): string {
     : `${alertTitle(notification.alertType)} in ${notification.project.name}.`;
 }
 
-export function emailText(notification: AlertNotification): string {
-  const lines = [intro(notification), ''];
-  for (const [label, value] of facts(notification)) lines.push(`${label}: ${value}`);
-  lines.push('', `View the issue: ${notification.url}`, '', '-- ', 'Sent by error-tracker');
-  return lines.join('\n');
+/** An issue alert in the parts every alert message is made of. */
+function issueMessage(notification: AlertNotification): AlertMessage {
+  const { issue, project } = notification;
+  const title = alertTitle(notification.alertType);
+  const headline = issueHeadline(notification);
+  return {
+    intro: intro(notification),
+    headline,
+    facts: facts(notification),
+    url: notification.url,
+    linkLabel: 'View the issue',
+    chat: {
+      summary: `${title} in ${project.name}: ${truncate(headline, 150)}`,
+      lead:
+        notification.alertType === 'test'
+          ? '_This is a test notification: the channel is configured correctly._'
+          : `${escapeMrkdwn(title)} in *${escapeMrkdwn(project.name)}*`,
+      fields: [
+        ['Project', project.name],
+        ['State', issue.state],
+        ['Events', String(issue.event_count)],
+        ['Level', issue.level],
+      ],
+      context: `First seen ${issue.first_seen} · Last seen ${issue.last_seen}`,
+    },
+  };
 }
 
-export function escapeHtml(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
+export function emailText(notification: AlertNotification): string {
+  return messageEmailText(issueMessage(notification));
 }
 
 export function emailHtml(notification: AlertNotification): string {
-  const rows = facts(notification)
-    .map(
-      ([label, value]) =>
-        `<tr><th align="left" style="padding:2px 12px 2px 0">${escapeHtml(label)}</th>` +
-        `<td style="padding:2px 0">${escapeHtml(value)}</td></tr>`,
-    )
-    .join('\n');
-  const url = escapeHtml(notification.url);
-  return [
-    '<!doctype html>',
-    '<html><body style="font-family:sans-serif">',
-    `<p>${escapeHtml(intro(notification))}</p>`,
-    `<h2 style="font-size:16px">${escapeHtml(issueHeadline(notification))}</h2>`,
-    `<table>\n${rows}\n</table>`,
-    `<p><a href="${url}">View the issue</a></p>`,
-    '<p style="color:#888">Sent by error-tracker</p>',
-    '</body></html>',
-  ].join('\n');
+  return messageEmailHtml(issueMessage(notification));
 }
 
-/** Slack mrkdwn treats `&`, `<` and `>` as control characters. */
-export function escapeMrkdwn(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-export interface ChatPayload {
-  text: string;
-  blocks: Array<Record<string, unknown>>;
-}
-
-/**
- * Slack-compatible incoming-webhook message. `text` is a complete line with a bare link: it is all
- * that Mattermost, Rocket.Chat and Discord's `/slack` endpoints need to render, and it is Slack's
- * notification fallback. `blocks` is the richer Slack layout.
- */
 export function chatPayload(notification: AlertNotification): ChatPayload {
-  const { issue, project } = notification;
-  const title = alertTitle(notification.alertType);
-  const headline = truncate(issueHeadline(notification), 150);
-  const text = `${title} in ${project.name}: ${headline} ${notification.url}`;
-  const lead =
-    notification.alertType === 'test'
-      ? '_This is a test notification: the channel is configured correctly._'
-      : `${escapeMrkdwn(title)} in *${escapeMrkdwn(project.name)}*`;
-  return {
-    text,
-    blocks: [
-      {
-        type: 'section',
-        text: {
-          type: 'mrkdwn',
-          text: `*<${notification.url}|${escapeMrkdwn(headline)}>*\n${lead}`,
-        },
-      },
-      {
-        type: 'section',
-        fields: [
-          { type: 'mrkdwn', text: `*Project*\n${escapeMrkdwn(project.name)}` },
-          { type: 'mrkdwn', text: `*State*\n${escapeMrkdwn(issue.state)}` },
-          { type: 'mrkdwn', text: `*Events*\n${issue.event_count}` },
-          { type: 'mrkdwn', text: `*Level*\n${escapeMrkdwn(issue.level)}` },
-        ],
-      },
-      {
-        type: 'context',
-        elements: [
-          {
-            type: 'mrkdwn',
-            text: `First seen ${issue.first_seen} · Last seen ${issue.last_seen}`,
-          },
-        ],
-      },
-    ],
-  };
+  return messageChatPayload(issueMessage(notification));
 }

@@ -4,7 +4,16 @@
  * alerts keep their own formats (payloads.ts).
  */
 import { alertTitle, ReleaseHealthNotification } from '../alert-notification';
-import { ChatPayload, escapeHtml, escapeMrkdwn, MAX_SUBJECT_LENGTH, truncate } from './payloads';
+import {
+  AlertMessage,
+  ChatPayload,
+  escapeMrkdwn,
+  MAX_SUBJECT_LENGTH,
+  messageChatPayload,
+  messageEmailHtml,
+  messageEmailText,
+  truncate,
+} from './alert-message';
 
 export interface ReleaseHealthWebhookPayload {
   alert_type: 'release_health';
@@ -75,66 +84,40 @@ export function releaseHealthEmailSubject(notification: ReleaseHealthNotificatio
   return truncate(`[${notification.project.name}] ${releaseHeadline(notification)}`, MAX_SUBJECT_LENGTH);
 }
 
+/** A release health alert in the parts every alert message is made of. */
+function releaseHealthMessage(notification: ReleaseHealthNotification): AlertMessage {
+  const { release, project } = notification;
+  const title = alertTitle(notification.alertType);
+  const headline = releaseHeadline(notification);
+  return {
+    intro: intro(notification),
+    headline,
+    facts: facts(notification),
+    url: notification.url,
+    linkLabel: 'View the release',
+    chat: {
+      summary: `${title} in ${project.name}: ${truncate(headline, 150)} (${environmentsText(notification)})`,
+      lead: `${escapeMrkdwn(title)} in *${escapeMrkdwn(project.name)}*`,
+      fields: [
+        ['Release', release.version],
+        [METRIC_LABELS[release.metric], formatPercent(release.value)],
+        ['Threshold', formatPercent(release.threshold)],
+        ['Environments', environmentsText(notification)],
+      ],
+      context: `${release.sessions} sessions · ${release.users} users over ${windowText(release.window_hours)}`,
+    },
+  };
+}
+
 export function releaseHealthEmailText(notification: ReleaseHealthNotification): string {
-  const lines = [intro(notification), ''];
-  for (const [label, value] of facts(notification)) lines.push(`${label}: ${value}`);
-  lines.push('', `View the release: ${notification.url}`, '', '-- ', 'Sent by error-tracker');
-  return lines.join('\n');
+  return messageEmailText(releaseHealthMessage(notification));
 }
 
 export function releaseHealthEmailHtml(notification: ReleaseHealthNotification): string {
-  const rows = facts(notification)
-    .map(
-      ([label, value]) =>
-        `<tr><th align="left" style="padding:2px 12px 2px 0">${escapeHtml(label)}</th>` +
-        `<td style="padding:2px 0">${escapeHtml(value)}</td></tr>`,
-    )
-    .join('\n');
-  return [
-    '<!doctype html>',
-    '<html><body style="font-family:sans-serif">',
-    `<p>${escapeHtml(intro(notification))}</p>`,
-    `<h2 style="font-size:16px">${escapeHtml(releaseHeadline(notification))}</h2>`,
-    `<table>\n${rows}\n</table>`,
-    `<p><a href="${escapeHtml(notification.url)}">View the release</a></p>`,
-    '<p style="color:#888">Sent by error-tracker</p>',
-    '</body></html>',
-  ].join('\n');
+  return messageEmailHtml(releaseHealthMessage(notification));
 }
 
 /** The same Slack-compatible shape as issue alerts: a complete `text` line, and richer `blocks`. */
 export function releaseHealthChatPayload(notification: ReleaseHealthNotification): ChatPayload {
-  const { release, project } = notification;
-  const title = alertTitle(notification.alertType);
-  const headline = truncate(releaseHeadline(notification), 150);
-  return {
-    text: `${title} in ${project.name}: ${headline} (${environmentsText(notification)}) ${notification.url}`,
-    blocks: [
-      {
-        type: 'section',
-        text: {
-          type: 'mrkdwn',
-          text: `*<${notification.url}|${escapeMrkdwn(headline)}>*\n${escapeMrkdwn(title)} in *${escapeMrkdwn(project.name)}*`,
-        },
-      },
-      {
-        type: 'section',
-        fields: [
-          { type: 'mrkdwn', text: `*Release*\n${escapeMrkdwn(release.version)}` },
-          { type: 'mrkdwn', text: `*${METRIC_LABELS[release.metric]}*\n${formatPercent(release.value)}` },
-          { type: 'mrkdwn', text: `*Threshold*\n${formatPercent(release.threshold)}` },
-          { type: 'mrkdwn', text: `*Environments*\n${escapeMrkdwn(environmentsText(notification))}` },
-        ],
-      },
-      {
-        type: 'context',
-        elements: [
-          {
-            type: 'mrkdwn',
-            text: `${release.sessions} sessions · ${release.users} users over ${windowText(release.window_hours)}`,
-          },
-        ],
-      },
-    ],
-  };
+  return messageChatPayload(releaseHealthMessage(notification));
 }

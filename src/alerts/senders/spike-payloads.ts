@@ -3,7 +3,16 @@
  * protection engaged, its limit and the events dropped so far, with a link to the project's quotas.
  */
 import { alertTitle, SpikeNotification } from '../alert-notification';
-import { ChatPayload, escapeHtml, escapeMrkdwn, MAX_SUBJECT_LENGTH, truncate } from './payloads';
+import {
+  AlertMessage,
+  ChatPayload,
+  escapeMrkdwn,
+  MAX_SUBJECT_LENGTH,
+  messageChatPayload,
+  messageEmailHtml,
+  messageEmailText,
+  truncate,
+} from './alert-message';
 
 export interface SpikeWebhookPayload {
   alert_type: 'spike_protection';
@@ -47,54 +56,36 @@ export function spikeEmailSubject(notification: SpikeNotification): string {
   return truncate(`[${notification.project.name}] ${headline(notification)}`, MAX_SUBJECT_LENGTH);
 }
 
+/** A spike protection alert in the parts every alert message is made of. */
+function spikeMessage(notification: SpikeNotification): AlertMessage {
+  const { spike, project } = notification;
+  const title = alertTitle(notification.alertType);
+  return {
+    intro: `${title} alert in ${project.name}.`,
+    headline: headline(notification),
+    facts: facts(notification),
+    url: notification.url,
+    linkLabel: 'Quotas and spike protection',
+    chat: {
+      summary: `${title} in ${project.name}: ${headline(notification)}`,
+      lead: `${escapeMrkdwn(title)} in *${escapeMrkdwn(project.name)}*`,
+      fields: [
+        ['Limit', `${spike.limit_per_hour} events per hour`],
+        ['Dropped so far', String(spike.dropped)],
+      ],
+    },
+  };
+}
+
 export function spikeEmailText(notification: SpikeNotification): string {
-  const lines = [`${alertTitle(notification.alertType)} alert in ${notification.project.name}.`, ''];
-  for (const [label, value] of facts(notification)) lines.push(`${label}: ${value}`);
-  lines.push('', `Quotas and spike protection: ${notification.url}`, '', '-- ', 'Sent by error-tracker');
-  return lines.join('\n');
+  return messageEmailText(spikeMessage(notification));
 }
 
 export function spikeEmailHtml(notification: SpikeNotification): string {
-  const rows = facts(notification)
-    .map(
-      ([label, value]) =>
-        `<tr><th align="left" style="padding:2px 12px 2px 0">${escapeHtml(label)}</th>` +
-        `<td style="padding:2px 0">${escapeHtml(value)}</td></tr>`,
-    )
-    .join('\n');
-  return [
-    '<!doctype html>',
-    '<html><body style="font-family:sans-serif">',
-    `<p>${escapeHtml(`${alertTitle(notification.alertType)} alert in ${notification.project.name}.`)}</p>`,
-    `<h2 style="font-size:16px">${escapeHtml(headline(notification))}</h2>`,
-    `<table>\n${rows}\n</table>`,
-    `<p><a href="${escapeHtml(notification.url)}">Quotas and spike protection</a></p>`,
-    '<p style="color:#888">Sent by error-tracker</p>',
-    '</body></html>',
-  ].join('\n');
+  return messageEmailHtml(spikeMessage(notification));
 }
 
 /** The same Slack-compatible shape as the other alerts: a complete `text` line, and `blocks`. */
 export function spikeChatPayload(notification: SpikeNotification): ChatPayload {
-  const { spike, project } = notification;
-  const title = alertTitle(notification.alertType);
-  return {
-    text: `${title} in ${project.name}: ${headline(notification)} ${notification.url}`,
-    blocks: [
-      {
-        type: 'section',
-        text: {
-          type: 'mrkdwn',
-          text: `*<${notification.url}|${escapeMrkdwn(headline(notification))}>*\n${escapeMrkdwn(title)} in *${escapeMrkdwn(project.name)}*`,
-        },
-      },
-      {
-        type: 'section',
-        fields: [
-          { type: 'mrkdwn', text: `*Limit*\n${spike.limit_per_hour} events per hour` },
-          { type: 'mrkdwn', text: `*Dropped so far*\n${spike.dropped}` },
-        ],
-      },
-    ],
-  };
+  return messageChatPayload(spikeMessage(notification));
 }
