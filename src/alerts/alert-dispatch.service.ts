@@ -32,6 +32,24 @@ export function deliveryJobId(idempotencyKey: string): string {
 }
 
 /**
+ * The delivery jobs of alert history rows, for the alerts queue's addBulk: one per row, its id
+ * derived from the row's idempotency key, so that a job still queued is not added twice.
+ */
+export function deliveryJobs(rows: { id: number; idempotencyKey: string }[], retryBaseDelayMs: number) {
+  return rows.map((row) => ({
+    name: AlertJobName.Deliver,
+    data: { historyId: row.id } satisfies AlertDeliveryJob,
+    opts: {
+      jobId: deliveryJobId(row.idempotencyKey),
+      attempts: DELIVERY_ATTEMPTS,
+      backoff: { type: 'exponential', delay: retryBaseDelayMs },
+      removeOnComplete: 1_000,
+      removeOnFail: 5_000,
+    },
+  }));
+}
+
+/**
  * Same trigger job, rule and channel → same key. A trigger job that runs twice (BullMQ is
  * at-least-once) finds its rows by this key instead of creating (and sending) new ones; receivers
  * get it as `X-Idempotency-Key`.
@@ -99,7 +117,7 @@ export class AlertDispatchService {
     }
     const rules = await this.rules.listEnabled(trigger.projectId, trigger.alertType);
     let environment: string | null | undefined;
-    const toDeliver: Array<{ id: number; key: string }> = [];
+    const toDeliver: Array<{ id: number; idempotencyKey: string }> = [];
     const assigned = issue.assigneeUserId !== null || issue.assigneeTeamId !== null;
     for (const rule of rules) {
       const targets: DeliveryTarget[] = (rule.channels ?? [])
@@ -124,7 +142,7 @@ export class AlertDispatchService {
       if (!conditionsMatch(conditions, facts)) continue;
       const rows = await this.recordRule(trigger, triggerJobId, rule, targets);
       for (const row of rows) {
-        if (row.status === 'pending') toDeliver.push({ id: row.id, key: row.idempotencyKey });
+        if (row.status === 'pending') toDeliver.push({ id: row.id, idempotencyKey: row.idempotencyKey });
         if (row.status === 'skipped') result.skipped++;
       }
     }
@@ -132,19 +150,7 @@ export class AlertDispatchService {
     if (toDeliver.length > 0) {
       // Rows exist before their jobs: a crash in between leaves `pending` rows, which the retried
       // trigger job finds by key and queues again. A job id that is still queued is not added twice.
-      await this.queue.addBulk(
-        toDeliver.map(({ id, key }) => ({
-          name: AlertJobName.Deliver,
-          data: { historyId: id } satisfies AlertDeliveryJob,
-          opts: {
-            jobId: deliveryJobId(key),
-            attempts: DELIVERY_ATTEMPTS,
-            backoff: { type: 'exponential', delay: this.config.ALERTS_RETRY_BASE_DELAY_MS },
-            removeOnComplete: 1_000,
-            removeOnFail: 5_000,
-          },
-        })),
-      );
+      await this.queue.addBulk(deliveryJobs(toDeliver, this.config.ALERTS_RETRY_BASE_DELAY_MS));
     }
     return result;
   }

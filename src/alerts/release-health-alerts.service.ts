@@ -5,7 +5,6 @@ import { randomUUID } from 'node:crypto';
 import { QueueName } from '../common/queues';
 import { RepeatedLog } from '../common/repeated-log';
 import { AppConfig } from '../config/app-config';
-import { AlertJobName } from '../issues/transitions/alert-trigger';
 import { ReleaseHealthRepository } from '../releases/health/release-health.repository';
 import type { AlertHistoryEntry, ReleaseBreach } from '../rules/alert-history.entity';
 import { AlertHistoryRepository } from '../rules/alert-history.repository';
@@ -13,7 +12,7 @@ import type { AlertRule } from '../rules/alert-rule.entity';
 import { parseReleaseHealthConditions } from '../rules/release-health-conditions';
 import { ReleaseHealthAlertStatesRepository } from '../rules/release-health-alert-states.repository';
 import { RulesRepository } from '../rules/rules.repository';
-import { AlertDeliveryJob, DELIVERY_ATTEMPTS, deliveryJobId, idempotencyKey } from './alert-dispatch.service';
+import { deliveryJobs, idempotencyKey } from './alert-dispatch.service';
 import { alertWindow, judgeReleases } from './release-health-judge';
 
 /** When the evaluation runs: once a minute for the installation (the alerts queue's job scheduler). */
@@ -176,19 +175,7 @@ export class ReleaseHealthAlertsService {
 
   private async queueDeliveries(rows: AlertHistoryEntry[]): Promise<number> {
     if (rows.length === 0) return 0;
-    await this.queue.addBulk(
-      rows.map((row) => ({
-        name: AlertJobName.Deliver,
-        data: { historyId: row.id } satisfies AlertDeliveryJob,
-        opts: {
-          jobId: deliveryJobId(row.idempotencyKey),
-          attempts: DELIVERY_ATTEMPTS,
-          backoff: { type: 'exponential', delay: this.config.ALERTS_RETRY_BASE_DELAY_MS },
-          removeOnComplete: 1_000,
-          removeOnFail: 5_000,
-        },
-      })),
-    );
+    await this.queue.addBulk(deliveryJobs(rows, this.config.ALERTS_RETRY_BASE_DELAY_MS));
     return rows.length;
   }
 }

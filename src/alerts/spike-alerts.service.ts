@@ -7,12 +7,11 @@ import { Clock } from '../common/clock';
 import { QueueName } from '../common/queues';
 import { RepeatedLog } from '../common/repeated-log';
 import { AppConfig } from '../config/app-config';
-import { AlertJobName } from '../issues/transitions/alert-trigger';
 import { QuotaLimitsService, NewSpike } from '../privacy/quotas/quota-limits.service';
 import type { AlertHistoryEntry } from '../rules/alert-history.entity';
 import { AlertHistoryRepository } from '../rules/alert-history.repository';
 import { RulesRepository } from '../rules/rules.repository';
-import { AlertDeliveryJob, DELIVERY_ATTEMPTS, deliveryJobId, idempotencyKey } from './alert-dispatch.service';
+import { deliveryJobs, idempotencyKey } from './alert-dispatch.service';
 
 /** Once a minute for the installation (the alerts queue's job scheduler). */
 export const SPIKE_CHECK_EVERY_MS = 60_000;
@@ -97,18 +96,6 @@ export class SpikeAlertsService {
   }
 
   private async queueDeliveries(rows: AlertHistoryEntry[]): Promise<void> {
-    await this.queue.addBulk(
-      rows.map((row) => ({
-        name: AlertJobName.Deliver,
-        data: { historyId: row.id } satisfies AlertDeliveryJob,
-        opts: {
-          jobId: deliveryJobId(row.idempotencyKey),
-          attempts: DELIVERY_ATTEMPTS,
-          backoff: { type: 'exponential', delay: this.config.ALERTS_RETRY_BASE_DELAY_MS },
-          removeOnComplete: 1_000,
-          removeOnFail: 5_000,
-        },
-      })),
-    );
+    await this.queue.addBulk(deliveryJobs(rows, this.config.ALERTS_RETRY_BASE_DELAY_MS));
   }
 }

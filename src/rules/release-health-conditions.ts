@@ -4,7 +4,7 @@
  * sessions there", optionally only counting sessions of some environments. Checked when the rule is
  * saved; the alert engine reads them back with parseReleaseHealthConditions.
  */
-import { RuleConditionsError } from './rule-conditions';
+import { parseEnvironments, RuleConditionsError } from './rule-conditions';
 
 export const RELEASE_HEALTH_METRICS = ['crash_free_sessions', 'crash_free_users'] as const;
 export type ReleaseHealthMetric = (typeof RELEASE_HEALTH_METRICS)[number];
@@ -12,8 +12,6 @@ export type ReleaseHealthMetric = (typeof RELEASE_HEALTH_METRICS)[number];
 /** A week: the longest window the hourly rows are read over for an alert. */
 export const MAX_WINDOW_HOURS = 168;
 const MAX_MIN_SESSIONS = 1_000_000_000;
-const MAX_ENVIRONMENTS = 100;
-const MAX_ENVIRONMENT_LENGTH = 200;
 const KEYS = ['metric', 'threshold', 'window_hours', 'min_sessions', 'environments'];
 
 export interface ReleaseHealthConditions {
@@ -70,22 +68,8 @@ export function validateReleaseHealthConditions(raw: unknown): ReleaseHealthCond
     window_hours: input.window_hours,
     min_sessions: input.min_sessions,
   };
-  if (input.environments !== undefined && input.environments !== null) {
-    const environments = input.environments;
-    if (
-      !Array.isArray(environments) ||
-      environments.length > MAX_ENVIRONMENTS ||
-      !environments.every(
-        (env) => typeof env === 'string' && env.trim() !== '' && env.length <= MAX_ENVIRONMENT_LENGTH,
-      )
-    ) {
-      throw new RuleConditionsError(
-        `conditions.environments must be a list of at most ${MAX_ENVIRONMENTS} non-empty strings`,
-      );
-    }
-    const unique = [...new Set((environments as string[]).map((env) => env.trim()))];
-    if (unique.length > 0) result.environments = unique;
-  }
+  const environments = parseEnvironments(input.environments);
+  if (environments !== undefined) result.environments = environments;
   return result;
 }
 

@@ -41,22 +41,8 @@ export function validateRuleConditions(raw: unknown, forMonitors = false): RuleC
     throw new RuleConditionsError(`conditions.${unknownKey} is not supported (allowed: ${keys.join(', ')})`);
   }
   const result: RuleConditions = {};
-  if (input.environments !== undefined && input.environments !== null) {
-    const environments = input.environments;
-    if (
-      !Array.isArray(environments) ||
-      environments.length > MAX_ENVIRONMENTS ||
-      !environments.every(
-        (env) => typeof env === 'string' && env.trim() !== '' && env.length <= MAX_ENVIRONMENT_LENGTH,
-      )
-    ) {
-      throw new RuleConditionsError(
-        `conditions.environments must be a list of at most ${MAX_ENVIRONMENTS} non-empty strings`,
-      );
-    }
-    const unique = [...new Set((environments as string[]).map((env) => env.trim()))];
-    if (unique.length > 0) result.environments = unique;
-  }
+  const environments = parseEnvironments(input.environments);
+  if (environments !== undefined) result.environments = environments;
   if (input.min_level !== undefined && input.min_level !== null) {
     if (
       typeof input.min_level !== 'string' ||
@@ -82,4 +68,23 @@ export function validateRuleConditions(raw: unknown, forMonitors = false): RuleC
     if (unique.length > 0) result.monitor_kinds = unique;
   }
   return result;
+}
+
+/**
+ * A rule's `environments` condition: absent, null or an empty list is every environment
+ * (undefined); otherwise the names trimmed, each once.
+ */
+export function parseEnvironments(raw: unknown): string[] | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (
+    !Array.isArray(raw) ||
+    raw.length > MAX_ENVIRONMENTS ||
+    !raw.every((env) => typeof env === 'string' && env.trim() !== '' && env.length <= MAX_ENVIRONMENT_LENGTH)
+  ) {
+    throw new RuleConditionsError(
+      `conditions.environments must be a list of at most ${MAX_ENVIRONMENTS} non-empty strings`,
+    );
+  }
+  const unique = [...new Set((raw as string[]).map((env) => env.trim()))];
+  return unique.length > 0 ? unique : undefined;
 }
