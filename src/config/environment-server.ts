@@ -189,6 +189,17 @@ export class ServerEnvironment {
     section: 'ingest',
     secret: false,
     description:
+      'New releases that sessions may add to a project per UTC hour (a release is made when sessions first name it). Sessions of releases past it are dropped at the fold and counted as `rate_limited` outcomes of category `session`, reason `release_limit`; sessions of releases the project already has are never refused. `0` disables the limit. See [Release health](release-health.md#limits-on-what-sessions-keep).',
+  })
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  MAX_NEW_RELEASES_FROM_SESSIONS_PER_HOUR = 100;
+
+  @Describe({
+    section: 'ingest',
+    secret: false,
+    description:
       'Spike protection: a project may send this many times its average hourly volume of the last 7 days in one UTC hour before its events are dropped with 429 (reason `spike_protection`). See [Data protection](data-protection.md#quotas-and-spike-protection).',
   })
   @Transform(toInt)
