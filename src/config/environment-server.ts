@@ -263,12 +263,12 @@ export class ServerEnvironment {
     section: 'attachments',
     secret: false,
     description:
-      'Bytes of attachments one project may have stored at once; an envelope that would pass it is refused with 413 until retention (or deleting events) makes room. `0`: no quota.',
+      'Bytes of attachments one project may have stored at once (1 GiB by default); an envelope that would pass it is refused with 413 until retention (or deleting events) makes room. Envelopes arriving together cannot pass it: each reserves its bytes as they arrive. `0`: no quota.',
   })
   @Transform(toInt)
   @IsInt()
   @Min(0)
-  ATTACHMENT_QUOTA_BYTES_PER_PROJECT = 0;
+  ATTACHMENT_QUOTA_BYTES_PER_PROJECT = 1024 * 1024 * 1024;
 
   @Describe({
     section: 'attachments',
