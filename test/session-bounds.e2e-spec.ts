@@ -1,13 +1,14 @@
 /**
  * What sessions sent with a public DSN can make the server keep: the releases they create (capped
  * per project and hour, the sessions past the cap counted as outcomes) and the per-session state
- * in Redis (capped per project and hour). Sent through the real HTTP ingest, folded by the real
+ * in Redis (at most a number of new sessions per project and hour, each for a day). Sent through the real HTTP ingest, folded by the real
  * fold into PostgreSQL, read back through the API and from Redis.
  */
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { OutcomeFolder } from '../src/outcomes/outcome-folder';
 import { SessionFolder } from '../src/releases/health/session-folder';
+import { REDIS, RedisClient } from '../src/redis/redis.module';
 import { startTestApp, TestApp } from './helpers/app';
 import { newSid, sessionEnvelope, sessionPayload, UpdateSpec } from './helpers/sessions';
 
@@ -124,5 +125,94 @@ describe('releases made from sessions', () => {
     await sendUpdates(t, other, [initUpdate('flood@0.0.0', started)]).expect(200);
     await t.app.get(SessionFolder).fold();
     expect(await releaseNames(db, other)).toEqual(['flood@0.0.0']);
+  });
+});
+
+describe('sessions tracked in Redis', () => {
+  let t: TestApp;
+  let db: DataSource;
+  let redis: RedisClient;
+
+  beforeAll(async () => {
+    t = await startTestApp({ MAX_TRACKED_SESSIONS_PER_HOUR: '5' });
+    db = t.app.get(DataSource);
+    redis = t.app.get<RedisClient>(REDIS);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  async function stateKeys(project: Project): Promise<string[]> {
+    const keys: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, found] = await redis.scan(
+        cursor,
+        'MATCH',
+        `${t.config.REDIS_PREFIX}:{sessions}:s:${project.id}:*`,
+        'COUNT',
+        1000,
+      );
+      keys.push(...found);
+      cursor = next;
+    } while (cursor !== '0');
+    return keys;
+  }
+
+  async function figures(project: Project) {
+    const [row]: { sessions: number; errored: number; crashed: number }[] = await db.query(
+      `SELECT coalesce(sum(sessions), 0)::int AS sessions, coalesce(sum(errored), 0)::int AS errored,
+              coalesce(sum(crashed), 0)::int AS crashed
+         FROM release_health_hourly WHERE project_id = $1`,
+      [project.id],
+    );
+    return row;
+  }
+
+  it('keeps the state of at most the hourly cap of new sessions per project, for a day; the others are counted without it', async () => {
+    const project = await createProject(t);
+    const now = Date.now();
+    const started = Math.max(hourOf(now), now - 60_000);
+    const release = 'app@1.0.0';
+    const inits = Array.from({ length: 20 }, () => initUpdate(release, started));
+    await sendUpdates(t, project, inits).expect(200);
+
+    const keys = await stateKeys(project);
+    expect(keys).toHaveLength(5);
+    for (const key of keys) {
+      // An open session is tracked until a day after the hour it started, not five.
+      const ttl = await redis.pttl(key);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(25 * HOUR);
+    }
+    await t.app.get(SessionFolder).fold();
+    // Every session is counted, tracked or not (by its init update, as Relay counts).
+    expect(await figures(project)).toEqual({ sessions: 20, errored: 0, crashed: 0 });
+
+    // An error in each: only a tracked session can be moved to errored (counted once); the update
+    // of an untracked one is dropped and counted as an outcome.
+    const errors = inits.map((u) => ({ ...u, init: false, timestamp: started + 1_000, errors: 1 }));
+    await sendUpdates(t, project, errors).expect(200);
+    await t.app.get(SessionFolder).fold();
+    expect(await figures(project)).toEqual({ sessions: 20, errored: 5, crashed: 0 });
+    expect(await sessionOutcomes(t, project)).toEqual(['rate_limited:untracked_session:15']);
+
+    // Each ends in a crash: an update that ends a session counts its final class, tracked or not.
+    const crashes = inits.map((u) => ({
+      ...u,
+      init: false,
+      timestamp: started + 2_000,
+      errors: 1,
+      status: 'crashed' as const,
+    }));
+    await sendUpdates(t, project, crashes).expect(200);
+    await t.app.get(SessionFolder).fold();
+    expect(await figures(project)).toEqual({ sessions: 20, errored: 0, crashed: 20 });
+    expect(await stateKeys(project)).toHaveLength(5);
+
+    // The cap is per project: another project tracks its own.
+    const other = await createProject(t);
+    await sendUpdates(t, other, [initUpdate(release, started)]).expect(200);
+    expect(await stateKeys(other)).toHaveLength(1);
   });
 });

@@ -200,6 +200,17 @@ export class ServerEnvironment {
     section: 'ingest',
     secret: false,
     description:
+      'New sessions per project per UTC hour whose state ingest keeps in Redis (about 140 bytes each, for a day after the hour the session started), so that their later updates move them to a worse class exactly once. Past it a session is counted without state, as Relay counts sessions: by its init update and the update that ends it; its other updates (errors of a session still open) are dropped and counted as `rate_limited` outcomes, reason `untracked_session`. Bounds the Redis memory of one project to about 25 times this many states. `0` disables the cap. See [Release health](release-health.md#limits-on-what-sessions-keep).',
+  })
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  MAX_TRACKED_SESSIONS_PER_HOUR = 20_000;
+
+  @Describe({
+    section: 'ingest',
+    secret: false,
+    description:
       'Spike protection: a project may send this many times its average hourly volume of the last 7 days in one UTC hour before its events are dropped with 429 (reason `spike_protection`). See [Data protection](data-protection.md#quotas-and-spike-protection).',
   })
   @Transform(toInt)
