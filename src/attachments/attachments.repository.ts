@@ -52,6 +52,9 @@ const COMMIT = `
    WHERE key = ANY($8::text[]) AND key NOT IN (SELECT blob_key FROM inserted)
   RETURNING key`;
 
+/** First key of the per-project advisory lock of the attachment quota (two-key form; the second is the project id). */
+const QUOTA_LOCK_SPACE = 0x4154;
+
 const COLUMNS = `id::text AS "id", project_id AS "projectId", event_id AS "eventId", name,
   content_type AS "contentType", attachment_type AS "attachmentType", size::float8 AS "size",
   sha256, blob_key AS "blobKey", received_at AS "receivedAt"`;
@@ -61,29 +64,44 @@ const COLUMNS = `id::text AS "id", project_id AS "projectId", event_id AS "event
 export class AttachmentsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** Records the event's files; returns the blob keys of those it already had (to delete). */
+  /**
+   * Records the event's files; returns the blob keys of those it already had (to delete). With a
+   * quota (bytes, 0: none), the project's stored bytes are summed and the files recorded under a
+   * transaction-scoped advisory lock of the project (a lock that stands alone, taken before the
+   * rows): envelopes committed at once take turns, so that together they cannot pass it. Over it,
+   * nothing is recorded and `overQuota` is set.
+   */
   async commit(
     projectId: number,
     eventId: string,
     files: NewAttachment[],
     receivedAt: Date,
-  ): Promise<string[]> {
-    const [rows] = (await this.dataSource.query(COMMIT, [
-      projectId,
-      eventId,
-      files.map((file) => file.name),
-      files.map((file) => file.contentType),
-      files.map((file) => file.attachmentType),
-      files.map((file) => file.size),
-      files.map((file) => file.sha256),
-      files.map((file) => file.blobKey),
-      receivedAt,
-    ])) as [{ key: string }[], number];
-    return rows.map((row) => row.key);
+    quotaBytes = 0,
+  ): Promise<{ duplicates: string[]; overQuota: boolean }> {
+    return this.dataSource.transaction(async (manager) => {
+      if (quotaBytes > 0) {
+        await manager.query('SELECT pg_advisory_xact_lock($1::int, $2::int)', [QUOTA_LOCK_SPACE, projectId]);
+        const stored = await this.storedBytes(projectId, manager);
+        const adding = files.reduce((sum, file) => sum + file.size, 0);
+        if (stored + adding > quotaBytes) return { duplicates: [], overQuota: true };
+      }
+      const [rows] = (await manager.query(COMMIT, [
+        projectId,
+        eventId,
+        files.map((file) => file.name),
+        files.map((file) => file.contentType),
+        files.map((file) => file.attachmentType),
+        files.map((file) => file.size),
+        files.map((file) => file.sha256),
+        files.map((file) => file.blobKey),
+        receivedAt,
+      ])) as [{ key: string }[], number];
+      return { duplicates: rows.map((row) => row.key), overQuota: false };
+    });
   }
 
-  async storedBytes(projectId: number): Promise<number> {
-    const [row]: { bytes: number }[] = await this.dataSource.query(
+  async storedBytes(projectId: number, manager: EntityManager = this.dataSource.manager): Promise<number> {
+    const [row]: { bytes: number }[] = await manager.query(
       'SELECT coalesce(sum(size), 0)::float8 AS bytes FROM attachments WHERE project_id = $1',
       [projectId],
     );
@@ -120,6 +138,23 @@ export class AttachmentsRepository {
             AND ($3::int[] IS NULL OR project_id <> ALL($3))
           LIMIT $4))`,
       [deletion.before, deletion.only ?? null, deletion.except ?? null, limit],
+    )) as [unknown, number];
+    return deleted;
+  }
+
+  /**
+   * Deletes up to `limit` files received in [from, before) whose event the project does not have
+   * (an event the digest refused or filtered, or files sent alone naming an event that never came);
+   * their blobs go to the pending list, by the table's trigger.
+   */
+  async deleteOrphans(from: Date, before: Date, limit: number): Promise<number> {
+    const [, deleted] = (await this.dataSource.query(
+      `DELETE FROM attachments WHERE id = ANY(ARRAY(
+         SELECT a.id FROM attachments a
+          WHERE a.received_at >= $1 AND a.received_at < $2
+            AND NOT EXISTS (SELECT 1 FROM events e WHERE e.id = a.event_id AND e.project_id = a.project_id)
+          LIMIT $3))`,
+      [from, before, limit],
     )) as [unknown, number];
     return deleted;
   }

@@ -189,6 +189,28 @@ export class ServerEnvironment {
     section: 'ingest',
     secret: false,
     description:
+      'New releases that sessions may add to a project per UTC hour (a release is made when sessions first name it). Sessions of releases past it are dropped at the fold and counted as `rate_limited` outcomes of category `session`, reason `release_limit`; sessions of releases the project already has are never refused. `0` disables the limit. See [Release health](release-health.md#limits-on-what-sessions-keep).',
+  })
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  MAX_NEW_RELEASES_FROM_SESSIONS_PER_HOUR = 100;
+
+  @Describe({
+    section: 'ingest',
+    secret: false,
+    description:
+      'New sessions per project per UTC hour whose state ingest keeps in Redis (about 140 bytes each, for a day after the hour the session started), so that their later updates move them to a worse class exactly once. Past it a session is counted without state, as Relay counts sessions: by its init update and the update that ends it; its other updates (errors of a session still open) are dropped and counted as `rate_limited` outcomes, reason `untracked_session`. Bounds the Redis memory of one project to about 25 times this many states. `0` disables the cap. See [Release health](release-health.md#limits-on-what-sessions-keep).',
+  })
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  MAX_TRACKED_SESSIONS_PER_HOUR = 20_000;
+
+  @Describe({
+    section: 'ingest',
+    secret: false,
+    description:
       'Spike protection: a project may send this many times its average hourly volume of the last 7 days in one UTC hour before its events are dropped with 429 (reason `spike_protection`). See [Data protection](data-protection.md#quotas-and-spike-protection).',
   })
   @Transform(toInt)
@@ -252,12 +274,12 @@ export class ServerEnvironment {
     section: 'attachments',
     secret: false,
     description:
-      'Bytes of attachments one project may have stored at once; an envelope that would pass it is refused with 413 until retention (or deleting events) makes room. `0`: no quota.',
+      'Bytes of attachments one project may have stored at once (1 GiB by default); an envelope that would pass it is refused with 413 until retention (or deleting events) makes room. Envelopes arriving together cannot pass it: each reserves its bytes as they arrive. `0`: no quota.',
   })
   @Transform(toInt)
   @IsInt()
   @Min(0)
-  ATTACHMENT_QUOTA_BYTES_PER_PROJECT = 0;
+  ATTACHMENT_QUOTA_BYTES_PER_PROJECT = 1024 * 1024 * 1024;
 
   @Describe({
     section: 'attachments',

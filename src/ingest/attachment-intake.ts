@@ -153,10 +153,7 @@ export class AttachmentIntake implements ItemStream {
         this.storedBytes !== undefined &&
         this.storedBytes + this.envelopeBytes > this.limits.projectQuotaBytes
       ) {
-        throw new EnvelopeError(
-          413,
-          `attachments would pass the project's quota of ${this.limits.projectQuotaBytes} bytes (ATTACHMENT_QUOTA_BYTES_PER_PROJECT)`,
-        );
+        throw this.overQuota();
       }
       await file.writer.write(bytes);
       this.hold(-bytes.length);
@@ -203,7 +200,16 @@ export class AttachmentIntake implements ItemStream {
         await this.abort();
         return;
       }
-      const duplicates = await this.attachments.commit(this.projectId, eventId, this.files, receivedAt);
+      const { duplicates, overQuota } = await this.attachments.commit(
+        this.projectId,
+        eventId,
+        this.files,
+        receivedAt,
+        this.limits.projectQuotaBytes,
+      );
+      // Envelopes that arrived together each passed the check made while streaming; the one made
+      // under the project's lock at the commit is exact.
+      if (overQuota) throw this.overQuota();
       if (duplicates.length > 0) this.deleteQuietly(duplicates);
     } catch (error) {
       await this.abort();
@@ -250,6 +256,13 @@ export class AttachmentIntake implements ItemStream {
         `attachments of the envelope are larger than ${this.limits.maxEnvelopeBytes} bytes (ATTACHMENTS_MAX_BYTES_PER_ENVELOPE)`,
       );
     }
+  }
+
+  private overQuota(): EnvelopeError {
+    return new EnvelopeError(
+      413,
+      `attachments would pass the project's quota of ${this.limits.projectQuotaBytes} bytes (ATTACHMENT_QUOTA_BYTES_PER_PROJECT)`,
+    );
   }
 
   private enqueue(work: () => Promise<void>): void {

@@ -47,6 +47,19 @@ export class SessionIntake {
     // Nothing valid to keep: no Redis round trip (and nothing to count against the limits).
     if (records.length === 0) return result;
     const verdict = await this.recorder.record(projectId, items, records, now);
+    if (verdict.applied && verdict.untracked > 0) {
+      result.outcomes.push({
+        outcome: 'rate_limited',
+        category: 'session',
+        reason: 'untracked_session',
+        quantity: verdict.untracked,
+      });
+      this.limitLog.warn(
+        `untracked ${projectId}`,
+        `project ${projectId}: ${verdict.untracked} session update(s) dropped: their session has no kept state ` +
+          `(over MAX_TRACKED_SESSIONS_PER_HOUR, ${this.recorder.trackedPerHour} new sessions this hour, or started over a day ago)`,
+      );
+    }
     if (!verdict.applied) {
       result.rateLimited = { retryAfterSeconds: verdict.retryAfterSeconds, window: verdict.window };
       result.outcomes = [

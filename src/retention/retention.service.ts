@@ -48,6 +48,8 @@ export interface RetentionReport {
   feedbackDeleted: number;
   /** Files attached to events gone (their blobs are deleted by the sweep: blobsDeleted). */
   attachmentsDeleted: number;
+  /** Files whose event was never stored, past the grace period (ORPHAN_ATTACHMENT_GRACE_MS). */
+  orphanAttachmentsDeleted: number;
   /** Blobs of deleted attachments and source map files, and blobs a failed or interrupted upload left. */
   blobsDeleted: number;
   /** Uptime checks older than UPTIME_CHECK_RETENTION_HOURS, and hourly totals of uptime older than 95 days. */
@@ -58,6 +60,17 @@ export interface RetentionReport {
 
 /** Chunks are kept this long after their upload, so that a repeated upload finds them. */
 const CHUNK_LIFETIME_MS = DAY_MS;
+/**
+ * Attachments are recorded at ingest, before their event is digested; files whose event is still
+ * not stored this long after they arrived never will be (the digest refused or filtered it, or
+ * none was sent): they are deleted. A day leaves the digest room for an outage of hours.
+ */
+export const ORPHAN_ATTACHMENT_GRACE_MS = DAY_MS;
+/**
+ * How far back past the grace period each run looks for such files: each is checked on about 48
+ * hourly runs, and the run does not re-read every file ever kept. Older ones go with retention.
+ */
+const ORPHAN_ATTACHMENT_WINDOW_MS = 2 * DAY_MS;
 const BUNDLES_PER_STATEMENT = 50;
 /** Cron check-ins are kept as long as the status page's history, and a few days more. */
 const CRON_CHECK_INS_KEPT_DAYS = 95;
@@ -114,6 +127,7 @@ export class RetentionService {
       auditEntriesDeleted: 0,
       feedbackDeleted: 0,
       attachmentsDeleted: 0,
+      orphanAttachmentsDeleted: 0,
       blobsDeleted: 0,
       uptimeRowsDeleted: 0,
       cronCheckInsDeleted: 0,
@@ -171,9 +185,19 @@ export class RetentionService {
     );
 
     report.cronCheckInsDeleted = await drain((limit) =>
-      this.cronCheckIns.deleteCreatedBefore(new Date(now.getTime() - CRON_CHECK_INS_KEPT_DAYS * DAY_MS), limit),
+      this.cronCheckIns.deleteCreatedBefore(
+        new Date(now.getTime() - CRON_CHECK_INS_KEPT_DAYS * DAY_MS),
+        limit,
+      ),
     );
 
+    report.orphanAttachmentsDeleted = await drain((limit) =>
+      this.attachments.deleteOrphans(
+        new Date(now.getTime() - ORPHAN_ATTACHMENT_GRACE_MS - ORPHAN_ATTACHMENT_WINDOW_MS),
+        new Date(now.getTime() - ORPHAN_ATTACHMENT_GRACE_MS),
+        limit,
+      ),
+    );
     report.blobsDeleted = await this.blobSweeper.sweep();
 
     this.log(report);
@@ -201,6 +225,7 @@ export class RetentionService {
       report.auditEntriesDeleted +
       report.feedbackDeleted +
       report.attachmentsDeleted +
+      report.orphanAttachmentsDeleted +
       report.blobsDeleted +
       report.uptimeRowsDeleted +
       report.cronCheckInsDeleted;
@@ -213,7 +238,7 @@ export class RetentionService {
         ` ${report.alertHistoryDeleted} alert history row(s), ${report.sessionsDeleted} session(s),` +
         ` ${report.artifactBundlesDeleted} source map bundle(s), ${report.chunksDeleted} upload chunk(s),` +
         ` ${report.auditEntriesDeleted} audit log row(s), ${report.feedbackDeleted} feedback,` +
-        ` ${report.attachmentsDeleted} attachment(s), ${report.blobsDeleted} file blob(s), ${report.uptimeRowsDeleted} uptime row(s), ${report.cronCheckInsDeleted} cron check-in(s) deleted`,
+        ` ${report.attachmentsDeleted} attachment(s), ${report.orphanAttachmentsDeleted} attachment(s) of no stored event, ${report.blobsDeleted} file blob(s), ${report.uptimeRowsDeleted} uptime row(s), ${report.cronCheckInsDeleted} cron check-in(s) deleted`,
     );
   }
 }

@@ -26,6 +26,7 @@ import { UptimeMonitors1796900000000 } from './migrations/1796900000000-UptimeMo
 import { PrivacySettings1797000000000 } from './migrations/1797000000000-PrivacySettings';
 import { InboundFilters1797100000000 } from './migrations/1797100000000-InboundFilters';
 import { QuotasAndSpikeProtection1797300000000 } from './migrations/1797300000000-QuotasAndSpikeProtection';
+import { SessionReleaseBudget1797420000000 } from './migrations/1797420000000-SessionReleaseBudget';
 
 /** Migrations are listed explicitly so that ts (tests, CLI) and compiled js resolve the same set. */
 export const MIGRATIONS = [
@@ -55,6 +56,7 @@ export const MIGRATIONS = [
   PrivacySettings1797000000000,
   InboundFilters1797100000000,
   QuotasAndSpikeProtection1797300000000,
+  SessionReleaseBudget1797420000000,
 ];
 
 /** No query of the service runs this long; one that does waits on a server that is gone. */

@@ -1,28 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { deleteProjectHours, HourlyRowsDeletion } from '../../database/project-hours-deletion';
-import { BucketCounts, hourStart, UserClass } from './session-keys';
+import { BucketCounts, BucketKey, hourStart, UserClass } from './session-keys';
 
 /**
- * Records the batch and adds its counts, its users and the releases it names in one statement:
- * when the batch id is already recorded (a fold that committed, then died before cleaning up
- * Redis), `recorded` is empty and nothing is added. A second fold of one batch waits for the
- * first's commit on the batch id, then adds nothing. Counts of a project deleted since are dropped
- * with it. Rows are written in key order so that concurrent folds do not deadlock; the releases
- * are only made when missing (no lock on a row that exists, so the digest's updates of it do not
- * wait on a fold).
+ * Adds a batch's counts and users (those of releases the project has, or that the fold just made),
+ * inside the fold's transaction, after its batch id was recorded. Counts of a project deleted since
+ * are dropped with it. Rows are written in key order so that concurrent folds do not deadlock.
  */
-const FOLD_BATCH = `
-  WITH recorded AS (
-    INSERT INTO release_health_folds (batch_id) VALUES ($1) ON CONFLICT DO NOTHING RETURNING batch_id
-  ), counted AS (
+const ADD_COUNTS = `
+  WITH counted AS (
     INSERT INTO release_health_hourly AS h (project_id, hour, environment, release, sessions, errored, abnormal, crashed)
     SELECT c.project_id, c.hour, c.environment, c.release, sum(c.s), sum(c.e), sum(c.a), sum(c.c)
-      FROM unnest($2::int[], $3::timestamptz[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[])
+      FROM unnest($1::int[], $2::timestamptz[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[])
            AS c(project_id, hour, environment, release, s, e, a, c)
       JOIN projects p ON p.id = c.project_id
-     WHERE EXISTS (SELECT 1 FROM recorded)
      GROUP BY 1, 2, 3, 4
      ORDER BY 1, 2, 3, 4
     ON CONFLICT (project_id, hour, environment, release) DO UPDATE
@@ -32,34 +25,60 @@ const FOLD_BATCH = `
   ), users AS (
     INSERT INTO release_health_users AS u (project_id, hour, environment, release, user_hash, worst)
     SELECT c.project_id, c.hour, c.environment, c.release, c.user_hash, max(c.worst)
-      FROM unnest($10::int[], $11::timestamptz[], $12::text[], $13::text[], $14::uuid[], $15::smallint[])
+      FROM unnest($9::int[], $10::timestamptz[], $11::text[], $12::text[], $13::uuid[], $14::smallint[])
            AS c(project_id, hour, environment, release, user_hash, worst)
       JOIN projects p ON p.id = c.project_id
-     WHERE EXISTS (SELECT 1 FROM recorded)
      GROUP BY 1, 2, 3, 4, 5
      ORDER BY 1, 2, 3, 4, 5
     ON CONFLICT (project_id, hour, environment, release, user_hash) DO UPDATE
        SET worst = GREATEST(u.worst, EXCLUDED.worst)
      WHERE u.worst < EXCLUDED.worst
     RETURNING 1
-  ), made AS (
-    INSERT INTO releases (project_id, version)
-    SELECT DISTINCT c.project_id, c.release
-      FROM unnest($2::int[], $5::text[]) AS c(project_id, release)
-      JOIN projects p ON p.id = c.project_id
-     WHERE EXISTS (SELECT 1 FROM recorded)
-     ORDER BY 1, 2
-    ON CONFLICT DO NOTHING
-    RETURNING 1
   )
-  SELECT (SELECT count(*) FROM recorded)::int AS recorded, (SELECT count(*) FROM counted)::int AS counted,
-         (SELECT count(*) FROM users)::int AS users, (SELECT count(*) FROM made)::int AS made`;
+  SELECT (SELECT count(*) FROM counted)::int AS counted, (SELECT count(*) FROM users)::int AS users`;
+
+/** The releases a batch names that its project (still there) does not have, most sessions first. */
+const MISSING_RELEASES = `
+  SELECT c.project_id, c.release, sum(c.s)::float8 AS sessions
+    FROM unnest($1::int[], $2::text[], $3::bigint[]) AS c(project_id, release, s)
+    JOIN projects p ON p.id = c.project_id
+   WHERE NOT EXISTS (SELECT 1 FROM releases r WHERE r.project_id = c.project_id AND r.version = c.release)
+   GROUP BY 1, 2
+   ORDER BY 1, 3 DESC, 2`;
+
+/** The project's releases made from sessions this hour, its row locked until the fold commits. */
+const LOCK_BUDGET = `
+  INSERT INTO release_health_new_releases AS b (project_id, hour, made) VALUES ($1, $2, 0)
+  ON CONFLICT (project_id, hour) DO UPDATE SET made = b.made
+  RETURNING made`;
+
+/**
+ * Sessions dropped because their release was past the hourly cap, counted as outcomes in the same
+ * transaction as the fold, so that a batch's drops are counted exactly once, as its counts are.
+ */
+const COUNT_REFUSED = `
+  INSERT INTO outcomes_hourly AS o (project_id, hour, outcome, category, reason, quantity)
+  SELECT c.project_id, $3::timestamptz, 'rate_limited', 'session', 'release_limit', c.quantity
+    FROM unnest($1::int[], $2::bigint[]) AS c(project_id, quantity)
+   ORDER BY 1
+  ON CONFLICT (project_id, hour, outcome, category, reason)
+  DO UPDATE SET quantity = o.quantity + EXCLUDED.quantity`;
+
+const HOUR_MS = 3_600_000;
 
 export interface FoldWrite {
   /** False: the batch was folded before, nothing was added. */
   recorded: boolean;
   /** Rows inserted or updated. */
   rows: number;
+  /** Sessions dropped because their release was past the project's hourly cap of new releases. */
+  refusedSessions: number;
+}
+
+export interface FoldOptions {
+  /** New releases sessions may make per project and hour; 0: no cap. */
+  newReleasesPerHour: number;
+  now: Date;
 }
 
 /** Counts per release (or per bucket) and environment, as the figures read them. */
@@ -105,26 +124,126 @@ export class ReleaseHealthRepository {
     return rows[0].key;
   }
 
-  async foldBatch(batchId: string, buckets: BucketCounts[], users: UserClass[]): Promise<FoldWrite> {
-    const [row]: { recorded: number; counted: number; users: number; made: number }[] =
-      await this.dataSource.query(FOLD_BATCH, [
-        batchId,
-        buckets.map((b) => b.projectId),
-        buckets.map((b) => hourStart(b.hour)),
-        buckets.map((b) => b.environment),
-        buckets.map((b) => b.release),
-        buckets.map((b) => b.sessions),
-        buckets.map((b) => b.errored),
-        buckets.map((b) => b.abnormal),
-        buckets.map((b) => b.crashed),
-        users.map((u) => u.projectId),
-        users.map((u) => hourStart(u.hour)),
-        users.map((u) => u.environment),
-        users.map((u) => u.release),
-        users.map((u) => u.userHash),
-        users.map((u) => u.worst),
+  /**
+   * Records the batch and, only if it was new, makes the releases it names that are missing (up to
+   * the project's hourly cap), adds the counts and users of the releases the project has, and
+   * counts the sessions of the releases past the cap as outcomes: one transaction. When the batch
+   * id is already recorded (a fold that committed, then died before cleaning up Redis), nothing is
+   * added. A second fold of one batch waits for the first's commit on the batch id, then adds
+   * nothing. Locks: the batch id, then each project's row of the hourly cap in project order (two
+   * folds do not both use its room), then the releases made (only when missing: no lock on a row
+   * that exists, so the digest's updates of it do not wait on a fold), then the counts in key order.
+   */
+  async foldBatch(
+    batchId: string,
+    buckets: BucketCounts[],
+    users: UserClass[],
+    options: FoldOptions,
+  ): Promise<FoldWrite> {
+    return this.dataSource.transaction(async (manager) => {
+      const recorded: unknown[] = await manager.query(
+        'INSERT INTO release_health_folds (batch_id) VALUES ($1) ON CONFLICT DO NOTHING RETURNING batch_id',
+        [batchId],
+      );
+      if (recorded.length === 0) return { recorded: false, rows: 0, refusedSessions: 0 };
+      const refused = await this.makeReleases(manager, buckets, options);
+      const isKept = (b: BucketKey) => !refused.has(`${b.projectId}\n${b.release}`);
+      const kept = buckets.filter(isKept);
+      const keptUsers = users.filter(isKept);
+      const [row]: { counted: number; users: number }[] = await manager.query(ADD_COUNTS, [
+        kept.map((b) => b.projectId),
+        kept.map((b) => hourStart(b.hour)),
+        kept.map((b) => b.environment),
+        kept.map((b) => b.release),
+        kept.map((b) => b.sessions),
+        kept.map((b) => b.errored),
+        kept.map((b) => b.abnormal),
+        kept.map((b) => b.crashed),
+        keptUsers.map((u) => u.projectId),
+        keptUsers.map((u) => hourStart(u.hour)),
+        keptUsers.map((u) => u.environment),
+        keptUsers.map((u) => u.release),
+        keptUsers.map((u) => u.userHash),
+        keptUsers.map((u) => u.worst),
       ]);
-    return { recorded: row.recorded === 1, rows: row.counted + row.users + row.made };
+      const refusedPerProject = new Map<number, number>();
+      for (const bucket of buckets) {
+        if (isKept(bucket) || bucket.sessions <= 0) continue;
+        refusedPerProject.set(
+          bucket.projectId,
+          (refusedPerProject.get(bucket.projectId) ?? 0) + bucket.sessions,
+        );
+      }
+      if (refusedPerProject.size > 0) {
+        await manager.query(COUNT_REFUSED, [
+          [...refusedPerProject.keys()],
+          [...refusedPerProject.values()],
+          hourStart(Math.floor(options.now.getTime() / HOUR_MS)),
+        ]);
+      }
+      const refusedSessions = [...refusedPerProject.values()].reduce((sum, n) => sum + n, 0);
+      return { recorded: true, rows: row.counted + row.users + refused.made, refusedSessions };
+    });
+  }
+
+  /**
+   * Makes the missing releases of the batch, per project up to the room left in its hour, those
+   * with the most sessions first; returns the `<project>\n<release>` of the others (refused).
+   */
+  private async makeReleases(
+    manager: EntityManager,
+    buckets: BucketCounts[],
+    options: FoldOptions,
+  ): Promise<Set<string> & { made: number }> {
+    const refused = Object.assign(new Set<string>(), { made: 0 });
+    if (buckets.length === 0) return refused;
+    const missing: { project_id: number; release: string }[] = await manager.query(MISSING_RELEASES, [
+      buckets.map((b) => b.projectId),
+      buckets.map((b) => b.release),
+      buckets.map((b) => b.sessions),
+    ]);
+    const perProject = new Map<number, string[]>();
+    for (const row of missing) {
+      const list = perProject.get(row.project_id) ?? [];
+      list.push(row.release);
+      perProject.set(row.project_id, list);
+    }
+    const hour = hourStart(Math.floor(options.now.getTime() / HOUR_MS));
+    for (const [projectId, releases] of perProject) {
+      let wanted = releases;
+      let over: string[] = [];
+      if (options.newReleasesPerHour > 0) {
+        const [{ made }]: { made: number }[] = await manager.query(LOCK_BUDGET, [projectId, hour]);
+        const room = Math.max(0, options.newReleasesPerHour - made);
+        wanted = releases.slice(0, room);
+        over = releases.slice(room);
+      }
+      const created: unknown[] =
+        wanted.length === 0
+          ? []
+          : await manager.query(
+              `INSERT INTO releases (project_id, version)
+         SELECT $1::int, v FROM unnest($2::text[]) AS v ORDER BY 2
+         ON CONFLICT DO NOTHING RETURNING 1`,
+              [projectId, wanted],
+            );
+      refused.made += created.length;
+      if (options.newReleasesPerHour > 0 && created.length > 0) {
+        await manager.query(
+          'UPDATE release_health_new_releases SET made = made + $3 WHERE project_id = $1 AND hour = $2',
+          [projectId, hour, created.length],
+        );
+      }
+      if (over.length === 0) continue;
+      // One made meanwhile (an event naming it) is the project's now: its sessions are kept.
+      const madeMeanwhile: { version: string }[] = await manager.query(
+        'SELECT version FROM releases WHERE project_id = $1 AND version = ANY($2)',
+        [projectId, over],
+      );
+      const exists = new Set(madeMeanwhile.map((row) => row.version));
+      for (const release of over) if (!exists.has(release)) refused.add(`${projectId}\n${release}`);
+    }
+    return refused;
   }
 
   async forgetFoldsBefore(before: Date): Promise<number> {
@@ -133,6 +252,11 @@ export class ReleaseHealthRepository {
       [before],
     )) as [unknown, number];
     return deleted;
+  }
+
+  /** Forgets the releases the fold made in hours before this one (the cap is per hour). */
+  async forgetNewReleasesBefore(before: Date): Promise<void> {
+    await this.dataSource.query('DELETE FROM release_health_new_releases WHERE hour < $1', [before]);
   }
 
   /**

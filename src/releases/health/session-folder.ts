@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import { RepeatedLog } from '../../common/repeated-log';
 import { AppConfig } from '../../config/app-config';
 import { REDIS, RedisClient } from '../../redis/redis.module';
 import { ReleaseHealthRepository } from './release-health.repository';
@@ -18,6 +19,8 @@ return 1
 `;
 
 const FOLDS_REMEMBERED_MS = 7 * 24 * 3_600_000;
+/** The hourly cap of new releases needs only the current hour's row; a day is kept for reading. */
+const NEW_RELEASES_REMEMBERED_MS = 24 * 3_600_000;
 /** Fields read from a batch per HSCAN round trip. */
 const SCAN_COUNT = 5_000;
 
@@ -30,6 +33,8 @@ export interface SessionFoldReport {
   fields: number;
   /** PostgreSQL rows inserted or updated. */
   rows: number;
+  /** Sessions dropped: their release was past the project's hourly cap of new releases. */
+  refusedSessions: number;
 }
 
 /**
@@ -42,6 +47,8 @@ export interface SessionFoldReport {
 export class SessionFolder {
   private readonly logger = new Logger('ReleaseHealth');
   private readonly keys: ReturnType<typeof sessionKeys>;
+  private readonly newReleasesPerHour: number;
+  private readonly releaseLimitLog = new RepeatedLog(this.logger, 60_000);
 
   constructor(
     @Inject(REDIS) private readonly redis: RedisClient,
@@ -49,6 +56,7 @@ export class SessionFolder {
     config: AppConfig,
   ) {
     this.keys = sessionKeys(config.REDIS_PREFIX);
+    this.newReleasesPerHour = config.MAX_NEW_RELEASES_FROM_SESSIONS_PER_HOUR;
     if (!('takeSessions' in this.redis)) {
       this.redis.defineCommand('takeSessions', { numberOfKeys: 3, lua: TAKE_SCRIPT });
     }
@@ -58,13 +66,17 @@ export class SessionFolder {
     const batchId = randomUUID();
     const take = (this.redis as unknown as { takeSessions: TakeCommand }).takeSessions;
     await take.call(this.redis, this.keys.live, this.keys.batch(batchId), this.keys.folds, batchId);
-    const report: SessionFoldReport = { folded: 0, alreadyFolded: 0, fields: 0, rows: 0 };
+    const report: SessionFoldReport = { folded: 0, alreadyFolded: 0, fields: 0, rows: 0, refusedSessions: 0 };
     for (const id of await this.redis.smembers(this.keys.folds)) {
       const hash = await this.readBatch(this.keys.batch(id));
       const { buckets, users } = readLiveFields(hash);
       report.fields += buckets.length + users.length;
       if (buckets.length + users.length > 0) {
-        const written = await this.health.foldBatch(id, buckets, users);
+        const written = await this.health.foldBatch(id, buckets, users, {
+          newReleasesPerHour: this.newReleasesPerHour,
+          now,
+        });
+        report.refusedSessions += written.refusedSessions;
         if (written.recorded) report.folded++;
         else report.alreadyFolded++;
         report.rows += written.rows;
@@ -74,7 +86,15 @@ export class SessionFolder {
     if (report.alreadyFolded > 0) {
       this.logger.log(`${report.alreadyFolded} session batch(es) folded before were only cleaned up`);
     }
+    if (report.refusedSessions > 0) {
+      this.releaseLimitLog.warn(
+        'release-limit',
+        `${report.refusedSessions} session(s) dropped: their release would pass MAX_NEW_RELEASES_FROM_SESSIONS_PER_HOUR ` +
+          `(${this.newReleasesPerHour} new releases per project and hour)`,
+      );
+    }
     await this.health.forgetFoldsBefore(new Date(now.getTime() - FOLDS_REMEMBERED_MS));
+    await this.health.forgetNewReleasesBefore(new Date(now.getTime() - NEW_RELEASES_REMEMBERED_MS));
     return report;
   }
 

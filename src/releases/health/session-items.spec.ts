@@ -26,6 +26,7 @@ describe('readSessionItems', () => {
         order: 7,
         sessionClass: SessionClass.Healthy,
         ended: false,
+        init: true,
         hour: Math.floor((NOW - 60_000) / 3_600_000),
         release: 'shop@1.0.0',
         environment: 'production',

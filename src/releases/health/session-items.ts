@@ -55,6 +55,8 @@ export interface SessionUpdate extends SessionBucket {
   order: number;
   sessionClass: SessionClass;
   ended: boolean;
+  /** The SDK's first update of the session (`init: true`): what counts it when no state is kept. */
+  init: boolean;
   /** The distinct id (`did`) as sent: ingest hashes it before it goes anywhere. */
   did?: string;
 }
@@ -218,6 +220,7 @@ function readUpdate(text: string, now: number): SessionUpdate | SessionSkipReaso
     order: seq ?? Math.round(timestamp),
     sessionClass,
     ended: status !== 'ok',
+    init: fields.init === true,
     hour: Math.floor(started / HOUR_MS),
     ...attributes,
   };

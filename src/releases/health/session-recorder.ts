@@ -3,17 +3,18 @@ import { Batcher } from '../../common/batcher';
 import { AppConfig } from '../../config/app-config';
 import { REDIS, RedisClient } from '../../redis/redis.module';
 import { bucketField, sessionKeys } from './session-keys';
-import { MAX_SESSION_AGE_MS, SessionClass, SessionRecord, worstClassOf } from './session-items';
+import { SessionClass, SessionRecord, worstClassOf } from './session-items';
 
 /**
  * Applies the session records of several envelopes (those of concurrent requests), each
  * atomically, after counting it against its project's session rate limit (nothing of an envelope
  * is applied when the limit refuses it). KEYS: the live hash. ARGV: the key base, minute limit,
- * hour limit, minute window start, hour window start, minute TTL, hour TTL; then per envelope a
- * header of 8 slots (`E`, project id, items to count, records that follow, padding) and its
- * records of 8 slots each:
+ * hour limit, minute window start, hour window start, minute TTL, hour TTL, new sessions tracked
+ * per project and hour (0: no cap); then per envelope a header of 8 slots (`E`, project id, items
+ * to count, records that follow, padding) and its records of 8 slots each:
  *
- * - `u` (an update): state key, order, class, ended (0|1), state TTL ms, bucket, user field ('' for none);
+ * - `u` (an update): state key, order, class, flags (`e` it ends the session, `i` its init update,
+ *   `l` past the time a state is kept), state TTL ms, bucket, user field ('' for none);
  * - `a` (an aggregate bucket): its worst class (its user's), sessions, errored, abnormal, crashed,
  *   bucket, user field.
  *
@@ -23,7 +24,15 @@ import { MAX_SESSION_AGE_MS, SessionClass, SessionRecord, worstClassOf } from '.
  * make it worse, and a resend is the same class again); the first update of a session counts it, and a later one
  * moves it to a worse class (the counter of its old class down, of its new class up): a session is
  * counted once, as the worst it reached. The user of a bucket keeps the worst class of its
- * sessions. Returns per envelope {0, 0} when applied, {1|2, over} when the minute|hour limit refused.
+ * sessions. Returns per envelope {0, 0, dropped} when applied, {1|2, over, 0} when the minute|hour
+ * limit refused.
+ *
+ * A new session gets a state only while its project has created fewer than the cap of states in the
+ * current hour (counter `n:<project>:<hour window>`), and only when its start is recent enough for
+ * the state to outlive the update. Otherwise it is counted without state, as Relay counts every
+ * session: its init update counts it (with its class), an update that ends it counts its final
+ * class, and any other update (an open session's errors, which only a state can count once) is
+ * dropped, and counted in `dropped`.
  *
  * The `#!lua` line makes it a script Redis (7 and later) refuses whole when it is out of memory: a
  * script without it would run until its first refused write, leaving a session counted without its
@@ -51,7 +60,29 @@ local function limited(project, quantity)
   end
   return 0, 0
 end
-local function apply(i)
+local function tracks(project)
+  local cap = tonumber(ARGV[8])
+  if cap == 0 then return true end
+  local key = base .. ':n:' .. project .. ':' .. ARGV[5]
+  local count = tonumber(redis.call('GET', key) or '0')
+  if count >= cap then return false end
+  redis.call('INCR', key)
+  if count == 0 then redis.call('PEXPIRE', key, ARGV[7]) end
+  return true
+end
+local function untracked(i, class)
+  local flags = ARGV[i + 4]
+  local bucket = ARGV[i + 6]
+  if string.find(flags, 'i', 1, true) then
+    redis.call('HINCRBY', live, 's\\n' .. bucket, 1)
+  elseif not string.find(flags, 'e', 1, true) then
+    return 1
+  end
+  if class > 0 then redis.call('HINCRBY', live, kinds[class] .. '\\n' .. bucket, 1) end
+  worse(ARGV[i + 7], class)
+  return 0
+end
+local function apply(i, project)
   local kind = ARGV[i]
   if kind == 'a' then
     local bucket = ARGV[i + 6]
@@ -68,7 +99,7 @@ local function apply(i)
     local state = redis.call('GET', key)
     if state then
       local old, oldOrder, ended = string.match(state, '^(%d):(%d+)(:?e?)$')
-      if not old or ended ~= '' or order < tonumber(oldOrder) then return end
+      if not old or ended ~= '' or order < tonumber(oldOrder) then return 0 end
       old = tonumber(old)
       if class > old then
         if old > 0 then redis.call('HINCRBY', live, kinds[old] .. '\\n' .. bucket, -1) end
@@ -77,25 +108,31 @@ local function apply(i)
         class = old
       end
     else
+      if string.find(ARGV[i + 4], 'l', 1, true) or not tracks(project) then return untracked(i, class) end
       redis.call('HINCRBY', live, 's\\n' .. bucket, 1)
       if class > 0 then redis.call('HINCRBY', live, kinds[class] .. '\\n' .. bucket, 1) end
     end
-    redis.call('SET', key, class .. ':' .. ARGV[i + 2] .. (ARGV[i + 4] == '1' and ':e' or ''), 'PX', ARGV[i + 5])
+    local ended = string.find(ARGV[i + 4], 'e', 1, true)
+    redis.call('SET', key, class .. ':' .. ARGV[i + 2] .. (ended and ':e' or ''), 'PX', ARGV[i + 5])
     worse(ARGV[i + 7], class)
   end
+  return 0
 end
 local results = {}
-local i = 8
+local i = 9
 while i <= #ARGV do
+  local project = ARGV[i + 1]
   local count = tonumber(ARGV[i + 3])
-  local verdict, over = limited(ARGV[i + 1], tonumber(ARGV[i + 2]))
+  local verdict, over = limited(project, tonumber(ARGV[i + 2]))
   local first = i + 8
+  local dropped = 0
   i = first + count * 8
   if verdict == 0 then
-    for at = first, i - 1, 8 do apply(at) end
+    for at = first, i - 1, 8 do dropped = dropped + apply(at, project) end
   end
   results[#results + 1] = verdict
   results[#results + 1] = over
+  results[#results + 1] = dropped
 end
 return results
 `;
@@ -105,14 +142,18 @@ const HOUR_MS = 3_600_000;
 const EXPIRY_SLACK_MS = 60_000;
 /**
  * An ended session's state is kept this long, so that a resend of its last update changes nothing;
- * an open session's until 5 days after its start hour, when updates of it are refused anyway.
+ * an open session's until this long after its start hour (page loads and app runs end within it;
+ * a later update of the session is counted without its state, see APPLY_SCRIPT).
  */
 export const ENDED_SESSION_TTL_MS = 24 * HOUR_MS;
+export const OPEN_SESSION_TTL_MS = 24 * HOUR_MS;
 
 type ApplyCommand = (live: string, ...args: (string | number)[]) => Promise<number[]>;
 
 export type SessionRecordVerdict =
-  { applied: true } | { applied: false; window: 'minute' | 'hour'; retryAfterSeconds: number; over: number };
+  /** `untracked`: updates dropped because their session has no state (see APPLY_SCRIPT). */
+  | { applied: true; untracked: number }
+  | { applied: false; window: 'minute' | 'hour'; retryAfterSeconds: number; over: number };
 
 /** A record with the keyed hash of its user, ready to apply. */
 export type HashedRecord = SessionRecord & { userHash?: string };
@@ -137,10 +178,14 @@ export class SessionRecorder {
   private readonly keys: ReturnType<typeof sessionKeys>;
   readonly minuteLimit: number;
   readonly hourLimit: number;
-  private readonly batcher = new Batcher<EnvelopeRecords, [number, number]>((batch) => this.apply(batch), {
-    maxSize: MAX_BATCH,
-    maxWaitMs: 0,
-  });
+  readonly trackedPerHour: number;
+  private readonly batcher = new Batcher<EnvelopeRecords, [number, number, number]>(
+    (batch) => this.apply(batch),
+    {
+      maxSize: MAX_BATCH,
+      maxWaitMs: 0,
+    },
+  );
 
   constructor(
     @Inject(REDIS) private readonly redis: RedisClient,
@@ -149,6 +194,7 @@ export class SessionRecorder {
     this.keys = sessionKeys(config.REDIS_PREFIX);
     this.minuteLimit = config.MAX_SESSIONS_PER_MINUTE;
     this.hourLimit = config.MAX_SESSIONS_PER_HOUR;
+    this.trackedPerHour = config.MAX_TRACKED_SESSIONS_PER_HOUR;
     if (!('applySessions' in this.redis)) {
       this.redis.defineCommand('applySessions', { numberOfKeys: 1, lua: APPLY_SCRIPT });
     }
@@ -166,8 +212,8 @@ export class SessionRecorder {
   ): Promise<SessionRecordVerdict> {
     const args: (string | number)[] = [];
     for (const record of records) args.push(...recordArgs(projectId, record, now));
-    const [verdict, over] = await this.batcher.submit({ projectId, items, args });
-    if (verdict === 0) return { applied: true };
+    const [verdict, over, untracked] = await this.batcher.submit({ projectId, items, args });
+    if (verdict === 0) return { applied: true, untracked };
     const minuteStart = now - (now % MINUTE_MS);
     const hourStart = now - (now % HOUR_MS);
     const windowEnd = verdict === 1 ? minuteStart + MINUTE_MS : hourStart + HOUR_MS;
@@ -179,7 +225,7 @@ export class SessionRecorder {
     };
   }
 
-  private async apply(batch: EnvelopeRecords[]): Promise<[number, number][]> {
+  private async apply(batch: EnvelopeRecords[]): Promise<[number, number, number][]> {
     const now = Date.now();
     const minuteStart = now - (now % MINUTE_MS);
     const hourStart = now - (now % HOUR_MS);
@@ -191,6 +237,7 @@ export class SessionRecorder {
       hourStart,
       minuteStart + MINUTE_MS - now + EXPIRY_SLACK_MS,
       hourStart + HOUR_MS - now + EXPIRY_SLACK_MS,
+      this.trackedPerHour,
     ];
     for (const envelope of batch) {
       args.push('E', envelope.projectId, envelope.items, envelope.args.length / 8, '', '', '', '');
@@ -198,7 +245,7 @@ export class SessionRecorder {
     }
     const command = (this.redis as unknown as { applySessions: ApplyCommand }).applySessions;
     const results = await command.call(this.redis, this.keys.live, ...args);
-    return batch.map((_, index) => [results[index * 2], results[index * 2 + 1]]);
+    return batch.map((_, index) => [results[index * 3], results[index * 3 + 1], results[index * 3 + 2]]);
   }
 }
 
@@ -217,15 +264,15 @@ function recordArgs(projectId: number, record: HashedRecord, now: number): (stri
       userField,
     ];
   }
-  const ttl = record.ended
-    ? ENDED_SESSION_TTL_MS
-    : Math.max(MINUTE_MS, (record.hour + 1) * HOUR_MS + MAX_SESSION_AGE_MS - now);
+  const openUntil = (record.hour + 1) * HOUR_MS + OPEN_SESSION_TTL_MS;
+  const ttl = record.ended ? ENDED_SESSION_TTL_MS : Math.max(MINUTE_MS, openUntil - now);
+  const flags = (record.ended ? 'e' : '') + (record.init ? 'i' : '') + (openUntil <= now ? 'l' : '');
   return [
     'u',
     `${projectId}:${record.sid}`,
     record.order,
     record.sessionClass satisfies SessionClass,
-    record.ended ? 1 : 0,
+    flags,
     ttl,
     bucket,
     userField,

@@ -1,0 +1,134 @@
+/**
+ * What attachments sent with a public DSN can make the server keep: the project's quota (on by
+ * default) holds when many envelopes arrive at once, and files whose event is never stored are
+ * swept once the digest has had time to store it. Real HTTP ingest, PostgreSQL storage and the
+ * real retention run.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../src/config/app-config';
+import { RetentionService } from '../src/retention/retention.service';
+import { startTestApp, TestApp } from './helpers/app';
+import {
+  attachment,
+  createProject,
+  envelope,
+  eventItem,
+  hex,
+  listAttachments,
+  sendEnvelope,
+  storedFor,
+} from './helpers/attachments';
+import { storedEvent } from './helpers/queues';
+
+jest.setTimeout(180_000);
+
+async function storedBytes(db: DataSource, projectId: number): Promise<number> {
+  const [row]: { bytes: number }[] = await db.query(
+    'SELECT coalesce(sum(size), 0)::float8 AS bytes FROM attachments WHERE project_id = $1',
+    [projectId],
+  );
+  return row.bytes;
+}
+
+describe('attachment quota', () => {
+  it('is on by default', async () => {
+    const t = await startTestApp();
+    try {
+      expect(t.app.get(AppConfig).ATTACHMENT_QUOTA_BYTES_PER_PROJECT).toBe(1024 * 1024 * 1024);
+    } finally {
+      await t.close();
+    }
+  });
+
+  describe('under concurrency', () => {
+    let t: TestApp;
+    let db: DataSource;
+    const quota = 250_000;
+    const fileBytes = 40_000;
+
+    beforeAll(async () => {
+      t = await startTestApp({ ATTACHMENT_QUOTA_BYTES_PER_PROJECT: String(quota) });
+      db = t.app.get(DataSource);
+    });
+    afterAll(async () => {
+      await t?.close();
+    });
+
+    it('never stores more than the quota, whatever the number of envelopes sent at once', async () => {
+      const project = await createProject(t);
+      const sent = 24;
+      const answers = await Promise.all(
+        Array.from({ length: sent }, (_, i) => {
+          const eventId = randomUUID();
+          return sendEnvelope(
+            t,
+            project,
+            envelope({ event_id: hex(eventId) }, [attachment(`f${i}.bin`, randomBytes(fileBytes))]),
+          );
+        }),
+      );
+      const statuses = answers.map((answer) => answer.status);
+      expect(statuses.filter((status) => status !== 200 && status !== 413)).toEqual([]);
+      const accepted = statuses.filter((status) => status === 200).length;
+      expect(accepted).toBeGreaterThan(0);
+      expect(accepted * fileBytes).toBeLessThanOrEqual(quota);
+      expect(await storedBytes(db, project.id)).toBe(accepted * fileBytes);
+      expect(await storedBytes(db, project.id)).toBeLessThanOrEqual(quota);
+      for (const answer of answers.filter((a) => a.status === 413)) {
+        expect(answer.body).toEqual({
+          error: `attachments would pass the project's quota of ${quota} bytes (ATTACHMENT_QUOTA_BYTES_PER_PROJECT)`,
+        });
+      }
+      // What the refused envelopes wrote is gone: one chunk per stored file, nothing pending.
+      expect(await storedFor(db, project.id)).toEqual({ rows: accepted, chunks: accepted, pending: 0 });
+    });
+  });
+});
+
+describe('attachments whose event is never stored', () => {
+  let t: TestApp;
+  let db: DataSource;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    db = t.app.get(DataSource);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('are swept after the grace period; those of stored events, and recent ones, stay', async () => {
+    const project = await createProject(t);
+    const stored = randomUUID();
+    const unknown = randomUUID();
+    const recent = randomUUID();
+    await sendEnvelope(
+      t,
+      project,
+      envelope({ event_id: hex(stored) }, [eventItem(stored), attachment('kept.txt', 'of a stored event')]),
+    ).expect(200);
+    // Attachments alone, naming an event that never comes.
+    for (const eventId of [unknown, recent]) {
+      await sendEnvelope(
+        t,
+        project,
+        envelope({ event_id: hex(eventId) }, [attachment('orphan.bin', randomBytes(30_000))]),
+      ).expect(200);
+    }
+    await storedEvent(t, stored, 30_000);
+    // Two days old: past the grace period the digest has to store their event.
+    await db.query(
+      `UPDATE attachments SET received_at = now() - interval '2 days' WHERE project_id = $1 AND event_id <> $2`,
+      [project.id, recent],
+    );
+
+    await t.app.get(RetentionService).run();
+
+    expect((await listAttachments(t, project, stored)).map((file) => file.name)).toEqual(['kept.txt']);
+    expect(await listAttachments(t, project, unknown)).toEqual([]);
+    expect((await listAttachments(t, project, recent)).map((file) => file.name)).toEqual(['orphan.bin']);
+    // Their blobs are gone too: two files left, one chunk each, nothing pending.
+    expect(await storedFor(db, project.id)).toEqual({ rows: 2, chunks: 2, pending: 0 });
+  });
+});
