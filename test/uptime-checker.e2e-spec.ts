@@ -157,10 +157,22 @@ describe('the SSRF guard of uptime checks', () => {
         url,
         ok: false,
         error: expect.stringMatching(
-          /^refused to connect to .*addresses are not allowed \(set UPTIME_ALLOW_PRIVATE_NETWORKS=true/,
+          /^refused to connect to .*(addresses are|address, which is) not allowed \(set UPTIME_ALLOW_PRIVATE_NETWORKS=true/,
         ),
       });
     }
+    expect(sites.requests).toHaveLength(0);
+  });
+
+  it('names the host it refused, never the address the host resolves to', async () => {
+    const result = await new UptimeChecker(configWith({})).check(
+      request(`http://localhost:${new URL(sites.url).port}/ok`),
+    );
+    expect(result).toMatchObject({ ok: false });
+    expect(result.error).toMatch(
+      /^refused to connect to localhost: it resolves to a loopback address, which is not allowed/,
+    );
+    expect(result.error).not.toMatch(/127\.0\.0\.1|::1/);
     expect(sites.requests).toHaveLength(0);
   });
 

@@ -453,12 +453,11 @@ describe('uptime monitors without UPTIME_ALLOW_PRIVATE_NETWORKS', () => {
   afterAll(() => t.close());
 
   it.each([
-    ['http://127.0.0.1:8080/health', 'url points at 127.0.0.1, a loopback address'],
-    ['http://localhost/', 'a loopback address'],
-    ['http://169.254.169.254/latest/meta-data', 'url points at 169.254.169.254, a link-local address'],
-    ['http://10.1.2.3/', 'a private address'],
-    ['http://[::1]/', 'a loopback address'],
-    ['http://2130706433/', 'url points at 127.0.0.1'],
+    ['http://127.0.0.1:8080/health', 'url is a loopback address'],
+    ['http://169.254.169.254/latest/meta-data', 'url is a link-local address'],
+    ['http://10.1.2.3/', 'url is a private address'],
+    ['http://[::1]/', 'url is a loopback address'],
+    ['http://2130706433/', 'url is a loopback address'],
   ])('refuses %s with a 400', async (url, message) => {
     const response = await expectStatus(
       t.api().post(`/api/projects/${projectId}/uptime-monitors`).send({ name: 'Internal', url }),
@@ -466,5 +465,19 @@ describe('uptime monitors without UPTIME_ALLOW_PRIVATE_NETWORKS', () => {
     );
     expect(response.body.error).toContain(message);
     expect(response.body.error).toContain('UPTIME_ALLOW_PRIVATE_NETWORKS');
+  });
+
+  it('refuses a name that resolves to a private address without saying which address', async () => {
+    const response = await expectStatus(
+      t
+        .api()
+        .post(`/api/projects/${projectId}/uptime-monitors`)
+        .send({ name: 'Internal', url: 'http://localhost/' }),
+      400,
+    );
+    expect(response.body.error).toMatch(
+      /^url: localhost resolves to a loopback address, which uptime checks may not reach \(UPTIME_ALLOW_PRIVATE_NETWORKS\)$/,
+    );
+    expect(response.body.error).not.toMatch(/127\.0\.0\.1|::1/);
   });
 });

@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { RefusalReason, refusalReason } from '../common/ip-ranges';
-import { AddressPolicy, guardedLookup, literalRefusal } from '../common/outbound-address';
+import { AddressPolicy, guardedLookup, literalRefusal, refusalWords } from '../common/outbound-address';
 import { AppConfig } from '../config/app-config';
 import { checkUrl, UptimeMethod } from './uptime-monitor-rules';
 
@@ -39,14 +39,12 @@ export interface CheckResult {
 /** A failure of the check: its message is what the monitor shows. */
 class CheckFailure extends Error {}
 
-function refusedMessage(target: string, reason: RefusalReason): string {
-  return (
-    `refused to connect to ${target}: ${reason} addresses are not allowed ` +
-    `(set UPTIME_ALLOW_PRIVATE_NETWORKS=true to allow them)`
-  );
+function refusedMessage(target: string, reason: RefusalReason, resolved: boolean): string {
+  return `${refusalWords(target, reason, resolved)} (set UPTIME_ALLOW_PRIVATE_NETWORKS=true to allow them)`;
 }
 
-const refuse = (target: string, reason: RefusalReason) => new CheckFailure(refusedMessage(target, reason));
+const refuse = (target: string, reason: RefusalReason, resolved: boolean) =>
+  new CheckFailure(refusedMessage(target, reason, resolved));
 
 interface Answer {
   status: number;
@@ -145,7 +143,8 @@ export class UptimeChecker {
   ): Promise<Answer> {
     const url = checkUrlOrFail(target);
     const literal = this.policy === null ? null : literalRefusal(url, this.policy);
-    if (literal !== null) return Promise.reject(new CheckFailure(refusedMessage(url.hostname, literal)));
+    if (literal !== null)
+      return Promise.reject(new CheckFailure(refusedMessage(url.hostname, literal, false)));
     const remaining = deadline - performance.now();
     if (remaining <= 0) return Promise.reject(new CheckFailure(timeoutMessage(request.timeoutSeconds)));
     const payload = body === null ? null : Buffer.from(body, 'utf8');

@@ -103,11 +103,13 @@ export class UptimeMonitorsService {
   private async checked(settings: UptimeSettings): Promise<UptimeSettings> {
     const valid = checkSettings(settings);
     if (!this.config.UPTIME_ALLOW_PRIVATE_NETWORKS) {
-      const refused = await resolvesToRefused(new URL(valid.url).hostname);
+      const host = new URL(valid.url).hostname;
+      const refused = await resolvesToRefused(host);
       if (refused) {
+        // The kind of address, never the address: a name's answer is not for every member to see.
+        const what = refused.resolved ? `url: ${host} resolves to` : 'url is';
         throw new InvalidInputError(
-          `url points at ${refused.address}, a ${refused.reason} address, which uptime checks may not reach ` +
-            '(UPTIME_ALLOW_PRIVATE_NETWORKS)',
+          `${what} a ${refused.reason} address, which uptime checks may not reach (UPTIME_ALLOW_PRIVATE_NETWORKS)`,
         );
       }
     }
