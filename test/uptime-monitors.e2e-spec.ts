@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { TokensService } from '../src/tokens/tokens.service';
 import { UptimeChecksRepository } from '../src/uptime/uptime-checks.repository';
 import { UptimeChecker } from '../src/uptime/uptime-checker';
 import { UptimeClock } from '../src/uptime/uptime-clock';
@@ -75,6 +76,101 @@ describe('uptime monitors', () => {
     await eventually(async () => (await checkCount(monitorId)) >= count, 30_000);
     return (await expectStatus(t.api().get(`${base()}/${monitorId}`), 200)).body;
   }
+
+  it('shows header values masked to every reader, and keeps a masked value sent back', async () => {
+    const secret = 'Bearer s3cret-token-12345';
+    const created = await createMonitor({
+      name: 'Private API',
+      url: `${sites.url}/echo`,
+      headers: { Authorization: secret, 'X-Team': 'ops' },
+    });
+    const masked = { Authorization: 'Bear...****', 'X-Team': '****' };
+    expect(created.headers).toEqual(masked);
+    const readOnly = (
+      await t.app.get(TokensService).create('read-only', { userId: null, readOnly: true, projectIds: null })
+    ).token;
+    const read = (path: string) => t.http().get(path).set('Authorization', `Bearer ${readOnly}`);
+    expect((await expectStatus(read(`${base()}/${created.id}`), 200)).body.headers).toEqual(masked);
+    const listed = (await expectStatus(read(base()), 200)).body.data as { id: number; headers: unknown }[];
+    expect(listed.find((entry) => entry.id === created.id)?.headers).toEqual(masked);
+    const everything = JSON.stringify((await expectStatus(read(base()), 200)).body);
+    expect(everything).not.toContain('s3cret');
+
+    // What a form sends back unchanged keeps the stored values; a new value replaces one; a header
+    // left out of the object is removed; and the check sends the stored values.
+    const patched = await expectStatus(
+      t
+        .api()
+        .patch(`${base()}/${created.id}`)
+        .send({ headers: { ...masked, 'X-Team': 'sre' }, name: 'Renamed' }),
+      200,
+    );
+    expect(patched.body.headers).toEqual(masked);
+    const stored = async () =>
+      (
+        (await db.query('SELECT headers FROM uptime_monitors WHERE id = $1', [created.id])) as {
+          headers: unknown;
+        }[]
+      )[0].headers;
+    expect(await stored()).toEqual({ Authorization: secret, 'X-Team': 'sre' });
+    await expectStatus(
+      t
+        .api()
+        .patch(`${base()}/${created.id}`)
+        .send({ headers: { Authorization: 'Bear...****' } }),
+      200,
+    );
+    expect(await stored()).toEqual({ Authorization: secret });
+
+    // A masked-looking value that is not the stored one's mask is refused.
+    const wrongMask = await expectStatus(
+      t
+        .api()
+        .patch(`${base()}/${created.id}`)
+        .send({ headers: { Authorization: 'Othe...****' } }),
+      400,
+    );
+    expect(wrongMask.body.error).toBe(
+      'headers.Authorization is a masked value: send the new value, or the masked value unchanged',
+    );
+    const newWithMask = await expectStatus(
+      t
+        .api()
+        .post(base())
+        .send({ name: 'Copy', url: `${sites.url}/ok`, headers: { Authorization: 'Bear...****' } }),
+      400,
+    );
+    expect(newWithMask.body.error).toBe('headers.Authorization is a masked value: send the value itself');
+
+    // Stored values stay with the URL's origin: moving it elsewhere needs them sent again.
+    const elsewhere = sites.url.replace('127.0.0.1', 'localhost');
+    const moved = await expectStatus(
+      t
+        .api()
+        .patch(`${base()}/${created.id}`)
+        .send({ url: `${elsewhere}/echo` }),
+      400,
+    );
+    expect(moved.body.error).toBe(
+      'headers.Authorization must be sent again when url moves to another origin',
+    );
+    await expectStatus(
+      t
+        .api()
+        .patch(`${base()}/${created.id}`)
+        .send({ url: `${elsewhere}/echo`, headers: { Authorization: 'Bearer new' } }),
+      200,
+    );
+    expect(await stored()).toEqual({ Authorization: 'Bearer new' });
+    await expectStatus(
+      t
+        .api()
+        .patch(`${base()}/${created.id}`)
+        .send({ url: `${elsewhere}/ok` }),
+      200,
+    );
+    await expectStatus(t.api().delete(`${base()}/${created.id}`), 204);
+  });
 
   it('creates, reads, changes and deletes a monitor, with defaults, and audits each change', async () => {
     const created = await createMonitor({ name: 'Front page', url: `${sites.url}/ok` });
