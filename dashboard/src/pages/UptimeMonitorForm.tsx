@@ -137,7 +137,7 @@ function UptimeMonitorForm({ projectId, monitor }: { projectId: number; monitor:
           <textarea name="headers" rows={2} value={headers} onInput={(e) => setHeaders(e.currentTarget.value)} placeholder="Accept: text/html" />
           <small class="hint">
             One a line, as "Name: value". Saved values are shown masked: leave a masked value as it is to keep it, and
-            write the values again when the URL moves to another site.
+            write them again when the monitor moves to another site.
           </small>
         </label>
         {method !== 'GET' && method !== 'HEAD' && (
