@@ -643,7 +643,7 @@ describe('alert delivery without ALERTS_ALLOW_PRIVATE_NETWORKS', () => {
       // A name is checked on the address it resolves to, at connect time.
       [
         `http://localhost:${port}/private`,
-        /^refused to connect to localhost \((127\.0\.0\.1|::1)\): loopback/,
+        /^refused to connect to localhost: it resolves to a loopback address, which is not allowed \(set ALERTS_ALLOW_PRIVATE_NETWORKS/,
       ],
     ];
     for (const [url, message] of cases) {

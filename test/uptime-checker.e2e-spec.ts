@@ -120,13 +120,96 @@ describe('uptime checks against local sites', () => {
     expect(withCredentials.error).toContain('redirect location must not contain credentials');
   });
 
-  it('reads the TLS certificate expiry from the connection, and fails an untrusted certificate', async () => {
-    const result = await checker.check(request(`${tls.url}/`));
-    expect(result.tlsExpiresAt?.toISOString()).toBe(tls.expiresAt.toISOString());
+  it('reads the TLS certificate expiry from a verified certificate', async () => {
+    const trusted = await startTlsSite(5, 'ca');
+    try {
+      const trusting = new UptimeChecker(configWith({ UPTIME_ALLOW_PRIVATE_NETWORKS: 'true' }));
+      trusting.extraCertificateAuthorities = [trusted.ca!];
+      const result = await trusting.check(request(`${trusted.url}/`, { bodyContains: 'healthy' }));
+      expect(result).toMatchObject({ ok: true, statusCode: 200, error: null });
+      expect(result.tlsExpiresAt?.toISOString()).toBe(trusted.expiresAt.toISOString());
+      // The same site, to a checker that does not know its authority, is not trusted.
+      expect(await checker.check(request(`${trusted.url}/`))).toMatchObject({
+        ok: false,
+        error: 'TLS certificate not trusted: UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+        tlsExpiresAt: null,
+      });
+    } finally {
+      await trusted.close();
+    }
+  });
+
+  it('fails an untrusted certificate before any byte of the request is sent', async () => {
+    const result = await checker.check(
+      request(`${tls.url}/login`, {
+        method: 'POST',
+        headers: { Authorization: 'Bearer s3cret-token', Cookie: 'session=abc' },
+        body: '{"password":"hunter2"}',
+      }),
+    );
     expect(result).toMatchObject({
       ok: false,
+      statusCode: null,
       error: 'TLS certificate not trusted: DEPTH_ZERO_SELF_SIGNED_CERT',
+      tlsExpiresAt: null,
     });
+    expect(tls.bytesReceived()).toBe(0);
+  });
+
+  it('sends no configured header and no body to another origin a redirect points at', async () => {
+    const other = await startUptimeSites('127.0.0.2');
+    try {
+      const headers = {
+        Authorization: 'Bearer s3cret-token',
+        Cookie: 'session=abc',
+        'Proxy-Authorization': 'Basic cHJveHk=',
+        'X-Api-Key': 'key-123',
+      };
+      const elsewhere = encodeURIComponent(`${other.url}/echo`);
+      const followed = await checker.check(request(`${sites.url}/to?url=${elsewhere}`, { headers }));
+      expect(followed).toMatchObject({ ok: true, statusCode: 200 });
+      expect(other.requests).toHaveLength(1);
+      const seen = other.requests[0];
+      expect(seen.headers['user-agent']).toBe(UPTIME_USER_AGENT);
+      for (const name of Object.keys(headers))
+        expect({ name, value: seen.headers[name.toLowerCase()] }).toEqual({ name, value: undefined });
+
+      // A 307 keeps the method and the body: to another origin, the check fails rather than send them.
+      const posted = await checker.check(
+        request(`${sites.url}/to?url=${elsewhere}`, {
+          method: 'POST',
+          headers,
+          body: '{"password":"hunter2"}',
+        }),
+      );
+      expect(posted).toMatchObject({ ok: false, statusCode: 307 });
+      expect(posted.error).toBe(
+        `redirected to another origin (${other.url}) with the request body: check ${other.url}/echo itself`,
+      );
+      expect(other.requests).toHaveLength(1);
+
+      // A 303 (or a 301 or 302 after a POST) goes on as a GET without body: that may go elsewhere.
+      const seeOther = await checker.check(
+        request(`${sites.url}/to?status=303&url=${elsewhere}`, { method: 'POST', headers, body: 'secret' }),
+      );
+      expect(seeOther).toMatchObject({ ok: true, statusCode: 200 });
+      expect(other.requests).toHaveLength(2);
+      expect(other.requests[1]).toMatchObject({ method: 'GET', body: '' });
+      expect(other.requests[1].headers.authorization).toBeUndefined();
+      expect(other.requests[1].headers['x-api-key']).toBeUndefined();
+
+      // Within the origin, the request goes on as configured.
+      const before = sites.requests.length;
+      const same = await checker.check(
+        request(`${sites.url}/to?url=%2Fecho`, { method: 'POST', headers, body: 'b' }),
+      );
+      expect(same).toMatchObject({ ok: true });
+      const echoed = sites.requests.slice(before).find((entry) => entry.path === '/echo')!;
+      expect(echoed).toMatchObject({ method: 'POST', body: 'b' });
+      expect(echoed.headers.authorization).toBe('Bearer s3cret-token');
+    } finally {
+      await other.close();
+    }
   });
 
   it('fails a refused connection with its reason', async () => {
@@ -157,10 +240,22 @@ describe('the SSRF guard of uptime checks', () => {
         url,
         ok: false,
         error: expect.stringMatching(
-          /^refused to connect to .*addresses are not allowed \(set UPTIME_ALLOW_PRIVATE_NETWORKS=true/,
+          /^refused to connect to .*(addresses are|address, which is) not allowed \(set UPTIME_ALLOW_PRIVATE_NETWORKS=true/,
         ),
       });
     }
+    expect(sites.requests).toHaveLength(0);
+  });
+
+  it('names the host it refused, never the address the host resolves to', async () => {
+    const result = await new UptimeChecker(configWith({})).check(
+      request(`http://localhost:${new URL(sites.url).port}/ok`),
+    );
+    expect(result).toMatchObject({ ok: false });
+    expect(result.error).toMatch(
+      /^refused to connect to localhost: it resolves to a loopback address, which is not allowed/,
+    );
+    expect(result.error).not.toMatch(/127\.0\.0\.1|::1/);
     expect(sites.requests).toHaveLength(0);
   });
 

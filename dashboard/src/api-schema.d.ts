@@ -2870,6 +2870,12 @@ export interface components {
             url: string;
             /** @enum {string} */
             method: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+            /**
+             * @description request headers, each value masked (`Bear...****`; `****` under 12 characters)
+             * @example {
+             *       "Authorization": "Bear...****"
+             *     }
+             */
             headers: {
                 [key: string]: string;
             };
@@ -2930,7 +2936,7 @@ export interface components {
              */
             method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
             /**
-             * @description request headers (at most 50)
+             * @description request headers (at most 50). Values are write-only: answers show them masked. In a change, a value sent back as shown keeps the stored one, a header left out of the object is removed, and stored values are kept only while url stays on the same origin.
              * @example {
              *       "Accept": "text/html"
              *     }
@@ -2980,7 +2986,7 @@ export interface components {
              */
             method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
             /**
-             * @description request headers (at most 50)
+             * @description request headers (at most 50). Values are write-only: answers show them masked. In a change, a value sent back as shown keeps the stored one, a header left out of the object is removed, and stored values are kept only while url stays on the same origin.
              * @example {
              *       "Accept": "text/html"
              *     }

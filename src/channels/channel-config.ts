@@ -1,5 +1,6 @@
 import { isEmail } from 'class-validator';
 import { InvalidInputError } from '../common/domain-errors';
+import { looksMasked, MASK, maskHeaderValues, maskSecret, storedHeader } from '../common/secret-mask';
 import type { ChannelType } from './channel.entity';
 
 /** A config problem, phrased for the client. */
@@ -37,8 +38,6 @@ const RESERVED_HEADERS = new Set([
   'connection',
   'content-type',
 ]);
-/** A secret shorter than this is masked entirely: showing 4 characters of it would give too much away. */
-const MIN_PARTLY_SHOWN_SECRET = 12;
 
 const ALLOWED_KEYS: Record<ChannelType, readonly string[]> = {
   webhook: ['url', 'secret', 'headers'],
@@ -159,16 +158,7 @@ export function validateChannelConfig(type: ChannelType, config: unknown): Chann
  *   bearer credential (Slack's `/services/T…/B…/…`, Mattermost's `/hooks/<key>`).
  */
 const SECRET_FIELDS = ['secret', 'headers', 'url', 'webhook_url'] as const;
-const MASK = '****';
-
-/** `whsec_abcdef123456` → `whse...****`; a short secret → `****`. */
-export function maskSecret(secret: string): string {
-  return secret.length >= MIN_PARTLY_SHOWN_SECRET ? `${secret.slice(0, 4)}...${MASK}` : MASK;
-}
-
-function looksMasked(value: string): boolean {
-  return value === MASK || value.endsWith(`...${MASK}`);
-}
+export { maskSecret };
 
 /** `https://user:pass@host/path?token=x` → `https://****:****@host/path?****`. */
 function maskUrlCredentials(value: string): string {
@@ -195,22 +185,13 @@ function maskChatUrl(value: string): string {
   }
 }
 
-function maskHeaders(headers: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(headers).map(([name, value]) => [
-      name,
-      typeof value === 'string' ? maskSecret(value) : MASK,
-    ]),
-  );
-}
-
 /** How a stored secret field is shown; `undefined` for a value that is not of the expected shape. */
 function maskField(field: (typeof SECRET_FIELDS)[number], value: unknown): unknown {
   switch (field) {
     case 'secret':
       return typeof value === 'string' ? maskSecret(value) : undefined;
     case 'headers':
-      return isPlainObject(value) ? maskHeaders(value) : undefined;
+      return isPlainObject(value) ? maskHeaderValues(value) : undefined;
     case 'url':
       return typeof value === 'string' ? maskUrlCredentials(value) : undefined;
     case 'webhook_url':
@@ -234,12 +215,6 @@ function maskedUrlError(field: string, existing: boolean): ChannelConfigError {
       ? `config.${field} is a masked value: send the new URL, or the masked value unchanged`
       : `config.${field} is a masked value: send the URL itself`,
   );
-}
-
-function storedHeader(stored: unknown, name: string): string | undefined {
-  if (!isPlainObject(stored)) return undefined;
-  const match = Object.entries(stored).find(([key]) => key.toLowerCase() === name.toLowerCase());
-  return typeof match?.[1] === 'string' ? match[1] : undefined;
 }
 
 /**

@@ -25,6 +25,22 @@ describe('refusalReason', () => {
     ['224.0.0.1', 'multicast'],
     ['ff02::1', 'multicast'],
     ['255.255.255.255', 'reserved'],
+    ['192.0.2.10', 'reserved'],
+    ['198.51.100.7', 'reserved'],
+    ['203.0.113.255', 'reserved'],
+    ['192.88.99.1', 'reserved'],
+    ['64:ff9b:1::a00:1', 'private'], // local-use NAT64, whatever it embeds
+    ['64:ff9b:1:ffff::8.8.8.8', 'private'],
+    ['2001::1', 'reserved'], // Teredo
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'reserved'],
+    ['2001:2::1', 'reserved'], // benchmarking
+    ['2001:1f::1', 'reserved'], // ORCHID
+    ['2001:db8::1', 'reserved'],
+    ['3fff::1', 'reserved'],
+    ['3fff:fff::1', 'reserved'],
+    ['5f00::1', 'reserved'],
+    ['100::1', 'reserved'],
+    ['100:0:0:1::1', 'reserved'],
   ])('refuses %s (%s)', (address, reason) => {
     expect(refusalReason(address)).toBe(reason);
   });
@@ -42,6 +58,14 @@ describe('refusalReason', () => {
     '2606:4700:4700::1111',
     '2a00:1450:4001:81c::200e',
     '::ffff:8.8.8.8',
+    '64:ff9b:2::1', // next to local-use NAT64
+    '2001:1::1', // PCP anycast, globally reachable
+    '2001:3::1', // AMT, globally reachable
+    '2001:20::1', // ORCHIDv2, globally reachable
+    '2001:4860:4860::8888',
+    '3fff:1000::1', // past the documentation /20
+    '192.0.3.1',
+    '203.0.114.1',
   ])('allows the public address %s', (address) => {
     expect(refusalReason(address)).toBeNull();
   });

@@ -41,6 +41,10 @@ const V4_REFUSED: V4Range[] = [
   v4('100.64.0.0/10', 'shared address space (CGNAT)'),
   v4('192.0.0.0/24', 'reserved'), // IETF protocol assignments
   v4('198.18.0.0/15', 'reserved'), // benchmarking, used inside some data centres
+  v4('192.0.2.0/24', 'reserved'), // documentation (TEST-NET-1)
+  v4('198.51.100.0/24', 'reserved'), // documentation (TEST-NET-2)
+  v4('203.0.113.0/24', 'reserved'), // documentation (TEST-NET-3)
+  v4('192.88.99.0/24', 'reserved'), // deprecated 6to4 relay anycast: whichever relay is nearest
   v4('224.0.0.0/4', 'multicast'),
   v4('240.0.0.0/4', 'reserved'), // includes 255.255.255.255 broadcast
 ];
@@ -104,6 +108,41 @@ function classifyIPv4(value: number): RefusalReason | null {
   return null;
 }
 
+interface V6Prefix {
+  /** The prefix's leading groups; `bits` of them count. */
+  groups: number[];
+  bits: number;
+  reason: RefusalReason;
+}
+
+/**
+ * IPv6 blocks of IANA's special-purpose registry that are not globally reachable and embed no IPv4
+ * address checked on its own below.
+ */
+const V6_REFUSED: V6Prefix[] = [
+  // Local-use NAT64 (RFC 8215): translated to whatever the local network maps it to, internal hosts included.
+  { groups: [0x64, 0xff9b, 0x1], bits: 48, reason: 'private' },
+  { groups: [0x100, 0, 0, 0x1], bits: 64, reason: 'reserved' }, // dummy prefix (RFC 9780)
+  // Teredo (RFC 4380): tunnelled to the (obfuscated) IPv4 address it carries, through a relay.
+  { groups: [0x2001, 0], bits: 32, reason: 'reserved' },
+  { groups: [0x2001, 0x2, 0], bits: 48, reason: 'reserved' }, // benchmarking
+  { groups: [0x2001, 0x10], bits: 28, reason: 'reserved' }, // ORCHID, deprecated
+  { groups: [0x2001, 0x0db8], bits: 32, reason: 'reserved' }, // documentation
+  { groups: [0x3fff], bits: 20, reason: 'reserved' }, // documentation (RFC 9637)
+  { groups: [0x5f00], bits: 16, reason: 'reserved' }, // SRv6 segment identifiers (RFC 9602)
+  { groups: [0x100, 0, 0, 0], bits: 64, reason: 'reserved' }, // discard-only
+];
+
+function inPrefix(groups: number[], prefix: V6Prefix): boolean {
+  for (let bit = 0; bit < prefix.bits; bit += 16) {
+    const width = Math.min(16, prefix.bits - bit);
+    const mask = (0xffff << (16 - width)) & 0xffff;
+    const index = bit / 16;
+    if ((groups[index] & mask) !== ((prefix.groups[index] ?? 0) & mask)) return false;
+  }
+  return true;
+}
+
 function embeddedIPv4(groups: number[], from: number): number {
   return groups[from] * 65536 + groups[from + 1];
 }
@@ -126,9 +165,7 @@ function classifyIPv6(groups: number[]): RefusalReason | null {
   if ((g0 & 0xffc0) === 0xfe80) return 'link-local'; // fe80::/10
   if ((g0 & 0xffc0) === 0xfec0) return 'private'; // fec0::/10, deprecated site-local
   if ((g0 & 0xff00) === 0xff00) return 'multicast'; // ff00::/8
-  if (g0 === 0x2001 && g1 === 0x0db8) return 'reserved'; // documentation
-  if (g0 === 0x0100 && g1 === 0 && g2 === 0 && g3 === 0) return 'reserved'; // 100::/64 discard-only
-  return null;
+  return V6_REFUSED.find((prefix) => inPrefix(groups, prefix))?.reason ?? null;
 }
 
 /**

@@ -7,7 +7,18 @@ import { isIpLiteral, RefusalReason, refusalReason } from './ip-ranges';
  * chat, uptime checks): which destination may be connected to. The callers decide what a refusal
  * becomes (a delivery error, a failed check, a 400) through `refuse`.
  */
-export type RefuseAddress = (target: string, reason: RefusalReason) => Error;
+export type RefuseAddress = (target: string, reason: RefusalReason, resolved: boolean) => Error;
+
+/**
+ * The words of a refusal: `target` is the host as the user wrote it. A name is refused by the kind
+ * of address it resolves to, never by the address: the message is shown to every member, and
+ * addresses would tell them how internal names resolve.
+ */
+export function refusalWords(target: string, reason: RefusalReason, resolved: boolean): string {
+  return resolved
+    ? `refused to connect to ${target}: it resolves to a ${reason} address, which is not allowed`
+    : `refused to connect to ${target}: ${reason} addresses are not allowed`;
+}
 
 /** Why an address may not be connected to, or null: `refusalReason` unless a caller narrows it. */
 export type AddressPolicy = (address: string) => RefusalReason | null;
@@ -25,7 +36,7 @@ export function guardedLookup(refuse: RefuseAddress, policy: AddressPolicy = ref
       const list = addresses as dns.LookupAddress[];
       for (const entry of list) {
         const reason = policy(entry.address);
-        if (reason !== null) return callback(refuse(`${hostname} (${entry.address})`, reason), '', 0);
+        if (reason !== null) return callback(refuse(hostname, reason, true), '', 0);
       }
       if (list.length === 0) {
         const empty = Object.assign(new Error(`${hostname} did not resolve to any address`), {
@@ -49,16 +60,17 @@ export function literalRefusal(url: URL, policy: AddressPolicy = refusalReason):
 }
 
 /**
- * The first refused address `hostname` resolves to now, or null (also when it does not resolve:
- * a site may be unreachable when it is configured). For early answers to a user (a 400 on save);
- * the connection is still guarded by `guardedLookup`, which sees the address actually used.
+ * Why `hostname` is refused now: the kind of its first refused address (`resolved`: it is a name
+ * that resolves to one), or null (also when it does not resolve: a site may be unreachable when it
+ * is configured). For early answers to a user (a 400 on save), which name the kind and never the
+ * address; the connection is still guarded by `guardedLookup`, which sees the address actually used.
  */
 export async function resolvesToRefused(
   hostname: string,
-): Promise<{ address: string; reason: RefusalReason } | null> {
+): Promise<{ reason: RefusalReason; resolved: boolean } | null> {
   if (isIpLiteral(hostname)) {
     const reason = refusalReason(hostname);
-    return reason === null ? null : { address: hostname, reason };
+    return reason === null ? null : { reason, resolved: false };
   }
   let addresses: dns.LookupAddress[];
   try {
@@ -68,7 +80,7 @@ export async function resolvesToRefused(
   }
   for (const entry of addresses) {
     const reason = refusalReason(entry.address);
-    if (reason !== null) return { address: entry.address, reason };
+    if (reason !== null) return { reason, resolved: true };
   }
   return null;
 }

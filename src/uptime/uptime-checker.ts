@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import http from 'node:http';
 import https from 'node:https';
-import type { TLSSocket } from 'node:tls';
+import tls, { type TLSSocket } from 'node:tls';
 import { RefusalReason, refusalReason } from '../common/ip-ranges';
-import { AddressPolicy, guardedLookup, literalRefusal } from '../common/outbound-address';
+import { AddressPolicy, guardedLookup, literalRefusal, refusalWords } from '../common/outbound-address';
 import { AppConfig } from '../config/app-config';
 import { checkUrl, UptimeMethod } from './uptime-monitor-rules';
 
@@ -39,22 +39,25 @@ export interface CheckResult {
 /** A failure of the check: its message is what the monitor shows. */
 class CheckFailure extends Error {}
 
-function refusedMessage(target: string, reason: RefusalReason): string {
-  return (
-    `refused to connect to ${target}: ${reason} addresses are not allowed ` +
-    `(set UPTIME_ALLOW_PRIVATE_NETWORKS=true to allow them)`
-  );
+function refusedMessage(target: string, reason: RefusalReason, resolved: boolean): string {
+  return `${refusalWords(target, reason, resolved)} (set UPTIME_ALLOW_PRIVATE_NETWORKS=true to allow them)`;
 }
 
-const refuse = (target: string, reason: RefusalReason) => new CheckFailure(refusedMessage(target, reason));
+const refuse = (target: string, reason: RefusalReason, resolved: boolean) =>
+  new CheckFailure(refusedMessage(target, reason, resolved));
 
 interface Answer {
   status: number;
   location: string | null;
   body: string | null;
   tlsExpiresAt: Date | null;
-  /** Why the certificate is not trusted (the answer is then not used), or null. */
-  tlsError: string | null;
+}
+
+/** What one request of a check sends: after a redirect, maybe less than the monitor's settings. */
+interface Outgoing {
+  method: string;
+  headers: Record<string, string>;
+  body: string | null;
 }
 
 /**
@@ -66,6 +69,8 @@ interface Answer {
  */
 @Injectable()
 export class UptimeChecker {
+  /** Certificate authorities trusted besides the system's (PEM); tests trust one of their own. */
+  extraCertificateAuthorities: string[] = [];
   private policy: AddressPolicy | null = null;
   private lookup: ReturnType<typeof guardedLookup> | undefined;
 
@@ -91,18 +96,18 @@ export class UptimeChecker {
     let tlsExpiresAt: Date | null = null;
     let method: string = request.method;
     let body = request.body;
+    let headers = request.headers;
     let url = request.url;
     try {
       for (let redirects = 0; ; redirects++) {
-        const answer = await this.send(url, method, request, body, deadline);
+        const answer = await this.send(url, { method, headers, body }, request, deadline);
         tlsExpiresAt = answer.tlsExpiresAt ?? tlsExpiresAt;
         const elapsed = Math.round(performance.now() - started);
-        if (answer.tlsError !== null) return failure(answer.tlsError, elapsed, null, tlsExpiresAt);
         if (answer.location !== null) {
           if (redirects >= MAX_REDIRECTS) {
             return failure(`more than ${MAX_REDIRECTS} redirects`, elapsed, answer.status, tlsExpiresAt);
           }
-          url = redirectTarget(url, answer.location);
+          const next = redirectTarget(url, answer.location);
           // As browsers do: 303 always, and 301/302 after a POST, continue with a GET without body.
           if (
             answer.status === 303 ||
@@ -111,6 +116,18 @@ export class UptimeChecker {
             method = method === 'HEAD' ? 'HEAD' : 'GET';
             body = null;
           }
+          if (originOf(next) !== originOf(url)) {
+            // What the monitor was configured with is for its URL's origin only: any header may
+            // carry a credential (fetch drops Authorization, this drops them all), and a body
+            // that a 307 or 308 would send on is not sent anywhere else.
+            headers = {};
+            if (body !== null) {
+              const origin = originOf(next);
+              const message = `redirected to another origin (${origin}) with the request body: check ${next} itself`;
+              return failure(message, elapsed, answer.status, tlsExpiresAt);
+            }
+          }
+          url = next;
           continue;
         }
         const result = { responseMs: elapsed, statusCode: answer.status, tlsExpiresAt };
@@ -136,16 +153,12 @@ export class UptimeChecker {
     }
   }
 
-  private send(
-    target: string,
-    method: string,
-    request: CheckRequest,
-    body: string | null,
-    deadline: number,
-  ): Promise<Answer> {
+  private send(target: string, outgoing: Outgoing, request: CheckRequest, deadline: number): Promise<Answer> {
+    const { method, headers, body } = outgoing;
     const url = checkUrlOrFail(target);
     const literal = this.policy === null ? null : literalRefusal(url, this.policy);
-    if (literal !== null) return Promise.reject(new CheckFailure(refusedMessage(url.hostname, literal)));
+    if (literal !== null)
+      return Promise.reject(new CheckFailure(refusedMessage(url.hostname, literal, false)));
     const remaining = deadline - performance.now();
     if (remaining <= 0) return Promise.reject(new CheckFailure(timeoutMessage(request.timeoutSeconds)));
     const payload = body === null ? null : Buffer.from(body, 'utf8');
@@ -167,37 +180,40 @@ export class UptimeChecker {
         agent: false,
         lookup: this.lookup,
         headers: {
-          ...request.headers,
+          ...headers,
           'User-Agent': UPTIME_USER_AGENT,
           ...(payload ? { 'Content-Length': String(payload.length) } : {}),
         },
-        // The certificate is judged below, after its expiry is read: an untrusted or expired
-        // certificate fails the check with its reason, and the expiry is still recorded.
-        ...(isHttps ? { rejectUnauthorized: false } : {}),
+        // Certificates are verified during the handshake (Node's default): an untrusted one ends
+        // the connection before the headers and the body are sent.
+        ...(isHttps && this.extraCertificateAuthorities.length > 0
+          ? { ca: [...tls.rootCertificates, ...this.extraCertificateAuthorities] }
+          : {}),
       };
       const req = (isHttps ? https : http).request(url, options);
       const timer = setTimeout(
         () => finish(new CheckFailure(timeoutMessage(request.timeoutSeconds))),
         remaining,
       );
-      req.on('error', (error) => finish(error));
+      req.on('error', (error) => {
+        // An untrusted certificate ends the connection during the handshake, before any byte of
+        // the request is written; Node records why on the socket before it destroys it.
+        const untrusted = isHttps ? (req.socket as TLSSocket | null)?.authorizationError : undefined;
+        if (untrusted) return finish(new CheckFailure(`TLS certificate not trusted: ${String(untrusted)}`));
+        finish(error);
+      });
       req.on('response', (res) => {
         const status = res.statusCode ?? 0;
         let tlsExpiresAt: Date | null = null;
         if (isHttps) {
-          const socket = res.socket as TLSSocket;
-          const validTo = socket.getPeerCertificate?.()?.valid_to;
+          // Only a verified certificate gets here: its expiry is the one to warn about.
+          const validTo = (res.socket as TLSSocket).getPeerCertificate?.()?.valid_to;
           tlsExpiresAt = validTo ? new Date(validTo) : null;
           if (tlsExpiresAt !== null && Number.isNaN(tlsExpiresAt.getTime())) tlsExpiresAt = null;
-          if (!socket.authorized) {
-            const reason = String(socket.authorizationError ?? 'unknown reason');
-            const tlsError = `TLS certificate not trusted: ${reason}`;
-            return finish(null, { status, location: null, body: null, tlsExpiresAt, tlsError });
-          }
         }
         const location = status >= 300 && status < 400 ? (res.headers.location ?? null) : null;
         if (!readBody || location !== null) {
-          return finish(null, { status, location, body: null, tlsExpiresAt, tlsError: null });
+          return finish(null, { status, location, body: null, tlsExpiresAt });
         }
         const chunks: Buffer[] = [];
         let size = 0;
@@ -213,7 +229,6 @@ export class UptimeChecker {
             location,
             body: Buffer.concat(chunks).subarray(0, MAX_BODY_READ_BYTES).toString('utf8'),
             tlsExpiresAt,
-            tlsError: null,
           });
         res.on('end', done);
         res.on('error', (error) => finish(error));
@@ -242,6 +257,10 @@ function checkUrlOrFail(text: string): URL {
   } catch (error) {
     throw new CheckFailure((error as Error).message);
   }
+}
+
+function originOf(url: string): string {
+  return new URL(url).origin;
 }
 
 function redirectTarget(from: string, location: string): string {

@@ -1,11 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InvalidInputError, NotFoundError } from '../common/domain-errors';
 import { resolvesToRefused } from '../common/outbound-address';
+import { maskHeaderValues } from '../common/secret-mask';
 import { AppConfig } from '../config/app-config';
 import type { CheckPeriod, CreateUptimeMonitorDto, UpdateUptimeMonitorDto } from './dto/uptime-monitor.dto';
 import type { UptimeCheckView, UptimeMonitorView, UptimePercents } from './dto/uptime-monitor.response';
 import { UptimeChecksRepository, CheckCounts } from './uptime-checks.repository';
 import { UptimeClock } from './uptime-clock';
+import { rejectMaskedHeaders, restoreMaskedHeaders } from './uptime-header-secrets';
 import { UptimeIncidents } from './uptime-incidents';
 import { checkSettings, DEFAULT_SETTINGS, UptimeSettings } from './uptime-monitor-rules';
 import { UptimeMonitorRow, UptimeMonitorsRepository } from './uptime-monitors.repository';
@@ -39,6 +41,7 @@ export class UptimeMonitorsService {
   }
 
   async create(projectId: number, body: CreateUptimeMonitorDto): Promise<UptimeMonitorView> {
+    rejectMaskedHeaders(body.headers);
     const settings = await this.checked(merge({ ...DEFAULT_SETTINGS, name: body.name, url: body.url }, body));
     // Due at once: a new monitor shows a first result within a tick.
     const row = await this.monitors.insert(projectId, settings, this.clock.now());
@@ -47,7 +50,10 @@ export class UptimeMonitorsService {
 
   async update(projectId: number, id: number, body: UpdateUptimeMonitorDto): Promise<UptimeMonitorView> {
     const current = await this.findOrFail(projectId, id);
-    const settings = await this.checked(merge(settingsOf(current), body));
+    const headers = restoreMaskedHeaders(body.headers, current.headers, body.url ?? current.url, current.url);
+    const settings = await this.checked(
+      merge(settingsOf(current), { ...body, headers: headers as Record<string, string> }),
+    );
     const newUrl = settings.url !== current.url;
     const newInterval = settings.intervalSeconds !== current.interval_seconds;
     const nextDueAt = newUrl || newInterval ? this.clock.now() : null;
@@ -103,11 +109,13 @@ export class UptimeMonitorsService {
   private async checked(settings: UptimeSettings): Promise<UptimeSettings> {
     const valid = checkSettings(settings);
     if (!this.config.UPTIME_ALLOW_PRIVATE_NETWORKS) {
-      const refused = await resolvesToRefused(new URL(valid.url).hostname);
+      const host = new URL(valid.url).hostname;
+      const refused = await resolvesToRefused(host);
       if (refused) {
+        // The kind of address, never the address: a name's answer is not for every member to see.
+        const what = refused.resolved ? `url: ${host} resolves to` : 'url is';
         throw new InvalidInputError(
-          `url points at ${refused.address}, a ${refused.reason} address, which uptime checks may not reach ` +
-            '(UPTIME_ALLOW_PRIVATE_NETWORKS)',
+          `${what} a ${refused.reason} address, which uptime checks may not reach (UPTIME_ALLOW_PRIVATE_NETWORKS)`,
         );
       }
     }
@@ -198,7 +206,8 @@ function toView(
     name: row.name,
     url: row.url,
     method: row.method,
-    headers: row.headers,
+    // Write-only: any header may carry a credential, and every reader of the project sees this.
+    headers: maskHeaderValues(row.headers),
     body: row.body,
     expected_status: { min: row.expected_status_min, max: row.expected_status_max },
     body_contains: row.body_contains,

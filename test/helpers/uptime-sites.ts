@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
+import tls from 'node:tls';
 import { join } from 'node:path';
 
 /** What a site behind uptime checks answers; `state` lets a test flip it between checks. */
@@ -24,7 +24,7 @@ const HUGE_BYTES = 64 * 1024 * 1024;
  * A local site on 127.0.0.1 with the pages uptime checks meet: healthy, slow, failing, hanging,
  * redirecting (to itself, in chains, anywhere), huge.
  */
-export async function startUptimeSites(): Promise<UptimeSites> {
+export async function startUptimeSites(host = '127.0.0.1'): Promise<UptimeSites> {
   const state = { up: true };
   const requests: UptimeSites['requests'] = [];
   const sockets = new Set<Socket>();
@@ -65,7 +65,7 @@ export async function startUptimeSites(): Promise<UptimeSites> {
           res.setHeader('Location', '/loop');
           return res.end();
         case 'to':
-          res.statusCode = 307;
+          res.statusCode = Number(url.searchParams.get('status') ?? 307);
           res.setHeader('Location', url.searchParams.get('url') ?? '/ok');
           return res.end();
         case 'echo':
@@ -88,8 +88,8 @@ export async function startUptimeSites(): Promise<UptimeSites> {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  base = `http://${host}:${(server.address() as AddressInfo).port}`;
   return {
     url: base,
     state,
@@ -123,47 +123,104 @@ export interface TlsSite {
   url: string;
   /** The certificate's notAfter, as openssl wrote it. */
   expiresAt: Date;
+  /** The certificate authority that signed it (PEM), or null for a self-signed certificate. */
+  ca: string | null;
+  /** Bytes of requests received, after the TLS handshake: headers and body. */
+  bytesReceived: () => number;
   close: () => Promise<void>;
 }
 
-/** An HTTPS site on 127.0.0.1 with a self-signed certificate valid for `days` (made by the openssl CLI). */
-export async function startTlsSite(days: number): Promise<TlsSite> {
+const openssl = (dir: string, args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+
+/**
+ * An HTTPS site on 127.0.0.1 whose certificate is valid for `days` (made by the openssl CLI):
+ * self-signed, or signed by a certificate authority of its own that a checker may be told to trust.
+ * It counts every byte of request it receives and answers each request with 200.
+ */
+export async function startTlsSite(days: number, signer: 'self' | 'ca' = 'self'): Promise<TlsSite> {
   const dir = mkdtempSync(join(tmpdir(), 'uptime-tls-'));
   try {
-    execFileSync(
-      'openssl',
-      [
+    const key = ['-newkey', 'rsa:2048', '-nodes', '-sha256'];
+    let ca: string | null = null;
+    if (signer === 'self') {
+      openssl(dir, [
         'req',
         '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-sha256',
+        ...key,
         '-keyout',
-        join(dir, 'key.pem'),
+        'key.pem',
         '-out',
-        join(dir, 'cert.pem'),
+        'cert.pem',
         '-days',
         String(days),
         '-subj',
         '/CN=127.0.0.1',
-      ],
-      { stdio: 'ignore' },
-    );
+      ]);
+    } else {
+      openssl(dir, [
+        'req',
+        '-x509',
+        ...key,
+        '-keyout',
+        'ca.key',
+        '-out',
+        'ca.pem',
+        '-days',
+        '30',
+        '-subj',
+        '/CN=Uptime test CA',
+      ]);
+      openssl(dir, ['req', ...key, '-keyout', 'key.pem', '-out', 'site.csr', '-subj', '/CN=127.0.0.1']);
+      writeFileSync(join(dir, 'san.cnf'), 'subjectAltName=IP:127.0.0.1\n');
+      openssl(dir, [
+        'x509',
+        '-req',
+        '-in',
+        'site.csr',
+        '-CA',
+        'ca.pem',
+        '-CAkey',
+        'ca.key',
+        '-CAcreateserial',
+        '-out',
+        'cert.pem',
+        '-days',
+        String(days),
+        '-extfile',
+        'san.cnf',
+      ]);
+      ca = readFileSync(join(dir, 'ca.pem'), 'utf8');
+    }
     const cert = readFileSync(join(dir, 'cert.pem'));
-    const key = readFileSync(join(dir, 'key.pem'));
-    const notAfter = execFileSync('openssl', ['x509', '-noout', '-enddate', '-in', join(dir, 'cert.pem')])
+    const privateKey = readFileSync(join(dir, 'key.pem'));
+    const notAfter = openssl(dir, ['x509', '-noout', '-enddate', '-in', 'cert.pem'])
       .toString()
       .trim()
       .replace('notAfter=', '');
-    const server = https.createServer({ cert, key }, (_req, res) => res.end('secure and healthy'));
+    let received = 0;
+    const sockets = new Set<Socket>();
+    // Plain TLS under a minimal HTTP answer, so that every byte that arrives is counted.
+    const server = tls.createServer({ cert, key: privateKey }, (socket) => {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => undefined);
+      socket.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        if (!chunk.includes('\r\n\r\n')) return;
+        const body = 'secure and healthy';
+        socket.end(`HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+      });
+    });
+    server.on('tlsClientError', () => undefined);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return {
       url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
       expiresAt: new Date(notAfter),
+      ca,
+      bytesReceived: () => received,
       close: () =>
         new Promise((resolve) => {
-          server.closeAllConnections();
+          for (const socket of sockets) socket.destroy();
           server.close(() => resolve());
         }),
     };

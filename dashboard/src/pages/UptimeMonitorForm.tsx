@@ -135,7 +135,10 @@ function UptimeMonitorForm({ projectId, monitor }: { projectId: number; monitor:
         <label class="field">
           <span>Headers</span>
           <textarea name="headers" rows={2} value={headers} onInput={(e) => setHeaders(e.currentTarget.value)} placeholder="Accept: text/html" />
-          <small class="hint">One a line, as "Name: value".</small>
+          <small class="hint">
+            One a line, as "Name: value". Saved values are shown masked: leave a masked value as it is to keep it, and
+            write them again when the monitor moves to another site.
+          </small>
         </label>
         {method !== 'GET' && method !== 'HEAD' && (
           <label class="field">

@@ -3,7 +3,8 @@ import http from 'node:http';
 import https from 'node:https';
 import { AppConfig } from '../../config/app-config';
 import { DeliveryError } from './delivery-error';
-import { guardedLookup, literalRefusal } from '../../common/outbound-address';
+import { RefusalReason } from '../../common/ip-ranges';
+import { guardedLookup, literalRefusal, refusalWords } from '../../common/outbound-address';
 
 /** A receiver that has not answered within this time has failed this attempt (the queue retries). */
 export const OUTBOUND_TIMEOUT_MS = 5_000;
@@ -27,16 +28,13 @@ export interface OutboundResponse {
 }
 
 /** The refusal message names the setting that lifts it, so an operator knows what to change. */
-function refusedMessage(address: string, reason: string): string {
-  return (
-    `refused to connect to ${address}: ${reason} addresses are not allowed ` +
-    `(set ALERTS_ALLOW_PRIVATE_NETWORKS=true to allow them)`
-  );
+function refusedMessage(target: string, reason: RefusalReason, resolved: boolean): string {
+  return `${refusalWords(target, reason, resolved)} (set ALERTS_ALLOW_PRIVATE_NETWORKS=true to allow them)`;
 }
 
 /** Connect-time lookup for alerts: a refused address is a permanent delivery failure. */
 const alertLookup = guardedLookup(
-  (target, reason) => new DeliveryError(refusedMessage(target, reason), true),
+  (target, reason, resolved) => new DeliveryError(refusedMessage(target, reason, resolved), true),
 );
 
 /**
@@ -66,7 +64,7 @@ export class OutboundHttp {
     // The URL parser has already turned decimal, hex and octal IPv4 spellings into dotted quads; a
     // literal address is never passed to lookup by Node, so it is checked here.
     const literal = allowPrivate ? null : literalRefusal(url);
-    if (literal !== null) throw new DeliveryError(refusedMessage(url.hostname, literal), true);
+    if (literal !== null) throw new DeliveryError(refusedMessage(url.hostname, literal, false), true);
     const client = url.protocol === 'https:' ? https : http;
     const body = Buffer.from(request.body, 'utf8');
 

@@ -34,7 +34,10 @@ class UptimeMonitorFields {
     type: 'object',
     additionalProperties: { type: 'string' },
     example: { Accept: 'text/html' },
-    description: 'request headers (at most 50)',
+    description:
+      'request headers (at most 50). Values are write-only: answers show them masked. In a change, a value ' +
+      'sent back as shown keeps the stored one, a header left out of the object is removed, and stored ' +
+      'values are kept only while url stays on the same origin.',
   })
   @IsOptional()
   @IsObject({ message: 'headers must be an object of header names and string values' })

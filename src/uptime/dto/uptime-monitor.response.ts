@@ -38,7 +38,12 @@ export class UptimeMonitorView {
   @ApiProperty({ enum: UPTIME_METHODS })
   method: string;
 
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    example: { Authorization: 'Bear...****' },
+    description: 'request headers, each value masked (`Bear...****`; `****` under 12 characters)',
+  })
   headers: Record<string, string>;
 
   @ApiProperty({ type: String, nullable: true })
