@@ -275,7 +275,33 @@ export class Environment extends ServerEnvironment {
   @Max(600_000)
   ALERTS_RETRY_BASE_DELAY_MS = 2_000;
 
-  // ---- Uptime monitors ----
+  // ---- Cron monitors ----
+
+  @Describe({
+    section: 'crons',
+    secret: false,
+    description:
+      "Monitors a check-in's `monitor_config` may create per project (1–100000): a check-in that would create one more while the project has this many (however they were made) creates nothing and is counted as the outcome `invalid`, reason `monitor_limit_exceeded`. Monitors made through the API or the dashboard are not limited. See [Monitors](monitors.md#limits-on-what-check-ins-create).",
+  })
+  @Transform(toInt)
+  @IsInt({ message: 'CRON_MONITORS_PER_PROJECT must be an integer from 1 to 100000' })
+  @Min(1, { message: 'CRON_MONITORS_PER_PROJECT must be an integer from 1 to 100000' })
+  @Max(100_000, { message: 'CRON_MONITORS_PER_PROJECT must be an integer from 1 to 100000' })
+  CRON_MONITORS_PER_PROJECT = 100;
+
+  @Describe({
+    section: 'crons',
+    secret: false,
+    description:
+      'Environments one cron monitor keeps state for (1–1000): a check-in in a new environment while the monitor has this many creates nothing and is counted as the outcome `invalid`, reason `monitor_environment_limit_exceeded`. Each environment is checked by the clock every minute and opens issues of its own.',
+  })
+  @Transform(toInt)
+  @IsInt({ message: 'CRON_ENVIRONMENTS_PER_MONITOR must be an integer from 1 to 1000' })
+  @Min(1, { message: 'CRON_ENVIRONMENTS_PER_MONITOR must be an integer from 1 to 1000' })
+  @Max(1_000, { message: 'CRON_ENVIRONMENTS_PER_MONITOR must be an integer from 1 to 1000' })
+  CRON_ENVIRONMENTS_PER_MONITOR = 20;
+
+  // ---- Uptime monitors and status pages ----
 
   @Describe({
     section: 'uptime',
