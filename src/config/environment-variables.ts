@@ -397,4 +397,13 @@ export class Environment extends ServerEnvironment {
   @Min(1, { message: 'DIGEST_LAG_DEGRADED_SECONDS must be an integer from 1 to 86400' })
   @Max(86400, { message: 'DIGEST_LAG_DEGRADED_SECONDS must be an integer from 1 to 86400' })
   DIGEST_LAG_DEGRADED_SECONDS = 300;
+
+  @Describe({
+    section: 'monitoring',
+    secret: false,
+    description:
+      "Who sees the details of readiness: with `admin`, `GET /health/ready` answers anyone the statuses only (the overall status, `database`, `redis` and each check's status), and `GET /health/ready/details` (api instances) the whole answer, with the reasons, the queues and the worker processes (host names and process ids), to an admin's token or session. `public` answers the whole of it at `/health/ready` to anyone, as installations whose health port is private may want.",
+  })
+  @IsIn(['admin', 'public'], { message: 'HEALTH_DETAILS must be admin or public' })
+  HEALTH_DETAILS: 'admin' | 'public' = 'admin';
 }
