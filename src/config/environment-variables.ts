@@ -349,6 +349,17 @@ export class Environment extends ServerEnvironment {
   @Max(720)
   UPTIME_CHECK_RETENTION_HOURS = 48;
 
+  @Describe({
+    section: 'uptime',
+    secret: false,
+    description:
+      'Requests one client address may make per minute to the public status pages (`GET /api/status/{slug}` and `/status/{slug}`, together), counted in Redis for every api instance; over it, 429 with `Retry-After`. The address is the one the reverse proxy reports in `X-Forwarded-For` (see `TRUST_PROXY`); IPv6 counts per /64. `0` disables the limit.',
+  })
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  STATUS_PAGE_REQUESTS_PER_MINUTE = 120;
+
   // ---- Logging and monitoring ----
 
   @Describe({
