@@ -14,6 +14,7 @@ import type { ResolvedConfig } from './config/environment';
 import { dataSourceOptions } from './schema/data-source-options';
 import { DigestWorkerModule } from './digest/digest-worker.module';
 import { EventsModule } from './events/events.module';
+import { HealthDetailsModule } from './health/health-details.module';
 import { HealthModule } from './health/health.module';
 import { IngestModule } from './ingest/ingest.module';
 import { IssuesModule } from './issues/issues.module';
@@ -62,6 +63,7 @@ const API_MODULES: Type[] = [
   ArtifactsModule,
   SentryApiModule,
   IngestModule,
+  HealthDetailsModule,
 ];
 
 /** Modules that consume queues (role `worker`). */

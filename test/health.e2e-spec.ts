@@ -1,4 +1,6 @@
+import { hostname } from 'node:os';
 import { startTestApp, TestApp } from './helpers/app';
+import { as, invitedAccount } from './helpers/members';
 import { eventually } from './helpers/queues';
 import { proxiedTestDatabase } from './helpers/tcp-proxy';
 
@@ -6,7 +8,8 @@ describe('health, CORS and API documentation', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await startTestApp();
+    // The installation's default (the other tests' apps answer the details publicly).
+    t = await startTestApp({ HEALTH_DETAILS: undefined });
   });
   afterAll(() => t.close());
 
@@ -14,6 +17,47 @@ describe('health, CORS and API documentation', () => {
     await t.http().get('/health').expect(200, { status: 'ok' });
     const ready = await t.http().get('/health/ready').expect(200);
     expect(ready.body).toMatchObject({ status: 'ok', database: 'connected', redis: 'connected' });
+  });
+
+  it('tells anyone only the statuses, and the details (workers, errors, queues) to admins', async () => {
+    // A worker of this process has reported, so that the details have one to name.
+    const details = await eventually(async () => {
+      const answer = await t.api().get('/health/ready/details').expect(200);
+      return answer.body.workers?.length > 0 && answer.body;
+    });
+    expect(details).toMatchObject({ status: 'ok', database: 'connected', digest_backlog: expect.any(Number) });
+    expect(details.workers[0].id).toContain(hostname());
+
+    const ready = await t.http().get('/health/ready').expect(200);
+    expect(ready.body).toEqual({
+      status: 'ok',
+      database: 'connected',
+      redis: 'connected',
+      checks: { database_writes: { status: 'ok' }, redis_writes: { status: 'ok' }, digest: { status: 'ok' } },
+    });
+    expect(JSON.stringify(ready.body)).not.toContain(hostname());
+
+    await t.http().get('/health/ready/details').expect(401);
+    const owner = as(t, { token: t.token });
+    const member = await invitedAccount(t, owner, 'member');
+    const refused = await as(t, { token: member.token }).get('/health/ready/details').expect(403);
+    expect(refused.body.error).toEqual(expect.any(String));
+    const admin = await invitedAccount(t, owner, 'admin');
+    await as(t, { cookie: admin.cookie }).get('/health/ready/details').expect(200);
+  });
+
+  it('answers the details to anyone with HEALTH_DETAILS=public', async () => {
+    const open = await startTestApp({ HEALTH_DETAILS: 'public' });
+    try {
+      const ready = await eventually(async () => {
+        const answer = await open.http().get('/health/ready').expect(200);
+        return answer.body.workers?.length > 0 && answer.body;
+      });
+      expect(ready).toMatchObject({ status: 'ok', digest_backlog: expect.any(Number) });
+      expect(ready.workers[0].id).toContain(hostname());
+    } finally {
+      await open.close();
+    }
   });
 
   it('answers a CORS preflight with 204 and the headers browser clients need', async () => {

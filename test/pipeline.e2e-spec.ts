@@ -569,6 +569,8 @@ describe('rate limiting (the server as a separate process, reading its log)', ()
         APP_ROLE: 'all',
         MAX_EVENTS_PER_MINUTE: '5',
         MAX_EVENTS_PER_HOUR: '0',
+        // The test waits for the backlog readiness reports, one of the details.
+        HEALTH_DETAILS: 'public',
         LOG_LEVEL: 'info',
         RUST_LOG: '',
         SERVE_DASHBOARD: 'false',

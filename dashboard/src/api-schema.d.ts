@@ -1381,6 +1381,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/health/ready/details": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["HealthDetailsController_details"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1390,89 +1406,33 @@ export interface components {
             /** @enum {string} */
             status: "ok";
         };
-        /** @description Whether a dependency took a write just now. */
-        WriteProbeView: {
+        /** @description A check's status, without its details. */
+        CheckStatusView: {
             /** @enum {string} */
-            status: "ok" | "refused" | "unreachable";
-            /** @description The dependency's refusal or the client's error. */
-            error?: string;
+            status: "ok" | "refused" | "unreachable" | "paused" | "behind" | "unknown";
         };
-        /** @description Whether the digest keeps up with what ingest accepts. */
-        DigestCheck: {
-            /**
-             * @description `paused`: a worker waits for a database that refuses work; `behind`: the oldest job is past the threshold; `unknown`: Redis does not answer.
-             * @enum {string}
-             */
-            status: "ok" | "paused" | "behind" | "unknown";
-            oldest_waiting_seconds: number | null;
-            threshold_seconds: number;
-            paused_reason?: string;
+        PublicReadinessChecks: {
+            database_writes: components["schemas"]["CheckStatusView"];
+            redis_writes: components["schemas"]["CheckStatusView"];
+            digest: components["schemas"]["CheckStatusView"];
         };
-        ReadinessChecks: {
-            database_writes: components["schemas"]["WriteProbeView"];
-            redis_writes: components["schemas"]["WriteProbeView"];
-            digest: components["schemas"]["DigestCheck"];
-        };
-        DigestPause: {
-            /** Format: date-time */
-            since: string;
-            reason: string;
-        };
-        /** @description A worker process that reported in the last 30 s. */
-        WorkerBeatView: {
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the process last reported.
-             */
-            seen_at: string;
-            /**
-             * Format: date-time
-             * @description When it last took a digest job; null when it has not taken one since it started.
-             */
-            last_job_at: string | null;
-            /** @description Present while its digest waits for a database that refuses work. */
-            digest_paused?: components["schemas"]["DigestPause"];
-        };
-        /** @description Ready: PostgreSQL and Redis answer. `degraded` (still 200) when one refuses work or the digest falls behind. */
-        ReadinessView: {
+        /** @description Readiness as anyone sees it: the statuses only, nothing that names a host, a process or an address (the details are at /health/ready/details). With HEALTH_DETAILS=public, the details' answer instead. */
+        PublicReadinessView: {
             /** @enum {string} */
             status: "ok" | "degraded";
             /** @enum {string} */
             database: "connected" | "disconnected";
             /** @enum {string} */
             redis: "connected" | "disconnected";
-            /** @description What is wrong, in words, when `degraded`. */
-            degraded?: string[];
-            checks: components["schemas"]["ReadinessChecks"];
-            /** @description Digest jobs not yet processed (waiting, active, delayed); the queue fields are absent when Redis does not answer. */
-            digest_backlog?: number;
-            /** @description Digest jobs whose payload could never be stored (`jobs:failed`). */
-            digest_failed?: number;
-            /** @description Alert jobs that failed for good. */
-            alerts_failed?: number;
-            workers?: components["schemas"]["WorkerBeatView"][];
-            /** Format: date-time */
-            digest_last_job_at?: string | null;
+            checks: components["schemas"]["PublicReadinessChecks"];
         };
-        /** @description Not ready: PostgreSQL or Redis cannot be reached. The readiness, and the error. */
-        NotReadyView: {
+        /** @description Not ready, as anyone sees it: the statuses and the error. */
+        PublicNotReadyView: {
             /** @enum {string} */
             database: "connected" | "disconnected";
             /** @enum {string} */
             redis: "connected" | "disconnected";
-            /** @description What is wrong, in words, when `degraded`. */
-            degraded?: string[];
-            checks: components["schemas"]["ReadinessChecks"];
-            /** @description Digest jobs not yet processed (waiting, active, delayed); the queue fields are absent when Redis does not answer. */
-            digest_backlog?: number;
-            /** @description Digest jobs whose payload could never be stored (`jobs:failed`). */
-            digest_failed?: number;
-            /** @description Alert jobs that failed for good. */
-            alerts_failed?: number;
-            workers?: components["schemas"]["WorkerBeatView"][];
-            /** Format: date-time */
-            digest_last_job_at?: string | null;
+            checks: components["schemas"]["PublicReadinessChecks"];
             /** @example not ready: database unreachable */
             error: string;
             /** @enum {string} */
@@ -1511,7 +1471,7 @@ export interface components {
             /** @enum {string} */
             role: "viewer" | "member" | "admin" | "owner";
             /** @description What the dashboard may offer; the API decides again on every request. */
-            permissions: ("account" | "project:read" | "project:triage" | "project:write" | "projects:admin" | "members:read" | "members:admin" | "channels:read" | "channels:admin" | "audit:read")[];
+            permissions: ("account" | "project:read" | "project:triage" | "project:write" | "projects:admin" | "members:read" | "members:admin" | "channels:read" | "channels:admin" | "audit:read" | "health:read")[];
             /** @description Only GET and HEAD requests. */
             read_only: boolean;
             /** @description The projects it sees; null: every project. */
@@ -3277,6 +3237,94 @@ export interface components {
         };
         /** @description The report was accepted (queued to be stored). */
         ReportAccepted: Record<string, never>;
+        /** @description Whether a dependency took a write just now. */
+        WriteProbeView: {
+            /** @enum {string} */
+            status: "ok" | "refused" | "unreachable";
+            /** @description The dependency's refusal or the client's error. */
+            error?: string;
+        };
+        /** @description Whether the digest keeps up with what ingest accepts. */
+        DigestCheck: {
+            /**
+             * @description `paused`: a worker waits for a database that refuses work; `behind`: the oldest job is past the threshold; `unknown`: Redis does not answer.
+             * @enum {string}
+             */
+            status: "ok" | "paused" | "behind" | "unknown";
+            oldest_waiting_seconds: number | null;
+            threshold_seconds: number;
+            paused_reason?: string;
+        };
+        ReadinessChecks: {
+            database_writes: components["schemas"]["WriteProbeView"];
+            redis_writes: components["schemas"]["WriteProbeView"];
+            digest: components["schemas"]["DigestCheck"];
+        };
+        DigestPause: {
+            /** Format: date-time */
+            since: string;
+            reason: string;
+        };
+        /** @description A worker process that reported in the last 30 s. */
+        WorkerBeatView: {
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the process last reported.
+             */
+            seen_at: string;
+            /**
+             * Format: date-time
+             * @description When it last took a digest job; null when it has not taken one since it started.
+             */
+            last_job_at: string | null;
+            /** @description Present while its digest waits for a database that refuses work. */
+            digest_paused?: components["schemas"]["DigestPause"];
+        };
+        /** @description Ready: PostgreSQL and Redis answer. `degraded` (still 200) when one refuses work or the digest falls behind. */
+        ReadinessView: {
+            /** @enum {string} */
+            status: "ok" | "degraded";
+            /** @enum {string} */
+            database: "connected" | "disconnected";
+            /** @enum {string} */
+            redis: "connected" | "disconnected";
+            /** @description What is wrong, in words, when `degraded`. */
+            degraded?: string[];
+            checks: components["schemas"]["ReadinessChecks"];
+            /** @description Digest jobs not yet processed (waiting, active, delayed); the queue fields are absent when Redis does not answer. */
+            digest_backlog?: number;
+            /** @description Digest jobs whose payload could never be stored (`jobs:failed`). */
+            digest_failed?: number;
+            /** @description Alert jobs that failed for good. */
+            alerts_failed?: number;
+            workers?: components["schemas"]["WorkerBeatView"][];
+            /** Format: date-time */
+            digest_last_job_at?: string | null;
+        };
+        /** @description Not ready: PostgreSQL or Redis cannot be reached. The readiness, and the error. */
+        NotReadyView: {
+            /** @enum {string} */
+            database: "connected" | "disconnected";
+            /** @enum {string} */
+            redis: "connected" | "disconnected";
+            /** @description What is wrong, in words, when `degraded`. */
+            degraded?: string[];
+            checks: components["schemas"]["ReadinessChecks"];
+            /** @description Digest jobs not yet processed (waiting, active, delayed); the queue fields are absent when Redis does not answer. */
+            digest_backlog?: number;
+            /** @description Digest jobs whose payload could never be stored (`jobs:failed`). */
+            digest_failed?: number;
+            /** @description Alert jobs that failed for good. */
+            alerts_failed?: number;
+            workers?: components["schemas"]["WorkerBeatView"][];
+            /** Format: date-time */
+            digest_last_job_at?: string | null;
+            /** @example not ready: database unreachable */
+            error: string;
+            /** @enum {string} */
+            status: "error";
+        };
     };
     responses: never;
     parameters: never;
@@ -3319,7 +3367,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ReadinessView"];
+                    "application/json": components["schemas"]["PublicReadinessView"];
                 };
             };
             503: {
@@ -3327,7 +3375,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["NotReadyView"];
+                    "application/json": components["schemas"]["PublicNotReadyView"];
                 };
             };
         };
@@ -9442,6 +9490,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Too many requests from this address (STATUS_PAGE_REQUESTS_PER_MINUTE); `Retry-After` says when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     ChannelTestController_test: {
@@ -10514,6 +10571,59 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    HealthDetailsController_details: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReadinessView"];
+                };
+            };
+            /**
+             * @description No valid token or session.
+             *
+             *     No valid token or session.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /**
+             * @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request.
+             *
+             *     Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotReadyView"];
                 };
             };
         };

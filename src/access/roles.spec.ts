@@ -26,6 +26,7 @@ describe('roles', () => {
     ['members:admin', 'admin'],
     ['channels:admin', 'admin'],
     ['audit:read', 'admin'],
+    ['health:read', 'admin'],
   ])('gives %s to %s and up, and to no one below', (permission, weakest) => {
     for (const role of ROLES) {
       expect(decide(grant(role), permission, 'POST').allowed).toBe(roleAtLeast(role, weakest));

@@ -40,6 +40,8 @@ export const PERMISSIONS = {
   'channels:read': { role: 'member', perProject: false, describes: 'see alert channels' },
   'channels:admin': { role: 'admin', perProject: false, describes: 'manage alert channels' },
   'audit:read': { role: 'admin', perProject: false, describes: 'read the audit log' },
+  /** What readiness says beyond the statuses: the reasons, the queues, the worker processes. */
+  'health:read': { role: 'admin', perProject: false, describes: 'read the readiness details' },
 } as const satisfies Record<string, PermissionRule>;
 
 export type Permission = keyof typeof PERMISSIONS;

@@ -15,7 +15,8 @@ export const CONFIG_SECTIONS = {
   accounts: 'Accounts and sign-in',
   sso: 'Single sign-on',
   alerts: 'Alerts and e-mail',
-  uptime: 'Uptime monitors',
+  crons: 'Cron monitors',
+  uptime: 'Uptime monitors and status pages',
   monitoring: 'Logging and monitoring',
 } as const;
 export type ConfigSection = keyof typeof CONFIG_SECTIONS;

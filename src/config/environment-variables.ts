@@ -275,7 +275,33 @@ export class Environment extends ServerEnvironment {
   @Max(600_000)
   ALERTS_RETRY_BASE_DELAY_MS = 2_000;
 
-  // ---- Uptime monitors ----
+  // ---- Cron monitors ----
+
+  @Describe({
+    section: 'crons',
+    secret: false,
+    description:
+      "Monitors a check-in's `monitor_config` may create per project (1–100000): a check-in that would create one more while the project has this many (however they were made) creates nothing and is counted as the outcome `invalid`, reason `monitor_limit_exceeded`. Monitors made through the API or the dashboard are not limited. See [Monitors](monitors.md#limits-on-what-check-ins-create).",
+  })
+  @Transform(toInt)
+  @IsInt({ message: 'CRON_MONITORS_PER_PROJECT must be an integer from 1 to 100000' })
+  @Min(1, { message: 'CRON_MONITORS_PER_PROJECT must be an integer from 1 to 100000' })
+  @Max(100_000, { message: 'CRON_MONITORS_PER_PROJECT must be an integer from 1 to 100000' })
+  CRON_MONITORS_PER_PROJECT = 100;
+
+  @Describe({
+    section: 'crons',
+    secret: false,
+    description:
+      'Environments one cron monitor keeps state for (1–1000): a check-in in a new environment while the monitor has this many creates nothing and is counted as the outcome `invalid`, reason `monitor_environment_limit_exceeded`. Each environment is checked by the clock every minute and opens issues of its own.',
+  })
+  @Transform(toInt)
+  @IsInt({ message: 'CRON_ENVIRONMENTS_PER_MONITOR must be an integer from 1 to 1000' })
+  @Min(1, { message: 'CRON_ENVIRONMENTS_PER_MONITOR must be an integer from 1 to 1000' })
+  @Max(1_000, { message: 'CRON_ENVIRONMENTS_PER_MONITOR must be an integer from 1 to 1000' })
+  CRON_ENVIRONMENTS_PER_MONITOR = 20;
+
+  // ---- Uptime monitors and status pages ----
 
   @Describe({
     section: 'uptime',
@@ -322,6 +348,17 @@ export class Environment extends ServerEnvironment {
   @Min(24)
   @Max(720)
   UPTIME_CHECK_RETENTION_HOURS = 48;
+
+  @Describe({
+    section: 'uptime',
+    secret: false,
+    description:
+      'Requests one client address may make per minute to the public status pages (`GET /api/status/{slug}` and `/status/{slug}`, together), counted in Redis for every api instance; over it, 429 with `Retry-After`. The address is the one the reverse proxy reports in `X-Forwarded-For` (see `TRUST_PROXY`); IPv6 counts per /64. `0` disables the limit.',
+  })
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  STATUS_PAGE_REQUESTS_PER_MINUTE = 120;
 
   // ---- Logging and monitoring ----
 
@@ -371,4 +408,13 @@ export class Environment extends ServerEnvironment {
   @Min(1, { message: 'DIGEST_LAG_DEGRADED_SECONDS must be an integer from 1 to 86400' })
   @Max(86400, { message: 'DIGEST_LAG_DEGRADED_SECONDS must be an integer from 1 to 86400' })
   DIGEST_LAG_DEGRADED_SECONDS = 300;
+
+  @Describe({
+    section: 'monitoring',
+    secret: false,
+    description:
+      "Who sees the details of readiness: with `admin`, `GET /health/ready` answers anyone the statuses only (the overall status, `database`, `redis` and each check's status), and `GET /health/ready/details` (api instances) the whole answer, with the reasons, the queues and the worker processes (host names and process ids), to an admin's token or session. `public` answers the whole of it at `/health/ready` to anyone, as installations whose health port is private may want.",
+  })
+  @IsIn(['admin', 'public'], { message: 'HEALTH_DETAILS must be admin or public' })
+  HEALTH_DETAILS: 'admin' | 'public' = 'admin';
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
+import { AppConfig } from '../config/app-config';
 import { MonitorIncidentResult, MonitorIncidentsService } from '../monitors/monitor-incidents.service';
 import { CONFIG_DEFAULTS, MonitorConfig, QueuedCheckIn } from './check-in-record';
 import { CheckInRow, CheckInsRepository } from './check-ins.repository';
@@ -16,16 +17,27 @@ const ATTEMPTS = 5;
 /**
  * What became of a queued check-in. `dropped` carries the reason Sentry counts as an outcome
  * (category `monitor`): a monitor never configured, a check-in id already finished or of another
- * monitor. `ignored`: an in-progress check-in after its own end (events out of order), as Sentry.
+ * monitor, a monitor or an environment past the caps on what check-ins create (Sentry's
+ * MONITOR_LIMIT_EXCEEDED and MONITOR_ENVIRONMENT_LIMIT_EXCEEDED). `ignored`: an in-progress
+ * check-in after its own end (events out of order), as Sentry.
  */
+export type CheckInDropReason =
+  | 'invalid_monitor'
+  | 'checkin_finished'
+  | 'guid_mismatch'
+  | 'monitor_limit_exceeded'
+  | 'monitor_environment_limit_exceeded';
+
 export type CheckInStoreResult =
   | { result: 'stored' | 'updated' | 'ignored' }
-  | { result: 'dropped'; reason: 'invalid_monitor' | 'checkin_finished' | 'guid_mismatch' };
+  | { result: 'dropped'; reason: CheckInDropReason };
 
 /**
  * Stores the check-ins ingest queued (the digest worker's `check_in` jobs), as Sentry's monitor
  * consumer does: a `monitor_config` creates or updates the monitor; a check-in of a slug without
- * a monitor is dropped; a check-in id seen before updates that check-in (its status, duration,
+ * a monitor is dropped; a check-in creates a monitor only while its project has fewer than
+ * CRON_MONITORS_PER_PROJECT, and an environment only while its monitor has fewer than
+ * CRON_ENVIRONMENTS_PER_MONITOR (each of which the clock checks every minute); a check-in id seen before updates that check-in (its status, duration,
  * runtime deadline) unless a client's ok or error closed it already, and a timed-out one only gets
  * its duration; no id (or the nil UUID) updates the latest in-progress one, else starts a new one.
  * The monitor's state in the environment is locked for the transaction, so that the clock and the
@@ -39,6 +51,7 @@ export class CheckInStoreService {
     private readonly monitors: CronMonitorsRepository,
     private readonly checkIns: CheckInsRepository,
     private readonly incidents: MonitorIncidentsService,
+    private readonly config: AppConfig,
   ) {}
 
   async store(checkIn: QueuedCheckIn): Promise<CheckInStoreResult> {
@@ -64,15 +77,26 @@ export class CheckInStoreService {
     checkIn: QueuedCheckIn,
     incidents: MonitorIncidentResult[],
   ): Promise<CheckInStoreResult> {
-    const monitor = checkIn.monitorConfig
-      ? await this.monitors.upsertFromConfig(
-          manager,
-          checkIn.projectId,
-          checkIn.slug,
-          settingsOf(checkIn.monitorConfig),
-        )
-      : await this.monitors.findBySlug(checkIn.projectId, checkIn.slug, manager);
+    let monitor = await this.monitors.findBySlug(checkIn.projectId, checkIn.slug, manager);
+    if (checkIn.monitorConfig) {
+      if (
+        !monitor &&
+        !(await this.monitors.mayCreateMonitor(manager, checkIn.projectId, this.config.CRON_MONITORS_PER_PROJECT))
+      ) {
+        return { result: 'dropped', reason: 'monitor_limit_exceeded' };
+      }
+      monitor = await this.monitors.upsertFromConfig(
+        manager,
+        checkIn.projectId,
+        checkIn.slug,
+        settingsOf(checkIn.monitorConfig),
+      );
+    }
     if (!monitor) return { result: 'dropped', reason: 'invalid_monitor' };
+    const environments = this.config.CRON_ENVIRONMENTS_PER_MONITOR;
+    if (!(await this.monitors.mayUseEnvironment(manager, monitor.id, checkIn.environment, environments))) {
+      return { result: 'dropped', reason: 'monitor_environment_limit_exceeded' };
+    }
     const env = await this.monitors.lockEnvironment(manager, monitor.id, checkIn.environment);
     const receivedAt = new Date(checkIn.receivedAt);
     const existing = checkIn.checkInId

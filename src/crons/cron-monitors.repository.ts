@@ -80,6 +80,15 @@ const ENVIRONMENT_CHANGE_COLUMNS = [
   'incident_open',
 ] as const;
 
+/**
+ * First keys of the advisory locks (two-key form) under which a check-in counts before it creates:
+ * the project's monitors (second key: the project), a monitor's environments (the monitor). Only
+ * check-ins take them, first in their transaction, so that two creating at once cannot both pass
+ * the cap.
+ */
+const MONITOR_CAP_LOCK_SPACE = 0x434d;
+const ENVIRONMENT_CAP_LOCK_SPACE = 0x4345;
+
 /** Cron monitors and their state per environment. */
 @Injectable()
 export class CronMonitorsRepository {
@@ -170,6 +179,46 @@ export class CronMonitorsRepository {
        WHERE monitor_id = ANY($1::int[]) ORDER BY monitor_id, environment`,
       [monitorIds],
     );
+  }
+
+  /**
+   * Whether a check-in may create one more monitor in the project: fewer than `cap` there. Holds the
+   * project's creation lock until the caller's transaction ends, so that the monitor it then creates
+   * is counted by the next check-in that asks. A statement of its own: the count's snapshot is taken
+   * once the lock is granted, and sees a monitor committed meanwhile.
+   */
+  async mayCreateMonitor(manager: EntityManager, projectId: number, cap: number): Promise<boolean> {
+    await manager.query(`SELECT pg_advisory_xact_lock($1::int, $2::int)`, [MONITOR_CAP_LOCK_SPACE, projectId]);
+    const rows = await manager.query<{ below: boolean }[]>(
+      `SELECT count(*) < $2 AS below FROM cron_monitors WHERE project_id = $1`,
+      [projectId, cap],
+    );
+    return rows[0].below;
+  }
+
+  /**
+   * Whether a check-in may use the environment: it exists, or the monitor has fewer than `cap`. The
+   * monitor's creation lock is taken only for an environment not seen yet, and held until the
+   * caller's transaction ends (the environment is created in it).
+   */
+  async mayUseEnvironment(
+    manager: EntityManager,
+    monitorId: number,
+    environment: string,
+    cap: number,
+  ): Promise<boolean> {
+    const exists = `SELECT 1 FROM cron_monitor_environments WHERE monitor_id = $1 AND environment = $2`;
+    if ((await manager.query<unknown[]>(exists, [monitorId, environment])).length > 0) return true;
+    await manager.query(`SELECT pg_advisory_xact_lock($1::int, $2::int)`, [
+      ENVIRONMENT_CAP_LOCK_SPACE,
+      monitorId,
+    ]);
+    const rows = await manager.query<{ present: boolean; count: number }[]>(
+      `SELECT bool_or(environment = $2) AS present, count(*)::int AS count
+         FROM cron_monitor_environments WHERE monitor_id = $1`,
+      [monitorId, environment],
+    );
+    return rows[0].present === true || rows[0].count < cap;
   }
 
   /**

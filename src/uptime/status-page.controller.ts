@@ -60,7 +60,10 @@ export class StatusPageController {
   @Get('status/:slug')
   @Public()
   @ApiOkResponse({ type: PublicStatusPageView })
-  @ApiErrors(404)
+  @ApiErrors(404, [
+    429,
+    'Too many requests from this address (STATUS_PAGE_REQUESTS_PER_MINUTE); `Retry-After` says when to try again.',
+  ])
   publicPage(@Param('slug') slug: string): Promise<PublicStatusPageView> {
     return this.pages.publicPage(slug);
   }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { ConflictError, InvalidInputError, NotFoundError } from '../common/domain-errors';
-import type { UpdateStatusPageDto } from './dto/status-page.dto';
+import { STATUS_PAGE_SLUG, type UpdateStatusPageDto } from './dto/status-page.dto';
 import type { PublicStatusPageView, StatusDayView, StatusPageSettingsView } from './dto/status-page.response';
 import { StatusPageRow, StatusPagesRepository } from './status-pages.repository';
 import { UptimeChecksRepository } from './uptime-checks.repository';
@@ -14,12 +14,20 @@ import { uptimePercent } from './uptime-percent';
 export const STATUS_PAGE_DAYS = 90;
 const DAY_MS = 86_400_000;
 const DEFAULT_TITLE = 'Status';
+const NOT_FOUND = 'status page not found';
 /**
  * A public page is computed at most once per this long per process: anyone may ask for it, and it
  * sums up to 90 days of hourly totals per monitor. A change of settings clears this process's copies;
  * other processes serve theirs until they expire.
  */
 export const PUBLIC_PAGE_TTL_MS = 10_000;
+/**
+ * A slug without an enabled page is remembered as such for this long per process, so that asking
+ * for slugs that do not exist, however often, costs PostgreSQL one query per slug and interval.
+ * Saving a page forgets them on this process at once; the others see a newly published page within
+ * this time.
+ */
+export const MISSING_PAGE_TTL_MS = 5_000;
 
 /**
  * A project's public status page: its settings (admins), and the page itself, which shows the
@@ -31,6 +39,8 @@ export class StatusPageService {
     max: 1_000,
     ttl: PUBLIC_PAGE_TTL_MS,
   });
+  /** Kept apart from the pages, so that a run of made-up slugs cannot push real pages out. */
+  private readonly missing = new LRUCache<string, true>({ max: 10_000, ttl: MISSING_PAGE_TTL_MS });
 
   constructor(
     private readonly pages: StatusPagesRepository,
@@ -81,6 +91,7 @@ export class StatusPageService {
       cronMonitorIds: cronIds,
     });
     this.published.clear();
+    this.missing.clear();
     return toSettingsView(saved);
   }
 
@@ -88,14 +99,19 @@ export class StatusPageService {
   async publicPage(slug: string): Promise<PublicStatusPageView> {
     const cached = this.published.get(slug);
     if (cached) return cached;
-    const built = await this.buildPublicPage(slug);
+    // A slug no page could have is not looked up, nor remembered.
+    if (!STATUS_PAGE_SLUG.test(slug) || this.missing.has(slug)) throw new NotFoundError(NOT_FOUND);
+    const page = await this.pages.findEnabled(slug);
+    if (!page) {
+      this.missing.set(slug, true);
+      throw new NotFoundError(NOT_FOUND);
+    }
+    const built = await this.buildPublicPage(page);
     this.published.set(slug, built);
     return built;
   }
 
-  private async buildPublicPage(slug: string): Promise<PublicStatusPageView> {
-    const page = await this.pages.findEnabled(slug);
-    if (!page) throw new NotFoundError('status page not found');
+  private async buildPublicPage(page: StatusPageRow): Promise<PublicStatusPageView> {
     const now = this.clock.now();
     const today = Math.floor(now.getTime() / DAY_MS) * DAY_MS;
     const first = new Date(today - (STATUS_PAGE_DAYS - 1) * DAY_MS);

@@ -223,6 +223,8 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
     RETENTION_SCHEDULE: 'off',
     // A digest paused for the whole data disk fault (40 s) shows in readiness as lag.
     DIGEST_LAG_DEGRADED_SECONDS: '10',
+    // The notes quote readiness' reasons, which only the details carry.
+    HEALTH_DETAILS: 'public',
   });
   const api = new AppProcess('api', ROOT, apiPort, env, artifacts);
   const worker = new AppProcess('worker', ROOT, workerPort, env, artifacts);

@@ -37,6 +37,9 @@ export async function startTestApp(overrides: Record<string, string | undefined>
       PORT: '0',
       // Tests run retention themselves, with the clock they need (RetentionService.run(now)).
       RETENTION_SCHEDULE: 'off',
+      // Tests read the backlog and the workers from /health/ready, of worker instances too, which
+      // have no sign-in; test/health.e2e-spec.ts checks the default (the details to admins only).
+      HEALTH_DETAILS: 'public',
       ...overrides,
     },
     { logger: process.env.TEST_LOG_LEVEL !== undefined },

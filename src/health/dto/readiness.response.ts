@@ -132,3 +132,47 @@ export class NotReadyView extends OmitType(ReadinessView, ['status'] as const) {
   @ApiProperty({ enum: ['error'] })
   status: 'error';
 }
+
+@ApiSchema({ description: "A check's status, without its details." })
+export class CheckStatusView {
+  @ApiProperty({ enum: [...PROBE_STATUSES, ...DIGEST_STATUSES.filter((status) => status !== 'ok')] })
+  status: WriteProbeStatus | RedisWriteStatus | DigestCheck['status'];
+}
+
+export class PublicReadinessChecks {
+  @ApiProperty({ type: () => CheckStatusView })
+  database_writes: CheckStatusView;
+
+  @ApiProperty({ type: () => CheckStatusView })
+  redis_writes: CheckStatusView;
+
+  @ApiProperty({ type: () => CheckStatusView })
+  digest: CheckStatusView;
+}
+
+@ApiSchema({
+  description:
+    "Readiness as anyone sees it: the statuses only, nothing that names a host, a process or an address (the details are at /health/ready/details). With HEALTH_DETAILS=public, the details' answer instead.",
+})
+export class PublicReadinessView {
+  @ApiProperty({ enum: ['ok', 'degraded'] })
+  status: 'ok' | 'degraded';
+
+  @ApiProperty({ enum: DEPENDENCY_STATES })
+  database: DependencyState;
+
+  @ApiProperty({ enum: DEPENDENCY_STATES })
+  redis: DependencyState;
+
+  @ApiProperty({ type: () => PublicReadinessChecks })
+  checks: PublicReadinessChecks;
+}
+
+@ApiSchema({ description: 'Not ready, as anyone sees it: the statuses and the error.' })
+export class PublicNotReadyView extends OmitType(PublicReadinessView, ['status'] as const) {
+  @ApiProperty({ example: 'not ready: database unreachable' })
+  error: string;
+
+  @ApiProperty({ enum: ['error'] })
+  status: 'error';
+}

@@ -12,6 +12,9 @@ import {
   Min,
 } from 'class-validator';
 
+/** A status page's slug: what a page may be saved with, and so all the public route may find. */
+export const STATUS_PAGE_SLUG = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
+
 export const MAX_STATUS_PAGE_MONITORS = 100;
 
 export class UpdateStatusPageDto {
@@ -27,7 +30,7 @@ export class UpdateStatusPageDto {
   })
   @IsOptional()
   @IsString({ message: 'slug must be a string' })
-  @Matches(/^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/, {
+  @Matches(STATUS_PAGE_SLUG, {
     message: 'slug must be 1 to 64 lower-case letters, digits and dashes, not starting or ending with a dash',
   })
   slug?: string | null;
