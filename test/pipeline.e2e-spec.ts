@@ -580,8 +580,9 @@ describe('rate limiting (the server as a separate process, reading its log)', ()
     server.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     server.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     // supertest rather than fetch: fetch's pooled keep-alive sockets would outlive the test.
-    await eventually(async () => (await request(`http://127.0.0.1:${port}`).get('/health')).ok, 30_000);
-  });
+    // ts-node compiles the server as it boots: about 10 s on an idle machine, a minute or more on a busy one.
+    await eventually(async () => (await request(`http://127.0.0.1:${port}`).get('/health')).ok, 180_000);
+  }, 240_000);
 
   afterAll(async () => {
     if (server && server.exitCode === null && server.signalCode === null) {
