@@ -14,6 +14,8 @@ import { MAX_SESSION_AGE_MS, SessionClass, SessionRecord, worstClassOf } from '.
  * records of 8 slots each:
  *
  * - `u` (an update): state key, order, class, ended (0|1), state TTL ms, bucket, user field ('' for none);
+ *   the state key is also added to its user's index (`us:<user hash>`, kept as long as its longest
+ *   state), which erasing the user reads (session-erasure.ts);
  * - `a` (an aggregate bucket): its worst class (its user's), sessions, errored, abnormal, crashed,
  *   bucket, user field.
  *
@@ -82,6 +84,13 @@ local function apply(i)
     end
     redis.call('SET', key, class .. ':' .. ARGV[i + 2] .. (ARGV[i + 4] == '1' and ':e' or ''), 'PX', ARGV[i + 5])
     worse(ARGV[i + 7], class)
+    local user = string.match(ARGV[i + 7], '\\n(%x+)$')
+    if user then
+      local index = base .. ':us:' .. user
+      redis.call('SADD', index, ARGV[i + 1])
+      if redis.call('PTTL', index) < 0 then redis.call('PEXPIRE', index, ARGV[i + 5])
+      else redis.call('PEXPIRE', index, ARGV[i + 5], 'GT') end
+    end
   end
 end
 local results = {}
