@@ -5,7 +5,7 @@
  */
 import { Queue } from 'bullmq';
 import { execFile } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { QueueName } from '../src/common/queues';
@@ -14,11 +14,16 @@ import { startTestApp, TestApp } from './helpers/app';
 import { attachment, createProject, envelope, hex, Project, sendEnvelope } from './helpers/attachments';
 import { as, expectStatus, invitedAccount } from './helpers/members';
 import { eventually, openQueue, storedEvent } from './helpers/queues';
+import { asUuid, dumpDatabase, dumpRedis, foundIn } from './helpers/person-traces';
 import { settleRollups } from './helpers/rollups';
+import { sessionEnvelope, sessionPayload } from './helpers/sessions';
+import { SessionFolder } from '../src/releases/health/session-folder';
+import { sessionKeys } from '../src/releases/health/session-keys';
+import { Redis } from 'ioredis';
 import { testDatabaseUrl, TEST_REDIS_URL } from './helpers/test-env';
 
 const DAY = 86_400_000;
-const ANN = { id: 'ann-1', email: 'Ann@Example.com', ip_address: '10.1.1.1', username: 'ann' };
+const ANN = { id: 'ann-1', email: 'Ann@Example.com', ip_address: '10.1.1.1', username: 'ann.lovelace' };
 const BOB = { id: 'bob-2', email: 'bob@example.com' };
 
 function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -123,6 +128,50 @@ describe("erasing a person's data", () => {
     };
   }
 
+  /** One ended session of `did`, sent through ingest as an SDK sends it. */
+  async function sendSession(project: Project, did: string): Promise<string> {
+    const sid = randomUUID();
+    const now = Date.now();
+    const body = sessionEnvelope([
+      {
+        type: 'session',
+        payload: sessionPayload({
+          sid,
+          did,
+          init: true,
+          started: now - 1_000,
+          timestamp: now,
+          status: 'exited',
+          attrs: { release: 'shop@1.0', environment: 'production' },
+        }),
+      },
+    ]);
+    await sendEnvelope(t, project, body).expect(200);
+    // The state key names the session as ingest normalises its id.
+    return sid.replace(/-/g, '');
+  }
+
+  /** A digest job whose payload can never be stored (cut short), left in the failed set. */
+  async function failedJob(project: Project, user: Record<string, string>): Promise<string> {
+    const eventId = randomUUID();
+    const data: QueuedEvent = {
+      projectId: project.id,
+      eventId,
+      receivedAt: Date.now(),
+      payload: `{"event_id":"${hex(eventId)}","user":${JSON.stringify(user)},"message":"cut sho`,
+    };
+    const jobId = digestJobId(project.id, eventId);
+    await digest.add(DigestJobName.Event, data, { jobId, removeOnComplete: true, attempts: 1 });
+    await eventually(async () => (await (await digest.getJob(jobId))?.isFailed()) === true, 30_000);
+    return jobId;
+  }
+
+  /** The keyed hash release health stores a distinct id under, computed here independently. */
+  async function userHash(projectId: number, did: string): Promise<string> {
+    const [{ key }] = await db.query('SELECT key FROM release_health_key WHERE id = 1');
+    return createHmac('sha256', key as Buffer).update(`${projectId}\n${did}`).digest('hex').slice(0, 32);
+  }
+
   it('erases every event, attachment and feedback of one person and corrects the counts exactly', async () => {
     const project = await createProject(t, 'erase');
     const shared = { message: 'shared failure', fingerprint: ['shared'], release: 'shop@1.0' };
@@ -130,7 +179,7 @@ describe("erasing a person's data", () => {
     const annOld = [
       await sendOld(project.id, 20, { ...shared, user: ANN }),
       await sendOld(project.id, 5, { ...shared, user: { ip_address: ANN.ip_address } }),
-      await sendOld(project.id, 40, { ...annOnly, user: { username: 'ann' } }),
+      await sendOld(project.id, 40, { ...annOnly, user: { username: ANN.username } }),
       await sendOld(project.id, 10, { ...annOnly, user: { email: 'ann@example.com' } }),
     ];
     const bobs = [
@@ -167,7 +216,33 @@ describe("erasing a person's data", () => {
       ]),
     ).expect(200);
     for (const id of [...annOld, ...bobs]) await storedEvent(t, id, 30_000);
-    await eventually(async () => (await counts(project, [])).feedback === 1, 30_000);
+    // The person's feedback from the widget, with its screenshot (stored under the feedback's id).
+    const widgetFeedback = randomUUID();
+    await sendEnvelope(
+      t,
+      project,
+      envelope({ event_id: hex(widgetFeedback) }, [
+        {
+          header: { type: 'feedback' },
+          payload: JSON.stringify({
+            event_id: hex(widgetFeedback),
+            type: 'feedback',
+            level: 'info',
+            contexts: { feedback: { message: 'the page is blank', contact_email: ANN.email, name: 'Ann' } },
+          }),
+        },
+        attachment('screenshot.png', 'pixels of ann'),
+      ]),
+    ).expect(200);
+    // Release health: a session of each person folded into PostgreSQL, then one more of each in Redis.
+    const sessions = { ann: [await sendSession(project, ANN.id)], bob: [await sendSession(project, BOB.id)] };
+    await t.app.get(SessionFolder).fold();
+    sessions.ann.push(await sendSession(project, ANN.id));
+    sessions.bob.push(await sendSession(project, BOB.id));
+    // Payloads the digest could not store, left in its failed set.
+    const annFailed = await failedJob(project, ANN);
+    const bobFailed = await failedJob(project, BOB);
+    await eventually(async () => (await counts(project, [])).feedback === 2, 30_000);
     await settleRollups(t.app);
     const sharedIssue = shared1.issue_id;
     const annIssue = (await storedEvent(t, annOld[2])).issue_id;
@@ -185,8 +260,8 @@ describe("erasing a person's data", () => {
       events: 7,
       projectHourly: 7,
       issueHourly: 7,
-      feedback: 1,
-      attachments: 1,
+      feedback: 2,
+      attachments: 2,
       releases: [
         { version: 'shop@1.0', event_count: 5 },
         { version: 'shop@2.0', event_count: 2 },
@@ -214,13 +289,50 @@ describe("erasing a person's data", () => {
       feedback_deleted: 1,
       attachments_deleted: 1,
       rollup_rows_changed: expect.any(Number),
+      erased: {
+        events: 2,
+        event_attachments: 1,
+        feedback: 1,
+        feedback_attachments: 0,
+        release_health_users: expect.any(Number),
+        session_user_entries: expect.any(Number),
+        session_states: 2,
+        failed_jobs: 1,
+      },
     });
-    for (const value of ['10.1.1.1', 'ann', 'ANN@example.com']) {
-      await t
+    // The session fold may run meanwhile: the person's hash is in PostgreSQL, in Redis, or both.
+    expect(byId.body.erased.release_health_users + byId.body.erased.session_user_entries).toBeGreaterThan(0);
+    const rest = [];
+    for (const value of ['10.1.1.1', ANN.username, 'ANN@example.com']) {
+      const response = await t
         .api()
         .delete(`/api/projects/${project.id}/users/${encodeURIComponent(value)}`)
         .expect(200);
+      rest.push(response.body.erased);
     }
+    // The e-mail address finds the widget's feedback and its screenshot.
+    expect(rest[2]).toMatchObject({ events: 1, feedback: 1, feedback_attachments: 1, failed_jobs: 0 });
+
+    // Nothing of the person is left anywhere: the whole database, every Redis key of the app.
+    const annHash = await userHash(project.id, ANN.id);
+    const bobHash = await userHash(project.id, BOB.id);
+    const annTraces = [ANN.id, ANN.email, ANN.username, ANN.ip_address, annHash, asUuid(annHash)];
+    const dump = await dumpDatabase();
+    expect(foundIn(dump, annTraces)).toEqual([]);
+    expect(foundIn(dump, [BOB.id, BOB.email, asUuid(bobHash)])).toEqual([BOB.id, BOB.email, asUuid(bobHash)]);
+    const redisDump = await dumpRedis(t.config.REDIS_PREFIX);
+    expect(foundIn(redisDump, annTraces)).toEqual([]);
+    expect(foundIn(redisDump, [BOB.id, BOB.email])).toEqual([BOB.id, BOB.email]);
+    const redis = new Redis(TEST_REDIS_URL);
+    try {
+      const state = (sid: string) => `${sessionKeys(t.config.REDIS_PREFIX).base}:s:${project.id}:${sid}`;
+      expect(await Promise.all(sessions.ann.map((sid) => redis.exists(state(sid))))).toEqual([0, 0]);
+      expect(await Promise.all(sessions.bob.map((sid) => redis.exists(state(sid))))).toEqual([1, 1]);
+    } finally {
+      redis.disconnect();
+    }
+    expect(await digest.getJob(annFailed)).toBeUndefined();
+    expect(await (await digest.getJob(bobFailed))?.isFailed()).toBe(true);
 
     const after = await counts(project, [sharedIssue, annIssue]);
     expect(after).toMatchObject({ events: 2, projectHourly: 2, issueHourly: 2, feedback: 0, attachments: 0 });
@@ -249,7 +361,7 @@ describe("erasing a person's data", () => {
     expect(JSON.stringify(audit)).not.toContain('ann-1');
 
     // Erasing again finds nothing.
-    const again = await t.api().delete(`/api/projects/${project.id}/users/ann`).expect(200);
+    const again = await t.api().delete(`/api/projects/${project.id}/users/${ANN.username}`).expect(200);
     expect(again.body).toMatchObject({ events_deleted: 0, issues_deleted: 0 });
 
     // The command line erases the other person: the shared issue is left without events and goes.

@@ -2328,6 +2328,24 @@ export interface components {
             /** @description Drop events far above the recent hourly volume (default true). */
             spike_protection?: boolean;
         };
+        ErasedByKind: {
+            /** @description Events deleted (the same as `events_deleted`). */
+            events: number;
+            /** @description Files attached to the deleted events, with their blobs. */
+            event_attachments: number;
+            /** @description Feedback deleted (the same as `feedback_deleted`). */
+            feedback: number;
+            /** @description Files sent with the deleted feedback (the widget’s screenshots), with their blobs. */
+            feedback_attachments: number;
+            /** @description Release health rows of the person’s distinct id (per hour, environment and release) deleted. */
+            release_health_users: number;
+            /** @description The person’s entries among the session counts not yet folded (Redis). */
+            session_user_entries: number;
+            /** @description States of the person’s sessions deleted (Redis). */
+            session_states: number;
+            /** @description Jobs of the digest queue’s failed set deleted, or left without the person’s events. */
+            failed_jobs: number;
+        };
         ErasureReport: {
             /** @description The person, as matched: `id:…`, `email:…`, `username:…`, `ip:…`, or a bare value matched against all four. */
             identifier: string;
@@ -2343,6 +2361,8 @@ export interface components {
             attachments_deleted: number;
             /** @description Hourly, project hourly and tag rollup rows lowered or deleted. */
             rollup_rows_changed: number;
+            /** @description What was erased, kind by kind. */
+            erased: components["schemas"]["ErasedByKind"];
         };
         /** @description A file an SDK attached to an event (`scope.addAttachment`, a screenshot, a minidump …). */
         AttachmentView: {

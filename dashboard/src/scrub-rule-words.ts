@@ -10,5 +10,8 @@ export const SCRUBBED_RULE_WORDS: Record<string, string> = {
   pem_key: 'PEM private key',
   bearer_token: 'bearer token',
   url_password: 'password in a URL',
+  jwt: 'JSON Web Token',
+  stripe_key: 'Stripe secret key',
+  aws_access_key_id: 'AWS access key id',
   ip_address: 'IP address',
 };

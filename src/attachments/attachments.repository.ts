@@ -159,6 +159,19 @@ export class AttachmentsRepository {
     return deleted;
   }
 
+  /**
+   * Deletes the files stored under these ids (a feedback's screenshots, which no event row takes
+   * with it) and returns their blobs, which the table's trigger has put on the pending list.
+   */
+  async deleteOfEvents(manager: EntityManager, projectId: number, eventIds: string[]): Promise<string[]> {
+    if (eventIds.length === 0) return [];
+    const [rows] = (await manager.query(
+      'DELETE FROM attachments WHERE project_id = $1 AND event_id = ANY($2::uuid[]) RETURNING blob_key',
+      [projectId, eventIds],
+    )) as [Array<{ blob_key: string }>, number];
+    return rows.map((row) => row.blob_key);
+  }
+
   /** The blobs of these events' files (read before the events' deletion takes the rows, by trigger). */
   async blobsOfEvents(manager: EntityManager, projectId: number, eventIds: string[]): Promise<string[]> {
     const rows: { blob_key: string }[] = await manager.query(

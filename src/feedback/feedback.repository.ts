@@ -243,21 +243,22 @@ export class FeedbackRepository {
 
   /**
    * Deletes a project's feedback about these events, and that sent from `email` when given (any
-   * case); returns how many went.
+   * case); returns the deleted feedback's own ids, under which their screenshots are stored.
    */
   async deleteOfPerson(
     manager: EntityManager,
     projectId: number,
     eventIds: string[],
     email: string | null,
-  ): Promise<number> {
-    const [, deleted] = (await manager.query(
+  ): Promise<string[]> {
+    const [rows] = (await manager.query(
       `DELETE FROM feedback
         WHERE project_id = $1
           AND (event_id = ANY($2::uuid[]) OR associated_event_id = ANY($2::uuid[])
-               OR ($3::text IS NOT NULL AND lower(contact_email) = lower($3)))`,
+               OR ($3::text IS NOT NULL AND lower(contact_email) = lower($3)))
+        RETURNING event_id`,
       [projectId, eventIds, email],
-    )) as [unknown, number];
-    return deleted;
+    )) as [Array<{ event_id: string }>, number];
+    return rows.map((row) => row.event_id);
   }
 }

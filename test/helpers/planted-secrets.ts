@@ -55,7 +55,16 @@ const sensitiveKey = fc.constantFrom(
   'private_key',
   'access_token',
   'refreshToken',
+  'sessionid',
+  'session_key',
 );
+
+/** Sixteen upper-case letters and digits: the rest of an AWS access key id, unique per run. */
+const awsKeyBody = fc.stringMatching(/^[A-Z0-9]{16}$/);
+
+/** A signed JWT whose signature is the marker (any base64url text is a valid signature's shape). */
+const jwt = (signature: string): string =>
+  `eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkFubiJ9.${signature}`;
 
 /** A secret written as a value of its own (under a sensitive key, or recognisable by its shape). */
 export const plantedValue: fc.Arbitrary<Planted & { key?: string }> = fc.oneof(
@@ -69,6 +78,13 @@ export const plantedValue: fc.Arbitrary<Planted & { key?: string }> = fc.oneof(
     written: `-----BEGIN RSA PRIVATE KEY-----\n${secret}\n-----END RSA PRIVATE KEY-----`,
   })),
   fc.tuple(sensitiveKey, marker).map(([key, secret]) => ({ secret, written: `page=2&${key}=${secret}&q=x` })),
+  marker.map((secret) => ({ secret, written: `restored session ${jwt(`${secret}_sig`)} from storage` })),
+  fc
+    .tuple(fc.constantFrom('sk_live_', 'rk_live_', 'sk_test_', 'rk_test_'), marker)
+    .map(([prefix, secret]) => ({ secret, written: `stripe key ${prefix}51H8x${secret}Qr refused` })),
+  fc
+    .tuple(fc.constantFrom('AKIA', 'ASIA'), awsKeyBody)
+    .map(([prefix, body]) => ({ secret: `${prefix}${body}`, written: `signed by ${prefix}${body}: denied` })),
   fc.tuple(sensitiveKey, marker).map(([key, secret]) => ({ secret, written: JSON.stringify({ id: 1, [key]: secret }) })),
   fc.tuple(sensitiveKey, marker).map(([key, secret]) => ({ secret, written: `login failed: ${key}=${secret} rejected` })),
 );

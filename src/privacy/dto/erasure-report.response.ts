@@ -1,5 +1,36 @@
 import { ApiProperty } from '@nestjs/swagger';
 
+/** What went, kind by kind: everything stored of the person, in PostgreSQL, the blob store and Redis. */
+export class ErasedByKind {
+  @ApiProperty({ description: 'Events deleted (the same as `events_deleted`).' })
+  events: number;
+
+  @ApiProperty({ description: 'Files attached to the deleted events, with their blobs.' })
+  event_attachments: number;
+
+  @ApiProperty({ description: 'Feedback deleted (the same as `feedback_deleted`).' })
+  feedback: number;
+
+  @ApiProperty({ description: 'Files sent with the deleted feedback (the widget’s screenshots), with their blobs.' })
+  feedback_attachments: number;
+
+  @ApiProperty({
+    description: 'Release health rows of the person’s distinct id (per hour, environment and release) deleted.',
+  })
+  release_health_users: number;
+
+  @ApiProperty({ description: 'The person’s entries among the session counts not yet folded (Redis).' })
+  session_user_entries: number;
+
+  @ApiProperty({ description: 'States of the person’s sessions deleted (Redis).' })
+  session_states: number;
+
+  @ApiProperty({
+    description: 'Jobs of the digest queue’s failed set deleted, or left without the person’s events.',
+  })
+  failed_jobs: number;
+}
+
 /** What erasing a person's data removed and changed. */
 export class ErasureReport {
   @ApiProperty({
@@ -25,4 +56,7 @@ export class ErasureReport {
 
   @ApiProperty({ description: 'Hourly, project hourly and tag rollup rows lowered or deleted.' })
   rollup_rows_changed: number;
+
+  @ApiProperty({ type: ErasedByKind, description: 'What was erased, kind by kind.' })
+  erased: ErasedByKind;
 }

@@ -17,6 +17,7 @@ import { BlobStore } from '../../storage/blob-store';
 import { PendingBlobsRepository } from '../../storage/pending-blobs.repository';
 import { ErasureReport } from '../dto/erasure-report.response';
 import { emailOf, parsePersonIdentifier } from './person-identifier';
+import { PersonTracesService } from './person-traces.service';
 
 /** Events read per statement while an issue's events are walked. */
 const SCAN_PAGE = 1_000;
@@ -28,8 +29,9 @@ const FOLD_LIMIT = 5_000;
 /**
  * Erases a person's data from a project (docs/data-protection.md, "Erasing a person's data"): every
  * event whose user is that person, in every partition, with the files attached to them and the
- * feedback about them or from their address; the issue counts, user counts and rollups made exact
- * again; issues left without events deleted; blobs deleted.
+ * feedback about them or from their address (with its screenshots); the issue counts, user counts
+ * and rollups made exact again; issues left without events deleted; blobs deleted; then release
+ * health's users and sessions and the digest's failed jobs (PersonTracesService).
  *
  * The project's issues are walked one by one through their (timestamp, id) index, a page of
  * SCAN_PAGE events per statement, and what matches is erased ERASE_BATCH events per transaction.
@@ -54,6 +56,7 @@ export class ErasureService {
     private readonly pendingBlobs: PendingBlobsRepository,
     private readonly blobs: BlobStore,
     private readonly audit: AuditLog,
+    private readonly traces: PersonTracesService,
   ) {}
 
   async erase(projectId: number, identifier: string, actor: AuditActor): Promise<ErasureReport> {
@@ -67,6 +70,16 @@ export class ErasureService {
       feedback_deleted: 0,
       attachments_deleted: 0,
       rollup_rows_changed: 0,
+      erased: {
+        events: 0,
+        event_attachments: 0,
+        feedback: 0,
+        feedback_attachments: 0,
+        release_health_users: 0,
+        session_user_entries: 0,
+        session_states: 0,
+        failed_jobs: 0,
+      },
     };
     const touched = new Set<number>();
     let pending: Array<{ id: string; receivedAt: Date }> = [];
@@ -89,13 +102,18 @@ export class ErasureService {
     if (pending.length > 0) await this.eraseBatch(projectId, pending, report, touched);
     const email = emailOf(match);
     if (email) {
-      report.feedback_deleted += await this.feedback.deleteOfPerson(
-        this.dataSource.manager,
-        projectId,
-        [],
-        email,
-      );
+      const blobKeys = await this.dataSource.transaction(async (manager) => {
+        const feedbackIds = await this.feedback.deleteOfPerson(manager, projectId, [], email);
+        report.feedback_deleted += feedbackIds.length;
+        return this.attachments.deleteOfEvents(manager, projectId, feedbackIds);
+      });
+      report.erased.feedback_attachments += blobKeys.length;
+      await this.deleteBlobs(blobKeys);
     }
+    Object.assign(report.erased, await this.traces.erase(projectId, match));
+    report.erased.events = report.events_deleted;
+    report.erased.event_attachments = report.attachments_deleted;
+    report.erased.feedback = report.feedback_deleted;
     report.issues_updated = touched.size;
     await this.audit.record(
       actor,
@@ -107,7 +125,9 @@ export class ErasureService {
     this.logger.log(
       `erased a person's data from project ${projectId}: ${report.events_deleted} event(s), ` +
         `${report.issues_deleted} issue(s) deleted, ${report.feedback_deleted} feedback, ` +
-        `${report.attachments_deleted} attachment(s)`,
+        `${report.attachments_deleted} attachment(s), ${report.erased.feedback_attachments} feedback file(s), ` +
+        `${report.erased.release_health_users} release health row(s), ${report.erased.session_states} session(s), ` +
+        `${report.erased.failed_jobs} failed job(s)`,
     );
     return report;
   }
@@ -138,18 +158,26 @@ export class ErasureService {
         await this.issues.delete(manager, issueId);
         report.issues_deleted++;
       }
-      report.feedback_deleted += await this.feedback.deleteOfPerson(manager, projectId, eventIds, null);
+      const feedbackIds = await this.feedback.deleteOfPerson(manager, projectId, eventIds, null);
+      const screenshots = await this.attachments.deleteOfEvents(manager, projectId, feedbackIds);
+      report.feedback_deleted += feedbackIds.length;
+      report.erased.feedback_attachments += screenshots.length;
       report.events_deleted += deleted.length;
       report.attachments_deleted += blobKeys.length;
       for (const issueId of issueIds) touched.add(issueId);
-      return blobKeys;
+      return [...blobKeys, ...screenshots];
     });
-    // The events' deletion put these blobs on the pending list (by trigger): delete them now
-    // rather than at the next sweep.
-    if (blobKeys.length > 0) {
-      await this.blobs.delete(blobKeys);
-      await this.pendingBlobs.forget(blobKeys);
-    }
+    await this.deleteBlobs(blobKeys);
+  }
+
+  /**
+   * Deleting the files' rows put their blobs on the pending list (by trigger): delete them now
+   * rather than at the next sweep.
+   */
+  private async deleteBlobs(blobKeys: string[]): Promise<void> {
+    if (blobKeys.length === 0) return;
+    await this.blobs.delete(blobKeys);
+    await this.pendingBlobs.forget(blobKeys);
   }
 }
 

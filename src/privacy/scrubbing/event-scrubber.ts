@@ -17,6 +17,7 @@ import {
   findSensitivePairs,
   findUrlPasswords,
 } from './text-scanners';
+import { findAwsAccessKeyIds, findJwts, findStripeKeys } from './token-scanners';
 
 export interface ScrubSettings extends KeySettings {
   /** Off: the event is stored as sent. */
@@ -319,6 +320,9 @@ class ScrubRun {
     if (text.includes('-----BEGIN ')) findPemKeys(text, findings);
     if (text.includes('earer') || text.includes('EARER')) findBearerTokens(text, findings);
     if (text.includes('://')) findUrlPasswords(text, findings);
+    if (text.includes('eyJ')) findJwts(text, findings);
+    if (text.includes('k_live_') || text.includes('k_test_')) findStripeKeys(text, findings);
+    if (text.includes('AKIA') || text.includes('ASIA')) findAwsAccessKeyIds(text, findings);
     if (text.includes('=') || text.includes(':'))
       findSensitivePairs(text, cookieNames ? this.classifyCookie : this.classifyKey, findings);
     if (this.scrubIps && (text.includes('.') || text.includes(':'))) findIpAddresses(text, findings);

@@ -23,7 +23,19 @@ export const DEFAULT_SENSITIVE_KEY_PARTS = [
 ] as const;
 
 /** Whole key names that are secrets only on their own (`otp`, not `hotpath`). */
-const SENSITIVE_KEYS = new Set(['otp', 'two_factor', 'two-factor', 'cvv', 'cvc', 'cvv2']);
+const SENSITIVE_KEYS = new Set([
+  'otp',
+  'two_factor',
+  'two-factor',
+  'cvv',
+  'cvc',
+  'cvv2',
+  // A session's key outside a cookie (Django's `session_key`, a `sessionid` logged or sent in a
+  // body): as good as the cookie to whoever holds it.
+  'sessionid',
+  'session_key',
+  'session-key',
+]);
 
 const AUTHORIZATION_HEADERS = new Set(['authorization', 'proxy-authorization']);
 const COOKIE_HEADERS = new Set(['cookie', 'set-cookie']);
@@ -82,7 +94,7 @@ export class KeyClassifier {
     const lower = name.toLowerCase();
     let rule = this.classify(name);
     if (
-      rule === null &&
+      (rule === null || SENSITIVE_KEYS.has(lower)) &&
       !this.safe.has(lower) &&
       (lower.includes('session') || lower.includes('sess_') || SESSION_COOKIES.has(lower))
     )

@@ -370,6 +370,15 @@ export class ReleaseHealthRepository {
     return rows.length > 0;
   }
 
+  /** Deletes every row of these users (keyed hashes of their distinct ids) in the project. */
+  async deleteUsers(projectId: number, userHashes: string[]): Promise<number> {
+    const [, deleted] = (await this.dataSource.query(
+      'DELETE FROM release_health_users WHERE project_id = $1 AND user_hash = ANY($2::uuid[])',
+      [projectId, userHashes],
+    )) as [unknown, number];
+    return deleted;
+  }
+
   async deleteHours(deletion: HourlyRowsDeletion, limit: number): Promise<number> {
     return (
       (await deleteProjectHours(this.dataSource, 'release_health_hourly', deletion, limit)) +

@@ -7,6 +7,8 @@
  *   worst class the user's sessions reached;
  * - `s:<project>:<sid>`: what was applied of one session (its class, the order of its last update,
  *   whether it ended), so that later updates move it between counters and resends change nothing;
+ * - `us:<user hash>`: the sessions (`<project>:<sid>`) of one user, so that erasing the user finds
+ *   their states (the hash names the project too);
  * - `rl:<project>:<m|h>:<window start>`: the session rate-limit counters;
  * - `fold:<batch id>`, `folds`: live hashes a fold took, until their counts are in PostgreSQL.
  */
@@ -17,6 +19,8 @@ export function sessionKeys(prefix: string) {
     live: `${base}:live`,
     folds: `${base}:folds`,
     batch: (batchId: string) => `${base}:fold:${batchId}`,
+    session: (projectAndSid: string) => `${base}:s:${projectAndSid}`,
+    userSessions: (userHash: string) => `${base}:us:${userHash}`,
   };
 }
 

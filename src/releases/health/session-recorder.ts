@@ -14,7 +14,9 @@ import { SessionClass, SessionRecord, worstClassOf } from './session-items';
  * to count, records that follow, padding) and its records of 8 slots each:
  *
  * - `u` (an update): state key, order, class, flags (`e` it ends the session, `i` its init update,
- *   `l` past the time a state is kept), state TTL ms, bucket, user field ('' for none);
+ *   `l` past the time a state is kept), state TTL ms, bucket, user field ('' for none); the state
+ *   key is also added to its user's index (`us:<user hash>`, kept as long as its longest state),
+ *   which erasing the user reads (session-erasure.ts);
  * - `a` (an aggregate bucket): its worst class (its user's), sessions, errored, abnormal, crashed,
  *   bucket, user field.
  *
@@ -115,6 +117,13 @@ local function apply(i, project)
     local ended = string.find(ARGV[i + 4], 'e', 1, true)
     redis.call('SET', key, class .. ':' .. ARGV[i + 2] .. (ended and ':e' or ''), 'PX', ARGV[i + 5])
     worse(ARGV[i + 7], class)
+    local user = string.match(ARGV[i + 7], '\\n(%x+)$')
+    if user then
+      local index = base .. ':us:' .. user
+      redis.call('SADD', index, ARGV[i + 1])
+      if redis.call('PTTL', index) < 0 then redis.call('PEXPIRE', index, ARGV[i + 5])
+      else redis.call('PEXPIRE', index, ARGV[i + 5], 'GT') end
+    end
   end
   return 0
 end

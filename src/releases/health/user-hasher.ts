@@ -38,6 +38,11 @@ export class UserHasher implements OnModuleInit {
   hash(projectId: number, did: string): string {
     if (this.key === undefined)
       throw new ServiceUnavailableException('release health not ready, try again later');
-    return createHmac('sha256', this.key).update(`${projectId}\n${did}`).digest('hex').slice(0, 32);
+    return userHashOf(this.key, projectId, did);
   }
+}
+
+/** The keyed hash of a distinct id in a project, as release health stores it (32 hex digits). */
+export function userHashOf(key: Buffer, projectId: number, did: string): string {
+  return createHmac('sha256', key).update(`${projectId}\n${did}`).digest('hex').slice(0, 32);
 }
