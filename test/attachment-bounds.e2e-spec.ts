@@ -19,7 +19,7 @@ import {
   sendEnvelope,
   storedFor,
 } from './helpers/attachments';
-import { storedEvent } from './helpers/queues';
+import { eventually, storedEvent } from './helpers/queues';
 
 jest.setTimeout(180_000);
 
@@ -116,7 +116,35 @@ describe('attachments whose event is never stored', () => {
         envelope({ event_id: hex(eventId) }, [attachment('orphan.bin', randomBytes(30_000))]),
       ).expect(200);
     }
+    // A feedback's screenshot is stored under the feedback's own id, which no event has.
+    const feedback = randomUUID();
+    await sendEnvelope(
+      t,
+      project,
+      envelope({ event_id: hex(feedback) }, [
+        {
+          header: { type: 'feedback' },
+          payload: JSON.stringify({
+            event_id: hex(feedback),
+            type: 'feedback',
+            level: 'info',
+            contexts: { feedback: { message: 'the page is blank' } },
+          }),
+        },
+        attachment('screenshot.png', 'pixels'),
+      ]),
+    ).expect(200);
     await storedEvent(t, stored, 30_000);
+    await eventually(
+      async () =>
+        (
+          await db.query('SELECT 1 FROM feedback WHERE project_id = $1 AND event_id = $2', [
+            project.id,
+            feedback,
+          ])
+        ).length === 1,
+      30_000,
+    );
     // Two days old: past the grace period the digest has to store their event.
     await db.query(
       `UPDATE attachments SET received_at = now() - interval '2 days' WHERE project_id = $1 AND event_id <> $2`,
@@ -128,7 +156,13 @@ describe('attachments whose event is never stored', () => {
     expect((await listAttachments(t, project, stored)).map((file) => file.name)).toEqual(['kept.txt']);
     expect(await listAttachments(t, project, unknown)).toEqual([]);
     expect((await listAttachments(t, project, recent)).map((file) => file.name)).toEqual(['orphan.bin']);
-    // Their blobs are gone too: two files left, one chunk each, nothing pending.
-    expect(await storedFor(db, project.id)).toEqual({ rows: 2, chunks: 2, pending: 0 });
+    expect(
+      await db.query('SELECT name FROM attachments WHERE project_id = $1 AND event_id = $2', [
+        project.id,
+        feedback,
+      ]),
+    ).toEqual([{ name: 'screenshot.png' }]);
+    // Their blobs are gone too: three files left, one chunk each, nothing pending.
+    expect(await storedFor(db, project.id)).toEqual({ rows: 3, chunks: 3, pending: 0 });
   });
 });

@@ -145,7 +145,8 @@ export class AttachmentsRepository {
   /**
    * Deletes up to `limit` files received in [from, before) whose event the project does not have
    * (an event the digest refused or filtered, or files sent alone naming an event that never came);
-   * their blobs go to the pending list, by the table's trigger.
+   * their blobs go to the pending list, by the table's trigger. A feedback's screenshots are stored
+   * under the feedback's own id, which no event has: they stay while their feedback does.
    */
   async deleteOrphans(from: Date, before: Date, limit: number): Promise<number> {
     const [, deleted] = (await this.dataSource.query(
@@ -153,6 +154,7 @@ export class AttachmentsRepository {
          SELECT a.id FROM attachments a
           WHERE a.received_at >= $1 AND a.received_at < $2
             AND NOT EXISTS (SELECT 1 FROM events e WHERE e.id = a.event_id AND e.project_id = a.project_id)
+            AND NOT EXISTS (SELECT 1 FROM feedback f WHERE f.event_id = a.event_id AND f.project_id = a.project_id)
           LIMIT $3))`,
       [from, before, limit],
     )) as [unknown, number];
