@@ -21,7 +21,6 @@ import { EnvelopeReader, EventPayloadFacts, MAX_HEADER_LINE_BYTES } from './enve
 import { StoreBodyReader } from './store-body-reader';
 import { IngestMetrics } from './ingest.metrics';
 import { ProjectKeys } from './project-keys';
-import { IngestRateLimiter } from './rate-limiter';
 import { EventLimits } from './event-limits';
 import { IngestRejection } from './ingest-rejection';
 import { SESSION_ITEM_TYPES, SessionIntake } from './session-intake';
@@ -43,10 +42,12 @@ interface IngestAttempt {
   admittedProjectId?: number;
   reader?: EnvelopeReader;
   /**
-   * When the request was counted within the event limits: a sessions-only envelope gives the count
-   * back to the same windows.
+   * When the request was counted within the event limits, until an event of it is accepted: a
+   * request that ends without one (filtered, refused, or holding no event) gives the count back.
    */
   countedAt?: number;
+  /** The give-back under way, awaited before the answer. */
+  givingBack?: Promise<void>;
   /** Over the event limits: the refusal for the first item that is not a session or client report. */
   eventsRefused?: IngestRejection;
 }
@@ -90,7 +91,6 @@ export class IngestService {
   constructor(
     config: AppConfig,
     private readonly projectKeys: ProjectKeys,
-    private readonly rateLimiter: IngestRateLimiter,
     private readonly eventLimits: EventLimits,
     private readonly producer: DigestProducer,
     private readonly metrics: IngestMetrics,
@@ -126,7 +126,7 @@ export class IngestService {
       }
       const reader = new StoreBodyReader();
       await readBody(request, reader);
-      return this.acceptStoreEvent(projectId, reader, request);
+      return this.acceptStoreEvent(projectId, reader, request, attempt);
     });
   }
 
@@ -150,7 +150,7 @@ export class IngestService {
       } catch (error) {
         throw bodyRejection(error);
       }
-      return this.acceptStoreEvent(projectId, reader, request);
+      return this.acceptStoreEvent(projectId, reader, request, attempt);
     });
   }
 
@@ -161,7 +161,22 @@ export class IngestService {
     } catch (error) {
       this.countRejection(error, attempt);
       throw error;
+    } finally {
+      this.giveBackCount(attempt);
+      await attempt.givingBack;
     }
+  }
+
+  /**
+   * Only accepted events count against the event limits: a request counted on admission (so that a
+   * flood over the limit costs no decoding) gives its count back once it is known to end without
+   * an accepted event. Once per request: the count is cleared as it is given back, or accepted.
+   */
+  private giveBackCount(attempt: IngestAttempt): void {
+    const { countedAt, admittedProjectId } = attempt;
+    if (countedAt === undefined || admittedProjectId === undefined) return;
+    attempt.countedAt = undefined;
+    attempt.givingBack = this.eventLimits.giveBack(admittedProjectId, countedAt);
   }
 
   /** The key is the project's, and the project is within its rate limits. */
@@ -254,11 +269,13 @@ export class IngestService {
       filtered =
         reader.event === undefined ? undefined : this.filterReason(projectId, reader.eventFacts!, request);
       event = filtered === undefined ? reader.event : undefined;
+      // No event to accept: the count goes back beside the recording of the other items.
+      if (event === undefined) this.giveBackCount(attempt);
       if (reader.smallItems.size > 0) {
         await this.feedback.acceptEnvelope(projectId, reader);
-        await this.takeCheckIns(projectId, reader, attempt);
+        if (reader.smallItems.has(CHECK_IN_ITEM_TYPE)) await this.checkIns.acceptEnvelope(projectId, reader);
       }
-      if (event === undefined) await this.takeSessions(projectId, reader, attempt, false);
+      if (event === undefined) await this.takeSessions(projectId, reader, false);
     } catch (error) {
       await attachments.abort();
       throw error;
@@ -280,30 +297,20 @@ export class IngestService {
     }
     const acceptedId = eventId!;
     await Promise.all([
-      this.accept(projectId, acceptedId, event, sdkOf(reader.header!.sdk), receivedAt),
-      this.takeSessions(projectId, reader, attempt, true),
+      this.accept(attempt, projectId, acceptedId, event, sdkOf(reader.header!.sdk), receivedAt),
+      this.takeSessions(projectId, reader, true),
     ]);
     this.countItemOutcomes(projectId, reader);
     return { id: acceptedId.replace(/-/g, '') };
   }
 
   /**
-   * Records the envelope's sessions, if it has any. Without an event, the request's count against
-   * the event limits is given back: sessions count in their own category. A sessions-only envelope
-   * over the session limits is refused with a 429 that names the `session` category; beside an
-   * event, its sessions are only dropped (and counted as rate limited).
+   * Records the envelope's sessions, if it has any (they count in their own category). A
+   * sessions-only envelope over the session limits is refused with a 429 that names the `session`
+   * category; beside an event, its sessions are only dropped (and counted as rate limited).
    */
-  private async takeSessions(
-    projectId: number,
-    reader: EnvelopeReader,
-    attempt: IngestAttempt,
-    withEvent: boolean,
-  ): Promise<void> {
+  private async takeSessions(projectId: number, reader: EnvelopeReader, withEvent: boolean): Promise<void> {
     if (!reader.smallItems.has('session') && !reader.smallItems.has('sessions')) return;
-    const giveBack =
-      !withEvent && attempt.countedAt !== undefined
-        ? this.giveBackRequest(projectId, attempt.countedAt)
-        : undefined;
     let taken;
     try {
       taken = await this.sessions.take(projectId, reader);
@@ -311,8 +318,6 @@ export class IngestService {
       if (error instanceof HttpException) throw error;
       this.rejectionLog.warn('sessions', `sessions not recorded, Redis refused: ${(error as Error).message}`);
       throw new ServiceUnavailableException('session store unavailable, try again later');
-    } finally {
-      await giveBack;
     }
     if (taken.rateLimited && !withEvent) {
       const seconds = String(taken.rateLimited.retryAfterSeconds);
@@ -323,28 +328,6 @@ export class IngestService {
       );
     }
     if (taken.outcomes.length > 0) this.outcomes.count(projectId, taken.outcomes);
-  }
-
-  /**
-   * Queues the envelope's check-ins. Check-ins are not limited with the events (Sentry limits them
-   * per monitor): an envelope of check-ins alone gives its count against the event limits back.
-   */
-  private async takeCheckIns(projectId: number, reader: EnvelopeReader, attempt: IngestAttempt): Promise<void> {
-    if (!reader.smallItems.has(CHECK_IN_ITEM_TYPE)) return;
-    await this.checkIns.acceptEnvelope(projectId, reader);
-    const onlyCheckIns = reader.itemTypes.every((type) => type === CHECK_IN_ITEM_TYPE || type === 'client_report');
-    if (onlyCheckIns && attempt.countedAt !== undefined) {
-      const countedAt = attempt.countedAt;
-      attempt.countedAt = undefined;
-      await this.giveBackRequest(projectId, countedAt);
-    }
-  }
-
-  /** Runs beside the recording of the sessions; a failure only leaves the count taken, and is logged. */
-  private giveBackRequest(projectId: number, countedAt: number): Promise<void> {
-    return this.rateLimiter.giveBack(projectId, countedAt).catch((error: unknown) => {
-      this.rejectionLog.warn('rate limiter', `rate limiter unavailable: ${(error as Error).message}`);
-    });
   }
 
   /** The common envelope, one event and nothing else, has nothing to count and costs one comparison. */
@@ -358,10 +341,11 @@ export class IngestService {
     projectId: number,
     reader: StoreBodyReader,
     request: IncomingMessage,
+    attempt: IngestAttempt,
   ): Promise<{ id: string }> {
     const eventId = resolveEventId(undefined, reader.eventFacts);
     const filtered = this.filterReason(projectId, reader.eventFacts!, request);
-    if (filtered === undefined) await this.accept(projectId, eventId, reader.event!, undefined);
+    if (filtered === undefined) await this.accept(attempt, projectId, eventId, reader.event!, undefined);
     else this.countFiltered(projectId, filtered);
     return { id: eventId.replace(/-/g, '') };
   }
@@ -391,8 +375,8 @@ export class IngestService {
 
   /**
    * Every accepted request counts against the project's event limits before its body is read, so
-   * that a flood over the limit costs no decoding; a request that turns out to hold sessions and no
-   * event gives its count back (takeSessions). Over the limit, an envelope is still read when
+   * that a flood over the limit costs no decoding; a request that ends without an accepted event
+   * gives its count back (giveBackCount). Over the limit, an envelope is still read when
    * `readsOn` (not brotli, whose first chunk alone can cost milliseconds to decode), up to its first
    * item that is not a session or client report: a project over its event limit still records
    * sessions, and a flood of events over it costs the decoding of two lines each.
@@ -405,7 +389,9 @@ export class IngestService {
     attempt.eventsRefused = refusal;
   }
 
+  /** Queues the event: the request's count against the event limits is kept. */
   private async accept(
+    attempt: IngestAttempt,
     projectId: number,
     eventId: string,
     payload: string,
@@ -415,6 +401,7 @@ export class IngestService {
     const job: QueuedEvent = { projectId, eventId, receivedAt, payload };
     if (sdk) job.sdk = sdk;
     await this.producer.enqueue(job);
+    attempt.countedAt = undefined;
     this.metrics.acceptedEnvelopes++;
     this.metrics.acceptedEvents++;
     if (this.debug) this.logger.debug(`project ${projectId}: queued event ${eventId}`);
