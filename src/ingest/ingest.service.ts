@@ -31,6 +31,7 @@ import { InboundFilterSnapshot } from '../privacy/filters/inbound-filter-snapsho
 import type { FilterReason } from '../privacy/filters/inbound-filters';
 import { ClientAddressOf, clientAddressResolver } from './client-address';
 import { CHECK_IN_ITEM_TYPE, CheckInIntake } from './check-in-intake';
+import { CheckInLimits, rateLimitedCheckIns } from './check-in-limits';
 
 /** Sentry answers with the event id as 32 hex digits; `{}` when the envelope held no event. */
 export type IngestResult = { id: string } | Record<string, never>;
@@ -100,6 +101,7 @@ export class IngestService {
     private readonly attachmentIntakes: AttachmentIntakes,
     private readonly inboundFilters: InboundFilterSnapshot,
     private readonly checkIns: CheckInIntake,
+    private readonly checkInLimits: CheckInLimits,
   ) {
     this.debug = config.logLevel === 'debug' || config.logLevel === 'trace';
     this.clientAddress = clientAddressResolver(config.TRUST_PROXY);
@@ -273,7 +275,7 @@ export class IngestService {
       if (event === undefined) this.giveBackCount(attempt);
       if (reader.smallItems.size > 0) {
         await this.feedback.acceptEnvelope(projectId, reader);
-        if (reader.smallItems.has(CHECK_IN_ITEM_TYPE)) await this.checkIns.acceptEnvelope(projectId, reader);
+        if (reader.smallItems.has(CHECK_IN_ITEM_TYPE)) await this.takeCheckIns(projectId, reader);
       }
       if (event === undefined) await this.takeSessions(projectId, reader, false);
     } catch (error) {
@@ -328,6 +330,19 @@ export class IngestService {
       );
     }
     if (taken.outcomes.length > 0) this.outcomes.count(projectId, taken.outcomes);
+  }
+
+  /**
+   * Queues the envelope's check-ins within the project's check-in limit (category `monitor`). Past
+   * it, an envelope of check-ins alone is refused with a 429 naming `monitor`; beside other items,
+   * the check-ins past it are dropped and counted as rate limited.
+   */
+  private async takeCheckIns(projectId: number, reader: EnvelopeReader): Promise<void> {
+    const allowance = await this.checkIns.acceptEnvelope(projectId, reader);
+    if (allowance.refused === 0) return;
+    const onlyCheckIns = reader.itemTypes.every((type) => type === CHECK_IN_ITEM_TYPE || type === 'client_report');
+    if (onlyCheckIns && allowance.taken === 0) throw this.checkInLimits.refusal(allowance);
+    this.outcomes.count(projectId, [rateLimitedCheckIns(allowance.refused)]);
   }
 
   /** The common envelope, one event and nothing else, has nothing to count and costs one comparison. */
@@ -422,9 +437,13 @@ export class IngestService {
     this.metrics.reject(status);
     if (attempt.admittedProjectId !== undefined) {
       const types = attempt.reader?.itemTypes;
-      const outcome = refusalOutcome(status, (error as Error).message, types?.[types.length - 1]);
-      if (outcome && error instanceof IngestRejection && error.outcomeReason) outcome.reason = error.outcomeReason;
-      if (outcome) this.outcomes.count(attempt.admittedProjectId, [outcome]);
+      if (error instanceof IngestRejection && error.outcomes) {
+        this.outcomes.count(attempt.admittedProjectId, error.outcomes);
+      } else {
+        const outcome = refusalOutcome(status, (error as Error).message, types?.[types.length - 1]);
+        if (outcome && error instanceof IngestRejection && error.outcomeReason) outcome.reason = error.outcomeReason;
+        if (outcome) this.outcomes.count(attempt.admittedProjectId, [outcome]);
+      }
     }
     if (status === 413 || status === 415 || status === 400) {
       this.rejectionLog.warn(

@@ -80,8 +80,8 @@ return 0
 
 /**
  * The data categories the event limits cover, as `X-Sentry-Rate-Limits` names them: every category
- * an SDK sends but `session` (its own limits), `monitor` (cron check-ins, which Sentry limits per
- * monitor, never with the events) and `internal` (client reports, which are not limited).
+ * an SDK sends but `session` and `monitor` (sessions and cron check-ins: limits of their own, see
+ * SessionIntake and CheckInLimits) and `internal` (client reports, which are not limited).
  */
 export const EVENT_RATE_LIMIT_CATEGORIES = [
   'default',
