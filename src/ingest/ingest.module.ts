@@ -10,6 +10,7 @@ import { DigestProducer, digestProducerQueueProvider } from './digest.producer';
 import { FeedbackIntake } from './feedback-intake';
 import { CheckInIntake } from './check-in-intake';
 import { CheckInLimits } from './check-in-limits';
+import { EnvelopeItemIntake } from './envelope-item-intake';
 import { CronCheckInEndpoint } from './cron-check-in.endpoint';
 import { IngestHttpHandler } from './ingest-http.handler';
 import { IngestMetrics } from './ingest.metrics';
@@ -49,6 +50,7 @@ import { TestEventSender } from './test-event';
     FeedbackIntake,
     CheckInIntake,
     CheckInLimits,
+    EnvelopeItemIntake,
     CronCheckInEndpoint,
     IngestMetrics,
     AttachmentIntakes,

@@ -1,37 +1,34 @@
 import {
   BadRequestException,
   HttpException,
-  HttpStatus,
   Injectable,
   Logger,
-  ServiceUnavailableException,
   UnauthorizedException,
 } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
-import { randomUUID } from 'node:crypto';
 import { AppConfig } from '../config/app-config';
 import type { QueuedEvent } from '../digest/digest-job';
-import { bodyRejection, parseContentEncoding, readBody } from './body-reader';
+import { bodyRejection, readBody } from './body-reader';
 import { RepeatedLog } from '../common/repeated-log';
 import { DatabaseUnavailableError } from '../database/database-unavailable.error';
 import { canonicalUuid, ClientKeySource, clientKeyFromRequest, keyFromDsn } from './client-key';
 import { DigestProducer } from './digest.producer';
-import { FeedbackIntake } from './feedback-intake';
 import { EnvelopeReader, EventPayloadFacts, MAX_HEADER_LINE_BYTES } from './envelope-reader';
 import { StoreBodyReader } from './store-body-reader';
 import { IngestMetrics } from './ingest.metrics';
 import { ProjectKeys } from './project-keys';
 import { EventLimits } from './event-limits';
 import { IngestRejection } from './ingest-rejection';
-import { SESSION_ITEM_TYPES, SessionIntake } from './session-intake';
-import { envelopeOutcomes, refusalOutcome } from '../outcomes/envelope-outcomes';
+import { SESSION_ITEM_TYPES } from './session-intake';
+import { refusalOutcome } from '../outcomes/envelope-outcomes';
 import { OutcomeCounter } from '../outcomes/outcome-counter';
 import { AttachmentIntakes } from './attachment-intake';
+import { headerDsn, isBrotli, resolveEventId, sdkOf } from './ingest-request';
 import { InboundFilterSnapshot } from '../privacy/filters/inbound-filter-snapshot.service';
 import type { FilterReason } from '../privacy/filters/inbound-filters';
 import { ClientAddressOf, clientAddressResolver } from './client-address';
-import { CHECK_IN_ITEM_TYPE, CheckInIntake } from './check-in-intake';
-import { CheckInLimits, rateLimitedCheckIns } from './check-in-limits';
+import { CHECK_IN_ITEM_TYPE } from './check-in-intake';
+import { EnvelopeItemIntake } from './envelope-item-intake';
 
 /** Sentry answers with the event id as 32 hex digits; `{}` when the envelope held no event. */
 export type IngestResult = { id: string } | Record<string, never>;
@@ -96,12 +93,9 @@ export class IngestService {
     private readonly producer: DigestProducer,
     private readonly metrics: IngestMetrics,
     private readonly outcomes: OutcomeCounter,
-    private readonly sessions: SessionIntake,
-    private readonly feedback: FeedbackIntake,
+    private readonly items: EnvelopeItemIntake,
     private readonly attachmentIntakes: AttachmentIntakes,
     private readonly inboundFilters: InboundFilterSnapshot,
-    private readonly checkIns: CheckInIntake,
-    private readonly checkInLimits: CheckInLimits,
   ) {
     this.debug = config.logLevel === 'debug' || config.logLevel === 'trace';
     this.clientAddress = clientAddressResolver(config.TRUST_PROXY);
@@ -273,11 +267,8 @@ export class IngestService {
       event = filtered === undefined ? reader.event : undefined;
       // No event to accept: the count goes back beside the recording of the other items.
       if (event === undefined) this.giveBackCount(attempt);
-      if (reader.smallItems.size > 0) {
-        await this.feedback.acceptEnvelope(projectId, reader);
-        if (reader.smallItems.has(CHECK_IN_ITEM_TYPE)) await this.takeCheckIns(projectId, reader);
-      }
-      if (event === undefined) await this.takeSessions(projectId, reader, false);
+      if (reader.smallItems.size > 0) await this.items.takeFeedbackAndCheckIns(projectId, reader);
+      if (event === undefined) await this.items.takeSessions(projectId, reader, false);
     } catch (error) {
       await attachments.abort();
       throw error;
@@ -294,62 +285,16 @@ export class IngestService {
       this.metrics.acceptedEnvelopes++;
       if (this.debug) this.logger.debug(`project ${projectId}: dropped items ${reader.itemTypes.join(', ')}`);
       if (filtered !== undefined) this.countFiltered(projectId, filtered);
-      this.countItemOutcomes(projectId, reader);
+      this.items.countOutcomes(projectId, reader);
       return eventId ? { id: eventId.replace(/-/g, '') } : {};
     }
     const acceptedId = eventId!;
     await Promise.all([
       this.accept(attempt, projectId, acceptedId, event, sdkOf(reader.header!.sdk), receivedAt),
-      this.takeSessions(projectId, reader, true),
+      this.items.takeSessions(projectId, reader, true),
     ]);
-    this.countItemOutcomes(projectId, reader);
+    this.items.countOutcomes(projectId, reader);
     return { id: acceptedId.replace(/-/g, '') };
-  }
-
-  /**
-   * Records the envelope's sessions, if it has any (they count in their own category). A
-   * sessions-only envelope over the session limits is refused with a 429 that names the `session`
-   * category; beside an event, its sessions are only dropped (and counted as rate limited).
-   */
-  private async takeSessions(projectId: number, reader: EnvelopeReader, withEvent: boolean): Promise<void> {
-    if (!reader.smallItems.has('session') && !reader.smallItems.has('sessions')) return;
-    let taken;
-    try {
-      taken = await this.sessions.take(projectId, reader);
-    } catch (error) {
-      if (error instanceof HttpException) throw error;
-      this.rejectionLog.warn('sessions', `sessions not recorded, Redis refused: ${(error as Error).message}`);
-      throw new ServiceUnavailableException('session store unavailable, try again later');
-    }
-    if (taken.rateLimited && !withEvent) {
-      const seconds = String(taken.rateLimited.retryAfterSeconds);
-      throw new IngestRejection(
-        `rate limit exceeded: too many session items per ${taken.rateLimited.window} for this project`,
-        HttpStatus.TOO_MANY_REQUESTS,
-        { 'Retry-After': seconds, 'X-Sentry-Rate-Limits': `${seconds}:session:project` },
-      );
-    }
-    if (taken.outcomes.length > 0) this.outcomes.count(projectId, taken.outcomes);
-  }
-
-  /**
-   * Queues the envelope's check-ins within the project's check-in limit (category `monitor`). Past
-   * it, an envelope of check-ins alone is refused with a 429 naming `monitor`; beside other items,
-   * the check-ins past it are dropped and counted as rate limited.
-   */
-  private async takeCheckIns(projectId: number, reader: EnvelopeReader): Promise<void> {
-    const allowance = await this.checkIns.acceptEnvelope(projectId, reader);
-    if (allowance.refused === 0) return;
-    const onlyCheckIns = reader.itemTypes.every((type) => type === CHECK_IN_ITEM_TYPE || type === 'client_report');
-    if (onlyCheckIns && allowance.taken === 0) throw this.checkInLimits.refusal(allowance);
-    this.outcomes.count(projectId, [rateLimitedCheckIns(allowance.refused)]);
-  }
-
-  /** The common envelope, one event and nothing else, has nothing to count and costs one comparison. */
-  private countItemOutcomes(projectId: number, reader: EnvelopeReader): void {
-    const types = reader.itemTypes;
-    if (types.length === 1 && types[0] === 'event') return;
-    this.outcomes.count(projectId, envelopeOutcomes(types, reader.clientReports));
   }
 
   private async acceptStoreEvent(
@@ -452,35 +397,4 @@ export class IngestService {
       );
     }
   }
-}
-
-function isBrotli(request: IncomingMessage): boolean {
-  return parseContentEncoding(request.headers['content-encoding'] as string | undefined) === 'br';
-}
-
-/** The `dsn` of an envelope header line, if the line is a JSON object that has one. */
-function headerDsn(line: string): unknown {
-  try {
-    const header = JSON.parse(line) as unknown;
-    return header !== null && typeof header === 'object' ? (header as { dsn?: unknown }).dsn : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function resolveEventId(headerId: unknown, facts: EventPayloadFacts | undefined): string {
-  const raw = headerId ?? facts?.eventId;
-  if (raw === undefined || raw === null) return randomUUID();
-  const id = typeof raw === 'string' ? canonicalUuid(raw) : undefined;
-  if (id === undefined) throw new BadRequestException('event_id must be a UUID');
-  return id;
-}
-
-function sdkOf(value: unknown): QueuedEvent['sdk'] {
-  if (value === null || typeof value !== 'object') return undefined;
-  const { name, version } = value as { name?: unknown; version?: unknown };
-  const sdk: NonNullable<QueuedEvent['sdk']> = {};
-  if (typeof name === 'string') sdk.name = name;
-  if (typeof version === 'string') sdk.version = version;
-  return sdk.name || sdk.version ? sdk : undefined;
 }
