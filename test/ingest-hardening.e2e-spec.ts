@@ -235,7 +235,9 @@ describe('ingest refuses abuse cheaply', () => {
         .body as Project;
       const path = `/api/${own.id}/envelope/?sentry_key=${hex(own.client_key)}`;
       await limited.http().post(path).send(eventEnvelope()).expect(200);
+      // A refused request gives its count back: only accepted events use up the limit.
       await limited.http().post(path).send('{"event_id":1}\nnot json\n').expect(400);
+      await limited.http().post(path).send(eventEnvelope()).expect(200);
       // Over the limit, even a malformed or bomb body is refused before it is read.
       const over = await limited.http().post(path).set('Content-Encoding', 'br').send(bomb('{}', 'br'));
       expect(over.status).toBe(429);

@@ -211,6 +211,17 @@ export class ServerEnvironment {
     section: 'ingest',
     secret: false,
     description:
+      'Cron check-ins accepted per project per minute, in fixed windows shared by all instances through Redis: a category of its own (`monitor`), counted on the check-in URL and in envelopes, apart from the event limits. Sentry allows 6 check-ins a minute per monitor and environment; the default leaves room for 100 such monitors in a project. Over it the check-ins are dropped, counted as `rate_limited` outcomes of category `monitor`, and clients are told `X-Sentry-Rate-Limits: <seconds>:monitor:project`. `0` disables the limit. See [Monitors](monitors.md).',
+  })
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  MAX_CHECK_INS_PER_MINUTE = 600;
+
+  @Describe({
+    section: 'ingest',
+    secret: false,
+    description:
       'Spike protection: a project may send this many times its average hourly volume of the last 7 days in one UTC hour before its events are dropped with 429 (reason `spike_protection`). See [Data protection](data-protection.md#quotas-and-spike-protection).',
   })
   @Transform(toInt)

@@ -7,6 +7,7 @@ import type { OutcomeCount } from '../outcomes/envelope-outcomes';
 import { OutcomeCounter } from '../outcomes/outcome-counter';
 import { DIGEST_PRODUCER_QUEUE } from './digest.producer';
 import type { EnvelopeReader } from './envelope-reader';
+import { CheckInAllowance, CheckInLimits } from './check-in-limits';
 
 /** As for events (DigestProducer): a request gets its 503 within seconds when Redis does not answer. */
 const ENQUEUE_TIMEOUT_MS = 2_500;
@@ -38,12 +39,21 @@ export class CheckInIntake {
   constructor(
     @Inject(DIGEST_PRODUCER_QUEUE) private readonly queue: Queue,
     private readonly outcomes: OutcomeCounter,
+    private readonly limits: CheckInLimits,
   ) {}
 
-  /** Queues the envelope's check-ins; resolves once Redis has them (503 otherwise). */
-  async acceptEnvelope(projectId: number, reader: EnvelopeReader, receivedAt = Date.now()): Promise<number> {
+  /**
+   * Queues the envelope's valid check-ins within the project's check-in limit; resolves once Redis
+   * has them (503 otherwise). The check-ins past the limit are dropped and left to the caller to
+   * count (`refused` of the answer): beside other items as outcomes, alone with a 429.
+   */
+  async acceptEnvelope(
+    projectId: number,
+    reader: EnvelopeReader,
+    receivedAt = Date.now(),
+  ): Promise<CheckInAllowance> {
     const items = reader.itemsOfType(CHECK_IN_ITEM_TYPE);
-    if (items.length === 0) return 0;
+    if (items.length === 0) return { taken: 0, refused: 0, retryAfterSeconds: 0 };
     const kept: QueuedCheckIn[] = [];
     const counted: OutcomeCount[] = [];
     for (const item of items) {
@@ -55,9 +65,20 @@ export class CheckInIntake {
       counted.push(...readingOutcomes(reading));
       if ('checkIn' in reading) kept.push(reading.checkIn);
     }
-    await this.enqueue(kept);
     if (counted.length > 0) this.outcomes.count(projectId, counted);
-    return kept.length;
+    const allowance = await this.limits.take(projectId, kept.length);
+    await this.enqueueCounted(projectId, kept.slice(0, allowance.taken));
+    return allowance;
+  }
+
+  /** Queues check-ins the limit counted; when the queue refuses them, their count goes back. */
+  async enqueueCounted(projectId: number, checkIns: QueuedCheckIn[]): Promise<void> {
+    try {
+      await this.enqueue(checkIns);
+    } catch (error) {
+      await this.limits.giveBack(projectId, checkIns.length);
+      throw error;
+    }
   }
 
   async enqueue(checkIns: QueuedCheckIn[]): Promise<void> {

@@ -9,6 +9,7 @@ import type { IncomingMessage } from 'node:http';
 import { readCheckInFields } from '../crons/check-in-record';
 import { OutcomeCounter } from '../outcomes/outcome-counter';
 import { CheckInIntake, readingOutcomes } from './check-in-intake';
+import { CheckInLimits } from './check-in-limits';
 import { canonicalUuid } from './client-key';
 import { parseProjectId } from './ingest.service';
 import { ProjectKeys } from './project-keys';
@@ -32,6 +33,7 @@ export class CronCheckInEndpoint {
     private readonly projectKeys: ProjectKeys,
     private readonly intake: CheckInIntake,
     private readonly outcomes: OutcomeCounter,
+    private readonly limits: CheckInLimits,
   ) {}
 
   async checkIn(
@@ -67,7 +69,14 @@ export class CronCheckInEndpoint {
     if (reading.configRefused !== undefined) {
       throw new BadRequestException(`invalid monitor_config: ${reading.configRefused}`);
     }
-    await this.intake.enqueue([reading.checkIn]);
+    // Counted once it is known to be kept: a refused check-in never uses up the limit.
+    const allowance = await this.limits.take(projectId, 1);
+    if (allowance.refused > 0) {
+      const refusal = this.limits.refusal(allowance);
+      this.outcomes.count(projectId, refusal.outcomes!);
+      throw refusal;
+    }
+    await this.intake.enqueueCounted(projectId, [reading.checkIn]);
     return reading.checkIn.checkInId ? { id: reading.checkIn.checkInId } : {};
   }
 }

@@ -8,8 +8,6 @@ import {
   Post,
   Req,
   Res,
-  HttpException,
-  HttpStatus,
 } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiOkResponse, ApiQuery, ApiSchema, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
@@ -20,7 +18,7 @@ import { canonicalUuid, keyFromDsn } from './client-key';
 import { DIALOG_TEXTS, dialogTexts, errorPageScript } from './error-page-script';
 import { FeedbackIntake, feedbackRefusalOutcome } from './feedback-intake';
 import { ProjectKeys } from './project-keys';
-import { IngestRateLimiter } from './rate-limiter';
+import { EventLimits } from './event-limits';
 import { OutcomeCounter } from '../outcomes/outcome-counter';
 
 /**
@@ -50,7 +48,7 @@ export class ErrorPageController {
   constructor(
     private readonly projectKeys: ProjectKeys,
     private readonly intake: FeedbackIntake,
-    private readonly rateLimiter: IngestRateLimiter,
+    private readonly eventLimits: EventLimits,
     private readonly outcomes: OutcomeCounter,
   ) {}
 
@@ -110,11 +108,35 @@ export class ErrorPageController {
     429,
     503,
   )
-  async submit(@Req() request: Request): Promise<ReportAccepted> {
+  async submit(
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<ReportAccepted> {
     const { projectId, eventId } = await this.authenticate(request);
-    if (this.rateLimiter.enabled && !(await this.rateLimiter.take(projectId)).allowed) {
-      throw new HttpException('rate limit exceeded for this project', HttpStatus.TOO_MANY_REQUESTS);
+    // The limits of an envelope of feedback: refused past the event rate limits, quotas and spike
+    // protection, failing open when Redis does; a report is not an event, so its count goes back.
+    const { countedAt, refusal } = await this.eventLimits.check(projectId);
+    if (refusal) {
+      request.resume();
+      for (const [name, value] of Object.entries(refusal.headers)) response.setHeader(name, value);
+      this.outcomes.count(projectId, [
+        {
+          outcome: 'rate_limited',
+          category: 'feedback',
+          reason: refusal.outcomeReason ?? 'rate_limit',
+          quantity: 1,
+        },
+      ]);
+      throw refusal;
     }
+    try {
+      return await this.takeReport(request, projectId, eventId);
+    } finally {
+      if (countedAt !== undefined) await this.eventLimits.giveBack(projectId, countedAt);
+    }
+  }
+
+  private async takeReport(request: Request, projectId: number, eventId: string): Promise<ReportAccepted> {
     const form = await readForm(request);
     const fields = { eventId, name: form.name, email: form.email, comments: form.comments };
     for (const required of ['name', 'email', 'comments'] as const) {

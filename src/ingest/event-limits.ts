@@ -8,7 +8,7 @@ import { EVENT_RATE_LIMIT_CATEGORIES, IngestRateLimiter, RateLimitDecision } fro
 
 /** What counting one request against the project's event limits came to. */
 export interface EventLimitVerdict {
-  /** When it was counted (allowed): a sessions-only envelope gives the count back. */
+  /** When it was counted (allowed): a request that ends without an accepted event gives it back. */
   countedAt?: number;
   /** Over a limit: the 429 for its events. */
   refusal?: IngestRejection;
@@ -93,6 +93,26 @@ export class EventLimits {
         decision.reason,
       ),
     };
+  }
+
+  /**
+   * Gives back the count of a request allowed at `countedAt` that ends without an accepted event
+   * (only accepted events count). Never rejects: Redis trouble leaves the count taken, with a warning
+   * at most once a minute, and no request waits for it longer than EVENT_LIMITS_TIMEOUT_MS.
+   */
+  async giveBack(projectId: number, countedAt: number): Promise<void> {
+    try {
+      await withDeadline(
+        this.limiter.giveBack(projectId, countedAt),
+        this.timeoutMs,
+        `no answer within ${this.timeoutMs} ms`,
+      );
+    } catch (error) {
+      this.warnings.warn(
+        'give back',
+        `event limits: a request without an accepted event stays counted, Redis failed (${(error as Error).message})`,
+      );
+    }
   }
 
   /** The first drop of an hour: the minute job finds the project, records the spike and alerts. */

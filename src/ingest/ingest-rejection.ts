@@ -1,4 +1,5 @@
 import { HttpException } from '@nestjs/common';
+import type { OutcomeCount } from '../outcomes/envelope-outcomes';
 
 /** An HttpException that also carries response headers (429's Retry-After and X-Sentry-Rate-Limits). */
 export class IngestRejection extends HttpException {
@@ -8,6 +9,8 @@ export class IngestRejection extends HttpException {
     readonly headers: Record<string, string>,
     /** The reason its `rate_limited` outcome is counted with, when not the fixed rate limit's. */
     readonly outcomeReason?: string,
+    /** The outcomes it counts, when not the one `rate_limited` of its first refused item. */
+    readonly outcomes?: OutcomeCount[],
   ) {
     super(message, status);
   }

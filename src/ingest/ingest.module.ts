@@ -9,6 +9,8 @@ import { ProjectsModule } from '../projects/projects.module';
 import { DigestProducer, digestProducerQueueProvider } from './digest.producer';
 import { FeedbackIntake } from './feedback-intake';
 import { CheckInIntake } from './check-in-intake';
+import { CheckInLimits } from './check-in-limits';
+import { EnvelopeItemIntake } from './envelope-item-intake';
 import { CronCheckInEndpoint } from './cron-check-in.endpoint';
 import { IngestHttpHandler } from './ingest-http.handler';
 import { IngestMetrics } from './ingest.metrics';
@@ -47,6 +49,8 @@ import { TestEventSender } from './test-event';
     DigestProducer,
     FeedbackIntake,
     CheckInIntake,
+    CheckInLimits,
+    EnvelopeItemIntake,
     CronCheckInEndpoint,
     IngestMetrics,
     AttachmentIntakes,

@@ -1,37 +1,34 @@
 import {
   BadRequestException,
   HttpException,
-  HttpStatus,
   Injectable,
   Logger,
-  ServiceUnavailableException,
   UnauthorizedException,
 } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
-import { randomUUID } from 'node:crypto';
 import { AppConfig } from '../config/app-config';
 import type { QueuedEvent } from '../digest/digest-job';
-import { bodyRejection, parseContentEncoding, readBody } from './body-reader';
+import { bodyRejection, readBody } from './body-reader';
 import { RepeatedLog } from '../common/repeated-log';
 import { DatabaseUnavailableError } from '../database/database-unavailable.error';
 import { canonicalUuid, ClientKeySource, clientKeyFromRequest, keyFromDsn } from './client-key';
 import { DigestProducer } from './digest.producer';
-import { FeedbackIntake } from './feedback-intake';
 import { EnvelopeReader, EventPayloadFacts, MAX_HEADER_LINE_BYTES } from './envelope-reader';
 import { StoreBodyReader } from './store-body-reader';
 import { IngestMetrics } from './ingest.metrics';
 import { ProjectKeys } from './project-keys';
-import { IngestRateLimiter } from './rate-limiter';
 import { EventLimits } from './event-limits';
 import { IngestRejection } from './ingest-rejection';
-import { SESSION_ITEM_TYPES, SessionIntake } from './session-intake';
-import { envelopeOutcomes, refusalOutcome } from '../outcomes/envelope-outcomes';
+import { SESSION_ITEM_TYPES } from './session-intake';
+import { refusalOutcome } from '../outcomes/envelope-outcomes';
 import { OutcomeCounter } from '../outcomes/outcome-counter';
 import { AttachmentIntakes } from './attachment-intake';
+import { headerDsn, isBrotli, resolveEventId, sdkOf } from './ingest-request';
 import { InboundFilterSnapshot } from '../privacy/filters/inbound-filter-snapshot.service';
 import type { FilterReason } from '../privacy/filters/inbound-filters';
 import { ClientAddressOf, clientAddressResolver } from './client-address';
-import { CHECK_IN_ITEM_TYPE, CheckInIntake } from './check-in-intake';
+import { CHECK_IN_ITEM_TYPE } from './check-in-intake';
+import { EnvelopeItemIntake } from './envelope-item-intake';
 
 /** Sentry answers with the event id as 32 hex digits; `{}` when the envelope held no event. */
 export type IngestResult = { id: string } | Record<string, never>;
@@ -43,10 +40,12 @@ interface IngestAttempt {
   admittedProjectId?: number;
   reader?: EnvelopeReader;
   /**
-   * When the request was counted within the event limits: a sessions-only envelope gives the count
-   * back to the same windows.
+   * When the request was counted within the event limits, until an event of it is accepted: a
+   * request that ends without one (filtered, refused, or holding no event) gives the count back.
    */
   countedAt?: number;
+  /** The give-back under way, awaited before the answer. */
+  givingBack?: Promise<void>;
   /** Over the event limits: the refusal for the first item that is not a session or client report. */
   eventsRefused?: IngestRejection;
 }
@@ -90,16 +89,13 @@ export class IngestService {
   constructor(
     config: AppConfig,
     private readonly projectKeys: ProjectKeys,
-    private readonly rateLimiter: IngestRateLimiter,
     private readonly eventLimits: EventLimits,
     private readonly producer: DigestProducer,
     private readonly metrics: IngestMetrics,
     private readonly outcomes: OutcomeCounter,
-    private readonly sessions: SessionIntake,
-    private readonly feedback: FeedbackIntake,
+    private readonly items: EnvelopeItemIntake,
     private readonly attachmentIntakes: AttachmentIntakes,
     private readonly inboundFilters: InboundFilterSnapshot,
-    private readonly checkIns: CheckInIntake,
   ) {
     this.debug = config.logLevel === 'debug' || config.logLevel === 'trace';
     this.clientAddress = clientAddressResolver(config.TRUST_PROXY);
@@ -126,7 +122,7 @@ export class IngestService {
       }
       const reader = new StoreBodyReader();
       await readBody(request, reader);
-      return this.acceptStoreEvent(projectId, reader, request);
+      return this.acceptStoreEvent(projectId, reader, request, attempt);
     });
   }
 
@@ -150,7 +146,7 @@ export class IngestService {
       } catch (error) {
         throw bodyRejection(error);
       }
-      return this.acceptStoreEvent(projectId, reader, request);
+      return this.acceptStoreEvent(projectId, reader, request, attempt);
     });
   }
 
@@ -161,7 +157,22 @@ export class IngestService {
     } catch (error) {
       this.countRejection(error, attempt);
       throw error;
+    } finally {
+      this.giveBackCount(attempt);
+      await attempt.givingBack;
     }
+  }
+
+  /**
+   * Only accepted events count against the event limits: a request counted on admission (so that a
+   * flood over the limit costs no decoding) gives its count back once it is known to end without
+   * an accepted event. Once per request: the count is cleared as it is given back, or accepted.
+   */
+  private giveBackCount(attempt: IngestAttempt): void {
+    const { countedAt, admittedProjectId } = attempt;
+    if (countedAt === undefined || admittedProjectId === undefined) return;
+    attempt.countedAt = undefined;
+    attempt.givingBack = this.eventLimits.giveBack(admittedProjectId, countedAt);
   }
 
   /** The key is the project's, and the project is within its rate limits. */
@@ -254,11 +265,10 @@ export class IngestService {
       filtered =
         reader.event === undefined ? undefined : this.filterReason(projectId, reader.eventFacts!, request);
       event = filtered === undefined ? reader.event : undefined;
-      if (reader.smallItems.size > 0) {
-        await this.feedback.acceptEnvelope(projectId, reader);
-        await this.takeCheckIns(projectId, reader, attempt);
-      }
-      if (event === undefined) await this.takeSessions(projectId, reader, attempt, false);
+      // No event to accept: the count goes back beside the recording of the other items.
+      if (event === undefined) this.giveBackCount(attempt);
+      if (reader.smallItems.size > 0) await this.items.takeFeedbackAndCheckIns(projectId, reader);
+      if (event === undefined) await this.items.takeSessions(projectId, reader, false);
     } catch (error) {
       await attachments.abort();
       throw error;
@@ -275,93 +285,27 @@ export class IngestService {
       this.metrics.acceptedEnvelopes++;
       if (this.debug) this.logger.debug(`project ${projectId}: dropped items ${reader.itemTypes.join(', ')}`);
       if (filtered !== undefined) this.countFiltered(projectId, filtered);
-      this.countItemOutcomes(projectId, reader);
+      this.items.countOutcomes(projectId, reader);
       return eventId ? { id: eventId.replace(/-/g, '') } : {};
     }
     const acceptedId = eventId!;
     await Promise.all([
-      this.accept(projectId, acceptedId, event, sdkOf(reader.header!.sdk), receivedAt),
-      this.takeSessions(projectId, reader, attempt, true),
+      this.accept(attempt, projectId, acceptedId, event, sdkOf(reader.header!.sdk), receivedAt),
+      this.items.takeSessions(projectId, reader, true),
     ]);
-    this.countItemOutcomes(projectId, reader);
+    this.items.countOutcomes(projectId, reader);
     return { id: acceptedId.replace(/-/g, '') };
-  }
-
-  /**
-   * Records the envelope's sessions, if it has any. Without an event, the request's count against
-   * the event limits is given back: sessions count in their own category. A sessions-only envelope
-   * over the session limits is refused with a 429 that names the `session` category; beside an
-   * event, its sessions are only dropped (and counted as rate limited).
-   */
-  private async takeSessions(
-    projectId: number,
-    reader: EnvelopeReader,
-    attempt: IngestAttempt,
-    withEvent: boolean,
-  ): Promise<void> {
-    if (!reader.smallItems.has('session') && !reader.smallItems.has('sessions')) return;
-    const giveBack =
-      !withEvent && attempt.countedAt !== undefined
-        ? this.giveBackRequest(projectId, attempt.countedAt)
-        : undefined;
-    let taken;
-    try {
-      taken = await this.sessions.take(projectId, reader);
-    } catch (error) {
-      if (error instanceof HttpException) throw error;
-      this.rejectionLog.warn('sessions', `sessions not recorded, Redis refused: ${(error as Error).message}`);
-      throw new ServiceUnavailableException('session store unavailable, try again later');
-    } finally {
-      await giveBack;
-    }
-    if (taken.rateLimited && !withEvent) {
-      const seconds = String(taken.rateLimited.retryAfterSeconds);
-      throw new IngestRejection(
-        `rate limit exceeded: too many session items per ${taken.rateLimited.window} for this project`,
-        HttpStatus.TOO_MANY_REQUESTS,
-        { 'Retry-After': seconds, 'X-Sentry-Rate-Limits': `${seconds}:session:project` },
-      );
-    }
-    if (taken.outcomes.length > 0) this.outcomes.count(projectId, taken.outcomes);
-  }
-
-  /**
-   * Queues the envelope's check-ins. Check-ins are not limited with the events (Sentry limits them
-   * per monitor): an envelope of check-ins alone gives its count against the event limits back.
-   */
-  private async takeCheckIns(projectId: number, reader: EnvelopeReader, attempt: IngestAttempt): Promise<void> {
-    if (!reader.smallItems.has(CHECK_IN_ITEM_TYPE)) return;
-    await this.checkIns.acceptEnvelope(projectId, reader);
-    const onlyCheckIns = reader.itemTypes.every((type) => type === CHECK_IN_ITEM_TYPE || type === 'client_report');
-    if (onlyCheckIns && attempt.countedAt !== undefined) {
-      const countedAt = attempt.countedAt;
-      attempt.countedAt = undefined;
-      await this.giveBackRequest(projectId, countedAt);
-    }
-  }
-
-  /** Runs beside the recording of the sessions; a failure only leaves the count taken, and is logged. */
-  private giveBackRequest(projectId: number, countedAt: number): Promise<void> {
-    return this.rateLimiter.giveBack(projectId, countedAt).catch((error: unknown) => {
-      this.rejectionLog.warn('rate limiter', `rate limiter unavailable: ${(error as Error).message}`);
-    });
-  }
-
-  /** The common envelope, one event and nothing else, has nothing to count and costs one comparison. */
-  private countItemOutcomes(projectId: number, reader: EnvelopeReader): void {
-    const types = reader.itemTypes;
-    if (types.length === 1 && types[0] === 'event') return;
-    this.outcomes.count(projectId, envelopeOutcomes(types, reader.clientReports));
   }
 
   private async acceptStoreEvent(
     projectId: number,
     reader: StoreBodyReader,
     request: IncomingMessage,
+    attempt: IngestAttempt,
   ): Promise<{ id: string }> {
     const eventId = resolveEventId(undefined, reader.eventFacts);
     const filtered = this.filterReason(projectId, reader.eventFacts!, request);
-    if (filtered === undefined) await this.accept(projectId, eventId, reader.event!, undefined);
+    if (filtered === undefined) await this.accept(attempt, projectId, eventId, reader.event!, undefined);
     else this.countFiltered(projectId, filtered);
     return { id: eventId.replace(/-/g, '') };
   }
@@ -391,8 +335,8 @@ export class IngestService {
 
   /**
    * Every accepted request counts against the project's event limits before its body is read, so
-   * that a flood over the limit costs no decoding; a request that turns out to hold sessions and no
-   * event gives its count back (takeSessions). Over the limit, an envelope is still read when
+   * that a flood over the limit costs no decoding; a request that ends without an accepted event
+   * gives its count back (giveBackCount). Over the limit, an envelope is still read when
    * `readsOn` (not brotli, whose first chunk alone can cost milliseconds to decode), up to its first
    * item that is not a session or client report: a project over its event limit still records
    * sessions, and a flood of events over it costs the decoding of two lines each.
@@ -405,7 +349,9 @@ export class IngestService {
     attempt.eventsRefused = refusal;
   }
 
+  /** Queues the event: the request's count against the event limits is kept. */
   private async accept(
+    attempt: IngestAttempt,
     projectId: number,
     eventId: string,
     payload: string,
@@ -415,6 +361,7 @@ export class IngestService {
     const job: QueuedEvent = { projectId, eventId, receivedAt, payload };
     if (sdk) job.sdk = sdk;
     await this.producer.enqueue(job);
+    attempt.countedAt = undefined;
     this.metrics.acceptedEnvelopes++;
     this.metrics.acceptedEvents++;
     if (this.debug) this.logger.debug(`project ${projectId}: queued event ${eventId}`);
@@ -435,9 +382,13 @@ export class IngestService {
     this.metrics.reject(status);
     if (attempt.admittedProjectId !== undefined) {
       const types = attempt.reader?.itemTypes;
-      const outcome = refusalOutcome(status, (error as Error).message, types?.[types.length - 1]);
-      if (outcome && error instanceof IngestRejection && error.outcomeReason) outcome.reason = error.outcomeReason;
-      if (outcome) this.outcomes.count(attempt.admittedProjectId, [outcome]);
+      if (error instanceof IngestRejection && error.outcomes) {
+        this.outcomes.count(attempt.admittedProjectId, error.outcomes);
+      } else {
+        const outcome = refusalOutcome(status, (error as Error).message, types?.[types.length - 1]);
+        if (outcome && error instanceof IngestRejection && error.outcomeReason) outcome.reason = error.outcomeReason;
+        if (outcome) this.outcomes.count(attempt.admittedProjectId, [outcome]);
+      }
     }
     if (status === 413 || status === 415 || status === 400) {
       this.rejectionLog.warn(
@@ -446,35 +397,4 @@ export class IngestService {
       );
     }
   }
-}
-
-function isBrotli(request: IncomingMessage): boolean {
-  return parseContentEncoding(request.headers['content-encoding'] as string | undefined) === 'br';
-}
-
-/** The `dsn` of an envelope header line, if the line is a JSON object that has one. */
-function headerDsn(line: string): unknown {
-  try {
-    const header = JSON.parse(line) as unknown;
-    return header !== null && typeof header === 'object' ? (header as { dsn?: unknown }).dsn : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function resolveEventId(headerId: unknown, facts: EventPayloadFacts | undefined): string {
-  const raw = headerId ?? facts?.eventId;
-  if (raw === undefined || raw === null) return randomUUID();
-  const id = typeof raw === 'string' ? canonicalUuid(raw) : undefined;
-  if (id === undefined) throw new BadRequestException('event_id must be a UUID');
-  return id;
-}
-
-function sdkOf(value: unknown): QueuedEvent['sdk'] {
-  if (value === null || typeof value !== 'object') return undefined;
-  const { name, version } = value as { name?: unknown; version?: unknown };
-  const sdk: NonNullable<QueuedEvent['sdk']> = {};
-  if (typeof name === 'string') sdk.name = name;
-  if (typeof version === 'string') sdk.version = version;
-  return sdk.name || sdk.version ? sdk : undefined;
 }

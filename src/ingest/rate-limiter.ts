@@ -67,9 +67,21 @@ return {0, 0, counts[1], counts[2], counts[3], daily, monthly, spike}
 `;
 
 /**
+ * Gives back one request counted by RATE_LIMIT_SCRIPT: decrements each counter that still holds a
+ * count, and never one that is gone or at zero (a decrement would make it negative, or recreate an
+ * expired key without a TTL). KEYS: the counters to decrement.
+ */
+const GIVE_BACK_SCRIPT = `
+for i = 1, #KEYS do
+  if (tonumber(redis.call('GET', KEYS[i])) or 0) > 0 then redis.call('DECR', KEYS[i]) end
+end
+return 0
+`;
+
+/**
  * The data categories the event limits cover, as `X-Sentry-Rate-Limits` names them: every category
- * an SDK sends but `session` (its own limits), `monitor` (cron check-ins, which Sentry limits per
- * monitor, never with the events) and `internal` (client reports, which are not limited).
+ * an SDK sends but `session` and `monitor` (sessions and cron check-ins: limits of their own, see
+ * SessionIntake and CheckInLimits) and `internal` (client reports, which are not limited).
  */
 export const EVENT_RATE_LIMIT_CATEGORIES = [
   'default',
@@ -96,6 +108,7 @@ export type RateLimitDecision =
   | { allowed: false; reason: QuotaReason; retryAfterSeconds: number; dropped: number };
 
 type RateLimitCommand = (...args: Array<string | number>) => Promise<number[]>;
+type GiveBackCommand = (numberOfKeys: number, ...keys: string[]) => Promise<number>;
 
 const QUOTA_VERDICTS: Record<number, QuotaReason> = {
   3: 'daily_quota',
@@ -121,6 +134,9 @@ export class IngestRateLimiter implements BeforeApplicationShutdown {
     this.inMemory = new UnflushedEventCounts(this.redis, this.keys);
     if (!('ingestRateLimit' in this.redis)) {
       this.redis.defineCommand('ingestRateLimit', { numberOfKeys: 7, lua: RATE_LIMIT_SCRIPT });
+    }
+    if (!('ingestGiveBack' in this.redis)) {
+      this.redis.defineCommand('ingestGiveBack', { lua: GIVE_BACK_SCRIPT });
     }
   }
 
@@ -216,22 +232,21 @@ export class IngestRateLimiter implements BeforeApplicationShutdown {
   }
 
   /**
-   * Gives back one request that `take` allowed at `takenAt` (its keys outlive their windows, so they
-   * are still there): a request that held sessions and no event, which count in their own category.
+   * Gives back one request that `take` (or `takeInMemory`) allowed at `takenAt` and that turned out
+   * to hold no accepted event: only accepted events count. Its keys outlive their windows, so they
+   * are still there; a counter is never taken below zero. Call it once per counted request.
    */
   async giveBack(projectId: number, takenAt: number): Promise<void> {
     if (!this.enabled && this.inMemory.giveBack(projectId, takenAt)) return;
-    const now = takenAt;
-    const minuteStart = now - (now % MINUTE_MS);
-    const hourStart = now - (now % HOUR_MS);
-    const pipeline = this.redis.pipeline();
-    if (this.minuteLimit > 0) pipeline.decr(this.keys.minute(projectId, minuteStart));
-    if (this.hourLimit > 0) pipeline.decr(this.keys.hour(projectId, hourStart));
-    pipeline.decr(this.keys.acceptedToday(projectId, now));
-    pipeline.decr(this.keys.acceptedThisMonth(projectId, now));
-    pipeline.decr(this.keys.acceptedThisHour(projectId, now));
-    const results = await pipeline.exec();
-    const failed = results?.find(([error]) => error !== null)?.[0];
-    if (failed) throw failed;
+    const keys: string[] = [];
+    if (this.minuteLimit > 0) keys.push(this.keys.minute(projectId, takenAt - (takenAt % MINUTE_MS)));
+    if (this.hourLimit > 0) keys.push(this.keys.hour(projectId, takenAt - (takenAt % HOUR_MS)));
+    keys.push(
+      this.keys.acceptedToday(projectId, takenAt),
+      this.keys.acceptedThisMonth(projectId, takenAt),
+      this.keys.acceptedThisHour(projectId, takenAt),
+    );
+    const command = (this.redis as unknown as { ingestGiveBack: GiveBackCommand }).ingestGiveBack;
+    await command.call(this.redis, keys.length, ...keys);
   }
 }

@@ -7,15 +7,20 @@ import { RedisClient } from '../redis/redis.module';
 
 /**
  * Adds a process's accepted events to the project's day, month and hour counters and reads them back
- * with its limits. KEYS: day, month, hour counters, limits hash. ARGV: events, the three TTLs.
- * Returns { today, this month, this hour, daily quota, monthly quota, spike limit }.
+ * with its limits. KEYS: day, month, hour counters, limits hash. ARGV: events (below zero when more
+ * counts were given back than taken since the last flush; a counter never goes below zero), the
+ * three TTLs. Returns { today, this month, this hour, daily quota, monthly quota, spike limit }.
  */
 const FLUSH_SCRIPT = `
 local added = tonumber(ARGV[1])
 local counts = {}
 for i = 1, 3 do
   counts[i] = redis.call('INCRBY', KEYS[i], added)
-  if counts[i] == added then redis.call('PEXPIRE', KEYS[i], ARGV[i + 1]) end
+  if counts[i] < 0 then
+    redis.call('INCRBY', KEYS[i], -counts[i])
+    counts[i] = 0
+  end
+  if counts[i] == added or (added < 0 and redis.call('PTTL', KEYS[i]) < 0) then redis.call('PEXPIRE', KEYS[i], ARGV[i + 1]) end
 end
 local limits = redis.call('HMGET', KEYS[4], 'd', 'mo', 'sp')
 return {counts[1], counts[2], counts[3], tonumber(limits[1]) or -1, tonumber(limits[2]) or -1, tonumber(limits[3]) or 0}
@@ -28,7 +33,10 @@ interface Unflushed {
   projectId: number;
   /** When the latest of them was accepted (the hour's counters are those of this time). */
   lastAt: number;
-  /** Not handed to Redis yet. */
+  /**
+   * Not handed to Redis yet; below zero when counts handed over already were given back (the next
+   * flush subtracts them).
+   */
   count: number;
   /** In a flush or a check under way: Redis has them once it answers (or gets them back on failure). */
   inFlight: number;
@@ -74,7 +82,8 @@ export class UnflushedEventCounts {
   /** Hands the hour's unflushed events of the project to a check in Redis; settle or restore them after. */
   handOver(projectId: number, now: number): number {
     const entry = this.entries.get(entryKey(projectId, now));
-    if (!entry) return 0;
+    // A debit (below zero) waits for the flush: the check only adds.
+    if (!entry || entry.count <= 0) return 0;
     const events = entry.count;
     entry.count = 0;
     entry.inFlight += events;
@@ -102,13 +111,18 @@ export class UnflushedEventCounts {
     this.schedule();
   }
 
-  /** Gives back one event accepted in memory at `takenAt`, if Redis has not been handed it yet. */
+  /**
+   * Gives back one event counted at `takenAt` while this process still has counts of that hour in
+   * hand (unflushed or in a flush under way): taken off them, or owed to the next flush when they
+   * are all in flight. False when it has none: the caller decrements Redis itself.
+   */
   giveBack(projectId: number, takenAt: number): boolean {
     const key = entryKey(projectId, takenAt);
     const entry = this.entries.get(key);
-    if (!entry || entry.count <= 0) return false;
+    if (!entry) return false;
     entry.count -= 1;
     if (entry.count === 0 && entry.inFlight === 0) this.entries.delete(key);
+    else if (entry.count < 0) this.schedule();
     return true;
   }
 
@@ -116,7 +130,7 @@ export class UnflushedEventCounts {
   flush(): Promise<void> {
     this.flushing ??= this.flushOnce().finally(() => {
       this.flushing = undefined;
-      if ([...this.entries.values()].some((entry) => entry.count > 0)) this.schedule();
+      if ([...this.entries.values()].some((entry) => entry.count !== 0)) this.schedule();
     });
     return this.flushing;
   }
@@ -126,6 +140,14 @@ export class UnflushedEventCounts {
     this.timer = undefined;
     await this.flushing;
     await this.flush();
+  }
+
+  /** Hands a flush the entry's whole count, a debit included. */
+  private handOverAll(entry: Unflushed): number {
+    const events = entry.count;
+    entry.count = 0;
+    entry.inFlight += events;
+    return events;
   }
 
   private entry(projectId: number, at: number): Unflushed {
@@ -150,12 +172,8 @@ export class UnflushedEventCounts {
 
   private async flushOnce(): Promise<void> {
     const batch = [...this.entries.values()]
-      .filter((entry) => entry.count > 0)
-      .map((entry) => ({
-        projectId: entry.projectId,
-        at: entry.lastAt,
-        events: this.handOver(entry.projectId, entry.lastAt),
-      }));
+      .filter((entry) => entry.count !== 0)
+      .map((entry) => ({ projectId: entry.projectId, at: entry.lastAt, events: this.handOverAll(entry) }));
     if (batch.length === 0) return;
     // One call per project, all sent at once (ioredis writes them back to back): a pipeline would
     // have to keep to one slot on a Redis Cluster, and the projects' keys are spread over slots.

@@ -19,6 +19,11 @@ export class QuotaKeys {
     return `${this.base(projectId)}:h:${start}`;
   }
 
+  /** Check-ins (category `monitor`) accepted in the minute starting at `minuteStart`. */
+  checkInsMinute(projectId: number, minuteStart: number): string {
+    return `${this.base(projectId)}:monitor:m:${minuteStart}`;
+  }
+
   /** Hash: `d` daily quota, `mo` monthly quota (absent or -1: none), `sp` spike limit per hour (absent or 0: none). */
   limits(projectId: number): string {
     return `${this.base(projectId)}:limits`;
