@@ -464,9 +464,7 @@ describe('dashboard (browser)', () => {
     await settledCount(page.locator('tbody tr'), 50);
   });
 
-  it('sends a real event with @sentry/node to the DSN when ingestion exists', async () => {
-    const probe = await t.http().post(`/api/${projectId}/envelope/`).send('');
-    if (probe.status === 404 && /^Cannot POST/.test(String(probe.body.error))) return; // no ingest route in this build
+  it('sends a real event with @sentry/node to the DSN', async () => {
     const project = (await t.api().get(`/api/projects/${projectId}`).expect(200)).body as { dsn: string };
     const dsn = project.dsn.replace(/\/\/([^@]+)@[^/]+/, `//$1@127.0.0.1:${t.port}`);
     const client = new NodeClient({
@@ -581,8 +579,6 @@ describe('dashboard (browser)', () => {
   });
 
   it('creates a webhook channel, sends a test, toggles it and uses it in an alert rule', async () => {
-    const route = await t.api().get('/api/alert-channels');
-    if (route.status === 404) return; // channels are not part of this build yet
     await page.getByRole('link', { name: 'Notification channels' }).click();
     await page.waitForURL(/\/settings\/channels$/);
     await page.getByRole('button', { name: 'New channel' }).click();
@@ -603,21 +599,16 @@ describe('dashboard (browser)', () => {
       'https://hooks.example.com/errors',
     );
 
-    const testRoute = await t.api().post('/api/alert-channels/999999/test');
-    if (!(testRoute.status === 404 && /^Cannot POST/.test(String(testRoute.body.error)))) {
-      await card.getByRole('button', { name: 'Send test' }).click();
-      await card
-        .getByRole('status')
-        .filter({ hasText: /^Test (sent|failed): .+/ })
-        .waitFor({ timeout: 20_000 });
-    }
+    await card.getByRole('button', { name: 'Send test' }).click();
+    await card
+      .getByRole('status')
+      .filter({ hasText: /^Test (sent|failed): .+/ })
+      .waitFor();
 
     await card.getByRole('checkbox', { name: 'Enable Ops webhook' }).uncheck();
     await card.getByText('disabled', { exact: true }).waitFor();
     await screenshot(page, 'settings-channels');
 
-    const rules = await t.api().get(`/api/projects/${projectId}/alert-rules`);
-    if (rules.status === 404) return;
     await page.goto(`/projects/${projectId}/alerts`);
     await page.getByRole('button', { name: 'New rule' }).click();
     await page.getByLabel('Name').fill('Page on-call for new issues');
