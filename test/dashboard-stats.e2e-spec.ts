@@ -423,6 +423,7 @@ describe('dashboard stats, tags and retention (browser)', () => {
       (value) => expect(value).toBe(`${CUSTOMERS} distinct values`),
     );
     const top = customerSummary.top.slice(0, 5);
+    expect(top).toHaveLength(5);
     const otherCount = MAIN_EVENTS - top.reduce((sum, value) => sum + value.count, 0);
     expect(await rowsOf(customer)).toEqual([
       ...top.map((value) => ({

@@ -857,6 +857,7 @@ describe('members, invitations, sessions and tokens', () => {
         actor_user_id: null,
       });
       const mine = await audit(`actor_id=${person.id}&limit=100`);
+      expect(mine.length).toBeGreaterThan(0);
       expect(mine.every((entry) => entry.actor_user_id === person.id)).toBe(true);
       const actions = mine.map((entry) => entry.action);
       expect(actions).toEqual(
