@@ -577,9 +577,10 @@ describe('rate limiting (the server as a separate process, reading its log)', ()
     });
     server.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     server.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    // supertest rather than fetch: fetch's pooled keep-alive sockets would outlive the test.
-    await eventually(async () => (await request(`http://127.0.0.1:${port}`).get('/health')).ok, 30_000);
-  });
+    // supertest rather than fetch: fetch's pooled keep-alive sockets would outlive the test. The
+    // process compiles and boots the whole application: seconds when idle, far more on a busy machine.
+    await eventually(async () => (await request(`http://127.0.0.1:${port}`).get('/health')).ok, 120_000);
+  }, 180_000);
 
   afterAll(async () => {
     if (server && server.exitCode === null && server.signalCode === null) {
