@@ -7,7 +7,10 @@ const transform = {
 const transformIgnorePatterns = ['/node_modules/(?!(openid-client|oauth4webapi|jose)/)'];
 
 module.exports = {
-  testTimeout: 60_000,
+  // A hang detector, not a speed check: sized for a machine busy with other work, where a browser
+  // test's waits (test/helpers/browser.ts, BROWSER_WAIT_MS) and a command line run take many times
+  // their idle duration.
+  testTimeout: 120_000,
   projects: [
     {
       displayName: 'unit',

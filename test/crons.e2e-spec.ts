@@ -5,13 +5,13 @@
  * crons; Sentry's rules for late and repeated check-ins; the monitors API and its bad input.
  */
 import * as Sentry from '@sentry/node';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { OutcomeFolder } from '../src/outcomes/outcome-folder';
 import { startTestApp, TestApp } from './helpers/app';
 import { eventually } from './helpers/queues';
+import { PYTHON, pythonSdkFeature } from './helpers/python-sdk';
 
 const run = promisify(execFile);
 
@@ -400,21 +400,11 @@ describe('cron monitors', () => {
     }
   });
 
-  it('the Python SDK: @sentry_sdk.monitor (python3-sentry-sdk)', async () => {
-    const python = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
-    let hasCrons = false;
-    try {
-      execFileSync(python, ['-c', 'from sentry_sdk.crons import monitor'], { stdio: 'ignore' });
-      hasCrons = true;
-    } catch {
-      hasCrons = false;
-    }
-    if (!hasCrons) {
-      console.warn(
-        'skipped: the installed Python SDK has no sentry_sdk.crons (it came in sentry-sdk 1.17; apt-get install python3-sentry-sdk, or pip install sentry-sdk)',
-      );
-      return;
-    }
+  const pythonCrons = pythonSdkFeature(
+    'from sentry_sdk.crons import monitor',
+    'the installed Python SDK has no sentry_sdk.crons (it came in sentry-sdk 1.17; pip install sentry-sdk)',
+  );
+  pythonCrons.itWith(pythonCrons.title('the Python SDK: @sentry_sdk.monitor'), async () => {
     const project = await createProject();
     const script = [
       'import sys, sentry_sdk',
@@ -426,7 +416,7 @@ describe('cron monitors', () => {
       'job()',
       'sentry_sdk.flush(5)',
     ].join('\n');
-    await run(python, ['-c', script, dsnOf(project)]);
+    await run(PYTHON, ['-c', script, dsnOf(project)]);
     const rows = await checkInsUntil(project, 'py-job', (list) => list.some((row) => row.status === 'ok'));
     expect(rows[0]).toMatchObject({ environment: 'python-e2e', status: 'ok' });
   });

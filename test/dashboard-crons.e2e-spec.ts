@@ -15,6 +15,8 @@ import {
   openSignedIn,
   PageProblems,
   screenshot,
+  settled,
+  settledCount,
 } from './helpers/browser';
 import { eventually } from './helpers/queues';
 
@@ -126,10 +128,14 @@ describe('dashboard cron monitors (browser)', () => {
     await page.getByRole('heading', { name: 'Cron monitors' }).waitFor();
     const row = page.getByRole('row', { name: /Nightly Backup|nightly-backup/i });
     await row.waitFor();
-    const text = await row.innerText();
-    expect(text).toMatch(/production: In progress/);
-    expect(text).toMatch(/staging: OK/);
-    expect(text).toMatch(/every minute/i);
+    await settled(
+      () => row.innerText(),
+      (text) => {
+        expect(text).toMatch(/production: In progress/);
+        expect(text).toMatch(/staging: OK/);
+        expect(text).toMatch(/every minute/i);
+      },
+    );
     await screenshot(page, 'monitors-cron-1280');
 
     const { phone, mobile } = await openPhonePage(browser, context, t.url, problems);
@@ -142,7 +148,10 @@ describe('dashboard cron monitors (browser)', () => {
     // Without monitors: what a cron monitor does, and the snippets with this project's DSN.
     await page.goto(`/projects/${empty.id}/monitors`);
     await page.getByText('No cron monitors yet').waitFor();
-    expect(await page.locator('.code-block').innerText()).toContain('Sentry.withMonitor');
+    await settled(
+      () => page.locator('.code-block').innerText(),
+      (value) => expect(value).toContain('Sentry.withMonitor'),
+    );
     await screenshot(page, 'monitors-cron-empty-1280');
   });
 
@@ -156,32 +165,51 @@ describe('dashboard cron monitors (browser)', () => {
     for (const status of ['ok', 'error', 'missed', 'timeout', 'in_progress'])
       expect(statuses).toContain(status);
     // Each state in words too, not only in colour.
-    const words = await page.locator('.checkin-timeline .status-pill').allInnerTexts();
-    for (const word of ['OK', 'Error', 'Missed', 'Timed out', 'In progress'])
-      expect(words.join(' ')).toContain(word);
-    expect(await page.locator('.checkin-timeline').innerText()).toContain('took 42.5 s');
-    expect(await page.locator('.checkin-timeline').innerText()).toContain('release backup@2.1.0');
+    await settled(
+      () => page.locator('.checkin-timeline .status-pill').allInnerTexts(),
+      (words) => {
+        for (const word of ['OK', 'Error', 'Missed', 'Timed out', 'In progress'])
+          expect(words.join(' ')).toContain(word);
+      },
+    );
+    await settled(
+      () => page.locator('.checkin-timeline').innerText(),
+      (value) => expect(value).toContain('took 42.5 s'),
+    );
+    await settled(
+      () => page.locator('.checkin-timeline').innerText(),
+      (value) => expect(value).toContain('release backup@2.1.0'),
+    );
     // The durations chart: a bar per run, failures marked.
-    expect(await page.locator('.chart-col[data-status="error"]').count()).toBe(1);
+    await settledCount(page.locator('.chart-col[data-status="error"]'), 1);
     await screenshot(page, 'cron-monitor-1280');
 
     // The snippets carry the project's DSN and its check-in URL.
     const setup = page.getByRole('region', { name: 'Send check-ins' }).or(page.locator('.setup').last());
-    expect(await setup.locator('.code-block').innerText()).toContain(project.dsn);
+    await settled(
+      () => setup.locator('.code-block').innerText(),
+      (value) => expect(value).toContain(project.dsn),
+    );
     await page.getByRole('tab', { name: 'curl' }).click();
-    const curl = await page.locator('.code-block').last().innerText();
-    expect(curl).toContain('status=in_progress');
+    const curl = await settled(
+      () => page.locator('.code-block').last().innerText(),
+      (text) => expect(text).toContain('status=in_progress'),
+    );
     // The URL in the snippet takes check-ins (the test server's public URL names another port).
     const url = new URL(/CHECK_IN_URL="([^"]+)"/.exec(curl)![1]);
     expect(url.pathname).toBe(`/api/${project.id}/cron/${SLUG}/${project.client_key.replace(/-/g, '')}/`);
     const answer = await fetch(`${t.url}${url.pathname}?status=ok&environment=snippet`);
     expect(answer.status).toBe(202);
     await page.getByRole('tab', { name: 'Python' }).click();
-    expect(await page.locator('.code-block').last().innerText()).toContain(
-      '@sentry_sdk.monitor(monitor_slug="nightly-backup"',
+    await settled(
+      () => page.locator('.code-block').last().innerText(),
+      (value) => expect(value).toContain('@sentry_sdk.monitor(monitor_slug="nightly-backup"'),
     );
     await page.getByRole('tab', { name: 'sentry-cli' }).click();
-    expect(await page.locator('.code-block').last().innerText()).toContain('sentry-cli monitors run');
+    await settled(
+      () => page.locator('.code-block').last().innerText(),
+      (value) => expect(value).toContain('sentry-cli monitors run'),
+    );
 
     // The failures opened the monitor's issue in production: its page is one click away.
     const issueLink = page
@@ -189,7 +217,10 @@ describe('dashboard cron monitors (browser)', () => {
       .filter({ hasText: 'production' })
       .getByRole('link', { name: /Open issue #\d+/ });
     await issueLink.waitFor();
-    expect(await issueLink.getAttribute('href')).toMatch(/^\/issues\/\d+$/);
+    await settled(
+      () => issueLink.getAttribute('href'),
+      (value) => expect(value).toMatch(/^\/issues\/\d+$/),
+    );
 
     // Another environment's check-ins.
     await page.getByLabel('Environment').selectOption('staging');
@@ -221,7 +252,10 @@ describe('dashboard cron monitors (browser)', () => {
     await page.getByLabel('Crontab').fill('0 9 * * 1');
     await page.getByRole('button', { name: 'Create monitor' }).click();
     await page.getByRole('heading', { name: 'Weekly report', exact: true }).waitFor();
-    expect(await page.locator('header.card').innerText()).toContain('Europe/Berlin');
+    await settled(
+      () => page.locator('header.card').innerText(),
+      (value) => expect(value).toContain('Europe/Berlin'),
+    );
 
     await page.getByRole('button', { name: 'Mute' }).click();
     await page.locator('.monitor-head').getByText('Muted').waitFor();

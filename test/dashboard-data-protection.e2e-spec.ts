@@ -16,6 +16,7 @@ import {
   openSignedIn,
   PageProblems,
   screenshot,
+  settled,
 } from './helpers/browser';
 
 const EMAIL = 'privacy-admin@example.com';
@@ -59,7 +60,10 @@ describe('dashboard data protection (browser)', () => {
     await page.goto(`/projects/${project.id}/settings`);
     const form = page.locator('#data-protection');
     await form.getByLabel('Scrub secrets before events are stored').waitFor();
-    expect(await form.getByLabel('Scrub secrets before events are stored').isChecked()).toBe(true);
+    await settled(
+      () => form.getByLabel('Scrub secrets before events are stored').isChecked(),
+      (value) => expect(value).toBe(true),
+    );
 
     await form.getByLabel('Additional sensitive fields').fill('national_id\n\n  date_of_birth  ');
     await form.getByLabel('Safe fields').fill('auth_provider');

@@ -19,6 +19,7 @@ import {
   PageProblems,
   screenshot,
   SCREENSHOTS,
+  settled,
 } from './helpers/browser';
 
 const EMAIL = 'filters-admin@example.com';
@@ -62,7 +63,10 @@ describe('dashboard inbound filters (browser)', () => {
     await page.goto(`/projects/${project.id}/settings`);
     const form = page.locator('#inbound-filters');
     await form.getByLabel('Web crawlers').waitFor();
-    expect(await form.getByLabel('Web crawlers').isChecked()).toBe(false);
+    await settled(
+      () => form.getByLabel('Web crawlers').isChecked(),
+      (value) => expect(value).toBe(false),
+    );
 
     await form.getByLabel('Web crawlers').check();
     await form.getByLabel('Errors caused by browser extensions').check();

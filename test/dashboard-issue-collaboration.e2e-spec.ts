@@ -21,6 +21,11 @@ import {
   screenshot,
   signIn,
   watchedContext,
+  BROWSER_WAIT_MS,
+  settledCount,
+  settledTexts,
+  settledValue,
+  settled,
 } from './helpers/browser';
 import { enqueueEvent, eventually, openQueue } from './helpers/queues';
 
@@ -177,16 +182,18 @@ describe('assignment, comments and activity in the dashboard (browser)', () => {
   it('assigns an issue to the member, to a team and to nobody from its page', async () => {
     await page.goto(`/issues/${ids.get('PaymentError')}`);
     await page.getByRole('heading', { name: /PaymentError/ }).waitFor();
-    expect(await assignee().inputValue()).toBe('');
+    await settledValue(assignee(), '');
     // Those who see the project are offered: owners (every project), the team's member and viewer;
     // not a member of no team. (Owners of other test files' may be there too: the database is shared.)
-    const options = await assignee().locator('option').allTextContents();
+    // The picker shows "Unassigned" alone until the members have loaded.
+    const options = await settledTexts(assignee().locator('option'), (texts) =>
+      expect(texts).toEqual(expect.arrayContaining([OWNER.email, VIEWER.name, `${TEAM} (team)`])),
+    );
     expect(options.slice(0, 2)).toEqual(['Unassigned', `${MEMBER.name} (you)`]);
-    expect(options).toEqual(expect.arrayContaining([OWNER.email, VIEWER.name, `${TEAM} (team)`]));
     expect(options).not.toContain(OUTSIDER.name);
     await page.getByRole('button', { name: 'Assign to me' }).click();
-    await eventually(async () => (await assignee().inputValue()) === `user:${memberId}`);
-    expect(await page.getByRole('button', { name: 'Assign to me' }).count()).toBe(0);
+    await settledValue(assignee(), `user:${memberId}`);
+    await settledCount(page.getByRole('button', { name: 'Assign to me' }), 0);
     expect((await issue('PaymentError')).assignee).toMatchObject({ type: 'user', id: memberId });
     await screenshot(page, 'collab-assigned-to-me');
 
@@ -194,7 +201,7 @@ describe('assignment, comments and activity in the dashboard (browser)', () => {
     await eventually(async () => (await issue('PaymentError')).assignee?.type === 'team');
     expect((await issue('PaymentError')).assignee).toMatchObject({ type: 'team', id: team.id });
     await page.getByRole('button', { name: 'Unassign' }).click();
-    await eventually(async () => (await assignee().inputValue()) === '');
+    await settledValue(assignee(), '');
     expect((await issue('PaymentError')).assignee).toBeNull();
     await page.getByRole('button', { name: 'Assign to me' }).click();
     await eventually(async () => (await issue('PaymentError')).assignee?.id === memberId);
@@ -204,7 +211,7 @@ describe('assignment, comments and activity in the dashboard (browser)', () => {
     await page.goto(`/projects/${project.id}/issues`);
     const row = (type: string) => page.getByRole('row').filter({ hasText: type });
     await row('PaymentError').getByText(`Assigned to ${MEMBER.name}`).waitFor();
-    expect(await row('StockWarning').locator('.assignee-tag').count()).toBe(0);
+    await settledCount(row('StockWarning').locator('.assignee-tag'), 0);
 
     await page.getByLabel('Assigned to').selectOption('me');
     await page.waitForURL(/assigned%3Ame/);
@@ -241,18 +248,27 @@ describe('assignment, comments and activity in the dashboard (browser)', () => {
     await region.getByRole('button', { name: 'Comment', exact: true }).click();
     const mine = region.getByRole('listitem').filter({ hasText: 'payment form' });
     await mine.waitFor();
-    expect(await region.getByLabel('Add a comment').inputValue()).toBe('');
+    await settledValue(region.getByLabel('Add a comment'), '');
 
     const body = mine.locator('.comment-body');
-    expect(await body.locator('strong').textContent()).toBe('payment form');
-    expect(await body.locator('code').allTextContents()).toEqual(['total', 'NaN']);
-    expect(await body.locator('li').count()).toBe(2);
+    await settled(
+      () => body.locator('strong').textContent(),
+      (value) => expect(value).toBe('payment form'),
+    );
+    await settledTexts(body.locator('code'), (texts) => expect(texts).toEqual(['total', 'NaN']));
+    await settledCount(body.locator('li'), 2);
     const deploy = body.getByRole('link', { name: 'the deploy' });
-    expect(await deploy.getAttribute('href')).toBe('https://deploys.example.com/1234');
-    expect(await deploy.getAttribute('rel')).toContain('noopener');
+    await settled(
+      () => deploy.getAttribute('href'),
+      (value) => expect(value).toBe('https://deploys.example.com/1234'),
+    );
+    await settled(
+      () => deploy.getAttribute('rel'),
+      (value) => expect(value).toContain('noopener'),
+    );
     // The markup arrived as text: shown, not run.
     await body.getByText('<script>window.__scripted = 1</script>', { exact: false }).waitFor();
-    expect(await body.locator('script, img, [onerror]').count()).toBe(0);
+    await settledCount(body.locator('script, img, [onerror]'), 0);
     expect(
       await page.evaluate(() => (window as unknown as { __scripted?: number }).__scripted),
     ).toBeUndefined();
@@ -272,14 +288,15 @@ describe('assignment, comments and activity in the dashboard (browser)', () => {
   it("edits and deletes the member's own comments, and offers nothing on the owner's", async () => {
     const region = commentsRegion();
     const owners = region.getByRole('listitem').filter({ hasText: 'gateway logs' });
-    expect(await owners.getByRole('button').count()).toBe(0);
+    await owners.waitFor();
+    await settledCount(owners.getByRole('button'), 0);
 
     // By position: while it is edited, its text is in the editor only.
     const mine = region.getByRole('listitem').nth(1);
     await mine.getByText('payment form').waitFor();
     await mine.getByRole('button', { name: `Edit comment of ${MEMBER.name}` }).click();
     const editor = mine.getByLabel('Edit the comment');
-    expect(await editor.inputValue()).toBe(MARKDOWN);
+    await settledValue(editor, MARKDOWN);
     // Focus goes to the text, ready to type.
     await eventually(async () => (await page.evaluate(() => document.activeElement?.tagName)) === 'TEXTAREA');
     await editor.fill('Seen after the **payment form** change: fixed by _retrying_ once.');
@@ -312,14 +329,14 @@ describe('assignment, comments and activity in the dashboard (browser)', () => {
     const entry = (text: string) => activity.getByRole('listitem').filter({ hasText: text });
     await entry(`Resolved by ${MEMBER.name}`).waitFor();
     await entry('First seen').waitFor();
-    expect(await entry('First seen').locator('.activity-who').count()).toBe(0);
-    expect(await entry(`Assigned to ${MEMBER.name} by ${MEMBER.name}`).count()).toBe(2);
+    await settledCount(entry('First seen').locator('.activity-who'), 0);
+    await settledCount(entry(`Assigned to ${MEMBER.name} by ${MEMBER.name}`), 2);
     await entry(`Assigned to ${TEAM} (team) by ${MEMBER.name}`).waitFor();
     await entry(`Unassigned by ${MEMBER.name}`).waitFor();
     await entry(`Commented by ${OWNER.email}: “Owner here: **looking** at the gateway logs.”`).waitFor();
     // The deleted comment's words left the log; the edited one's are its new ones.
     await entry(`Commented by ${MEMBER.name} (comment deleted)`).waitFor();
-    expect(await activity.getByText('A note to delete').count()).toBe(0);
+    await settledCount(activity.getByText('A note to delete'), 0);
     await entry(
       `Commented by ${MEMBER.name}: “Seen after the **payment form** change: fixed by _retrying_ once.” (edited)`,
     ).waitFor();
@@ -358,7 +375,7 @@ describe('assignment, comments and activity in the dashboard (browser)', () => {
   it('lets an admin delete anyone’s comment', async () => {
     const owner = await watchedContext(browser, { baseURL: t.url }, problems);
     const ownerPage = await owner.newPage();
-    ownerPage.setDefaultTimeout(10_000);
+    ownerPage.setDefaultTimeout(BROWSER_WAIT_MS);
     await signIn(ownerPage, OWNER.email, OWNER.password);
     await ownerPage.goto(`/issues/${ids.get('PaymentError')}`);
     const theirs = ownerPage
@@ -366,7 +383,8 @@ describe('assignment, comments and activity in the dashboard (browser)', () => {
       .getByRole('listitem')
       .filter({ hasText: 'payment form' });
     // Not the owner's to edit, but theirs to remove.
-    expect(await theirs.getByRole('button', { name: /^Edit/ }).count()).toBe(0);
+    await theirs.getByRole('button', { name: `Delete comment of ${MEMBER.name}` }).waitFor();
+    await settledCount(theirs.getByRole('button', { name: /^Edit/ }), 0);
     await theirs.getByRole('button', { name: `Delete comment of ${MEMBER.name}` }).click();
     await theirs.getByRole('button', { name: 'Delete comment', exact: true }).click();
     await theirs.waitFor({ state: 'detached' });
@@ -377,33 +395,32 @@ describe('assignment, comments and activity in the dashboard (browser)', () => {
   it('shows a viewer the assignee and the comments without the controls', async () => {
     const viewer = await watchedContext(browser, { baseURL: t.url }, problems);
     const viewerPage = await viewer.newPage();
-    viewerPage.setDefaultTimeout(10_000);
+    viewerPage.setDefaultTimeout(BROWSER_WAIT_MS);
     await signIn(viewerPage, VIEWER.email, VIEWER.password);
     await viewerPage.goto(`/issues/${ids.get('PaymentError')}`);
     await viewerPage.locator('.assignee-control').getByText(`Assigned to ${MEMBER.name}`).waitFor();
     await viewerPage.getByText('looking at the gateway logs').waitFor();
-    expect(await viewerPage.getByRole('combobox', { name: 'Assignee' }).count()).toBe(0);
-    expect(await viewerPage.getByLabel('Add a comment').count()).toBe(0);
+    await settledCount(viewerPage.getByRole('combobox', { name: 'Assignee' }), 0);
+    await settledCount(viewerPage.getByLabel('Add a comment'), 0);
     for (const name of ['Resolve', 'Mute', 'Assign to me', 'Unassign']) {
-      expect(await viewerPage.getByRole('button', { name, exact: true }).count()).toBe(0);
+      await settledCount(viewerPage.getByRole('button', { name, exact: true }), 0);
     }
-    expect(
-      await viewerPage.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents(),
-    ).toEqual(['Projects', 'Members', 'Settings']);
+    await settledTexts(viewerPage.getByRole('navigation', { name: 'Main' }).getByRole('link'), (links) =>
+      expect(links).toEqual(['Projects', 'Members', 'Settings']),
+    );
     await viewerPage.goto('/settings/account');
     await viewerPage.getByRole('heading', { name: 'Profile' }).waitFor();
-    expect(
-      await viewerPage
-        .getByRole('navigation', { name: 'Settings sections' })
-        .getByRole('link')
-        .allTextContents(),
-    ).toEqual(['Account', 'API tokens']);
+    await settledTexts(
+      viewerPage.getByRole('navigation', { name: 'Settings sections' }).getByRole('link'),
+      (links) => expect(links).toEqual(['Account', 'API tokens']),
+    );
     await viewer.close();
   });
 
   it('keeps the assignee marker and comment text readable (contrast 4.5:1 or more)', async () => {
     await page.goto(`/projects/${project.id}/issues`);
     await page.locator('.assignee-tag').first().waitFor();
+    await page.locator('.assignee-tag.team').first().waitFor();
     const pairs = await page.evaluate(() => {
       const colours = (selector: string) => {
         const element = document.querySelector(selector)!;

@@ -17,6 +17,10 @@ import {
   expectNoPageProblems,
   openSignedIn,
   openPhonePage,
+  settled,
+  settledCount,
+  settledValue,
+  settledTexts,
 } from './helpers/browser';
 import { enqueueEvent, eventually, openQueue } from './helpers/queues';
 import { settleRollups } from './helpers/rollups';
@@ -164,13 +168,16 @@ describe('issue triage in the dashboard (browser)', () => {
   it('shows the unresolved issues by default, with the total, level, users and a 24-hour trend', async () => {
     await page.goto(listUrl(project.id));
     await row('CheckoutError').waitFor();
-    expect(await page.getByRole('combobox', { name: 'Search issues' }).inputValue()).toBe('is:unresolved');
+    await settledValue(page.getByRole('combobox', { name: 'Search issues' }), 'is:unresolved');
     await page.getByText('5 issues', { exact: true }).waitFor();
-    expect(await rows().count()).toBe(5);
-    expect(await row('SearchInfo').count()).toBe(0);
+    await settledCount(rows(), 5);
+    await settledCount(row('SearchInfo'), 0);
     await row('LoginFatal').locator('.level-marker.level-fatal').waitFor();
     await row('CartWarning').locator('.level-marker.level-warning').waitFor();
-    expect(await row('CheckoutError').locator('.col-users').textContent()).toBe('5');
+    await settled(
+      () => row('CheckoutError').locator('.col-users').textContent(),
+      (value) => expect(value).toBe('5'),
+    );
     await row('CheckoutError').getByRole('img', { name: '5 events in the last 24 hours' }).waitFor();
     // LoginFatal's events are days old: a flat line.
     await row('LoginFatal').getByRole('img', { name: '0 events in the last 24 hours' }).waitFor();
@@ -188,17 +195,15 @@ describe('issue triage in the dashboard (browser)', () => {
       .waitFor();
     await box.press('ArrowDown');
     await box.press('Enter');
-    expect(await box.inputValue()).toBe('region:');
+    await settledValue(box, 'region:');
     // After the key, its values from the rollups, the most frequent first.
     const values = suggestions().getByRole('option');
-    await eventually(async () => (await values.allTextContents()).length === 2);
-    expect((await values.allTextContents()).map((text) => text.trim())).toEqual([
-      'region:eu west',
-      'region:us',
-    ]);
+    await settledTexts(values, (texts) =>
+      expect(texts.map((text) => text.trim())).toEqual(['region:eu west', 'region:us']),
+    );
     await screenshot(page, 'triage-search-suggestions');
     await suggestions().getByRole('option', { name: 'region:eu west' }).click();
-    expect(await box.inputValue()).toBe('region:"eu west" ');
+    await settledValue(box, 'region:"eu west" ');
     await box.press('Enter');
     await page.waitForURL(/query=region%3A%22eu\+west%22/);
     await eventually(async () => (await rows().count()) === 1);
@@ -210,7 +215,7 @@ describe('issue triage in the dashboard (browser)', () => {
     await suggestions().getByRole('option', { name: 'level:fatal' }).click();
     await box.press('Enter');
     await row('LoginFatal').waitFor();
-    expect(await rows().count()).toBe(1);
+    await settledCount(rows(), 1);
 
     // A malformed term is refused with the server's message, naming it.
     await box.fill('times_seen:>lots');
@@ -234,7 +239,7 @@ describe('issue triage in the dashboard (browser)', () => {
     // The search box renders the new query after the address changes: waited for, not raced.
     const searchBox = page.getByRole('combobox', { name: 'Search issues' });
     await eventually(async () => (await searchBox.inputValue()) === 'is:unresolved release:shop@1.0.0');
-    expect(await searchBox.inputValue()).toBe('is:unresolved release:shop@1.0.0');
+    await settledValue(searchBox, 'is:unresolved release:shop@1.0.0');
     await eventually(async () => (await rows().count()) === 2);
     await row('LoginFatal').waitFor();
     await row('CartWarning').waitFor();
@@ -244,8 +249,11 @@ describe('issue triage in the dashboard (browser)', () => {
     await page.waitForURL(/sort=events/);
     // Most events first: CheckoutError (5), then the two with 2, then those with 1.
     await eventually(async () => (await rows().first().textContent())?.includes('CheckoutError'));
-    expect(await rows().count()).toBe(5);
-    expect(await rows().last().textContent()).toMatch(/CartWarning|DupeA/);
+    await settledCount(rows(), 5);
+    await settled(
+      () => rows().last().textContent(),
+      (value) => expect(value).toMatch(/CartWarning|DupeA/),
+    );
   });
 
   it('resolves in the next release in one request, then offers only the actions that change something', async () => {
@@ -278,8 +286,8 @@ describe('issue triage in the dashboard (browser)', () => {
     await page.getByRole('checkbox', { name: 'Select all issues on this page' }).check();
     // All three are resolved: no Resolve, but Mute and Reopen.
     await bulkBar().getByRole('button', { name: 'Reopen', exact: true }).waitFor();
-    expect(await bulkBar().getByRole('button', { name: 'Resolve', exact: true }).count()).toBe(0);
-    expect(await bulkBar().getByRole('button', { name: 'Mute' }).count()).toBe(1);
+    await settledCount(bulkBar().getByRole('button', { name: 'Resolve', exact: true }), 0);
+    await settledCount(bulkBar().getByRole('button', { name: 'Mute' }), 1);
     const info = await issue('SearchInfo');
     await page.getByRole('checkbox', { name: `Select ${info.short_id}` }).uncheck();
     const reopen = await patchesDuring(async () => {
@@ -349,8 +357,14 @@ describe('issue triage in the dashboard (browser)', () => {
     }[];
     const nav = page.getByRole('navigation', { name: 'Other events of this issue' });
     // The newest is shown first: nothing newer.
-    expect(await nav.getByRole('button', { name: 'Newer ›' }).isDisabled()).toBe(true);
-    expect(await nav.getByRole('button', { name: 'Latest »' }).isDisabled()).toBe(true);
+    await settled(
+      () => nav.getByRole('button', { name: 'Newer ›' }).isDisabled(),
+      (value) => expect(value).toBe(true),
+    );
+    await settled(
+      () => nav.getByRole('button', { name: 'Latest »' }).isDisabled(),
+      (value) => expect(value).toBe(true),
+    );
     await nav.getByRole('button', { name: '« Oldest' }).click();
     const oldest = events[events.length - 1];
     await page.waitForURL(new RegExp(`event=${oldest.id}`));
@@ -378,7 +392,7 @@ describe('issue triage in the dashboard (browser)', () => {
     // Back (the link and the browser's) returns to the list as it was.
     await page.getByRole('link', { name: '← Back to issues' }).click();
     await page.waitForURL((url) => url.pathname + url.search === list);
-    expect(await page.getByRole('combobox', { name: 'Search issues' }).inputValue()).toBe('CheckoutError');
+    await settledValue(page.getByRole('combobox', { name: 'Search issues' }), 'CheckoutError');
     await row('CheckoutError').getByRole('link').click();
     await page.getByRole('heading', { name: /CheckoutError/ }).waitFor();
     await page
@@ -410,8 +424,11 @@ describe('issue triage in the dashboard (browser)', () => {
     await page.getByRole('button', { name: 'Go', exact: true }).click();
     await page.waitForURL(/page=2/);
     await page.getByText('JobError: job 60 failed').waitFor();
-    expect(await rows().count()).toBe(10);
-    expect(await page.getByRole('button', { name: 'Last »' }).isDisabled()).toBe(true);
+    await settledCount(rows(), 10);
+    await settled(
+      () => page.getByRole('button', { name: 'Last »' }).isDisabled(),
+      (value) => expect(value).toBe(true),
+    );
     await page.getByRole('button', { name: '« First' }).click();
     await page.getByText('JobError: job 1 failed').waitFor();
 
@@ -442,7 +459,7 @@ describe('issue triage in the dashboard (browser)', () => {
     await send(fresh.id, 'FirstBoot', { environment: 'production' });
     // No click: the page asks again every few seconds while it waits.
     await row('FirstBoot').waitFor({ timeout: 20_000 });
-    expect(await page.getByText('Waiting for the first event').count()).toBe(0);
+    await settledCount(page.getByText('Waiting for the first event'), 0);
   });
 
   it('offers Retry on the not-found page and moves focus to the heading after a navigation', async () => {

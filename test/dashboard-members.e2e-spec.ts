@@ -7,7 +7,7 @@
  */
 import { Queue } from 'bullmq';
 import { randomUUID } from 'node:crypto';
-import { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { Browser, BrowserContext, Page } from 'playwright-core';
 import { QueueName } from '../src/common/queues';
 import { startTestApp, TestApp } from './helpers/app';
 import {
@@ -20,6 +20,9 @@ import {
   screenshot,
   signIn,
   watchedContext,
+  BROWSER_WAIT_MS,
+  settled,
+  settledCount,
 } from './helpers/browser';
 import { enqueueEvent, eventually, openQueue } from './helpers/queues';
 
@@ -89,7 +92,7 @@ describe('members, teams and accounts in the dashboard (browser)', () => {
   async function newBrowserPage(): Promise<{ context: BrowserContext; page: Page }> {
     const fresh = await watchedContext(browser, { baseURL: t.url }, problems);
     const opened = await fresh.newPage();
-    opened.setDefaultTimeout(10_000);
+    opened.setDefaultTimeout(BROWSER_WAIT_MS);
     return { context: fresh, page: opened };
   }
 
@@ -206,7 +209,7 @@ describe('members, teams and accounts in the dashboard (browser)', () => {
     await memberPage.getByRole('heading', { level: 1, name: 'Projects' }).waitFor();
     // Through the team: its project, not the other one.
     await memberPage.getByRole('link', { name: 'Members Shop' }).waitFor();
-    expect(await memberPage.getByRole('link', { name: 'Back Office' }).count()).toBe(0);
+    await settledCount(memberPage.getByRole('link', { name: 'Back Office' }), 0);
     expect(await member(MEMBER.email)).toMatchObject({ name: MEMBER.name, role: 'member', is_active: true });
 
     ({ page: viewerPage } = await newBrowserPage());
@@ -274,44 +277,51 @@ describe('members, teams and accounts in the dashboard (browser)', () => {
   it('shows the viewer no triage, settings, project creation, alert channels or audit log', async () => {
     await viewerPage.goto('/');
     await viewerPage.getByRole('link', { name: 'Members Shop' }).waitFor();
-    expect(await viewerPage.getByLabel('New project name').count()).toBe(0);
-    expect(await viewerPage.getByRole('link', { name: 'Settings', exact: true }).count()).toBe(1); // the main nav
+    await settledCount(viewerPage.getByLabel('New project name'), 0);
+    await settledCount(viewerPage.getByRole('link', { name: 'Settings', exact: true }), 1); // the main nav
     const card = viewerPage.locator('.project-card').filter({ hasText: 'Members Shop' });
-    expect(await card.getByRole('link', { name: 'Settings' }).count()).toBe(0);
+    await settledCount(card.getByRole('link', { name: 'Settings' }), 0);
 
     await viewerPage.goto(`/issues/${issueId}`);
     await viewerPage.getByRole('heading', { name: /CartError/ }).waitFor();
     await viewerPage.locator('.assignee-control').getByText('Unassigned').waitFor();
     for (const name of ['Resolve', 'Mute', 'Reopen', 'Assign to me', 'Comment']) {
-      expect(await viewerPage.getByRole('button', { name, exact: true }).count()).toBe(0);
+      await settledCount(viewerPage.getByRole('button', { name, exact: true }), 0);
     }
-    expect(await viewerPage.getByRole('combobox', { name: 'Assignee' }).count()).toBe(0);
+    await settledCount(viewerPage.getByRole('combobox', { name: 'Assignee' }), 0);
     await viewerPage.getByText('A viewer can read comments but not write them.').waitFor();
     await screenshot(viewerPage, 'viewer-issue');
 
     await viewerPage.goto(`/projects/${project.id}/issues`);
     await viewerPage.getByRole('link', { name: /CartError/ }).waitFor();
-    expect(await viewerPage.getByRole('checkbox', { name: /^Select/ }).count()).toBe(0);
+    await settledCount(viewerPage.getByRole('checkbox', { name: /^Select/ }), 0);
     const sections = viewerPage.getByRole('navigation', { name: 'Project sections' });
-    expect(await sections.getByRole('link').allTextContents()).toEqual([
-      'Issues',
-      'Releases',
-      'Monitors',
-      'Feedback',
-      'Alert rules & history',
-      'Source maps',
-      'Usage',
-    ]);
+    await settled(
+      () => sections.getByRole('link').allTextContents(),
+      (value) =>
+        expect(value).toEqual([
+          'Issues',
+          'Releases',
+          'Monitors',
+          'Feedback',
+          'Alert rules & history',
+          'Source maps',
+          'Usage',
+        ]),
+    );
     await viewerPage.goto(`/projects/${project.id}/alerts`);
     await viewerPage.getByText('No alert rules yet.').waitFor();
-    expect(await viewerPage.getByRole('button', { name: 'New rule' }).count()).toBe(0);
+    await settledCount(viewerPage.getByRole('button', { name: 'New rule' }), 0);
 
     await viewerPage
       .getByRole('navigation', { name: 'Main' })
       .getByRole('link', { name: 'Settings' })
       .click();
     const tabs = viewerPage.getByRole('navigation', { name: 'Settings sections' });
-    expect(await tabs.getByRole('link').allTextContents()).toEqual(['Account', 'API tokens']);
+    await settled(
+      () => tabs.getByRole('link').allTextContents(),
+      (value) => expect(value).toEqual(['Account', 'API tokens']),
+    );
     await viewerPage.goto('/settings/channels');
     await viewerPage.getByRole('heading', { name: 'Not available to your role' }).waitFor();
     await viewerPage.getByText('A viewer cannot see the alert channels.').waitFor();
@@ -319,9 +329,9 @@ describe('members, teams and accounts in the dashboard (browser)', () => {
     // The members list is there to read, without the controls.
     await viewerPage.goto('/members');
     await row(viewerPage, MEMBER.email).waitFor();
-    expect(await viewerPage.getByRole('form', { name: 'Invite someone' }).count()).toBe(0);
-    expect(await viewerPage.getByRole('combobox', { name: /^Role of/ }).count()).toBe(0);
-    expect(await viewerPage.getByRole('button', { name: /^Deactivate/ }).count()).toBe(0);
+    await settledCount(viewerPage.getByRole('form', { name: 'Invite someone' }), 0);
+    await settledCount(viewerPage.getByRole('combobox', { name: /^Role of/ }), 0);
+    await settledCount(viewerPage.getByRole('button', { name: /^Deactivate/ }), 0);
   });
 
   it('changes roles and deactivates and reactivates an account from the members list', async () => {
@@ -332,7 +342,7 @@ describe('members, teams and accounts in the dashboard (browser)', () => {
     // The owner's own row offers nothing to change.
     const own = row(page, OWNER_EMAIL);
     await own.getByText('(you)').waitFor();
-    expect(await own.getByRole('combobox').count()).toBe(0);
+    await settledCount(own.getByRole('combobox'), 0);
 
     await mina.getByRole('combobox', { name: `Role of ${MEMBER.name}` }).selectOption('admin');
     await page
@@ -414,7 +424,7 @@ describe('members, teams and accounts in the dashboard (browser)', () => {
     expect(me).toMatchObject({ name: 'Mina M.', email_notifications: true, role: 'member' });
 
     const sessions = memberPage.getByRole('region', { name: 'Sessions' });
-    await expectCount(sessions.getByRole('row'), 3); // a header and two sessions
+    await settledCount(sessions.getByRole('row'), 3); // a header and two sessions
     await sessions.getByText('this browser').waitFor();
     await sessions.getByRole('row').filter({ hasText: 'Chrome on Linux' }).first().waitFor();
 
@@ -431,17 +441,17 @@ describe('members, teams and accounts in the dashboard (browser)', () => {
       .waitFor();
     MEMBER.password = 'mina-new-secret';
     // The other session ended with the change: one row left, this browser's.
-    await expectCount(sessions.getByRole('row'), 2);
+    await settledCount(sessions.getByRole('row'), 2);
     await secondPage.goto('/');
     await secondPage.waitForURL(/\/login$/);
 
     // Signing a session out from the list.
     await signIn(secondPage, MEMBER.email, MEMBER.password);
     await sessions.page().reload();
-    await expectCount(sessions.getByRole('row'), 3);
+    await settledCount(sessions.getByRole('row'), 3);
     await screenshot(memberPage, 'account-page');
     await sessions.getByRole('button', { name: /^Sign out Chrome on Linux/ }).click();
-    await expectCount(sessions.getByRole('row'), 2);
+    await settledCount(sessions.getByRole('row'), 2);
     await secondPage.goto('/');
     await secondPage.waitForURL(/\/login$/);
     await second.close();
@@ -454,7 +464,7 @@ describe('members, teams and accounts in the dashboard (browser)', () => {
     await memberPage.getByLabel('Only some projects').check();
     // Only the projects the member sees are offered.
     const choices = memberPage.getByRole('group', { name: 'Projects the token may use' });
-    expect(await choices.getByRole('checkbox').count()).toBe(1);
+    await settledCount(choices.getByRole('checkbox'), 1);
     await choices.getByRole('checkbox', { name: 'Members Shop' }).check();
     await screenshot(memberPage, 'tokens-scoped-form');
     await memberPage.getByRole('button', { name: 'Create token' }).click();
@@ -521,7 +531,7 @@ describe('members, teams and accounts in the dashboard (browser)', () => {
     await page.getByLabel('Action').selectOption('member');
     await page.waitForURL(/action=member/);
     // A header, two role changes, a deactivation and a reactivation.
-    await expectCount(table.getByRole('row'), 5);
+    await settledCount(table.getByRole('row'), 5);
     expect((await table.locator('.audit-action').allTextContents()).sort()).toEqual([
       'Changed a role',
       'Changed a role',
@@ -537,20 +547,26 @@ describe('members, teams and accounts in the dashboard (browser)', () => {
 
     await page.getByLabel('Action').selectOption('token');
     await page.getByLabel('Member').selectOption({ label: 'Mina M.' });
-    await expectCount(table.getByRole('row'), 2);
+    await settledCount(table.getByRole('row'), 2);
     await table.getByText('Created an API token').waitFor();
     await table.getByText('Dashboard TV').waitFor();
 
     // The owner's 60 token entries: two pages.
     await page.getByLabel('Member').selectOption({ label: OWNER_EMAIL });
-    await expectCount(table.getByRole('row'), 51);
+    await settledCount(table.getByRole('row'), 51);
     const pager = page.getByRole('navigation', { name: 'Audit log pages' });
-    expect(await pager.getByRole('button', { name: '← Newer' }).isDisabled()).toBe(true);
+    await settled(
+      () => pager.getByRole('button', { name: '← Newer' }).isDisabled(),
+      (value) => expect(value).toBe(true),
+    );
     const firstPage = await table.locator('tbody tr').first().textContent();
     await pager.getByRole('button', { name: 'Older →' }).click();
     await pager.getByText('Page 2').waitFor();
-    await expectCount(table.locator('tbody tr'), 10);
-    expect(await pager.getByRole('button', { name: 'Older →' }).isDisabled()).toBe(true);
+    await settledCount(table.locator('tbody tr'), 10);
+    await settled(
+      () => pager.getByRole('button', { name: 'Older →' }).isDisabled(),
+      (value) => expect(value).toBe(true),
+    );
     await pager.getByRole('button', { name: '← Newer' }).click();
     await pager.getByText('Page 1').waitFor();
     await eventually(async () => (await table.locator('tbody tr').first().textContent()) === firstPage);
@@ -587,7 +603,7 @@ describe('members, teams and accounts in the dashboard (browser)', () => {
     // Without it (this server has none configured), the password form alone.
     await login.goto('/login');
     await login.getByLabel('Password').waitFor();
-    expect(await login.getByRole('link', { name: /^Sign in with/ }).count()).toBe(0);
+    await settledCount(login.getByRole('link', { name: /^Sign in with/ }), 0);
 
     // What a server with an identity provider answers (test/sso.e2e-spec.ts signs in through a real
     // one); the rest of the pages are the real ones.
@@ -598,8 +614,10 @@ describe('members, teams and accounts in the dashboard (browser)', () => {
     await login.goto(`/login?next=${encodeURIComponent(`/projects/${project.id}/issues`)}`);
     const button = login.getByRole('link', { name: 'Sign in with Acme Login' });
     // Back where the deep link was going, once signed in.
-    expect(await button.getAttribute('href')).toBe(
-      `/auth/sso/start?next=${encodeURIComponent(`/projects/${project.id}/issues`)}`,
+    await settled(
+      () => button.getAttribute('href'),
+      (value) =>
+        expect(value).toBe(`/auth/sso/start?next=${encodeURIComponent(`/projects/${project.id}/issues`)}`),
     );
     await login.getByLabel('Password').waitFor();
     await screenshot(login, 'login-sso');
@@ -615,20 +633,26 @@ describe('members, teams and accounts in the dashboard (browser)', () => {
       .getByRole('alert')
       .filter({ hasText: 'Single sign-on failed. The sign-in could not be completed. Try again.' })
       .waitFor();
-    expect(await login.locator('body').innerText()).not.toContain('555');
+    await settled(
+      () => login.locator('body').innerText(),
+      (value) => expect(value).not.toContain('555'),
+    );
 
     settings = { ...settings, password_login: false };
     await login.goto('/login');
     await button.waitFor();
-    expect(await login.getByLabel('Password').count()).toBe(0);
+    await settledCount(login.getByLabel('Password'), 0);
     await login.getByText('Accounts of this tracker sign in through Acme Login only.').waitFor();
 
     // Without passwords, an invitation is taken up by signing in through the provider.
     const link = await invite('sso.person@example.com', 'viewer');
     await login.goto(pathOf(link));
     await login.getByText('sso.person@example.com').first().waitFor();
-    expect(await button.getAttribute('href')).toBe('/auth/sso/start?next=%2F');
-    expect(await login.getByLabel('Password', { exact: true }).count()).toBe(0);
+    await settled(
+      () => button.getAttribute('href'),
+      (value) => expect(value).toBe('/auth/sso/start?next=%2F'),
+    );
+    await settledCount(login.getByLabel('Password', { exact: true }), 0);
     await screenshot(login, 'invitation-sso');
     await signedOut.close();
   });
@@ -677,15 +701,6 @@ describe('members, teams and accounts in the dashboard (browser)', () => {
     await phone.close();
   });
 });
-
-/** Waits until `locator` matches `count` elements; the error says how many it matched instead. */
-async function expectCount(locator: Locator, count: number): Promise<void> {
-  await eventually(async () => (await locator.count()) === count).catch(async (error: Error) => {
-    throw new Error(
-      `${error.message}: expected ${count} of ${String(locator)}, found ${await locator.count()}`,
-    );
-  });
-}
 
 /** `et_session=…` of a browser context, for requests made beside it. */
 async function cookieOf(context: BrowserContext): Promise<string> {

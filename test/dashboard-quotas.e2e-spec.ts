@@ -17,6 +17,7 @@ import {
   openSignedIn,
   PageProblems,
   screenshot,
+  settled,
 } from './helpers/browser';
 
 const EMAIL = 'quotas-admin@example.com';
@@ -73,7 +74,10 @@ describe('dashboard quotas and spike protection (browser)', () => {
     await page.goto(`/projects/${project.id}/settings`);
     const form = page.locator('#quotas');
     await form.getByLabel('Daily quota').waitFor();
-    expect(await form.getByLabel('Spike protection').isChecked()).toBe(true);
+    await settled(
+      () => form.getByLabel('Spike protection').isChecked(),
+      (value) => expect(value).toBe(true),
+    );
     await form.getByLabel('Daily quota').fill('50000');
     await form.getByLabel('Monthly quota').fill('1000000');
     await form.getByRole('button', { name: 'Save quotas' }).click();

@@ -15,6 +15,9 @@ import {
   openSignedIn,
   PageProblems,
   screenshot,
+  settled,
+  settledCount,
+  settledValue,
 } from './helpers/browser';
 import { eventually } from './helpers/queues';
 import { newSid, sessionEnvelope, sessionPayload, Status } from './helpers/sessions';
@@ -97,7 +100,7 @@ describe('release health alerts in the dashboard (browser)', () => {
     await form.getByLabel('Name', { exact: true }).fill('Checkout crashes');
     await form.getByLabel('When').selectOption('release_health');
     // The issue filters and the assignee make no sense for a release: they are gone.
-    expect(await form.getByLabel('Minimum level').count()).toBe(0);
+    await settledCount(form.getByLabel('Minimum level'), 0);
     await form.getByRole('checkbox', { name: /Release hook/ }).check();
     await form.getByLabel('Metric').selectOption('crash_free_sessions');
     // Out of range: the browser's own check holds the form back (the field says 0.01 to 100).
@@ -137,8 +140,8 @@ describe('release health alerts in the dashboard (browser)', () => {
     // Editing shows the stored values.
     await card.getByRole('button', { name: 'Edit rule Checkout crashes' }).click();
     const edit = page.getByRole('form', { name: 'Edit rule Checkout crashes' });
-    expect(await edit.getByLabel('Below (%)').inputValue()).toBe('95');
-    expect(await edit.getByLabel('Over the last (hours)').inputValue()).toBe('2');
+    await settledValue(edit.getByLabel('Below (%)'), '95');
+    await settledValue(edit.getByLabel('Over the last (hours)'), '2');
     await edit.getByRole('button', { name: 'Cancel' }).click();
   });
 
@@ -155,7 +158,10 @@ describe('release health alerts in the dashboard (browser)', () => {
     await page.getByRole('button', { name: 'Refresh' }).click();
     const link = page.getByRole('link', { name: 'checkout@3.1.0', exact: true });
     await link.waitFor();
-    expect(await link.getAttribute('href')).toBe(`/projects/${project.id}/releases/checkout%403.1.0`);
+    await settled(
+      () => link.getAttribute('href'),
+      (value) => expect(value).toBe(`/projects/${project.id}/releases/checkout%403.1.0`),
+    );
     await screenshot(page, 'release-health-alert-history');
   });
 

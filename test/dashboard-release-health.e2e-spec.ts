@@ -14,6 +14,7 @@ import {
   openSignedIn,
   PageProblems,
   screenshot,
+  settled,
 } from './helpers/browser';
 import { postEnvelope, sendStoredEvent } from './helpers/envelopes';
 import { eventually } from './helpers/queues';
@@ -80,7 +81,10 @@ describe('dashboard release health (browser)', () => {
     // An event per release, so that each is a release of the project whatever else counts; their
     // messages differ in words, not only in digits (which grouping treats as variable), so that each
     // release opens an issue of its own.
-    for (const [release, place] of [['shop@1.0.0', 'checkout'], ['shop@2.0.0', 'basket']]) {
+    for (const [release, place] of [
+      ['shop@1.0.0', 'checkout'],
+      ['shop@2.0.0', 'basket'],
+    ]) {
       await sendStoredEvent(t, project, {
         message: `Boom in the ${place}`,
         release,
@@ -159,12 +163,16 @@ describe('dashboard release health (browser)', () => {
       ).toContain(`users (${shown(figures.adoptionUsers)})`);
     }
     const project_ = expected();
-    expect(await page.locator('.health-figure dd').allInnerTexts()).toEqual([
-      shown(project_.crashFreeSessions),
-      shown(project_.crashFreeUsers),
-      String(project_.sessions),
-      String(project_.users),
-    ]);
+    await settled(
+      () => page.locator('.health-figure dd').allInnerTexts(),
+      (value) =>
+        expect(value).toEqual([
+          shown(project_.crashFreeSessions),
+          shown(project_.crashFreeUsers),
+          String(project_.sessions),
+          String(project_.users),
+        ]),
+    );
     await screenshot(page, 'release-health-list-1366');
   });
 
@@ -180,16 +188,20 @@ describe('dashboard release health (browser)', () => {
         ),
       );
     expect(drawn).toEqual([figures.sessions, figures.crashed]);
-    expect(await page.locator('.release-figures .health-figure dd').allInnerTexts()).toEqual([
-      shown(figures.crashFreeSessions),
-      shown(figures.crashFreeUsers),
-      shown(figures.adoptionSessions),
-      String(figures.sessions),
-      String(figures.users),
-      String(figures.crashed),
-      '1',
-      '1',
-    ]);
+    await settled(
+      () => page.locator('.release-figures .health-figure dd').allInnerTexts(),
+      (value) =>
+        expect(value).toEqual([
+          shown(figures.crashFreeSessions),
+          shown(figures.crashFreeUsers),
+          shown(figures.adoptionSessions),
+          String(figures.sessions),
+          String(figures.users),
+          String(figures.crashed),
+          '1',
+          '1',
+        ]),
+    );
     await screenshot(page, 'release-health-page-1366');
   });
 

@@ -15,6 +15,7 @@ import {
   openSignedIn,
   PageProblems,
   screenshot,
+  settled,
 } from './helpers/browser';
 import { sendStoredEvent } from './helpers/envelopes';
 import { eventually } from './helpers/queues';
@@ -100,7 +101,10 @@ describe('dashboard release pages (browser)', () => {
       .getByRole('link', { name: 'Releases', exact: true });
     await tab.click();
     await page.getByRole('heading', { name: 'Releases · last 14 days' }).waitFor();
-    expect(await tab.getAttribute('aria-current')).toBe('page');
+    await settled(
+      () => tab.getAttribute('aria-current'),
+      (value) => expect(value).toBe('page'),
+    );
     await page.locator('.releases-table tbody tr').nth(2).waitFor();
     const rows = await releaseRows(page);
     // Release, trend, crash-free sessions and users, adoption, sessions, events, new issues, first and last seen.
@@ -112,7 +116,10 @@ describe('dashboard release pages (browser)', () => {
     // No sessions were sent: no release has health figures, and the project's rates are unknown
     // (no sessions to count), its sessions and users zero.
     expect(rows[0].slice(1, 6)).toEqual(['—', '—', '—', '—', '—']);
-    expect(await page.locator('.health-figure dd').allInnerTexts()).toEqual(['—', '—', '0', '0']);
+    await settled(
+      () => page.locator('.health-figure dd').allInnerTexts(),
+      (value) => expect(value).toEqual(['—', '—', '0', '0']),
+    );
     await screenshot(page, 'releases-1366');
 
     // The period and the environment are kept in the address.
@@ -128,10 +135,10 @@ describe('dashboard release pages (browser)', () => {
       .click();
     await page.waitForURL(/\/issues\?query=first_release%3Ashop%401\.0\.0/);
     await page.locator('.issues-table .issue-link').nth(1).waitFor();
-    expect((await page.locator('.issues-table .issue-title').allInnerTexts()).sort()).toEqual([
-      'Message: Cart failed',
-      'Message: Checkout failed',
-    ]);
+    await settled(
+      () => page.locator('.issues-table .issue-title').allInnerTexts(),
+      (titles) => expect(titles.sort()).toEqual(['Message: Cart failed', 'Message: Checkout failed']),
+    );
 
     // The search box suggests the release keys, and the project's releases as their values.
     const box = page.getByRole('combobox', { name: 'Search issues' });
@@ -158,12 +165,19 @@ describe('dashboard release pages (browser)', () => {
       has: page.getByRole('heading', { name: /Issues first seen in this release/ }),
     });
     await firstSeen.locator('.issue-title').first().waitFor();
-    expect(await firstSeen.locator('.issue-title').allInnerTexts()).toEqual(['Message: Search failed']);
+    await settled(
+      () => firstSeen.locator('.issue-title').allInnerTexts(),
+      (value) => expect(value).toEqual(['Message: Search failed']),
+    );
     await page.getByRole('heading', { name: 'Issues resolved in this release · 0' }).waitFor();
     const deploys = page.locator('.deploys-table tbody tr');
-    expect(await deploys.locator('td').first().innerText()).toBe('production');
-    expect(await deploys.getByRole('link', { name: 'Deploy 42' }).getAttribute('href')).toBe(
-      'https://deploys.example.com/42',
+    await settled(
+      () => deploys.locator('td').first().innerText(),
+      (value) => expect(value).toBe('production'),
+    );
+    await settled(
+      () => deploys.getByRole('link', { name: 'Deploy 42' }).getAttribute('href'),
+      (value) => expect(value).toBe('https://deploys.example.com/42'),
     );
     await page.getByText('No sessions in this period').waitFor();
     await screenshot(page, 'release-1366');
@@ -175,7 +189,10 @@ describe('dashboard release pages (browser)', () => {
       has: page.getByRole('heading', { name: /Issues resolved in this release/ }),
     });
     await resolved.locator('.issue-title').first().waitFor();
-    expect(await resolved.locator('.issue-title').allInnerTexts()).toEqual(['Message: Cart failed']);
+    await settled(
+      () => resolved.locator('.issue-title').allInnerTexts(),
+      (value) => expect(value).toEqual(['Message: Cart failed']),
+    );
     await page.getByRole('heading', { name: 'Issues first seen in this release · 1' }).waitFor();
   });
 
@@ -186,15 +203,15 @@ describe('dashboard release pages (browser)', () => {
     await page.goto(`/issues/${issues['Checkout failed']}`);
     const header = page.locator('.issue-header');
     await header.locator('.issue-releases').waitFor();
-    expect(await header.locator('.issue-releases .release-link').allInnerTexts()).toEqual([
-      'shop@1.0.0',
-      'shop@1.1.0',
-    ]);
+    await settled(
+      () => header.locator('.issue-releases .release-link').allInnerTexts(),
+      (value) => expect(value).toEqual(['shop@1.0.0', 'shop@1.1.0']),
+    );
     // First and last release are links too.
-    expect(await header.locator('.release-line .release-link').allInnerTexts()).toEqual([
-      'shop@1.0.0',
-      'shop@1.1.0',
-    ]);
+    await settled(
+      () => header.locator('.release-line .release-link').allInnerTexts(),
+      (value) => expect(value).toEqual(['shop@1.0.0', 'shop@1.1.0']),
+    );
     await screenshot(page, 'issue-releases-1366');
     await header.locator('.issue-releases').getByRole('link', { name: 'shop@1.1.0' }).click();
     await page.getByRole('heading', { name: 'shop@1.1.0', level: 1 }).waitFor();
@@ -208,7 +225,10 @@ describe('dashboard release pages (browser)', () => {
     expect(code).toContain(`release: "${fresh.slug}@1.0.0"`);
     expect(code).toContain('environment: "production"');
     await page.getByRole('tab', { name: 'Browser (@sentry/browser)' }).click();
-    expect(await snippet.innerText()).toContain(`release: "${fresh.slug}@1.0.0"`);
+    await settled(
+      () => snippet.innerText(),
+      (value) => expect(value).toContain(`release: "${fresh.slug}@1.0.0"`),
+    );
 
     await page.getByRole('button', { name: 'Send a test event' }).click();
     const arrived = page.getByRole('link', { name: `issue ${fresh.slug.toUpperCase()}-1` });

@@ -15,6 +15,9 @@ import {
   expectNoPageProblems,
   openSignedIn,
   openPhonePage,
+  settled,
+  settledCount,
+  settledValue,
 } from './helpers/browser';
 import { eventually } from './helpers/queues';
 import { startWebhookReceiver, WebhookReceiver } from './helpers/webhook-receiver';
@@ -150,12 +153,15 @@ describe('dashboard settings (browser)', () => {
 
   it('rotates the client key with a grace period, after which both DSNs ingest', async () => {
     const card = page.locator('section').filter({ has: page.getByRole('heading', { name: 'Client key' }) });
-    expect(await card.getByLabel('DSN', { exact: true }).inputValue()).toBe(originalDsn);
-    expect(await card.getByLabel('Previous DSN').count()).toBe(0);
+    await settledValue(card.getByLabel('DSN', { exact: true }), originalDsn);
+    await settledCount(card.getByLabel('Previous DSN'), 0);
 
     await card.getByRole('button', { name: 'Rotate key…' }).click();
     // 24 hours is what the dialog proposes; this rotation keeps the old key for one hour.
-    expect(await card.getByLabel('24 hours').isChecked()).toBe(true);
+    await settled(
+      () => card.getByLabel('24 hours').isChecked(),
+      (value) => expect(value).toBe(true),
+    );
     await card.getByLabel('1 hour').check();
     await card.getByText('After 1 hour, events sent with the current DSN are refused.').waitFor();
     await screenshot(page, 'project-settings-rotate-confirm');
@@ -172,8 +178,8 @@ describe('dashboard settings (browser)', () => {
     const expiresAt = Date.parse(rotated.previous_client_key_expires_at!);
     expect(expiresAt).toBeGreaterThanOrEqual(before + HOUR_MS - 1_000);
     expect(expiresAt).toBeLessThanOrEqual(Date.now() + HOUR_MS);
-    expect(await card.getByLabel('DSN', { exact: true }).inputValue()).toBe(rotated.dsn);
-    expect(await card.getByLabel('Previous DSN').inputValue()).toBe(originalDsn);
+    await settledValue(card.getByLabel('DSN', { exact: true }), rotated.dsn);
+    await settledValue(card.getByLabel('Previous DSN'), originalDsn);
     await card.getByText('Still accepted until').waitFor();
     await screenshot(page, 'project-settings-rotated');
 
@@ -226,8 +232,8 @@ describe('dashboard settings (browser)', () => {
     // Editing: the masked Authorization goes back as shown (and is kept), X-Team goes, X-Region comes.
     await card.getByRole('button', { name: 'Edit Ops hook' }).click();
     const edit = page.getByRole('form', { name: 'Edit channel Ops hook' });
-    expect(await edit.getByLabel('Header 1 name').inputValue()).toBe('Authorization');
-    expect(await edit.getByLabel('Header 1 value').inputValue()).toBe('Bear...****');
+    await settledValue(edit.getByLabel('Header 1 name'), 'Authorization');
+    await settledValue(edit.getByLabel('Header 1 value'), 'Bear...****');
     await edit.getByRole('button', { name: 'Remove header 2 (X-Team)' }).click();
     await edit.getByRole('button', { name: 'Add header' }).click();
     await edit.getByLabel('Header 2 name').fill('X-Region');
@@ -255,7 +261,7 @@ describe('dashboard settings (browser)', () => {
     // The environments seen in the project are offered; one more is typed in.
     await form.getByRole('button', { name: 'production', exact: true }).click();
     const environments = form.getByLabel('Environments', { exact: true });
-    expect(await environments.inputValue()).toBe('production');
+    await settledValue(environments, 'production');
     await environments.fill('production, staging');
     await form.getByLabel('Minimum level').selectOption('error');
     await screenshot(page, 'project-alerts-rule-form');
@@ -274,8 +280,8 @@ describe('dashboard settings (browser)', () => {
 
     await card.getByRole('button', { name: 'Edit rule Production errors' }).click();
     const edit = page.getByRole('form', { name: 'Edit rule Production errors' });
-    expect(await edit.getByLabel('Environments', { exact: true }).inputValue()).toBe('production, staging');
-    expect(await edit.getByLabel('Minimum level').inputValue()).toBe('error');
+    await settledValue(edit.getByLabel('Environments', { exact: true }), 'production, staging');
+    await settledValue(edit.getByLabel('Minimum level'), 'error');
     await edit.getByLabel('Environments', { exact: true }).fill('production');
     await edit.getByLabel('Minimum level').selectOption('warning');
     await edit.getByRole('button', { name: 'Save rule' }).click();
@@ -365,15 +371,21 @@ describe('dashboard settings (browser)', () => {
     await page.getByRole('button', { name: 'Delete project…' }).click();
     const confirm = page.getByRole('button', { name: 'Delete this project' });
     const typed = page.getByLabel(`Type ${project.name} to confirm`);
-    expect(await confirm.isDisabled()).toBe(true);
+    await settled(
+      () => confirm.isDisabled(),
+      (value) => expect(value).toBe(true),
+    );
     await typed.fill(project.name.toLowerCase());
-    expect(await confirm.isDisabled()).toBe(true);
+    await settled(
+      () => confirm.isDisabled(),
+      (value) => expect(value).toBe(true),
+    );
     await typed.fill(project.name);
     await screenshot(page, 'project-settings-delete');
     await confirm.click();
     await page.waitForURL((url) => url.pathname === '/');
     await t.api().get(`/api/projects/${project.id}`).expect(404, { error: 'project not found' });
     await page.getByRole('heading', { name: 'Projects' }).first().waitFor();
-    expect(await page.getByText(project.name, { exact: true }).count()).toBe(0);
+    await settledCount(page.getByText(project.name, { exact: true }), 0);
   });
 });

@@ -17,6 +17,8 @@ import {
   openSignedIn,
   openPhonePage,
   SCREENSHOTS,
+  settled,
+  settledCount,
 } from './helpers/browser';
 import { eventually } from './helpers/queues';
 import { buildApp, injectedDebugId, runSentryCli } from './helpers/sourcemap-app';
@@ -125,7 +127,7 @@ describe('source maps in the dashboard (browser)', () => {
     await screenshot(page, 'sourcemaps-original-frames');
     await page.getByRole('group', { name: 'Frames' }).getByRole('button', { name: 'Minified' }).click();
     await frames.getByText(APP_URL).first().waitFor();
-    expect(await frames.getByText('src/cart.ts').count()).toBe(0);
+    await settledCount(frames.getByText('src/cart.ts'), 0);
     await page.getByRole('group', { name: 'Frames' }).getByRole('button', { name: 'Original' }).click();
     await frames.getByText('src/cart.ts').first().waitFor();
   });
@@ -138,7 +140,10 @@ describe('source maps in the dashboard (browser)', () => {
         exact: false,
       })
       .waitFor();
-    expect(await section.getByText('js_no_source_map').isVisible()).toBe(false);
+    await settled(
+      () => section.getByText('js_no_source_map').isVisible(),
+      (value) => expect(value).toBe(false),
+    );
     await section.getByText('Technical details').click();
     await section.getByText(/js_no_source_map: no uploaded source map has the debug id/).waitFor();
     await screenshot(page, 'sourcemaps-processing-error');
@@ -167,7 +172,7 @@ describe('source maps in the dashboard (browser)', () => {
       .locator('.context tr.current')
       .filter({ hasText: "throw new Error('Cart is empty')" })
       .waitFor();
-    expect(await page.getByRole('region', { name: 'Source code not shown' }).count()).toBe(0);
+    await settledCount(page.getByRole('region', { name: 'Source code not shown' }), 0);
   });
 
   it('gives both reasons when neither the debug id nor the release finds a map', async () => {
@@ -190,7 +195,7 @@ describe('source maps in the dashboard (browser)', () => {
     await upload.getByText('~/main.js', { exact: true }).waitFor();
     await upload.getByText('~/main.js.map', { exact: true }).waitFor();
     const debugId = await injectedDebugId(join(dir, 'dist', 'main.js.map'));
-    expect(await upload.getByText(debugId).count()).toBe(2);
+    await settledCount(upload.getByText(debugId), 2);
     await page.getByLabel('Release').selectOption('shop@1.0.0');
     await upload.waitFor();
     await screenshot(page, 'sourcemaps-page');

@@ -15,6 +15,10 @@ import {
   openSignedIn,
   watchedContext,
   openPhonePage,
+  BROWSER_WAIT_MS,
+  settled,
+  settledCount,
+  settledValue,
 } from './helpers/browser';
 import { eventually } from './helpers/queues';
 
@@ -262,7 +266,10 @@ describe('dashboard stats, tags and retention (browser)', () => {
     await page.goto(`/issues/${mainIssueId}`);
     const chart = page.locator('.chart').first();
     const shown = await expectChartMatches(chart, `/api/issues/${mainIssueId}/stats`, '14d');
-    expect(await chart.getByRole('button', { name: '14d' }).getAttribute('aria-pressed')).toBe('true');
+    await settled(
+      () => chart.getByRole('button', { name: '14d' }).getAttribute('aria-pressed'),
+      (value) => expect(value).toBe('true'),
+    );
 
     // Ten non-empty UTC days with the counts sent, although the page lists only 100 events.
     const expected = new Map<string, number>();
@@ -295,8 +302,14 @@ describe('dashboard stats, tags and retention (browser)', () => {
         .locator('.issue-stats > div')
         .filter({ has: page.getByText(name, { exact: true }) })
         .locator('dd');
-    expect(await stat('Events').textContent()).toBe(String(MAIN_EVENTS));
-    expect(await stat('Users affected').textContent()).toBe(String(USERS));
+    await settled(
+      () => stat('Events').textContent(),
+      (value) => expect(value).toBe(String(MAIN_EVENTS)),
+    );
+    await settled(
+      () => stat('Users affected').textContent(),
+      (value) => expect(value).toBe(String(USERS)),
+    );
     expect((await t.api().get(`/api/issues/${mainIssueId}`).expect(200)).body.user_count).toBe(USERS);
     await page.locator('.tag-key').first().waitFor();
     await shot('issue-page');
@@ -306,7 +319,10 @@ describe('dashboard stats, tags and retention (browser)', () => {
     const chart = page.locator('.chart').first();
     const path = `/api/issues/${mainIssueId}/stats`;
     await chart.getByRole('button', { name: '24h' }).click();
-    expect(await chart.getByRole('button', { name: '24h' }).getAttribute('aria-pressed')).toBe('true');
+    await settled(
+      () => chart.getByRole('button', { name: '24h' }).getAttribute('aria-pressed'),
+      (value) => expect(value).toBe('true'),
+    );
     const hourly = await expectChartMatches(chart, path, '24h');
     expect(hourly).toHaveLength(24);
     // What the window of the last 24 hours holds of what was sent.
@@ -341,14 +357,17 @@ describe('dashboard stats, tags and retention (browser)', () => {
     );
     await fresh.addCookies(await context.cookies());
     const other = await fresh.newPage();
-    other.setDefaultTimeout(10_000);
+    other.setDefaultTimeout(BROWSER_WAIT_MS);
     await other.goto(`/issues/${mainIssueId}`);
     await other
       .locator('.chart')
       .first()
       .getByRole('img', { name: /in the last 14 days/ })
       .waitFor();
-    expect(await other.getByRole('button', { name: '14d' }).getAttribute('aria-pressed')).toBe('true');
+    await settled(
+      () => other.getByRole('button', { name: '14d' }).getAttribute('aria-pressed'),
+      (value) => expect(value).toBe('true'),
+    );
     await fresh.close();
 
     await page.locator('.chart').first().getByRole('button', { name: '14d' }).click();
@@ -362,14 +381,18 @@ describe('dashboard stats, tags and retention (browser)', () => {
     expect(keys).toEqual(expect.arrayContaining(['environment', 'release', 'user', 'customer', 'level']));
 
     const environment = tagBox('environment');
-    expect(await environment.locator('.tag-key-head .muted').textContent()).toBe('3 distinct values');
+    await settled(
+      () => environment.locator('.tag-key-head .muted').textContent(),
+      (value) => expect(value).toBe('3 distinct values'),
+    );
     expect(await rowsOf(environment)).toEqual([
       { value: 'production', pct: '60%', count: null },
       { value: 'staging', pct: '30%', count: null },
       { value: 'dev', pct: '10%', count: null },
     ]);
-    expect(await environment.locator('.tag-row').first().getAttribute('title')).toBe(
-      'production: 90 events of 150 (60%)',
+    await settled(
+      () => environment.locator('.tag-row').first().getAttribute('title'),
+      (value) => expect(value).toBe('production: 90 events of 150 (60%)'),
     );
     // The bar's length is the share.
     const fill = await environment
@@ -380,22 +403,27 @@ describe('dashboard stats, tags and retention (browser)', () => {
         return bar.getBoundingClientRect().width / row.getBoundingClientRect().width;
       });
     expect(fill).toBeCloseTo(0.6, 2);
-    expect(await environment.getByRole('button', { name: /Show all/ }).count()).toBe(0);
+    await settledCount(environment.getByRole('button', { name: /Show all/ }), 0);
 
     expect(await rowsOf(tagBox('release'))).toEqual([
       { value: 'shop@1.1.0', pct: '67%', count: null },
       { value: 'shop@1.0.0', pct: '33%', count: null },
     ]);
-    expect(await tagBox('user').locator('.tag-key-head .muted').textContent()).toBe(
-      `${USERS} distinct values`,
+    await settled(
+      () => tagBox('user').locator('.tag-key-head .muted').textContent(),
+      (value) => expect(value).toBe(`${USERS} distinct values`),
     );
 
     // More values than the summary shows: the top five as the API orders them, then the rest as Other.
     const customer = tagBox('customer');
     const customerSummary = summaries.find((summary) => summary.key === 'customer')!;
     expect(customerSummary).toMatchObject({ total: MAIN_EVENTS, distinct: CUSTOMERS });
-    expect(await customer.locator('.tag-key-head .muted').textContent()).toBe(`${CUSTOMERS} distinct values`);
+    await settled(
+      () => customer.locator('.tag-key-head .muted').textContent(),
+      (value) => expect(value).toBe(`${CUSTOMERS} distinct values`),
+    );
     const top = customerSummary.top.slice(0, 5);
+    expect(top).toHaveLength(5);
     const otherCount = MAIN_EVENTS - top.reduce((sum, value) => sum + value.count, 0);
     expect(await rowsOf(customer)).toEqual([
       ...top.map((value) => ({
@@ -406,7 +434,10 @@ describe('dashboard stats, tags and retention (browser)', () => {
       { value: 'Other', pct: `${Math.round((otherCount / MAIN_EVENTS) * 100)}%`, count: null },
     ]);
     expect(top.every((value) => value.count === 4)).toBe(true);
-    expect(await customer.locator('.tag-row-pct').first().textContent()).toBe('3%');
+    await settled(
+      () => customer.locator('.tag-row-pct').first().textContent(),
+      (value) => expect(value).toBe('3%'),
+    );
   });
 
   it('pages through all values of a key with "Show all values"', async () => {
@@ -417,14 +448,17 @@ describe('dashboard stats, tags and retention (browser)', () => {
     page.on('request', onRequest);
     const customer = tagBox('customer');
     const toggle = customer.getByRole('button', { name: `Show all ${CUSTOMERS} values` });
-    expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+    await settled(
+      () => toggle.getAttribute('aria-expanded'),
+      (value) => expect(value).toBe('false'),
+    );
     await toggle.click();
     await eventually(async () => (await customer.locator('.tag-row').count()) === VALUES_PAGE);
     await customer.getByText(`${VALUES_PAGE} of ${CUSTOMERS} values, most frequent first`).waitFor();
     await shot('issue-tags-expanded');
     await customer.getByRole('button', { name: 'Load more values' }).click();
     await eventually(async () => (await customer.locator('.tag-row').count()) === CUSTOMERS);
-    expect(await customer.getByRole('button', { name: 'Load more values' }).count()).toBe(0);
+    await settledCount(customer.getByRole('button', { name: 'Load more values' }), 0);
     page.off('request', onRequest);
 
     // The same values, in the same order, as the API's pages.
@@ -451,17 +485,26 @@ describe('dashboard stats, tags and retention (browser)', () => {
     expect(requests[1]).toMatch(new RegExp(`^\\?limit=${VALUES_PAGE}&cursor=[A-Za-z0-9_-]+$`));
 
     await customer.getByRole('button', { name: 'Show top values only' }).click();
-    expect(await customer.locator('.tag-row').count()).toBe(6);
+    await settledCount(customer.locator('.tag-row'), 6);
   });
 
   it('lists users per issue and draws the project chart above the issues', async () => {
     await page.goto(`/projects/${projectId}/issues`);
     const mainRow = page.getByRole('row').filter({ hasText: 'OrderTotalMismatch' });
     await mainRow.waitFor();
-    expect(await mainRow.locator('td[data-label="Users"]').textContent()).toBe(String(USERS));
-    expect(await mainRow.locator('td[data-label="Events"]').textContent()).toBe(String(MAIN_EVENTS));
+    await settled(
+      () => mainRow.locator('td[data-label="Users"]').textContent(),
+      (value) => expect(value).toBe(String(USERS)),
+    );
+    await settled(
+      () => mainRow.locator('td[data-label="Events"]').textContent(),
+      (value) => expect(value).toBe(String(MAIN_EVENTS)),
+    );
     const otherRow = page.getByRole('row').filter({ hasText: 'Inventory sync was slow' });
-    expect(await otherRow.locator('td[data-label="Users"]').textContent()).toBe('0');
+    await settled(
+      () => otherRow.locator('td[data-label="Users"]').textContent(),
+      (value) => expect(value).toBe('0'),
+    );
     await page.getByRole('columnheader', { name: 'Users' }).waitFor();
 
     const chart = page.getByRole('region', { name: 'Events of this project' });
@@ -510,7 +553,10 @@ describe('dashboard stats, tags and retention (browser)', () => {
     const useDefault = page.getByRole('radio', { name: /Use the installation default/ });
     const custom = page.getByRole('radio', { name: 'Keep events for' });
     const days = page.getByRole('spinbutton', { name: 'Days to keep events' });
-    expect(await useDefault.isChecked()).toBe(true);
+    await settled(
+      () => useDefault.isChecked(),
+      (value) => expect(value).toBe(true),
+    );
     await shot('project-settings');
 
     await custom.check();
@@ -520,8 +566,11 @@ describe('dashboard stats, tags and retention (browser)', () => {
     expect((await t.api().get(`/api/projects/${projectId}`).expect(200)).body.retention_days).toBe(30);
     await page.reload();
     await page.getByText('Current setting: events are kept for 30 days').waitFor();
-    expect(await page.getByRole('radio', { name: 'Keep events for' }).isChecked()).toBe(true);
-    expect(await page.getByRole('spinbutton', { name: 'Days to keep events' }).inputValue()).toBe('30');
+    await settled(
+      () => page.getByRole('radio', { name: 'Keep events for' }).isChecked(),
+      (value) => expect(value).toBe(true),
+    );
+    await settledValue(page.getByRole('spinbutton', { name: 'Days to keep events' }), '30');
 
     // Out of range: the server's own message, and nothing changes.
     const refused = await t
@@ -537,7 +586,10 @@ describe('dashboard stats, tags and retention (browser)', () => {
     const shown = message.replace('retention_days', 'Retention days');
     const alert = page.getByRole('alert').filter({ hasText: shown });
     await alert.waitFor();
-    expect(await alert.textContent()).toBe(shown);
+    await settled(
+      () => alert.textContent(),
+      (value) => expect(value).toBe(shown),
+    );
     expect((await t.api().get(`/api/projects/${projectId}`).expect(200)).body.retention_days).toBe(30);
     await shot('project-settings-error');
 
@@ -553,7 +605,7 @@ describe('dashboard stats, tags and retention (browser)', () => {
       .getByRole('status')
       .filter({ hasText: 'Saved: events follow the installation default.' })
       .waitFor();
-    expect(await page.getByRole('alert').count()).toBe(0);
+    await settledCount(page.getByRole('alert'), 0);
     expect((await t.api().get(`/api/projects/${projectId}`).expect(200)).body.retention_days).toBeNull();
 
     // The project's name is edited on the same page.

@@ -17,6 +17,8 @@ import {
   PageProblems,
   screenshot,
   watchedContext,
+  settled,
+  settledCount,
 } from './helpers/browser';
 import { eventually } from './helpers/queues';
 import { startUptimeSites, UptimeSites } from './helpers/uptime-sites';
@@ -102,10 +104,22 @@ describe('dashboard uptime monitors and status page (browser)', () => {
     await rows.nth(1).waitFor();
     const front = page.getByRole('row', { name: /Shop front page/ });
     const checkout = page.getByRole('row', { name: /Checkout API/ });
-    expect(await front.locator('.status-pill').innerText()).toContain('Up');
-    expect(await checkout.locator('.status-pill').innerText()).toContain('Down');
-    expect(await front.innerText()).toContain('100 %');
-    expect(await front.innerText()).toContain(new URL(sites.url).host);
+    await settled(
+      () => front.locator('.status-pill').innerText(),
+      (value) => expect(value).toContain('Up'),
+    );
+    await settled(
+      () => checkout.locator('.status-pill').innerText(),
+      (value) => expect(value).toContain('Down'),
+    );
+    await settled(
+      () => front.innerText(),
+      (value) => expect(value).toContain('100 %'),
+    );
+    await settled(
+      () => front.innerText(),
+      (value) => expect(value).toContain(new URL(sites.url).host),
+    );
     // A trend of the last day's response times per row.
     await front.locator('svg.sparkline').waitFor();
     await screenshot(page, 'monitors-uptime-1280');
@@ -132,25 +146,40 @@ describe('dashboard uptime monitors and status page (browser)', () => {
     await page.getByLabel('URL').fill(`http://admin:secret@${new URL(sites.url).host}/ok`);
     await page.getByRole('button', { name: 'Create monitor' }).click();
     await page.getByRole('alert').waitFor();
-    expect(await page.getByRole('alert').innerText()).toMatch(/credentials|user/i);
+    await settled(
+      () => page.getByRole('alert').innerText(),
+      (value) => expect(value).toMatch(/credentials|user/i),
+    );
     await page.getByLabel('URL').fill(`${sites.url}/ok`);
     await page.getByLabel('Interval (seconds)').fill('300');
     await page.getByRole('button', { name: 'Create monitor' }).click();
     await page.getByRole('heading', { name: 'Admin console' }).waitFor();
     expect(page.url()).toMatch(/\/monitors\/uptime\/\d+$/);
-    expect(await page.locator('.monitor-head .status-pill').innerText()).toContain('Waiting');
-    expect(await page.locator('.monitor-figures').innerText()).toContain('5 minutes');
+    await settled(
+      () => page.locator('.monitor-head .status-pill').innerText(),
+      (value) => expect(value).toContain('Waiting'),
+    );
+    await settled(
+      () => page.locator('.monitor-figures').innerText(),
+      (value) => expect(value).toContain('5 minutes'),
+    );
   });
 
   it('shows a monitor: response times, failed checks, uptime; mutes, edits and deletes it', async () => {
     await page.goto(`/projects/${project.id}/monitors/uptime/${monitors['Checkout API']}`);
     await page.getByRole('heading', { name: 'Checkout API', exact: true }).waitFor();
-    expect(await page.locator('.monitor-head .status-pill').innerText()).toContain('Down');
+    await settled(
+      () => page.locator('.monitor-head .status-pill').innerText(),
+      (value) => expect(value).toContain('Down'),
+    );
     await page.locator('.chart-col').first().waitFor();
     // 24 hours of hourly checks (the last one failed), then the failures listed.
-    expect(await page.locator('.chart-col[data-ok="false"]').count()).toBe(1);
-    expect(await page.locator('.check-errors tbody tr').count()).toBe(1);
-    expect(await page.locator('.check-errors').innerText()).toContain('HTTP 503');
+    await settledCount(page.locator('.chart-col[data-ok="false"]'), 1);
+    await settledCount(page.locator('.check-errors tbody tr'), 1);
+    await settled(
+      () => page.locator('.check-errors').innerText(),
+      (value) => expect(value).toContain('HTTP 503'),
+    );
     // Being down opened the monitor's issue, linked from its page.
     expect(
       await page
@@ -216,8 +245,9 @@ describe('dashboard uptime monitors and status page (browser)', () => {
     await form.getByLabel('Checkout API').check();
     await form.getByRole('button', { name: 'Save status page' }).click();
     await form.getByText('Saved: the status page is public.').waitFor();
-    expect(await form.getByRole('link', { name: 'Open the public page' }).getAttribute('href')).toBe(
-      `${t.url}/status/status-shop`,
+    await settled(
+      () => form.getByRole('link', { name: 'Open the public page' }).getAttribute('href'),
+      (value) => expect(value).toBe(`${t.url}/status/status-shop`),
     );
     await screenshot(page, 'status-page-settings-1280');
 
@@ -235,16 +265,22 @@ describe('dashboard uptime monitors and status page (browser)', () => {
       await visitor.goto('/status/status-shop');
       await visitor.getByRole('heading', { name: 'Status Shop status' }).waitFor();
       expect(visitor.url()).toBe(`${t.url}/status/status-shop`);
-      expect(await visitor.getByRole('status').first().innerText()).toContain('1 of 2 systems are down');
+      await settled(
+        () => visitor.getByRole('status').first().innerText(),
+        (value) => expect(value).toContain('1 of 2 systems are down'),
+      );
       const cards = visitor.locator('.status-monitor');
-      expect(await cards.count()).toBe(2);
-      expect(await cards.nth(0).locator('.day-bar').count()).toBe(90);
+      await settledCount(cards, 2);
+      await settledCount(cards.nth(0).locator('.day-bar'), 90);
       // Today and the days before it were checked; a day with the four failed hours shows less than 100 %.
       expect(
         await cards.nth(1).locator('.day-bar.good, .day-bar.minor, .day-bar.bad').count(),
       ).toBeGreaterThanOrEqual(3);
-      expect(await cards.nth(1).locator('.day-bar').last().getAttribute('title')).toMatch(/uptime$/);
-      expect(await visitor.getByRole('navigation').count()).toBe(0);
+      await settled(
+        () => cards.nth(1).locator('.day-bar').last().getAttribute('title'),
+        (value) => expect(value).toMatch(/uptime$/),
+      );
+      await settledCount(visitor.getByRole('navigation'), 0);
       expect(await overflow(visitor)).toBeLessThanOrEqual(0);
       await screenshot(visitor, name);
       await anonymous.close();

@@ -20,6 +20,9 @@ import {
   watchedContext,
   screenshot,
   SCREENSHOTS,
+  BROWSER_WAIT_MS,
+  settled,
+  settledCount,
 } from './helpers/browser';
 import { join } from 'node:path';
 import { enqueueEvent, eventually, openQueue } from './helpers/queues';
@@ -142,7 +145,10 @@ describe('the dashboard for a newcomer (browser)', () => {
     await page.goto(listUrl());
     const arabic = row(page, 'CartSaveError');
     await arabic.waitFor();
-    expect(await arabic.locator('bdi').textContent()).toBe(ARABIC_MESSAGE);
+    await settled(
+      () => arabic.locator('bdi').textContent(),
+      (value) => expect(value).toBe(ARABIC_MESSAGE),
+    );
     await page.goto(`/issues/${ids.get('CartSaveError')}`);
     const message = page.locator('.issue-message');
     await message.waitFor();
@@ -158,14 +164,14 @@ describe('the dashboard for a newcomer (browser)', () => {
     await row(page, 'PricingError').waitFor();
     await page.goto('/issues/987654321');
     await page.getByRole('heading', { name: 'Issue not found' }).waitFor();
-    expect(await page.getByRole('button', { name: 'Retry' }).count()).toBe(0);
+    await settledCount(page.getByRole('button', { name: 'Retry' }), 0);
     await shoot(page, 'usability-missing-issue');
     await page.getByRole('link', { name: 'Back to issues' }).click();
     await row(page, 'PricingError').waitFor();
 
     await page.goto('/projects/987654321/issues');
     await page.getByRole('heading', { name: 'Project not found' }).waitFor();
-    expect(await page.getByRole('button', { name: 'Retry' }).count()).toBe(0);
+    await settledCount(page.getByRole('button', { name: 'Retry' }), 0);
     await shoot(page, 'usability-missing-project');
     await page.getByRole('link', { name: 'Back to projects' }).click();
     await page.getByRole('heading', { name: 'Projects' }).waitFor();
@@ -179,10 +185,13 @@ describe('the dashboard for a newcomer (browser)', () => {
     await search.press('Enter');
     const refusal = page.getByRole('alert').filter({ hasText: 'This search could not be run.' });
     await refusal.waitFor();
-    expect(await refusal.textContent()).toContain('No event of this project has a tag called "colour"');
-    expect(await page.getByText('32 issues', { exact: true }).count()).toBe(0);
-    expect(await page.locator('tbody tr').count()).toBe(0);
-    expect(await refusal.getByRole('button', { name: 'Retry' }).count()).toBe(0);
+    await settled(
+      () => refusal.textContent(),
+      (value) => expect(value).toContain('No event of this project has a tag called "colour"'),
+    );
+    await settledCount(page.getByText('32 issues', { exact: true }), 0);
+    await settledCount(page.locator('tbody tr'), 0);
+    await settledCount(refusal.getByRole('button', { name: 'Retry' }), 0);
     await shoot(page, 'usability-refused-search');
     const { phone, mobile } = await openPhonePage(browser, context, t.url, problems);
     await mobile.goto(listUrl('?query=colour%3Ared'));
@@ -202,18 +211,25 @@ describe('the dashboard for a newcomer (browser)', () => {
     await page.goto(`/projects/${project.id}/alerts`);
     const rule = page.locator('.rule-card').filter({ hasText: 'Tell me about new ones' });
     await rule.getByText('New issue', { exact: true }).waitFor();
-    expect(await rule.textContent()).not.toMatch(/new_issue/i);
+    await settled(
+      () => rule.textContent(),
+      (value) => expect(value).not.toMatch(/new_issue/i),
+    );
     await shoot(page, 'usability-alert-rule');
 
     await page.goto('/settings/audit-log');
     await page.getByText('Member created').first().waitFor();
-    expect(await page.locator('main').innerText()).not.toContain('member.create');
+    await settled(
+      () => page.locator('main').innerText(),
+      (value) => expect(value).not.toContain('member.create'),
+    );
     await shoot(page, 'usability-audit-log');
 
     await page.goto(`/issues/${ids.get('CartSaveError')}`);
     await page.locator('.context-box h4').filter({ hasText: 'OS' }).waitFor();
-    expect(await page.locator('.context-box h4').allInnerTexts()).toEqual(
-      expect.arrayContaining(['OS', 'Browser']),
+    await settled(
+      () => page.locator('.context-box h4').allInnerTexts(),
+      (value) => expect(value).toEqual(expect.arrayContaining(['OS', 'Browser'])),
     );
 
     const invitation = (
@@ -249,7 +265,7 @@ describe('the dashboard for a newcomer (browser)', () => {
     await page.getByText('1 issue marked resolved.').waitFor();
     await page.getByRole('button', { name: 'Resolved', exact: true }).click();
     await row(page, 'FillerError3').waitFor();
-    expect(await page.getByText('1 issue marked resolved.').count()).toBe(0);
+    await settledCount(page.getByText('1 issue marked resolved.'), 0);
     await t
       .api()
       .patch(`/api/issues/${ids.get('FillerError3')}`)
@@ -348,7 +364,7 @@ describe('the dashboard for a newcomer (browser)', () => {
         problems,
       );
       const memberPage = await memberContext.newPage();
-      memberPage.setDefaultTimeout(10_000);
+      memberPage.setDefaultTimeout(BROWSER_WAIT_MS);
       await signIn(memberPage, email, password);
       await memberPage.goto(`/issues/${ids.get('FillerError9')}`);
       const resolve = memberPage.getByRole('button', { name: 'Resolve', exact: true });
@@ -360,7 +376,7 @@ describe('the dashboard for a newcomer (browser)', () => {
       await memberPage.getByText('Your role was changed to Viewer while this page was open.').waitFor();
       await memberPage.getByRole('alert').filter({ hasText: 'You are not allowed to do this' }).waitFor();
       await resolve.waitFor({ state: 'detached' });
-      expect(await memberPage.getByRole('button', { name: 'Comment', exact: true }).count()).toBe(0);
+      await settledCount(memberPage.getByRole('button', { name: 'Comment', exact: true }), 0);
       await shoot(memberPage, 'usability-demoted');
       expect(
         (

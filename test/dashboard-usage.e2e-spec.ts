@@ -15,6 +15,8 @@ import {
   openSignedIn,
   PageProblems,
   screenshot,
+  settled,
+  settledCount,
 } from './helpers/browser';
 import { storedEvent } from './helpers/queues';
 import { settleRollups } from './helpers/rollups';
@@ -109,10 +111,16 @@ describe('dashboard usage page (browser)', () => {
       .getByRole('link', { name: 'Usage', exact: true });
     await tab.click();
     await page.getByRole('heading', { name: 'Usage · last 24 hours' }).waitFor();
-    expect(await tab.getAttribute('aria-current')).toBe('page');
+    await settled(
+      () => tab.getAttribute('aria-current'),
+      (value) => expect(value).toBe('page'),
+    );
     const figures = page.locator('.usage-figure');
     await figures.first().waitFor();
-    expect(await figures.locator('strong').allTextContents()).toEqual([String(EVENTS), '50']);
+    await settled(
+      () => figures.locator('strong').allTextContents(),
+      (value) => expect(value).toEqual([String(EVENTS), '50']),
+    );
     expect(await reasons(page)).toEqual([
       ['Discarded by the SDK', 'transaction', 'sample_rate', '30'],
       ['Discarded by the SDK', 'error', 'before_send', '12'],
@@ -122,7 +130,7 @@ describe('dashboard usage page (browser)', () => {
       ['Invalid', 'session', 'invalid_release', '1'],
     ]);
     const columns = page.locator('.usage-col');
-    expect(await columns.count()).toBe(24);
+    await settledCount(columns, 24);
     // Summed over the bars: an hour may have begun since the data was sent.
     const drawn = await columns.evaluateAll((bars) =>
       ['data-accepted', 'data-dropped'].map((name) =>
@@ -135,7 +143,7 @@ describe('dashboard usage page (browser)', () => {
     await page.getByRole('button', { name: '14d' }).click();
     await page.getByRole('heading', { name: 'Usage · last 14 days' }).waitFor();
     await page.waitForFunction(() => document.querySelectorAll('.usage-col').length === 14);
-    expect(await page.getByRole('img', { name: /accepted and .* dropped, per UTC day/ }).count()).toBe(1);
+    await settledCount(page.getByRole('img', { name: /accepted and .* dropped, per UTC day/ }), 1);
   });
 
   it('fits a 390 px phone without scrolling sideways', async () => {
@@ -148,7 +156,10 @@ describe('dashboard usage page (browser)', () => {
       expect(rows).toHaveLength(6);
       // The category moves under the outcome: a column fewer to share 390 px.
       expect(rows[0][0]).toBe('Discarded by the SDK · transaction');
-      expect(await mobile.locator('th.usage-category-column').isVisible()).toBe(false);
+      await settled(
+        () => mobile.locator('th.usage-category-column').isVisible(),
+        (value) => expect(value).toBe(false),
+      );
       const overflow = await mobile.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       expect(overflow).toBeLessThanOrEqual(0);
       await screenshot(mobile, 'usage-390');

@@ -449,12 +449,14 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
     });
     expect(hpa.maxReplicas).toBeGreaterThan(hpa.minReplicas);
     // Utilization is measured against the requests: every scaled container must request what is measured.
+    expect(hpa.metrics.filter((metric) => metric.resource).length).toBeGreaterThan(0);
     for (const metric of hpa.metrics)
       if (metric.resource)
         for (const container of api[0].spec.template.spec.containers)
           expect(container.resources?.requests?.[metric.resource.name]).toBeDefined();
 
     const budgets = ofKind('PodDisruptionBudget');
+    expect(budgets.length).toBeGreaterThan(0);
     expect(budgets.every((budget) => budget.apiVersion === 'policy/v1')).toBe(true);
     for (const budget of budgets) {
       const spec = budget.spec as { selector: Selector; minAvailable?: number };

@@ -18,6 +18,10 @@ import {
   screenshot,
   signIn,
   watchedContext,
+  BROWSER_WAIT_MS,
+  settledCount,
+  settled,
+  settledValue,
 } from './helpers/browser';
 import { eventually } from './helpers/queues';
 import { serveDirectory, StaticServer } from './helpers/sourcemap-app';
@@ -114,7 +118,7 @@ describe('user feedback from the browser SDK (browser)', () => {
   async function shopPage(): Promise<{ context: BrowserContext; page: Page }> {
     const context = await watchedContext(browser, { baseURL: shop.url }, problems);
     const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
+    page.setDefaultTimeout(BROWSER_WAIT_MS);
     await page.goto('/');
     await page.waitForFunction(() => 'Sentry' in window);
     return { context, page };
@@ -143,8 +147,11 @@ describe('user feedback from the browser SDK (browser)', () => {
       await dialog.getByLabel('Email').fill('widget@example.com');
       await dialog.getByLabel('Description').fill('The pay button spins forever');
       await dialog.getByRole('button', { name: 'Add a screenshot' }).click();
-      // The editor shows the captured tab once the capture was granted.
-      await dialog.getByRole('button', { name: 'Remove screenshot' }).waitFor();
+      // The editor shows the captured tab once the capture was granted. Capturing the tab and
+      // drawing it is the slowest step of the widget: next to other work it takes many seconds.
+      await dialog
+        .getByRole('button', { name: 'Remove screenshot' })
+        .waitFor({ timeout: 2 * BROWSER_WAIT_MS });
       await screenshot(page, 'feedback-widget-1280');
       await dialog.getByRole('button', { name: 'Send Bug Report' }).click();
       await page.getByText('Thank you for your report!').waitFor();
@@ -181,8 +188,8 @@ describe('user feedback from the browser SDK (browser)', () => {
       });
       const dialog = page.getByRole('dialog', { name: 'Sorry <b>about</b> that' });
       await dialog.waitFor();
-      expect(await dialog.getByLabel('Name').inputValue()).toBe('Dialog Person');
-      expect(await dialog.getByLabel('Email').inputValue()).toBe('dialog@example.com');
+      await settledValue(dialog.getByLabel('Name'), 'Dialog Person');
+      await settledValue(dialog.getByLabel('Email'), 'dialog@example.com');
       await dialog.getByLabel('What happened?').fill('I pressed pay and it broke');
       await screenshot(page, 'feedback-report-dialog-1280');
       const closed = page.evaluate(
@@ -224,7 +231,7 @@ describe('user feedback from the browser SDK (browser)', () => {
       problems,
     );
     const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
+    page.setDefaultTimeout(BROWSER_WAIT_MS);
     try {
       await signIn(page, EMAIL, PASSWORD);
       await page.goto(`/projects/${project.id}/issues`);
@@ -234,7 +241,7 @@ describe('user feedback from the browser SDK (browser)', () => {
         .click();
       const items = page.locator('.feedback-item');
       await eventually(async () => (await items.count()) >= 2);
-      expect(await page.getByText('The pay button spins forever').count()).toBe(1);
+      await settledCount(page.getByText('The pay button spins forever'), 1);
       await screenshot(page, 'feedback-inbox-1366');
 
       await page.getByLabel('Search feedback').fill('pressed pay');
@@ -248,14 +255,17 @@ describe('user feedback from the browser SDK (browser)', () => {
       await items.first().getByRole('link', { name: 'Open its issue' }).click();
       await page.getByRole('heading', { name: /User feedback/ }).waitFor();
       const onIssue = page.locator('.issue-feedback .feedback-item');
-      expect(await onIssue.count()).toBe(1);
+      await settledCount(onIssue, 1);
       await onIssue.getByRole('button', { name: 'Mark unresolved' }).click();
       await onIssue.getByRole('button', { name: 'Mark resolved' }).waitFor();
       await screenshot(page, 'feedback-issue-1366');
 
       await page.goto(`/projects/${project.id}/issues`);
       await page.locator('.feedback-count').first().waitFor();
-      expect(await page.locator('.feedback-count').first().innerText()).toMatch(/1 feedback/i);
+      await settled(
+        () => page.locator('.feedback-count').first().innerText(),
+        (value) => expect(value).toMatch(/1 feedback/i),
+      );
       await screenshot(page, 'feedback-issue-list-1366');
 
       const { phone, mobile } = await openPhonePage(browser, context, t.url, problems);

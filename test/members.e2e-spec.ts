@@ -69,6 +69,8 @@ describe('members, invitations, sessions and tokens', () => {
   let seen: { id: number };
   let unseen: { id: number };
   let seenIssueId: number;
+  /** An issue of `unseen`: out of sight of everyone on Core. */
+  let unseenIssueId: number;
 
   const operator = () => as(t, { token: t.token });
   const bySession = (account: Pick<Account, 'cookie'>) => as(t, { cookie: account.cookie });
@@ -125,10 +127,15 @@ describe('members, invitations, sessions and tokens', () => {
       exception: { values: [{ type: 'TriageMe', value: 'triage me', stacktrace: { frames: [] } }] },
       level: 'error',
     });
-    seenIssueId = (await storedEvent(t, eventId, 30_000)).issue_id;
+    seenIssueId = (await storedEvent(t, eventId)).issue_id;
+    const unseenEventId = await enqueueEvent(digest, unseen.id, {
+      exception: { values: [{ type: 'HiddenError', value: 'out of sight', stacktrace: { frames: [] } }] },
+      level: 'error',
+    });
+    unseenIssueId = (await storedEvent(t, unseenEventId)).issue_id;
     owner = await invitedAccount(t, operator(), 'owner');
     admin = await invitedAccount(t, operator(), 'admin');
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     await digest?.close();
     await t?.close();
@@ -850,6 +857,7 @@ describe('members, invitations, sessions and tokens', () => {
         actor_user_id: null,
       });
       const mine = await audit(`actor_id=${person.id}&limit=100`);
+      expect(mine.length).toBeGreaterThan(0);
       expect(mine.every((entry) => entry.actor_user_id === person.id)).toBe(true);
       const actions = mine.map((entry) => entry.action);
       expect(actions).toEqual(
@@ -1074,8 +1082,11 @@ describe('members, invitations, sessions and tokens', () => {
       );
       const missing = 2_000_000_000;
       // The same answers for an issue that does not exist and one of a project out of sight.
-      const [other] = await db.query('SELECT id FROM issues WHERE project_id = $1 LIMIT 1', [unseen.id]);
-      for (const id of [missing, ...(other ? [other.id] : [])]) {
+      const outOfSight = await db.query<{ id: string }[]>('SELECT id FROM issues WHERE project_id = $1', [
+        unseen.id,
+      ]);
+      expect(outOfSight.map((row) => Number(row.id))).toEqual([unseenIssueId]);
+      for (const id of [missing, unseenIssueId]) {
         await bySession(viewer)
           .patch(`/api/issues/${id}`)
           .send({ state: 'resolved' })

@@ -144,6 +144,7 @@ describe('pipeline: @sentry/node → HTTP ingest → digest → API', () => {
   /** Flushes the SDK, checks that ingest accepted everything, and waits for the digest to store the event. */
   async function stored(eventId: string): Promise<ServedEvent> {
     expect(await Sentry.flush(5_000)).toBe(true);
+    expect(statuses.length).toBeGreaterThan(0);
     expect(statuses.every((status) => status === 200)).toBe(true);
     return storedEvent(t, dashed(eventId));
   }
@@ -506,7 +507,6 @@ describe('pipeline: @sentry/node → HTTP ingest → digest → API', () => {
 });
 
 // ------------------------------------------------------------------------------------------------
-
 
 /** An envelope as @sentry/node sends it, with an exception of the given type thrown by `function`. */
 function exceptionEnvelope(eventId: string, type: string, fn: string): string {

@@ -4,9 +4,8 @@
  * page-load sessions in Chromium, one of them crashed by an unhandled error, and the Python SDK's
  * session per request when Debian's python3-sentry-sdk is installed.
  */
-import { execFileSync, fork, spawn } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +15,7 @@ import { SessionFolder } from '../src/releases/health/session-folder';
 import { startTestApp, TestApp } from './helpers/app';
 import { launchBrowser } from './helpers/browser';
 import { serveDirectory, StaticServer } from './helpers/sourcemap-app';
+import { PYTHON, pythonSdkFeature } from './helpers/python-sdk';
 
 const ROOT = join(__dirname, '..');
 
@@ -192,62 +192,53 @@ describe('release health from the real SDKs', () => {
     });
   });
 
-  it('the Python SDK: a session per request of a WSGI app (python3-sentry-sdk)', async () => {
-    // Debian's Python, which python3-sentry-sdk installs into, rather than whichever comes first.
-    const python = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
-    let version: string | undefined;
-    try {
-      version = execFileSync(python, ['-c', 'import sentry_sdk; print(sentry_sdk.VERSION)'], {
-        encoding: 'utf8',
-      }).trim();
-    } catch {
-      version = undefined;
-    }
-    if (version === undefined) {
-      console.warn(
-        'skipped: the Python SDK is not installed (apt-get install python3-sentry-sdk, or pip install sentry-sdk)',
-      );
-      return;
-    }
-    const project = await createProject(t);
-    const release = `py-app@${randomUUID().slice(0, 6)}`;
-    const script = [
-      'import sys, threading, urllib.request',
-      'import sentry_sdk',
-      'from sentry_sdk.integrations.wsgi import SentryWsgiMiddleware',
-      'from wsgiref.simple_server import make_server, WSGIRequestHandler',
-      "sentry_sdk.init(dsn=sys.argv[1], release=sys.argv[2], environment='python-e2e')",
-      'def app(environ, start_response):',
-      "    if environ['PATH_INFO'] == '/error':",
-      "        sentry_sdk.capture_exception(ValueError('request failed'))",
-      "        start_response('500 Internal Server Error', [('Content-Type', 'text/plain')])",
-      "        return [b'failed']",
-      "    start_response('200 OK', [('Content-Type', 'text/plain')])",
-      "    return [b'ok']",
-      'class Quiet(WSGIRequestHandler):',
-      '    def log_message(self, *args):',
-      '        pass',
-      "server = make_server('127.0.0.1', 0, SentryWsgiMiddleware(app), handler_class=Quiet)",
-      'threading.Thread(target=server.serve_forever, daemon=True).start()',
-      "for path in ['/ok', '/ok', '/ok', '/error']:",
-      '    try:',
-      "        urllib.request.urlopen('http://127.0.0.1:%d%s' % (server.server_port, path)).read()",
-      '    except Exception:',
-      '        pass',
-      'server.shutdown()',
-      'sentry_sdk.flush(5)',
-    ].join('\n');
-    const child = spawn(python, ['-c', script, dsnOf(t, project), release], {
-      stdio: ['ignore', 'inherit', 'inherit'],
-    });
-    const code = await new Promise((resolve) => child.once('exit', resolve));
-    expect(code).toBe(0);
-    const figures = await figuresOnceFolded(t, project, release, (f) => f.sessions >= 4);
-    expect({ version, ...figures }).toMatchObject({
-      version,
-      sessions: 4,
-      errored_sessions: 1,
-      crashed_sessions: 0,
-    });
-  }, 60_000);
+  const pythonSdk = pythonSdkFeature(
+    'import sentry_sdk',
+    'the Python SDK is not installed (apt-get install python3-sentry-sdk, or pip install sentry-sdk)',
+  );
+  pythonSdk.itWith(
+    pythonSdk.title('the Python SDK: a session per request of a WSGI app'),
+    async () => {
+      const project = await createProject(t);
+      const release = `py-app@${randomUUID().slice(0, 6)}`;
+      const script = [
+        'import sys, threading, urllib.request',
+        'import sentry_sdk',
+        'from sentry_sdk.integrations.wsgi import SentryWsgiMiddleware',
+        'from wsgiref.simple_server import make_server, WSGIRequestHandler',
+        "sentry_sdk.init(dsn=sys.argv[1], release=sys.argv[2], environment='python-e2e')",
+        'def app(environ, start_response):',
+        "    if environ['PATH_INFO'] == '/error':",
+        "        sentry_sdk.capture_exception(ValueError('request failed'))",
+        "        start_response('500 Internal Server Error', [('Content-Type', 'text/plain')])",
+        "        return [b'failed']",
+        "    start_response('200 OK', [('Content-Type', 'text/plain')])",
+        "    return [b'ok']",
+        'class Quiet(WSGIRequestHandler):',
+        '    def log_message(self, *args):',
+        '        pass',
+        "server = make_server('127.0.0.1', 0, SentryWsgiMiddleware(app), handler_class=Quiet)",
+        'threading.Thread(target=server.serve_forever, daemon=True).start()',
+        "for path in ['/ok', '/ok', '/ok', '/error']:",
+        '    try:',
+        "        urllib.request.urlopen('http://127.0.0.1:%d%s' % (server.server_port, path)).read()",
+        '    except Exception:',
+        '        pass',
+        'server.shutdown()',
+        'sentry_sdk.flush(5)',
+      ].join('\n');
+      const child = spawn(PYTHON, ['-c', script, dsnOf(t, project), release], {
+        stdio: ['ignore', 'inherit', 'inherit'],
+      });
+      const code = await new Promise((resolve) => child.once('exit', resolve));
+      expect(code).toBe(0);
+      const figures = await figuresOnceFolded(t, project, release, (f) => f.sessions >= 4);
+      expect(figures).toMatchObject({
+        sessions: 4,
+        errored_sessions: 1,
+        crashed_sessions: 0,
+      });
+    },
+    60_000,
+  );
 });

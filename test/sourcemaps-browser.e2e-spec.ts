@@ -341,6 +341,7 @@ describe('source maps in the browser: @sentry/browser events resolved with what 
       { type: 'sourcemap', code_file: url, debug_id: debugId },
     ]);
     const frames = reported.exception.stacktrace.frames;
+    expect(frames.length).toBeGreaterThan(0);
     expect(frames.every((frame) => frame.filename === url && frame.context_line == null)).toBe(true);
     expect(frames.map((frame) => frame.function)).not.toContain('checkout');
     expect(innermost(frames)).toMatchObject({

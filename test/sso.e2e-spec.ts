@@ -12,7 +12,7 @@ import { Browser, BrowserContext, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
 import { freePort } from '../bench/support';
 import { startTestApp, TestApp } from './helpers/app';
-import { ensureDashboardBuilt, launchBrowser, screenshot } from './helpers/browser';
+import { ensureDashboardBuilt, launchBrowser, screenshot, BROWSER_WAIT_MS, settled } from './helpers/browser';
 import { as, expectStatus, invitedAccount, signIn } from './helpers/members';
 import { OidcTestProvider, startOidcProvider } from './helpers/oidc-provider';
 import { KNOWN_SSO_ERROR_CODES, ssoErrorText } from '../dashboard/src/sso-errors';
@@ -145,7 +145,7 @@ describe('single sign-on (OpenID Connect)', () => {
   ): Promise<BrowserSignIn> {
     const context = await newContext();
     const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
+    page.setDefaultTimeout(BROWSER_WAIT_MS);
     const callback = page.waitForResponse((response) => isCallback(t, new URL(response.url())));
     if (typeof start === 'string') await page.goto(start);
     else await start(page);
@@ -194,7 +194,11 @@ describe('single sign-on (OpenID Connect)', () => {
     const entries = await auditSince(mark, 'auth.sign_in_failed', app);
     expect(entries).toHaveLength(1);
     expect(entries[0].actor_user_id).toBeNull();
-    expect(entries[0].details).toEqual({ method: 'sso', reason: expect.any(String), ...(email ? { email } : {}) });
+    expect(entries[0].details).toEqual({
+      method: 'sso',
+      reason: expect.any(String),
+      ...(email ? { email } : {}),
+    });
     return (entries[0].details as { reason: string }).reason;
   }
 
@@ -304,7 +308,10 @@ describe('single sign-on (OpenID Connect)', () => {
             .getByRole('link', { name: /Sign in with/ })
             .or(page.getByRole('button', { name: /Sign in with/ }));
           if (settings.enabled && (await button.count()) > 0) {
-            expect(await button.first().textContent()).toContain(`Sign in with ${OIDC_NAME}`);
+            await settled(
+              () => button.first().textContent(),
+              (value) => expect(value).toContain(`Sign in with ${OIDC_NAME}`),
+            );
             await button.first().click();
           } else {
             await page.goto('/auth/sso/start?next=/projects');
@@ -478,7 +485,7 @@ describe('single sign-on (OpenID Connect)', () => {
     it("refuses a callback whose state is not the one this browser's sign-in was given", async () => {
       const context = await newContext();
       const page = await context.newPage();
-      page.setDefaultTimeout(15_000);
+      page.setDefaultTimeout(BROWSER_WAIT_MS);
       await page.goto('/auth/sso/start?next=/projects');
       const forged = new URL(await heldBackAnswer(page, 'bob'));
 
@@ -501,7 +508,7 @@ describe('single sign-on (OpenID Connect)', () => {
     it("reads a provider's error only with this browser's state, and shows its code, not its description", async () => {
       const context = await newContext();
       const page = await context.newPage();
-      page.setDefaultTimeout(15_000);
+      page.setDefaultTimeout(BROWSER_WAIT_MS);
       await page.goto('/auth/sso/start?next=/projects');
       const genuine = new URL(await heldBackAnswer(page, 'bob'));
       const errorAnswer = (state: string) =>
@@ -515,7 +522,7 @@ describe('single sign-on (OpenID Connect)', () => {
 
       // A new browser (the provider remembers this one's sign-in, and would not show its pages).
       const other = await (await newContext()).newPage();
-      other.setDefaultTimeout(15_000);
+      other.setDefaultTimeout(BROWSER_WAIT_MS);
       await other.goto('/auth/sso/start?next=/projects');
       const fresh = new URL(await heldBackAnswer(other, 'bob'));
       expect(fresh.searchParams.get('state')).not.toBe(genuine.searchParams.get('state'));
@@ -526,7 +533,10 @@ describe('single sign-on (OpenID Connect)', () => {
       const reason = await refusalAudited(mark);
       expect(reason).toBe('the identity provider refused the sign-in (access_denied)');
       expect(reason).not.toContain('555');
-      expect(await other.locator('main').innerText()).not.toContain('555');
+      await settled(
+        () => other.locator('main').innerText(),
+        (value) => expect(value).not.toContain('555'),
+      );
     });
 
     it('refuses a callback used already, with or without a sign-in started since', async () => {

@@ -1,24 +1,11 @@
 import 'reflect-metadata';
-import { existsSync } from 'node:fs';
-import { INestApplicationContext } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import { isEmail } from 'class-validator';
-import { UsersService } from '../users/users.service';
-import { ResolvedConfig, validateEnvironment } from '../config/environment';
-import { prepareDatabase } from '../schema/migrate';
 import { QueueName } from '../common/queues';
-import { FailedJobs } from '../jobs/failed-jobs';
-import { TokensService } from '../tokens/tokens.service';
+import type { FailedJobs } from '../jobs/failed-jobs';
 import { parseArgs, takeFlags, UsageError } from './args';
-import { CliModule } from './cli.module';
 import { isRole, ROLES } from '../access/roles';
-import { AuditActor, AuditLog } from '../audit/audit-log.service';
-import { ErasureService } from '../privacy/erasure/erasure.service';
 import { parsePersonIdentifier } from '../privacy/erasure/person-identifier';
 import { InvalidInputError } from '../common/domain-errors';
-
-/** What the audit log says did what an operator command did. */
-const CLI_ACTOR: AuditActor = { userId: null, tokenId: null, actor: 'command line', ip: null };
 
 /**
  * Operator commands: `npm run cli -- <command>` (or `node dist/cli/main.js <command>`).
@@ -51,7 +38,12 @@ Commands:
 Configuration comes from the environment (DATABASE_URL, REDIS_URL, REDIS_PREFIX ...; see
 .env.example). The database is created and migrated when needed; jobs:* only need Redis.`;
 
-type Command = (app: INestApplicationContext, flags: Record<string, string>) => Promise<string>;
+/**
+ * A command checks its flags before anything is loaded, then loads only the modules it runs with
+ * (`import()` in `run`): help and usage errors answer at once, and user:create does not start the
+ * queues, Redis or the rest of the application.
+ */
+type Command = (flags: Record<string, string>) => Promise<string>;
 type JobsCommand = (jobs: FailedJobs, flags: Record<string, string>) => Promise<string>;
 
 function queueFlag(flags: Record<string, string>): QueueName | undefined {
@@ -100,32 +92,15 @@ const JOBS_COMMANDS: Record<string, { check: (flags: Record<string, string>) => 
   },
 };
 
-const COMMANDS: Record<
-  string,
-  { needsApp: boolean; check: (flags: Record<string, string>) => void; run: Command }
-> = {
+const COMMANDS: Record<string, { check: (flags: Record<string, string>) => void; run: Command }> = {
   'token:create': {
-    needsApp: true,
     check: (flags) => {
       const { description } = takeFlags(flags, ['description']);
       if (description.length > 200) throw new UsageError('--description must be at most 200 characters');
     },
-    run: async (app, flags) => {
-      const token = await app.get(TokensService).create(flags.description);
-      await app
-        .get(AuditLog)
-        .record(
-          CLI_ACTOR,
-          'token.create',
-          { type: 'token', id: token.id },
-          { description: token.description },
-        );
-      process.stderr.write(`Created API token ${token.id} (${token.description}). It is not shown again:\n`);
-      return token.token;
-    },
+    run: async (flags) => (await import('./account-commands')).createToken(flags),
   },
   'user:create': {
-    needsApp: true,
     check: (flags) => {
       const { email, password } = takeFlags(flags, ['email', 'password'], ['role']);
       const role = flags.role;
@@ -134,14 +109,9 @@ const COMMANDS: Record<
       if (role !== undefined && !isRole(role))
         throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
     },
-    run: async (app, flags) => {
-      const role = isRole(flags.role) ? flags.role : 'owner';
-      const user = await app.get(UsersService).createOrUpdate(flags.email, flags.password, role);
-      return `user ${user.email} is ready (id ${user.id}, ${user.role})`;
-    },
+    run: async (flags) => (await import('./account-commands')).createUser(flags),
   },
   'users:erase': {
-    needsApp: true,
     check: (flags) => {
       const { project, identifier } = takeFlags(flags, ['project', 'identifier']);
       if (!/^[1-9]\d{0,9}$/.test(project)) throw new UsageError('--project must be a project id');
@@ -152,39 +122,22 @@ const COMMANDS: Record<
         throw error;
       }
     },
-    run: async (app, flags) => {
-      const report = await app.get(ErasureService).erase(Number(flags.project), flags.identifier, CLI_ACTOR);
-      return JSON.stringify(report);
-    },
+    run: async (flags) => (await import('./erasure-command')).erasePerson(flags),
   },
   // Only what `npm start` does before listening, under the same lock: a deployment's migration step.
   migrate: {
-    needsApp: false,
     check: (flags) => takeFlags(flags, []),
     run: async () => {
+      const { loadConfig, migrate } = await import('./load-config');
       const applied = await migrate(loadConfig());
       return applied.length === 0 ? 'no pending migrations' : `applied ${applied.length} migration(s)`;
     },
   },
   help: {
-    needsApp: false,
     check: (flags) => takeFlags(flags, []),
     run: () => Promise.resolve(HELP),
   },
 };
-
-/** The configuration, from the environment and `.env` when there is one. */
-function loadConfig(): ResolvedConfig {
-  if (existsSync('.env')) process.loadEnvFile('.env');
-  return validateEnvironment(process.env);
-}
-
-/** Creates the database if missing and applies pending migrations, each named on stderr. */
-async function migrate(config: ResolvedConfig): Promise<string[]> {
-  const applied = await prepareDatabase(config.DATABASE_URL);
-  for (const migration of applied) process.stderr.write(`applied migration ${migration}\n`);
-  return applied;
-}
 
 async function main(argv: readonly string[]): Promise<number> {
   let parsed;
@@ -203,25 +156,8 @@ async function main(argv: readonly string[]): Promise<number> {
     if (error instanceof UsageError) return usageFailure(`${name}: ${error.message}`);
     throw error;
   }
-  if (!command.needsApp) {
-    process.stdout.write(`${await command.run(undefined as never, parsed.flags)}\n`);
-    return 0;
-  }
-
-  const config = loadConfig();
-  await migrate(config);
-
-  const app = await NestFactory.createApplicationContext(CliModule.forRoot(config), {
-    logger: false,
-    abortOnError: false,
-  });
-  try {
-    const output = await command.run(app, parsed.flags);
-    process.stdout.write(`${output}\n`);
-    return 0;
-  } finally {
-    await app.close();
-  }
+  process.stdout.write(`${await command.run(parsed.flags)}\n`);
+  return 0;
 }
 
 async function runJobsCommand(name: string, flags: Record<string, string>): Promise<number> {
@@ -232,6 +168,10 @@ async function runJobsCommand(name: string, flags: Record<string, string>): Prom
     if (error instanceof UsageError) return usageFailure(`${name}: ${error.message}`);
     throw error;
   }
+  const [{ FailedJobs }, { loadConfig }] = await Promise.all([
+    import('../jobs/failed-jobs'),
+    import('./load-config'),
+  ]);
   const jobs = new FailedJobs(loadConfig());
   try {
     const output = await command.run(jobs, flags);

@@ -1,85 +1,12 @@
 import type { DataSourceOptions } from 'typeorm';
+import { connectionOptions } from './connection-options';
 import { ENTITIES } from './entities';
-import { InitialSchema1795230000000 } from './migrations/1795230000000-InitialSchema';
-import { AlertTriggerOutbox1795233600000 } from './migrations/1795233600000-AlertTriggerOutbox';
-import { ForeignKeyIndexes1795300000001 } from './migrations/1795300000001-ForeignKeyIndexes';
-import { IssuePositionXid1795300000002 } from './migrations/1795300000002-IssuePositionXid';
-import { PartitionedEventsAndRollups1795400000000 } from './migrations/1795400000000-PartitionedEventsAndRollups';
-import { HotTagCounts1795500000000 } from './migrations/1795500000000-HotTagCounts';
-import { PendingRollups1795500000001 } from './migrations/1795500000001-PendingRollups';
-import { IssueSearch1795600000000 } from './migrations/1795600000000-IssueSearch';
-import { ReleasesAndTriage1795600000001 } from './migrations/1795600000001-ReleasesAndTriage';
-import { ClientKeyRotation1795700000000 } from './migrations/1795700000000-ClientKeyRotation';
-import { SourceMapArtifacts1795800000000 } from './migrations/1795800000000-SourceMapArtifacts';
-import { MembersAndTeams1795900000000 } from './migrations/1795900000000-MembersAndTeams';
-import { AssignmentAndComments1796000000000 } from './migrations/1796000000000-AssignmentAndComments';
-import { HealthProbe1796100000000 } from './migrations/1796100000000-HealthProbe';
-import { Outcomes1796200000000 } from './migrations/1796200000000-Outcomes';
-import { ReleaseHealth1796300000000 } from './migrations/1796300000000-ReleaseHealth';
-import { ReleaseIssueIndexes1796400000000 } from './migrations/1796400000000-ReleaseIssueIndexes';
-import { UserFeedback1796500000000 } from './migrations/1796500000000-UserFeedback';
-import { Attachments1796600000000 } from './migrations/1796600000000-Attachments';
-import { ReleaseHealthAlerts1796700000000 } from './migrations/1796700000000-ReleaseHealthAlerts';
-import { MonitorIssues1796800000000 } from './migrations/1796800000000-MonitorIssues';
-import { CronMonitors1796850000000 } from './migrations/1796850000000-CronMonitors';
-import { UptimeMonitors1796900000000 } from './migrations/1796900000000-UptimeMonitors';
-import { PrivacySettings1797000000000 } from './migrations/1797000000000-PrivacySettings';
-import { InboundFilters1797100000000 } from './migrations/1797100000000-InboundFilters';
-import { QuotasAndSpikeProtection1797300000000 } from './migrations/1797300000000-QuotasAndSpikeProtection';
-import { SessionReleaseBudget1797420000000 } from './migrations/1797420000000-SessionReleaseBudget';
+import { MIGRATIONS } from './migration-list';
 
-/** Migrations are listed explicitly so that ts (tests, CLI) and compiled js resolve the same set. */
-export const MIGRATIONS = [
-  InitialSchema1795230000000,
-  AlertTriggerOutbox1795233600000,
-  ForeignKeyIndexes1795300000001,
-  IssuePositionXid1795300000002,
-  PartitionedEventsAndRollups1795400000000,
-  HotTagCounts1795500000000,
-  PendingRollups1795500000001,
-  IssueSearch1795600000000,
-  ReleasesAndTriage1795600000001,
-  ClientKeyRotation1795700000000,
-  SourceMapArtifacts1795800000000,
-  MembersAndTeams1795900000000,
-  AssignmentAndComments1796000000000,
-  HealthProbe1796100000000,
-  Outcomes1796200000000,
-  ReleaseHealth1796300000000,
-  ReleaseIssueIndexes1796400000000,
-  UserFeedback1796500000000,
-  Attachments1796600000000,
-  ReleaseHealthAlerts1796700000000,
-  MonitorIssues1796800000000,
-  CronMonitors1796850000000,
-  UptimeMonitors1796900000000,
-  PrivacySettings1797000000000,
-  InboundFilters1797100000000,
-  QuotasAndSpikeProtection1797300000000,
-  SessionReleaseBudget1797420000000,
-];
+export { QUERY_TIMEOUT_MS } from './connection-options';
+export { MIGRATIONS } from './migration-list';
 
-/** No query of the service runs this long; one that does waits on a server that is gone. */
-export const QUERY_TIMEOUT_MS = 30_000;
-
+/** The database with every entity and migration: what the application and the tools use. */
 export function dataSourceOptions(databaseUrl: string): DataSourceOptions {
-  return {
-    type: 'postgres',
-    url: databaseUrl,
-    entities: ENTITIES,
-    migrations: MIGRATIONS,
-    migrationsTableName: 'migrations',
-    synchronize: false,
-    migrationsRun: false,
-    extra: {
-      max: 20,
-      connectionTimeoutMillis: 5_000,
-      // A database that stops answering (a partition, a hung server) rather than refusing
-      // connections: the client gives up after this, so requests get their 503 and the digest its
-      // pause instead of waiting for TCP to notice, and keepalives find dead pooled connections.
-      query_timeout: QUERY_TIMEOUT_MS,
-      keepAlive: true,
-      keepAliveInitialDelayMillis: 10_000,
-    },
-  };
+  return { ...connectionOptions(databaseUrl), entities: ENTITIES, migrations: MIGRATIONS };
 }

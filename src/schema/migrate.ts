@@ -1,5 +1,6 @@
 import { DataSource, MigrationExecutor } from 'typeorm';
-import { dataSourceOptions } from './data-source-options';
+import { connectionOptions } from './connection-options';
+import { MIGRATIONS } from './migration-list';
 import { ensureDatabaseExists } from '../database/ensure-database';
 
 const MIGRATION_LOCK = 724011;
@@ -17,7 +18,11 @@ const MIGRATION_LOCK = 724011;
  */
 export async function prepareDatabase(databaseUrl: string): Promise<string[]> {
   await ensureDatabaseExists(databaseUrl);
-  const dataSource = new DataSource({ ...dataSourceOptions(databaseUrl), extra: { max: 1 } });
+  const dataSource = new DataSource({
+    ...connectionOptions(databaseUrl),
+    migrations: MIGRATIONS,
+    extra: { max: 1 },
+  });
   await dataSource.initialize();
   const queryRunner = dataSource.createQueryRunner();
   try {

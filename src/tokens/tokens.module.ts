@@ -1,16 +1,14 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { UsersModule } from '../users/users.module';
 import { ProjectsModule } from '../projects/projects.module';
-import { ApiToken } from './api-token.entity';
 import { TokensController } from './tokens.controller';
-import { TokensRepository } from './tokens.repository';
+import { TokensDataModule } from './tokens-data.module';
 import { TokensService } from './tokens.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([ApiToken]), ProjectsModule, UsersModule],
+  imports: [TokensDataModule, ProjectsModule, UsersModule],
   controllers: [TokensController],
-  providers: [TokensService, TokensRepository],
+  providers: [TokensService],
   exports: [TokensService],
 })
 export class TokensModule {}

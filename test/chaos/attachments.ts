@@ -2,9 +2,11 @@
  * Attachments in the chaos suite: beside the event load, a steady trickle of envelopes each holding
  * an event and two files (a small text, a binary of up to 100 KB whose bytes follow from a seed),
  * sent to a project of their own. After the faults, every acknowledged envelope's files must be
- * stored exactly once, byte for byte (the SHA-256 of the blob's chunks as stored), per fault; and
+ * stored exactly once, byte for byte (the SHA-256 of the blob's chunks as stored), per fault, and at
+ * least one must have been acknowledged; no file may be stored for an envelope refused or never sent;
  * no blob may be left that no attachment holds and the pending list does not know (a write that a
- * fault interrupted is either recorded, or due for the sweep).
+ * fault interrupted is either recorded, or due for the sweep); no blob an attachment holds may be on
+ * the pending list; and no more blobs may be left staged than the unacknowledged envelopes had files.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { Agent, request as httpRequest } from 'node:http';
@@ -35,10 +37,28 @@ export interface AttachmentPhaseCheck {
 
 export interface AttachmentCheck {
   phases: AttachmentPhaseCheck[];
+  /** Envelopes answered 200 over the whole run: none means nothing was checked, a failure. */
+  acknowledged: number;
+  /** Files stored for envelopes answered with an error status (the sender was told to retry): a failure. */
+  storedThoughRefused: number;
+  /** Files stored for events never sent: a failure. */
+  storedNeverSent: number;
+  /**
+   * Files stored for envelopes that got no answer (a timeout, a dropped connection): the sender
+   * cannot tell, as for events; reported, not a failure.
+   */
+  storedUnanswered: number;
   /** Blobs held by no attachment and unknown to the pending list: kept forever, the one thing not allowed. */
   orphans: number;
-  /** Blobs a fault left staged: on the pending list, deleted by the next retention run once due. */
+  /** Blobs left staged, held by nothing: deleted by the sweep once due. */
   pending: number;
+  /**
+   * At most the files of the envelopes not acknowledged may be left staged (a fault cut their write
+   * short); an acknowledged envelope took all of its blobs off the list. With no fault, none.
+   */
+  pendingAllowed: number;
+  /** Blobs on the pending list that an attachment holds: the sweep would delete a stored file. */
+  pendingHeld: number;
   passed: boolean;
 }
 
@@ -209,8 +229,18 @@ export async function checkAttachments(
     const byEvent = new Map<string, typeof rows>();
     for (const row of rows) byEvent.set(row.event_id, [...(byEvent.get(row.event_id) ?? []), row]);
     const phases = new Map<string, AttachmentPhaseCheck>();
+    const sent = new Set(load.records.map((record) => record.id.replace(/-/g, '')));
+    let storedThoughRefused = 0;
+    let storedUnanswered = 0;
+    let unacknowledgedFiles = 0;
     for (const record of load.records) {
-      if (record.outcome !== '200') continue;
+      if (record.outcome !== '200') {
+        unacknowledgedFiles += record.files.length;
+        const stored = (byEvent.get(record.id) ?? []).length;
+        if (/^\d+$/.test(record.outcome)) storedThoughRefused += stored;
+        else storedUnanswered += stored;
+        continue;
+      }
       const check = phases.get(record.phase) ?? {
         phase: record.phase,
         acknowledged: 0,
@@ -244,22 +274,40 @@ export async function checkAttachments(
         }
       }
     }
-    const [{ orphans, pending }] = (
-      await client.query<{ orphans: number; pending: number }>(
+    const storedNeverSent = rows.filter((row) => !sent.has(row.event_id.replace(/-/g, ''))).length;
+    const [{ orphans, pending, pendingHeld }] = (
+      await client.query<{ orphans: number; pending: number; pendingHeld: number }>(
         `SELECT (SELECT count(DISTINCT c.key)::int FROM blob_chunks c
                   WHERE c.key LIKE $1
                     AND NOT EXISTS (SELECT 1 FROM attachments a WHERE a.blob_key = c.key)
                     AND NOT EXISTS (SELECT 1 FROM pending_blobs p WHERE p.key = c.key)) AS orphans,
-                (SELECT count(*)::int FROM pending_blobs WHERE key LIKE $1) AS pending`,
+                (SELECT count(*)::int FROM pending_blobs p WHERE p.key LIKE $1
+                    AND NOT EXISTS (SELECT 1 FROM attachments a WHERE a.blob_key = p.key)) AS pending,
+                (SELECT count(*)::int FROM pending_blobs p WHERE p.key LIKE $1
+                    AND EXISTS (SELECT 1 FROM attachments a WHERE a.blob_key = p.key)) AS "pendingHeld"`,
         [`attachments/${projectId}/%`],
       )
     ).rows;
     const list = [...phases.values()];
+    const acknowledged = list.reduce((sum, phase) => sum + phase.acknowledged, 0);
     return {
       phases: list,
+      acknowledged,
+      storedThoughRefused,
+      storedNeverSent,
+      storedUnanswered,
       orphans,
       pending,
-      passed: orphans === 0 && list.every((p) => p.missing === 0 && p.duplicated === 0 && p.corrupt === 0),
+      pendingAllowed: unacknowledgedFiles,
+      pendingHeld,
+      passed:
+        acknowledged > 0 &&
+        storedThoughRefused === 0 &&
+        storedNeverSent === 0 &&
+        orphans === 0 &&
+        pendingHeld === 0 &&
+        pending <= unacknowledgedFiles &&
+        list.every((p) => p.missing === 0 && p.duplicated === 0 && p.corrupt === 0),
     };
   } finally {
     await client.end().catch(() => undefined);
@@ -271,8 +319,10 @@ export function printAttachmentCheck(check: AttachmentCheck, load: AttachmentLoa
   for (const record of load.records) statuses.set(record.outcome, (statuses.get(record.outcome) ?? 0) + 1);
   console.log(
     `attachments: ${check.passed ? 'PASS' : 'FAIL'} — ${load.records.length} envelopes of an event and two files sent ` +
-      `(${[...statuses].map(([status, n]) => `${status}×${n}`).join(' ')}); ${check.orphans} orphaned blobs, ` +
-      `${check.pending} left staged for the sweep`,
+      `(${[...statuses].map(([status, n]) => `${status}×${n}`).join(' ')}); ${check.acknowledged} acknowledged; ` +
+      `files stored though refused ${check.storedThoughRefused}, never sent ${check.storedNeverSent}, ` +
+      `unanswered ${check.storedUnanswered}; ${check.orphans} orphaned blobs, ${check.pending} left staged for the ` +
+      `sweep (at most ${check.pendingAllowed}), ${check.pendingHeld} held yet on the pending list`,
   );
   for (const phase of check.phases) {
     const ok = phase.missing === 0 && phase.duplicated === 0 && phase.corrupt === 0;

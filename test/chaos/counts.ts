@@ -25,6 +25,11 @@ export interface CountCheck {
 
 const HOUR_OF = `date_bin('1 hour', e.timestamp, timestamptz '2000-01-01 00:00:00+00')`;
 
+/** A check holds when it compared something and found no difference: an empty comparison proves nothing. */
+export function countCheckPassed(check: CountCheck): boolean {
+  return check.compared > 0 && check.mismatched === 0;
+}
+
 function check<T extends object>(name: string, rows: T[], bad: (row: T) => boolean): CountCheck {
   const mismatches = rows.filter(bad);
   return {

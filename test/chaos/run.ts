@@ -99,7 +99,7 @@ import {
 } from './resource-faults';
 import { AgedData, seedAgedDays } from './retention';
 import { KilledRun, reportKilledRun, retentionUnderLoad } from './retention-fault';
-import { log, PHASE_NAMES, PhaseName, skip, startedAt, Suite } from './suite';
+import { begin, log, PHASE_NAMES, PhaseName, skip, STEADY_PHASE, startedAt, Suite } from './suite';
 import { checkSessions, describeSessionCheck, SessionCheck, SessionLoad } from './sessions';
 
 const ROOT = join(__dirname, '../..');
@@ -343,6 +343,7 @@ async function main(cleanup: Cleanup, state: { load?: LoadGenerator; logFiles: s
     phases: [],
   };
   const phases = suite.phases;
+  begin(suite, STEADY_PHASE, 'steady load, before the faults');
   load.start();
   // Sessions beside the events, checked after every fault (test/chaos/sessions.ts).
   const sessionLoad = new SessionLoad(`${api.url}/api/${projectId}/envelope/`, {

@@ -27,8 +27,14 @@ export const PHASE_NAMES = [
 ] as const;
 export type PhaseName = (typeof PHASE_NAMES)[number];
 
+/**
+ * The window from the start of the load to the first fault: its events are checked like a fault's,
+ * so that one lost there does not go unnoticed. Not a fault, so not one of CHAOS_PHASES.
+ */
+export const STEADY_PHASE = 'steady';
+
 export interface Phase {
-  name: PhaseName;
+  name: PhaseName | typeof STEADY_PHASE;
   label: string;
   /** When the phase began (epoch ms); it lasts until the next one begins. */
   startedAt: number;
@@ -55,7 +61,7 @@ export interface Suite {
 }
 
 /** Starts a phase: the load's requests from now on are counted in it. */
-export function begin(suite: Suite, name: PhaseName, label: string): Phase {
+export function begin(suite: Suite, name: Phase['name'], label: string): Phase {
   const phase: Phase = { name, label, startedAt: Date.now(), notes: [], failures: [] };
   suite.phases.push(phase);
   suite.load.phase = name;

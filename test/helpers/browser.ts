@@ -6,11 +6,63 @@
 import { execSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
+import { Browser, BrowserContext, chromium, Locator, Page } from 'playwright-core';
 
 const ROOT = join(__dirname, '..', '..');
 export const SCREENSHOTS = join(ROOT, 'test-artifacts', 'screenshots');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/**
+ * How long a page may take to show what a test waits for (playwright's default for every action
+ * and waitFor, and settled's). Sized for a machine busy with other work, where a page that
+ * renders in a tenth of a second when idle can take many seconds; an idle run never waits this long.
+ */
+export const BROWSER_WAIT_MS = 30_000;
+
+/**
+ * Reads `read()` until `check` accepts what it returned (does not throw), and returns that value.
+ * Lists, counts and texts a page fills in after an action or a fetch are read this way, never once
+ * right after the action. At the deadline, the last failure of `check` (a jest expectation, with
+ * its diff) or of `read` is thrown.
+ */
+export async function settled<T>(
+  read: () => Promise<T>,
+  check: (value: T) => void,
+  timeoutMs = BROWSER_WAIT_MS,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const value = await read();
+      check(value);
+      return value;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** The text contents of every element `locator` matches, once `check` accepts them. */
+export function settledTexts(locator: Locator, check: (texts: string[]) => void): Promise<string[]> {
+  return settled(() => locator.allTextContents(), check);
+}
+
+/** Waits until `locator` matches exactly `count` elements (0 included: waits for them to go). */
+export async function settledCount(locator: Locator, count: number): Promise<void> {
+  await settled(
+    () => locator.count(),
+    (found) => expect(found).toBe(count),
+  );
+}
+
+/** Waits until the form control `locator` holds `value`. */
+export async function settledValue(locator: Locator, value: string): Promise<void> {
+  await settled(
+    () => locator.inputValue(),
+    (found) => expect(found).toBe(value),
+  );
+}
 
 function newestMtime(dir: string): number {
   let newest = 0;
@@ -115,7 +167,7 @@ export async function openSignedIn(
   );
   if (options.permissions) await context.grantPermissions(options.permissions, { origin: baseURL });
   const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
+  page.setDefaultTimeout(BROWSER_WAIT_MS);
   await signIn(page, credentials.email, credentials.password);
   return { browser, context, page };
 }
@@ -140,6 +192,6 @@ export async function openPhonePage(
   );
   await phone.addCookies(await signedIn.cookies());
   const mobile = await phone.newPage();
-  mobile.setDefaultTimeout(10_000);
+  mobile.setDefaultTimeout(BROWSER_WAIT_MS);
   return { phone, mobile };
 }

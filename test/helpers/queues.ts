@@ -36,7 +36,7 @@ export async function enqueueEvent(
 /** Polls until `check` returns a value other than undefined/false, or fails after `timeoutMs`. */
 export async function eventually<T>(
   check: () => Promise<T | undefined | false>,
-  timeoutMs = 15_000,
+  timeoutMs = 30_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
