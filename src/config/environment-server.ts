@@ -222,6 +222,17 @@ export class ServerEnvironment {
     section: 'ingest',
     secret: false,
     description:
+      'User feedback items (`feedback` and `user_report`) accepted per project per minute, in fixed windows shared by all instances through Redis: a category of its own (`feedback`), apart from the event limits, since feedback is no event and uses up no event quota. Over it the feedback is dropped, counted as `rate_limited` outcomes of category `feedback`, and clients are told `X-Sentry-Rate-Limits: <seconds>:feedback:project`. `0` disables the limit. See [User feedback](feedback.md).',
+  })
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  MAX_FEEDBACK_PER_MINUTE = 60;
+
+  @Describe({
+    section: 'ingest',
+    secret: false,
+    description:
       'Spike protection: a project may send this many times its average hourly volume of the last 7 days in one UTC hour before its events are dropped with 429 (reason `spike_protection`). See [Data protection](data-protection.md#quotas-and-spike-protection).',
   })
   @Transform(toInt)

@@ -7,7 +7,7 @@ import type { OutcomeCount } from '../outcomes/envelope-outcomes';
 import { OutcomeCounter } from '../outcomes/outcome-counter';
 import { DIGEST_PRODUCER_QUEUE } from './digest.producer';
 import type { EnvelopeReader } from './envelope-reader';
-import { CheckInAllowance, CheckInLimits } from './check-in-limits';
+import { CategoryAllowance, CheckInLimits } from './category-limits';
 
 /** As for events (DigestProducer): a request gets its 503 within seconds when Redis does not answer. */
 const ENQUEUE_TIMEOUT_MS = 2_500;
@@ -51,7 +51,7 @@ export class CheckInIntake {
     projectId: number,
     reader: EnvelopeReader,
     receivedAt = Date.now(),
-  ): Promise<CheckInAllowance> {
+  ): Promise<CategoryAllowance> {
     const items = reader.itemsOfType(CHECK_IN_ITEM_TYPE);
     if (items.length === 0) return { taken: 0, refused: 0, retryAfterSeconds: 0 };
     const kept: QueuedCheckIn[] = [];

@@ -9,7 +9,7 @@ import type { IncomingMessage } from 'node:http';
 import { readCheckInFields } from '../crons/check-in-record';
 import { OutcomeCounter } from '../outcomes/outcome-counter';
 import { CheckInIntake, readingOutcomes } from './check-in-intake';
-import { CheckInLimits } from './check-in-limits';
+import { CheckInLimits } from './category-limits';
 import { canonicalUuid } from './client-key';
 import { parseProjectId } from './ingest.service';
 import { ProjectKeys } from './project-keys';

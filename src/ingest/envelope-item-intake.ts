@@ -3,15 +3,15 @@ import { RepeatedLog } from '../common/repeated-log';
 import { envelopeOutcomes } from '../outcomes/envelope-outcomes';
 import { OutcomeCounter } from '../outcomes/outcome-counter';
 import { CHECK_IN_ITEM_TYPE, CheckInIntake } from './check-in-intake';
-import { CheckInLimits, rateLimitedCheckIns } from './check-in-limits';
+import { CategoryAllowance, CheckInLimits, FeedbackLimits } from './category-limits';
 import type { EnvelopeReader } from './envelope-reader';
-import { FeedbackIntake } from './feedback-intake';
+import { FEEDBACK_ITEM_TYPES, FeedbackIntake } from './feedback-intake';
 import { IngestRejection } from './ingest-rejection';
 import { SessionIntake } from './session-intake';
 
 /**
- * The items of an envelope beside its event, each in its own category: feedback, cron check-ins
- * (category `monitor`, their own limit) and sessions (their own limits), and the outcomes of the
+ * The items of an envelope beside its event, each in its own category: feedback (category
+ * `feedback`) and cron check-ins (category `monitor`), each with a limit of its own, and sessions (their own limits), and the outcomes of the
  * items ingest counts without keeping. IngestService hands the envelope here once it is read.
  */
 @Injectable()
@@ -25,12 +25,35 @@ export class EnvelopeItemIntake {
     private readonly feedback: FeedbackIntake,
     private readonly checkIns: CheckInIntake,
     private readonly checkInLimits: CheckInLimits,
+    private readonly feedbackLimits: FeedbackLimits,
   ) {}
 
-  /** Queues the envelope's feedback and check-ins, if it has any. */
+  /**
+   * Queues the envelope's feedback and check-ins, if it has any, each within its category's limit.
+   * Past a limit, an envelope of that category's items alone (and client reports) is refused with a
+   * 429 naming the category; beside other items, the items past it are dropped and counted as rate
+   * limited.
+   */
   async takeFeedbackAndCheckIns(projectId: number, reader: EnvelopeReader): Promise<void> {
-    await this.feedback.acceptEnvelope(projectId, reader);
-    if (reader.smallItems.has(CHECK_IN_ITEM_TYPE)) await this.takeCheckIns(projectId, reader);
+    const feedback = await this.feedback.acceptEnvelope(projectId, reader);
+    this.settle(projectId, reader, feedback, this.feedbackLimits, FEEDBACK_ITEM_TYPES);
+    if (reader.smallItems.has(CHECK_IN_ITEM_TYPE)) {
+      const checkIns = await this.checkIns.acceptEnvelope(projectId, reader);
+      this.settle(projectId, reader, checkIns, this.checkInLimits, new Set([CHECK_IN_ITEM_TYPE]));
+    }
+  }
+
+  private settle(
+    projectId: number,
+    reader: EnvelopeReader,
+    allowance: CategoryAllowance,
+    limits: CheckInLimits | FeedbackLimits,
+    ownTypes: ReadonlySet<string>,
+  ): void {
+    if (allowance.refused === 0) return;
+    const alone = reader.itemTypes.every((type) => ownTypes.has(type) || type === 'client_report');
+    if (alone && allowance.taken === 0) throw limits.refusal(allowance);
+    this.outcomes.count(projectId, [limits.rateLimited(allowance.refused)]);
   }
 
   /**
@@ -57,21 +80,6 @@ export class EnvelopeItemIntake {
       );
     }
     if (taken.outcomes.length > 0) this.outcomes.count(projectId, taken.outcomes);
-  }
-
-  /**
-   * Queues the envelope's check-ins within the project's check-in limit (category `monitor`). Past
-   * it, an envelope of check-ins alone is refused with a 429 naming `monitor`; beside other items,
-   * the check-ins past it are dropped and counted as rate limited.
-   */
-  private async takeCheckIns(projectId: number, reader: EnvelopeReader): Promise<void> {
-    const allowance = await this.checkIns.acceptEnvelope(projectId, reader);
-    if (allowance.refused === 0) return;
-    const onlyCheckIns = reader.itemTypes.every(
-      (type) => type === CHECK_IN_ITEM_TYPE || type === 'client_report',
-    );
-    if (onlyCheckIns && allowance.taken === 0) throw this.checkInLimits.refusal(allowance);
-    this.outcomes.count(projectId, [rateLimitedCheckIns(allowance.refused)]);
   }
 
   /** The common envelope, one event and nothing else, has nothing to count and costs one comparison. */

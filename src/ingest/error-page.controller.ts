@@ -12,13 +12,14 @@ import {
 import { ApiBody, ApiConsumes, ApiOkResponse, ApiQuery, ApiSchema, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Public } from '../common/public.decorator';
-import { FEEDBACK_SOURCES, readReport, refusalMessage } from '../feedback/feedback-record';
+import { FEEDBACK_SOURCES, QueuedFeedback, readReport, refusalMessage } from '../feedback/feedback-record';
 import { ApiErrors } from '../http/api-responses';
 import { canonicalUuid, keyFromDsn } from './client-key';
 import { DIALOG_TEXTS, dialogTexts, errorPageScript } from './error-page-script';
 import { FeedbackIntake, feedbackRefusalOutcome } from './feedback-intake';
 import { ProjectKeys } from './project-keys';
 import { EventLimits } from './event-limits';
+import { FeedbackLimits } from './category-limits';
 import { OutcomeCounter } from '../outcomes/outcome-counter';
 
 /**
@@ -49,6 +50,7 @@ export class ErrorPageController {
     private readonly projectKeys: ProjectKeys,
     private readonly intake: FeedbackIntake,
     private readonly eventLimits: EventLimits,
+    private readonly feedbackLimits: FeedbackLimits,
     private readonly outcomes: OutcomeCounter,
   ) {}
 
@@ -130,13 +132,18 @@ export class ErrorPageController {
       throw refusal;
     }
     try {
-      return await this.takeReport(request, projectId, eventId);
+      return await this.takeReport(request, response, projectId, eventId);
     } finally {
       if (countedAt !== undefined) await this.eventLimits.giveBack(projectId, countedAt);
     }
   }
 
-  private async takeReport(request: Request, projectId: number, eventId: string): Promise<ReportAccepted> {
+  private async takeReport(
+    request: Request,
+    response: Response,
+    projectId: number,
+    eventId: string,
+  ): Promise<ReportAccepted> {
     const form = await readForm(request);
     const fields = { eventId, name: form.name, email: form.email, comments: form.comments };
     for (const required of ['name', 'email', 'comments'] as const) {
@@ -152,8 +159,29 @@ export class ErrorPageController {
       this.outcomes.count(projectId, [feedbackRefusalOutcome(reading.refused)]);
       throw new BadRequestException(refusalMessage(reading.refused));
     }
-    await this.intake.enqueue([reading.feedback]);
+    await this.takeWithinFeedbackLimit(response, projectId, reading.feedback);
     return {};
+  }
+
+  /** A report counts against the project's feedback limit too, as feedback in an envelope does. */
+  private async takeWithinFeedbackLimit(
+    response: Response,
+    projectId: number,
+    feedback: QueuedFeedback,
+  ): Promise<void> {
+    const allowance = await this.feedbackLimits.take(projectId, 1);
+    if (allowance.taken === 0) {
+      const refusal = this.feedbackLimits.refusal(allowance);
+      for (const [name, value] of Object.entries(refusal.headers)) response.setHeader(name, value);
+      this.outcomes.count(projectId, [this.feedbackLimits.rateLimited(1)]);
+      throw refusal;
+    }
+    try {
+      await this.intake.enqueue([feedback]);
+    } catch (error) {
+      await this.feedbackLimits.giveBack(projectId, 1);
+      throw error;
+    }
   }
 
   /** The DSN's key is one of its project's keys; the event id a UUID. */

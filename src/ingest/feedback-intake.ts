@@ -13,11 +13,15 @@ import {
 } from '../feedback/feedback-record';
 import type { OutcomeCount } from '../outcomes/envelope-outcomes';
 import { OutcomeCounter } from '../outcomes/outcome-counter';
+import { CategoryAllowance, FeedbackLimits } from './category-limits';
 import { DIGEST_PRODUCER_QUEUE } from './digest.producer';
 import type { EnvelopeReader } from './envelope-reader';
 
 /** As for events (DigestProducer): a request gets its 503 within seconds when Redis does not answer. */
 const ENQUEUE_TIMEOUT_MS = 2_500;
+
+/** The envelope items that carry user feedback. */
+export const FEEDBACK_ITEM_TYPES: ReadonlySet<string> = new Set(['feedback', 'user_report']);
 
 /** What ingest counts for a feedback it does not keep (category `feedback`, outcome `invalid`). */
 export function feedbackRefusalOutcome(reason: FeedbackRefusal | 'too_large'): OutcomeCount {
@@ -39,13 +43,22 @@ export class FeedbackIntake {
   constructor(
     @Inject(DIGEST_PRODUCER_QUEUE) private readonly queue: Queue,
     private readonly outcomes: OutcomeCounter,
+    private readonly limits: FeedbackLimits,
   ) {}
 
-  /** Queues the envelope's feedback; resolves once Redis has it (503 otherwise). */
-  async acceptEnvelope(projectId: number, reader: EnvelopeReader, receivedAt = Date.now()): Promise<void> {
+  /**
+   * Queues the envelope's valid feedback within the project's feedback limit; resolves once Redis
+   * has it (503 otherwise). The feedback past the limit is dropped and left to the caller to count
+   * (`refused` of the answer).
+   */
+  async acceptEnvelope(
+    projectId: number,
+    reader: EnvelopeReader,
+    receivedAt = Date.now(),
+  ): Promise<CategoryAllowance> {
     const items = reader.itemsOfType('feedback');
     const reports = reader.itemsOfType('user_report');
-    if (items.length === 0 && reports.length === 0) return;
+    if (items.length === 0 && reports.length === 0) return { taken: 0, refused: 0, retryAfterSeconds: 0 };
     const headerId = normalEventId(reader.header?.event_id);
     // One envelope carries one feedback event; a second one gets an id of its own.
     let headerIdUsed = false;
@@ -67,8 +80,15 @@ export class FeedbackIntake {
       else if ('refused' in reading) refused.push(feedbackRefusalOutcome(reading.refused));
       else kept.push(reading.feedback);
     }
-    await this.enqueue(kept);
     if (refused.length > 0) this.outcomes.count(projectId, refused);
+    const allowance = await this.limits.take(projectId, kept.length);
+    try {
+      await this.enqueue(kept.slice(0, allowance.taken));
+    } catch (error) {
+      await this.limits.giveBack(projectId, allowance.taken);
+      throw error;
+    }
+    return allowance;
   }
 
   async enqueue(feedback: QueuedFeedback[]): Promise<void> {

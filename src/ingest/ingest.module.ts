@@ -9,7 +9,7 @@ import { ProjectsModule } from '../projects/projects.module';
 import { DigestProducer, digestProducerQueueProvider } from './digest.producer';
 import { FeedbackIntake } from './feedback-intake';
 import { CheckInIntake } from './check-in-intake';
-import { CheckInLimits } from './check-in-limits';
+import { CheckInLimits, FeedbackLimits } from './category-limits';
 import { EnvelopeItemIntake } from './envelope-item-intake';
 import { CronCheckInEndpoint } from './cron-check-in.endpoint';
 import { IngestHttpHandler } from './ingest-http.handler';
@@ -50,6 +50,7 @@ import { TestEventSender } from './test-event';
     FeedbackIntake,
     CheckInIntake,
     CheckInLimits,
+    FeedbackLimits,
     EnvelopeItemIntake,
     CronCheckInEndpoint,
     IngestMetrics,

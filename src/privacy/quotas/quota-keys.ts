@@ -20,8 +20,9 @@ export class QuotaKeys {
   }
 
   /** Check-ins (category `monitor`) accepted in the minute starting at `minuteStart`. */
-  checkInsMinute(projectId: number, minuteStart: number): string {
-    return `${this.base(projectId)}:monitor:m:${minuteStart}`;
+  /** The minute's counter of a category limited apart from the events (`monitor`, `feedback`). */
+  categoryMinute(projectId: number, category: string, minuteStart: number): string {
+    return `${this.base(projectId)}:${category}:m:${minuteStart}`;
   }
 
   /** Hash: `d` daily quota, `mo` monthly quota (absent or -1: none), `sp` spike limit per hour (absent or 0: none). */
