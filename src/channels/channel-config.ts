@@ -1,6 +1,13 @@
 import { isEmail } from 'class-validator';
 import { InvalidInputError } from '../common/domain-errors';
-import { looksMasked, MASK, maskHeaderValues, maskSecret, storedHeader } from '../common/secret-mask';
+import {
+  looksMasked,
+  MASK,
+  maskHeaderValues,
+  maskSecret,
+  originOf,
+  restoreHeaders,
+} from '../common/secret-mask';
 import type { ChannelType } from './channel.entity';
 
 /** A config problem, phrased for the client. */
@@ -243,7 +250,14 @@ export function restoreMaskedSecrets(submitted: unknown, stored: Record<string, 
     const value = submitted[field];
     if (field === 'headers') {
       if (isPlainObject(value)) {
-        const restored = restoreHeaders(value, stored.headers);
+        const restored = restoreHeaders(
+          value,
+          stored.headers,
+          (name) =>
+            new ChannelConfigError(
+              `config.headers.${name} is a masked value: send the new value, or the masked value unchanged`,
+            ),
+        );
         result.headers = restored.headers;
         keptHeaders = restored.kept;
       }
@@ -265,38 +279,6 @@ export function restoreMaskedSecrets(submitted: unknown, stored: Record<string, 
     );
   }
   return result;
-}
-
-function originOf(url: unknown): string | undefined {
-  if (typeof url !== 'string') return undefined;
-  try {
-    return new URL(url).origin;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The headers to store, and the names of those whose stored value is kept. */
-function restoreHeaders(
-  submitted: Record<string, unknown>,
-  stored: unknown,
-): { headers: Record<string, unknown>; kept: string[] } {
-  const headers: Record<string, unknown> = {};
-  const kept: string[] = [];
-  for (const [name, value] of Object.entries(submitted)) {
-    const previous = storedHeader(stored, name);
-    if (typeof value === 'string' && previous !== undefined && value === maskSecret(previous)) {
-      headers[name] = previous;
-      kept.push(name);
-    } else if (typeof value === 'string' && looksMasked(value)) {
-      throw new ChannelConfigError(
-        `config.headers.${name} is a masked value: send the new value, or the masked value unchanged`,
-      );
-    } else {
-      headers[name] = value;
-    }
-  }
-  return { headers, kept };
 }
 
 /** For new channels: a masked-looking value is almost certainly a copy of another channel's view. */

@@ -34,3 +34,40 @@ export function storedHeader(stored: unknown, name: string): string | undefined 
   const match = Object.entries(stored).find(([key]) => key.toLowerCase() === name.toLowerCase());
   return typeof match?.[1] === 'string' ? match[1] : undefined;
 }
+
+/**
+ * The headers to store when a client sends back headers it was shown masked: a value that is the
+ * mask of the stored header of the same name keeps the stored value (its name is in `kept`),
+ * another masked-looking value is refused with the error `maskedError` makes for its name, anything
+ * else replaces it.
+ */
+export function restoreHeaders(
+  submitted: Record<string, unknown>,
+  stored: unknown,
+  maskedError: (name: string) => Error,
+): { headers: Record<string, unknown>; kept: string[] } {
+  const headers: Record<string, unknown> = {};
+  const kept: string[] = [];
+  for (const [name, value] of Object.entries(submitted)) {
+    const previous = storedHeader(stored, name);
+    if (typeof value === 'string' && previous !== undefined && value === maskSecret(previous)) {
+      headers[name] = previous;
+      kept.push(name);
+    } else if (typeof value === 'string' && looksMasked(value)) {
+      throw maskedError(name);
+    } else {
+      headers[name] = value;
+    }
+  }
+  return { headers, kept };
+}
+
+/** A URL's origin (scheme, host and port), or undefined for what is not a URL. */
+export function originOf(url: unknown): string | undefined {
+  if (typeof url !== 'string') return undefined;
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+}

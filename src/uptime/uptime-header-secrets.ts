@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../common/domain-errors';
-import { looksMasked, maskSecret, storedHeader } from '../common/secret-mask';
+import { looksMasked, originOf, restoreHeaders } from '../common/secret-mask';
 
 /**
  * A monitor's header values are write-only, as channel secrets are (any header may carry a
@@ -16,14 +16,6 @@ export function rejectMaskedHeaders(submitted: Record<string, unknown> | undefin
   }
 }
 
-function originOf(url: string): string | undefined {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * The headers to store after a change. Left out: the stored ones are kept. Sent: each value that is
  * the mask of the stored header of the same name keeps the stored value, another masked-looking
@@ -37,28 +29,17 @@ export function restoreMaskedHeaders(
   url: string,
   storedUrl: string,
 ): Record<string, unknown> {
-  let kept: string[];
-  let headers: Record<string, unknown>;
-  if (submitted === undefined) {
-    headers = stored;
-    kept = Object.keys(stored);
-  } else {
-    headers = {};
-    kept = [];
-    for (const [name, value] of Object.entries(submitted)) {
-      const previous = storedHeader(stored, name);
-      if (typeof value === 'string' && previous !== undefined && value === maskSecret(previous)) {
-        headers[name] = previous;
-        kept.push(name);
-      } else if (typeof value === 'string' && looksMasked(value)) {
-        throw new InvalidInputError(
-          `headers.${name} is a masked value: send the new value, or the masked value unchanged`,
+  const { headers, kept } =
+    submitted === undefined
+      ? { headers: stored as Record<string, unknown>, kept: Object.keys(stored) }
+      : restoreHeaders(
+          submitted,
+          stored,
+          (name) =>
+            new InvalidInputError(
+              `headers.${name} is a masked value: send the new value, or the masked value unchanged`,
+            ),
         );
-      } else {
-        headers[name] = value;
-      }
-    }
-  }
   const origin = originOf(url);
   if (kept.length > 0 && origin !== undefined && origin !== originOf(storedUrl)) {
     throw new InvalidInputError(`headers.${kept[0]} must be sent again when url moves to another origin`);
