@@ -19,6 +19,7 @@ import {
   watchedContext,
   settled,
   settledCount,
+  settledValue,
 } from './helpers/browser';
 import { eventually } from './helpers/queues';
 import { startUptimeSites, UptimeSites } from './helpers/uptime-sites';
@@ -59,16 +60,16 @@ describe('dashboard uptime monitors and status page (browser)', () => {
     t.app.get(UptimeClock).now = () => new Date(now);
     project = (await t.api().post('/api/projects').send({ name: 'Status Shop' }).expect(201)).body;
     empty = (await t.api().post('/api/projects').send({ name: 'No Monitors' }).expect(201)).body;
-    const create = async (name: string, path: string) =>
+    const create = async (name: string, path: string, headers?: Record<string, string>) =>
       (monitors[name] = (
         await t
           .api()
           .post(`/api/projects/${project.id}/uptime-monitors`)
-          .send({ name, url: `${sites.url}${path}`, interval_seconds: 3600, timeout_seconds: 10 })
+          .send({ name, url: `${sites.url}${path}`, interval_seconds: 3600, timeout_seconds: 10, headers })
           .expect(201)
       ).body.id);
     await create('Shop front page', '/ok');
-    await create('Checkout API', '/flaky');
+    await create('Checkout API', '/flaky', { Authorization: 'Bearer checkout-probe-token' });
     // The checkout fails for four hours two days ago, and again in the last hour.
     for (let hour = 0; hour <= HOURS; hour++) {
       now = end - (HOURS - hour) * HOUR_MS;
@@ -191,7 +192,7 @@ describe('dashboard uptime monitors and status page (browser)', () => {
 
     await page.getByRole('group', { name: 'Chart period' }).getByRole('button', { name: '7d' }).click();
     await page.getByRole('heading', { name: 'Response times · last 7 days' }).waitFor();
-    await eventually(async () => (await page.locator('.check-errors tbody tr').count()) === 5, 10_000);
+    await settledCount(page.locator('.check-errors tbody tr'), 5);
 
     const { phone, mobile } = await openPhonePage(browser, context, t.url, problems);
     await mobile.goto(`/projects/${project.id}/monitors/uptime/${monitors['Checkout API']}`);
@@ -207,12 +208,19 @@ describe('dashboard uptime monitors and status page (browser)', () => {
 
     await page.getByRole('link', { name: 'Edit' }).click();
     await page.getByRole('heading', { name: 'Edit Checkout API' }).waitFor();
+    // Header values are write-only: the form shows them masked, and sending the mask back keeps them.
+    await settledValue(page.locator('textarea[name="headers"]'), 'Authorization: Bear...****');
+    await screenshot(page, 'uptime-form-1280');
     await page.getByLabel('Down after failures').fill('0');
     await page.getByRole('button', { name: 'Save monitor' }).click();
     await page.getByRole('alert').waitFor();
     await page.getByLabel('Down after failures').fill('2');
     await page.getByRole('button', { name: 'Save monitor' }).click();
     await page.getByRole('heading', { name: 'Checkout API', exact: true }).waitFor();
+    const [stored] = await db.query('SELECT headers FROM uptime_monitors WHERE id = $1', [
+      monitors['Checkout API'],
+    ]);
+    expect(stored.headers).toEqual({ Authorization: 'Bearer checkout-probe-token' });
     const saved = await t
       .api()
       .get(`/api/projects/${project.id}/uptime-monitors/${monitors['Checkout API']}`)
