@@ -8,6 +8,7 @@
  */
 import { captureFeedback, defaultStackParser, makeNodeTransport, NodeClient, Scope } from '@sentry/node';
 import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
 import { FeedbackIntake } from '../src/ingest/feedback-intake';
 import { OutcomeFolder } from '../src/outcomes/outcome-folder';
 import { RetentionService } from '../src/retention/retention.service';
@@ -411,6 +412,36 @@ describe('user feedback', () => {
       return listed.body[0]?.status === 'sent' ? listed.body[0] : undefined;
     });
     expect(history).toMatchObject({ alert_type: 'new_feedback', status: 'sent' });
+  });
+
+  it('deletes a feedback with its screenshots', async () => {
+    const target = await createProject();
+    const feedbackId = randomUUID();
+    const pixels = 'screenshot pixels';
+    await send(
+      target,
+      envelope(
+        [
+          feedbackItem(feedbackId, { message: 'the button is gone' }),
+          [{ type: 'attachment', filename: 'screenshot.png', length: pixels.length }, pixels],
+        ],
+        { event_id: hex(feedbackId) },
+      ),
+    ).expect(200);
+    const stored = await storedFeedback(target, feedbackId);
+    const db = t.app.get(DataSource);
+    const files = () =>
+      db.query<{ blob_key: string }[]>(
+        'SELECT blob_key FROM attachments WHERE project_id = $1 AND event_id = $2',
+        [target.id, feedbackId],
+      );
+    const [file] = await files();
+    expect(file).toBeDefined();
+
+    await t.api().delete(`/api/projects/${target.id}/feedback/${stored.id}`).expect(204);
+    expect(await files()).toEqual([]);
+    // The file's blob waits on the pending list for the sweep, as every deleted file's does.
+    expect(await db.query('SELECT 1 FROM pending_blobs WHERE key = $1', [file.blob_key])).toHaveLength(1);
   });
 
   it('deletes feedback with its project retention, and keeps what is younger', async () => {

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AttachmentsDataModule } from '../attachments/attachments-data.module';
 import { IssueServicesModule } from '../issues/issue-services.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { FeedbackController } from './feedback.controller';
@@ -7,7 +8,7 @@ import { FeedbackService } from './feedback.service';
 
 /** The feedback API (role `api`). */
 @Module({
-  imports: [FeedbackDataModule, ProjectsModule, IssueServicesModule],
+  imports: [FeedbackDataModule, AttachmentsDataModule, ProjectsModule, IssueServicesModule],
   controllers: [FeedbackController],
   providers: [FeedbackService],
 })

@@ -203,12 +203,13 @@ export class FeedbackRepository {
     return rows[0];
   }
 
-  async delete(projectId: number, id: number): Promise<boolean> {
-    const [, deleted] = (await this.dataSource.query(
-      'DELETE FROM feedback WHERE project_id = $1 AND id = $2',
+  /** Deletes one feedback; returns its own event id (under which its screenshots are stored), or null. */
+  async delete(manager: EntityManager, projectId: number, id: number): Promise<string | null> {
+    const [rows] = (await manager.query(
+      'DELETE FROM feedback WHERE project_id = $1 AND id = $2 RETURNING event_id',
       [projectId, id],
-    )) as [unknown, number];
-    return deleted > 0;
+    )) as [Array<{ event_id: string }>, number];
+    return rows[0]?.event_id ?? null;
   }
 
   /**

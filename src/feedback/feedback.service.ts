@@ -1,4 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { AttachmentsRepository } from '../attachments/attachments.repository';
 import { NotFoundError } from '../common/domain-errors';
 import { decodeKeyCursor, DEFAULT_PAGE_SIZE, encodeKeyCursor, Page, toPage } from '../common/pagination';
 import type { ListFeedbackQuery } from './dto/feedback.dto';
@@ -29,7 +32,11 @@ export function toFeedbackView(row: FeedbackRow): FeedbackView {
 /** The feedback inbox of a project, the feedback of an issue, triage. */
 @Injectable()
 export class FeedbackService {
-  constructor(private readonly feedback: FeedbackRepository) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly feedback: FeedbackRepository,
+    private readonly attachments: AttachmentsRepository,
+  ) {}
 
   ofProject(projectId: number, query: ListFeedbackQuery): Promise<Page<FeedbackView>> {
     return this.page({ projectId, status: query.status, query: query.query?.trim() || undefined }, query);
@@ -51,8 +58,16 @@ export class FeedbackService {
     return toFeedbackView(row);
   }
 
+  /**
+   * Deletes a feedback and the screenshots stored under its id, in one transaction: their blobs go
+   * to the pending list (by the attachments' trigger), which the blob sweep empties.
+   */
   async delete(projectId: number, id: number): Promise<void> {
-    if (!(await this.feedback.delete(projectId, id))) throw new NotFoundError(`feedback ${id} not found`);
+    await this.dataSource.transaction(async (manager) => {
+      const eventId = await this.feedback.delete(manager, projectId, id);
+      if (eventId === null) throw new NotFoundError(`feedback ${id} not found`);
+      await this.attachments.deleteOfEvents(manager, projectId, [eventId]);
+    });
   }
 
   /** Unresolved counts of the issues of a project shown in a list (issues of other projects count 0). */
