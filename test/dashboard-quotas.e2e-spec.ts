@@ -1,6 +1,6 @@
 /**
  * Quotas and spike protection in a real headless Chromium against the real server: the settings
- * section saving quotas (checked through the API) and showing the server's refusal as it words it,
+ * section saving quotas, the daily session quota among them (checked through the API) and showing the server's refusal as it words it,
  * and the banner a spike puts on the project's issues and Usage pages (the spike made through real
  * ingest with the injectable clock); screenshots at laptop (1280×800) and phone (390×844) widths.
  * Needs /usr/bin/chromium and the built dashboard (rebuilt when dashboard/ is newer).
@@ -80,11 +80,13 @@ describe('dashboard quotas and spike protection (browser)', () => {
     );
     await form.getByLabel('Daily quota').fill('50000');
     await form.getByLabel('Monthly quota').fill('1000000');
+    await form.getByLabel('Daily session quota').fill('200000');
     await form.getByRole('button', { name: 'Save quotas' }).click();
     await form.getByRole('status').filter({ hasText: 'Saved. Ingest applies it at once.' }).waitFor();
     expect((await t.api().get(`/api/projects/${project.id}/quotas`).expect(200)).body).toMatchObject({
       daily_quota: 50_000,
       monthly_quota: 1_000_000,
+      daily_session_quota: 200_000,
       spike_protection: true,
     });
     await form.scrollIntoViewIfNeeded();
@@ -96,6 +98,16 @@ describe('dashboard quotas and spike protection (browser)', () => {
     expect((await t.api().get(`/api/projects/${project.id}/quotas`).expect(200)).body.daily_quota).toBe(
       50_000,
     );
+
+    // Emptied, the session quota is removed.
+    await form.getByLabel('Daily quota').fill('50000');
+    await form.getByLabel('Daily session quota').fill('');
+    await form.getByRole('button', { name: 'Save quotas' }).click();
+    await form.getByRole('status').filter({ hasText: 'Saved. Ingest applies it at once.' }).waitFor();
+    expect((await t.api().get(`/api/projects/${project.id}/quotas`).expect(200)).body).toMatchObject({
+      daily_quota: 50_000,
+      daily_session_quota: null,
+    });
   });
 
   it('shows a spike on the project pages: engaged since, the limit, the events dropped', async () => {

@@ -235,7 +235,7 @@ describe('Redis Cluster: the core pipeline on three masters', () => {
     ]);
   });
 
-  it('records sessions and folds them, each script within one slot', async () => {
+  it('records sessions, folds them and applies the session quota, each script within one slot', async () => {
     const own = await createProject('Sessions');
     const now = new Date().toISOString();
     const session = (status: string) =>
@@ -258,6 +258,17 @@ describe('Redis Cluster: the core pipeline on three masters', () => {
     await t.app.get(SessionFolder).fold();
     const view = (await t.api().get(`/api/projects/${own.id}/release-health`).expect(200)).body;
     expect(view.totals).toMatchObject({ sessions: 1, crashed_sessions: 1, users: 1, crash_free_users: 0 });
+
+    // The daily session quota, published beside the session keys and read by the same script.
+    await t.api().patch(`/api/projects/${own.id}/quotas`).send({ daily_session_quota: 2 }).expect(200);
+    const refused = await t
+      .http()
+      .post(`/api/${own.id}/envelope/?sentry_key=${hexOf(own.client_key)}`)
+      .send(['{}', '{"type":"session"}', session('exited')].join('\n'))
+      .expect(429);
+    expect(refused.headers['x-sentry-rate-limits']).toMatch(/^\d+:session:project:session_quota$/);
+    const quotas = (await t.api().get(`/api/projects/${own.id}/quotas`).expect(200)).body;
+    expect(quotas).toMatchObject({ daily_session_quota: 2, usage: { sessions_today: 2 } });
   });
 
   it('registers the scheduled work once for the installation', async () => {

@@ -2271,7 +2271,7 @@ export interface components {
              */
             client_ips?: string[];
         };
-        /** @description Counts of accepted events from the Redis counters ingest keeps. */
+        /** @description Counts of accepted events and session items from the Redis counters ingest keeps. */
         QuotaUsageView: {
             /** @description Accepted in the current UTC day. */
             today: number;
@@ -2283,6 +2283,8 @@ export interface components {
             spike_limit: number | null;
             /** @description Dropped by spike protection in the current UTC hour. */
             spike_dropped_this_hour: number;
+            /** @description Session items accepted in the current UTC day. */
+            sessions_today: number;
         };
         /** @description One time spike protection engaged: from the first dropped event until a whole hour without one. */
         SpikeView: {
@@ -2296,13 +2298,15 @@ export interface components {
             /** @description Events dropped by spike protection during the spike. */
             dropped: number;
         };
-        /** @description A project's event quotas and spike protection, with its current usage. */
+        /** @description A project's event quotas, session quota and spike protection, with its current usage. */
         QuotasView: {
             project_id: number;
             /** @description Events per UTC day; null: none. */
             daily_quota: number | null;
             /** @description Events per UTC month; null: none. */
             monthly_quota: number | null;
+            /** @description Session items per UTC day; null: none. */
+            daily_session_quota: number | null;
             /** @description Spike protection is on (the default). */
             spike_protection: boolean;
             /** @description When they were last changed; null: the defaults. */
@@ -2325,6 +2329,11 @@ export interface components {
              * @example 1000000
              */
             monthly_quota?: number | null;
+            /**
+             * @description Session items (session updates and aggregates) accepted per UTC day; null: no session quota. 0 accepts none.
+             * @example 100000
+             */
+            daily_session_quota?: number | null;
             /** @description Drop events far above the recent hourly volume (default true). */
             spike_protection?: boolean;
         };

@@ -58,8 +58,9 @@ export class EnvelopeItemIntake {
 
   /**
    * Records the envelope's sessions, if it has any (they count in their own category). A
-   * sessions-only envelope over the session limits is refused with a 429 that names the `session`
-   * category; beside an event, its sessions are only dropped (and counted as rate limited).
+   * sessions-only envelope over the session limits or the daily session quota is refused with a 429
+   * that names the `session` category (and the reason `session_quota` for the quota); beside an
+   * event, its sessions are only dropped (and counted as rate limited).
    */
   async takeSessions(projectId: number, reader: EnvelopeReader, withEvent: boolean): Promise<void> {
     if (!reader.smallItems.has('session') && !reader.smallItems.has('sessions')) return;
@@ -73,10 +74,19 @@ export class EnvelopeItemIntake {
     }
     if (taken.rateLimited && !withEvent) {
       const seconds = String(taken.rateLimited.retryAfterSeconds);
+      const quota = taken.rateLimited.window === 'day';
       throw new IngestRejection(
-        `rate limit exceeded: too many session items per ${taken.rateLimited.window} for this project`,
+        quota
+          ? 'daily session quota exceeded for this project'
+          : `rate limit exceeded: too many session items per ${taken.rateLimited.window} for this project`,
         HttpStatus.TOO_MANY_REQUESTS,
-        { 'Retry-After': seconds, 'X-Sentry-Rate-Limits': `${seconds}:session:project` },
+        {
+          'Retry-After': seconds,
+          'X-Sentry-Rate-Limits': `${seconds}:session:project${quota ? ':session_quota' : ''}`,
+        },
+        // The quota's refusal counts every session item it drops, as beside an event.
+        quota ? 'session_quota' : undefined,
+        quota ? taken.outcomes : undefined,
       );
     }
     if (taken.outcomes.length > 0) this.outcomes.count(projectId, taken.outcomes);

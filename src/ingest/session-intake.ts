@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { RepeatedLog } from '../common/repeated-log';
 import type { OutcomeCount } from '../outcomes/envelope-outcomes';
 import { readSessionItems, SessionRecord } from '../releases/health/session-items';
-import { HashedRecord, SessionRecorder } from '../releases/health/session-recorder';
+import { HashedRecord, SessionLimitWindow, SessionRecorder } from '../releases/health/session-recorder';
 import { UserHasher } from '../releases/health/user-hasher';
 import type { EnvelopeReader } from './envelope-reader';
 
@@ -12,8 +12,11 @@ export const SESSION_ITEM_TYPES: ReadonlySet<string> = new Set(['session', 'sess
 export interface SessionIntakeResult {
   /** Session items the envelope held. */
   items: number;
-  /** Set when the project's session limit refused them: nothing of them was recorded. */
-  rateLimited?: { retryAfterSeconds: number; window: 'minute' | 'hour' };
+  /**
+   * Set when the project's session limit (`minute`, `hour`) or daily session quota (`day`) refused
+   * them: nothing of them was recorded.
+   */
+  rateLimited?: { retryAfterSeconds: number; window: SessionLimitWindow };
   /** What was skipped or refused, as outcomes (category `session`). */
   outcomes: OutcomeCount[];
 }
@@ -62,10 +65,14 @@ export class SessionIntake {
     }
     if (!verdict.applied) {
       result.rateLimited = { retryAfterSeconds: verdict.retryAfterSeconds, window: verdict.window };
-      result.outcomes = [
-        { outcome: 'rate_limited', category: 'session', reason: 'rate_limit', quantity: items },
-      ];
-      if (verdict.over <= items) {
+      const reason = verdict.window === 'day' ? 'session_quota' : 'rate_limit';
+      result.outcomes = [{ outcome: 'rate_limited', category: 'session', reason, quantity: items }];
+      if (verdict.window === 'day') {
+        this.limitLog.warn(
+          `session quota ${projectId}`,
+          `daily session quota exceeded for project ${projectId}: dropping sessions for ${verdict.retryAfterSeconds} s`,
+        );
+      } else if (verdict.over <= items) {
         const limit = verdict.window === 'minute' ? this.recorder.minuteLimit : this.recorder.hourLimit;
         this.limitLog.warn(
           `sessions ${projectId}`,

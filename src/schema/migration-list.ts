@@ -25,6 +25,7 @@ import { PrivacySettings1797000000000 } from './migrations/1797000000000-Privacy
 import { InboundFilters1797100000000 } from './migrations/1797100000000-InboundFilters';
 import { QuotasAndSpikeProtection1797300000000 } from './migrations/1797300000000-QuotasAndSpikeProtection';
 import { SessionReleaseBudget1797420000000 } from './migrations/1797420000000-SessionReleaseBudget';
+import { DailySessionQuota1797440000000 } from './migrations/1797440000000-DailySessionQuota';
 
 /** Migrations are listed explicitly so that ts (tests, CLI) and compiled js resolve the same set. */
 export const MIGRATIONS = [
@@ -55,4 +56,5 @@ export const MIGRATIONS = [
   InboundFilters1797100000000,
   QuotasAndSpikeProtection1797300000000,
   SessionReleaseBudget1797420000000,
+  DailySessionQuota1797440000000,
 ];

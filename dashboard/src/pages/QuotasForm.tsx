@@ -10,18 +10,19 @@ type Quotas = components['schemas']['QuotasView'];
 const count = (value: number) => value.toLocaleString('en');
 
 /** A quota as typed: empty is no quota; anything else must be a whole number, 0 or more. */
-function parseQuota(text: string, label: string): number | null | string {
+function parseQuota(text: string, label: string, unit = 'events'): number | null | string {
   const trimmed = text.trim();
   if (trimmed === '') return null;
-  if (!/^\d+$/.test(trimmed)) return `${label} must be a whole number of events (0 or more), or empty for none.`;
+  if (!/^\d+$/.test(trimmed)) return `${label} must be a whole number of ${unit} (0 or more), or empty for none.`;
   return Number(trimmed);
 }
 
-/** Daily and monthly event quotas and spike protection, with what is used of them now. */
+/** Daily and monthly event quotas, the daily session quota and spike protection, with what is used of them now. */
 export function QuotasForm({ projectId }: { projectId: number }) {
   const [quotas, setQuotas] = useState<Quotas | null>(null);
   const [daily, setDaily] = useState('');
   const [monthly, setMonthly] = useState('');
+  const [sessions, setSessions] = useState('');
   const [spikes, setSpikes] = useState(true);
   const { busy, error, setError, run } = useSubmit();
   const [notice, setNotice] = useState<string | null>(null);
@@ -30,6 +31,7 @@ export function QuotasForm({ projectId }: { projectId: number }) {
     setQuotas(loaded);
     setDaily(loaded.daily_quota === null ? '' : String(loaded.daily_quota));
     setMonthly(loaded.monthly_quota === null ? '' : String(loaded.monthly_quota));
+    setSessions(loaded.daily_session_quota === null ? '' : String(loaded.daily_session_quota));
     setSpikes(loaded.spike_protection);
   };
 
@@ -45,7 +47,8 @@ export function QuotasForm({ projectId }: { projectId: number }) {
     setNotice(null);
     const dailyQuota = parseQuota(daily, 'The daily quota');
     const monthlyQuota = parseQuota(monthly, 'The monthly quota');
-    for (const parsed of [dailyQuota, monthlyQuota]) {
+    const sessionQuota = parseQuota(sessions, 'The daily session quota', 'session items');
+    for (const parsed of [dailyQuota, monthlyQuota, sessionQuota]) {
       if (typeof parsed === 'string') {
         setError(parsed);
         return;
@@ -58,6 +61,7 @@ export function QuotasForm({ projectId }: { projectId: number }) {
           body: {
             daily_quota: dailyQuota as number | null,
             monthly_quota: monthlyQuota as number | null,
+            daily_session_quota: sessionQuota as number | null,
             spike_protection: spikes,
           },
         }),
@@ -105,6 +109,21 @@ export function QuotasForm({ projectId }: { projectId: number }) {
               </small>
             </label>
           </div>
+          <label class="field">
+            <span>Daily session quota</span>
+            <input
+              name="daily-session-quota"
+              inputMode="numeric"
+              placeholder="no quota"
+              value={sessions}
+              aria-describedby="daily-session-quota-hint"
+              onInput={(event) => setSessions(event.currentTarget.value)}
+            />
+            <small class="hint" id="daily-session-quota-hint">
+              Session items (release health) per UTC day; they never use up the event quotas.
+              {usage ? ` Today: ${count(usage.sessions_today)}.` : ''}
+            </small>
+          </label>
           <label class="check">
             <input
               type="checkbox"

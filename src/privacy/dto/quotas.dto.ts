@@ -33,6 +33,23 @@ export class UpdateQuotasDto {
   @Max(MAX_QUOTA, { message: `monthly_quota must be at most ${MAX_QUOTA}` })
   monthly_quota?: number | null;
 
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    minimum: 0,
+    maximum: MAX_QUOTA,
+    description:
+      'Session items (session updates and aggregates) accepted per UTC day; null: no session quota. 0 accepts none.',
+    example: 100_000,
+  })
+  @ValidateIf(
+    (body: UpdateQuotasDto) => body.daily_session_quota !== null && body.daily_session_quota !== undefined,
+  )
+  @IsInt({ message: 'daily_session_quota must be an integer (or null for no quota)' })
+  @Min(0, { message: 'daily_session_quota must not be below 0' })
+  @Max(MAX_QUOTA, { message: `daily_session_quota must be at most ${MAX_QUOTA}` })
+  daily_session_quota?: number | null;
+
   @ApiPropertyOptional({ description: 'Drop events far above the recent hourly volume (default true).' })
   @IsOptional()
   @IsBoolean({ message: 'spike_protection must be true or false' })

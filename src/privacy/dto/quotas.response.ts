@@ -25,7 +25,7 @@ export class SpikeView {
   dropped: number;
 }
 
-@ApiSchema({ description: 'Counts of accepted events from the Redis counters ingest keeps.' })
+@ApiSchema({ description: 'Counts of accepted events and session items from the Redis counters ingest keeps.' })
 export class QuotaUsageView {
   @ApiProperty({ description: 'Accepted in the current UTC day.' })
   today: number;
@@ -45,9 +45,14 @@ export class QuotaUsageView {
 
   @ApiProperty({ description: 'Dropped by spike protection in the current UTC hour.' })
   spike_dropped_this_hour: number;
+
+  @ApiProperty({ description: 'Session items accepted in the current UTC day.' })
+  sessions_today: number;
 }
 
-@ApiSchema({ description: "A project's event quotas and spike protection, with its current usage." })
+@ApiSchema({
+  description: "A project's event quotas, session quota and spike protection, with its current usage.",
+})
 export class QuotasView {
   @ApiProperty()
   project_id: number;
@@ -57,6 +62,9 @@ export class QuotasView {
 
   @ApiProperty({ type: Number, nullable: true, description: 'Events per UTC month; null: none.' })
   monthly_quota: number | null;
+
+  @ApiProperty({ type: Number, nullable: true, description: 'Session items per UTC day; null: none.' })
+  daily_session_quota: number | null;
 
   @ApiProperty({ description: 'Spike protection is on (the default).' })
   spike_protection: boolean;

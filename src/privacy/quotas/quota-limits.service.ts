@@ -2,8 +2,9 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { RepeatedLog } from '../../common/repeated-log';
 import { AppConfig } from '../../config/app-config';
 import { REDIS, RedisClient } from '../../redis/redis.module';
+import { sessionKeys } from '../../releases/health/session-keys';
 import { QuotaKeys } from './quota-keys';
-import { BASELINE_HOURS, baselineHours, HOUR_MS, hourStart, spikeLimit } from './quota-periods';
+import { BASELINE_HOURS, baselineHours, dayStart, HOUR_MS, hourStart, spikeLimit } from './quota-periods';
 import { ProjectLimitInputs, QuotasRepository, SpikeRow } from './quotas.repository';
 
 /** What the quotas API shows of a project's counters, read from Redis. */
@@ -15,6 +16,8 @@ export interface QuotaUsage {
   spike_limit: number | null;
   /** The current hour's drops by spike protection, live. */
   spike_dropped_this_hour: number;
+  /** Session items accepted in the current UTC day. */
+  sessions_today: number;
 }
 
 /** A spike the minute job found engaged for the first time: one alert. */
@@ -34,6 +37,7 @@ export class QuotaLimitsService {
   private readonly logger = new Logger('QuotaLimits');
   private readonly failures = new RepeatedLog(this.logger, 60_000);
   private readonly keys: QuotaKeys;
+  private readonly sessionKeys: ReturnType<typeof sessionKeys>;
 
   constructor(
     @Inject(REDIS) private readonly redis: RedisClient,
@@ -41,6 +45,7 @@ export class QuotaLimitsService {
     private readonly config: AppConfig,
   ) {
     this.keys = new QuotaKeys(config.REDIS_PREFIX);
+    this.sessionKeys = sessionKeys(config.REDIS_PREFIX);
   }
 
   /** The project's spike protection limit for the hour of `now` (null: turned off). */
@@ -78,6 +83,12 @@ export class QuotaLimitsService {
         mo: project.monthly_quota ?? -1,
         sp: this.limitOf(project, now) ?? 0,
       });
+      // The session quota sits with the session keys: the script that applies sessions reads it.
+      if (project.daily_session_quota === null) {
+        pipeline.hdel(this.sessionKeys.dailyQuotas, String(project.project_id));
+      } else {
+        pipeline.hset(this.sessionKeys.dailyQuotas, String(project.project_id), project.daily_session_quota);
+      }
     }
     const results = await pipeline.exec();
     const failed = results?.find(([error]) => error !== null)?.[0];
@@ -85,12 +96,13 @@ export class QuotaLimitsService {
   }
 
   async usage(projectId: number, now: number): Promise<QuotaUsage> {
-    const [today, month, hour, limits, spike] = await Promise.all([
+    const [today, month, hour, limits, spike, sessions] = await Promise.all([
       this.redis.get(this.keys.acceptedToday(projectId, now)),
       this.redis.get(this.keys.acceptedThisMonth(projectId, now)),
       this.redis.get(this.keys.acceptedThisHour(projectId, now)),
       this.redis.hget(this.keys.limits(projectId), 'sp'),
       this.redis.hget(this.keys.spike(projectId, now), 'dropped'),
+      this.redis.get(this.sessionKeys.acceptedInDay(projectId, dayStart(now))),
     ]);
     const limit = Number(limits ?? 0);
     return {
@@ -99,6 +111,7 @@ export class QuotaLimitsService {
       this_hour: Number(hour ?? 0),
       spike_limit: limit > 0 ? limit : null,
       spike_dropped_this_hour: Number(spike ?? 0),
+      sessions_today: Number(sessions ?? 0),
     };
   }
 

@@ -6,12 +6,13 @@ export interface QuotaSettingsRow {
   project_id: number;
   daily_quota: number | null;
   monthly_quota: number | null;
+  daily_session_quota: number | null;
   spike_protection: boolean;
   updated_at: Date;
 }
 
 export type QuotaSettingsChange = Partial<
-  Pick<QuotaSettingsRow, 'daily_quota' | 'monthly_quota' | 'spike_protection'>
+  Pick<QuotaSettingsRow, 'daily_quota' | 'monthly_quota' | 'daily_session_quota' | 'spike_protection'>
 >;
 
 /** What the minute job needs of every project to publish its limits. */
@@ -20,6 +21,7 @@ export interface ProjectLimitInputs {
   created_at: Date;
   daily_quota: number | null;
   monthly_quota: number | null;
+  daily_session_quota: number | null;
   spike_protection: boolean;
   /** Events accepted in the baseline window (project_hourly, every environment). */
   recent_events: number;
@@ -36,7 +38,7 @@ export interface SpikeRow {
   dropped_this_hour: number;
 }
 
-const COLUMNS = 'project_id, daily_quota, monthly_quota, spike_protection, updated_at';
+const COLUMNS = 'project_id, daily_quota, monthly_quota, daily_session_quota, spike_protection, updated_at';
 const SPIKE_COLUMNS =
   'id, project_id, started_at, ended_at, limit_per_hour, current_hour, ' +
   'dropped_earlier::float8 AS dropped_earlier, dropped_this_hour::float8 AS dropped_this_hour';
@@ -60,12 +62,13 @@ export class QuotasRepository {
    */
   async upsert(projectId: number, change: QuotaSettingsChange): Promise<QuotaSettingsRow> {
     const rows = await this.dataSource.query<QuotaSettingsRow[]>(
-      `INSERT INTO project_quotas AS q (project_id, daily_quota, monthly_quota, spike_protection)
-       VALUES ($1, $2::int, $4::int, coalesce($6, true))
+      `INSERT INTO project_quotas AS q (project_id, daily_quota, monthly_quota, spike_protection, daily_session_quota)
+       VALUES ($1, $2::int, $4::int, coalesce($6, true), $7::int)
        ON CONFLICT (project_id) DO UPDATE SET
          daily_quota = CASE WHEN $3 THEN $2::int ELSE q.daily_quota END,
          monthly_quota = CASE WHEN $5 THEN $4::int ELSE q.monthly_quota END,
          spike_protection = coalesce($6, q.spike_protection),
+         daily_session_quota = CASE WHEN $8 THEN $7::int ELSE q.daily_session_quota END,
          updated_at = now()
        RETURNING ${COLUMNS}`,
       [
@@ -75,6 +78,8 @@ export class QuotasRepository {
         change.monthly_quota ?? null,
         change.monthly_quota !== undefined,
         change.spike_protection ?? null,
+        change.daily_session_quota ?? null,
+        change.daily_session_quota !== undefined,
       ],
     );
     return rows[0];
@@ -83,7 +88,7 @@ export class QuotasRepository {
   /** Every project's settings and its accepted events in [from, to). */
   async limitInputs(from: Date, to: Date): Promise<ProjectLimitInputs[]> {
     return this.dataSource.query<ProjectLimitInputs[]>(
-      `SELECT p.id AS project_id, p.created_at, q.daily_quota, q.monthly_quota,
+      `SELECT p.id AS project_id, p.created_at, q.daily_quota, q.monthly_quota, q.daily_session_quota,
               coalesce(q.spike_protection, true) AS spike_protection,
               coalesce(h.events, 0)::float8 AS recent_events
          FROM projects p
@@ -97,7 +102,7 @@ export class QuotasRepository {
   /** The project's accepted events in [from, to), and its creation time. */
   async projectInputs(projectId: number, from: Date, to: Date): Promise<ProjectLimitInputs | undefined> {
     const rows = await this.dataSource.query<ProjectLimitInputs[]>(
-      `SELECT p.id AS project_id, p.created_at, q.daily_quota, q.monthly_quota,
+      `SELECT p.id AS project_id, p.created_at, q.daily_quota, q.monthly_quota, q.daily_session_quota,
               coalesce(q.spike_protection, true) AS spike_protection,
               (SELECT coalesce(sum(count), 0) FROM project_hourly
                 WHERE project_id = p.id AND hour >= $2 AND hour < $3)::float8 AS recent_events

@@ -33,6 +33,7 @@ export class QuotasService {
       project_id: projectId,
       daily_quota: row?.daily_quota ?? null,
       monthly_quota: row?.monthly_quota ?? null,
+      daily_session_quota: row?.daily_session_quota ?? null,
       spike_protection: row?.spike_protection ?? true,
       updated_at: row ? row.updated_at.toISOString() : null,
       usage,

@@ -10,6 +10,10 @@
  * - `us:<user hash>`: the sessions (`<project>:<sid>`) of one user, so that erasing the user finds
  *   their states (the hash names the project too);
  * - `rl:<project>:<m|h>:<window start>`: the session rate-limit counters;
+ * - `quotas`: hash of each project's daily session quota (field: the project id; absent: none),
+ *   published by the quotas settings (they live here, not in the project's limits hash, so that
+ *   the apply script reads them in its own slot);
+ * - `qd:<project>:<UTC day start>`: the session items accepted in that day, counted against it;
  * - `fold:<batch id>`, `folds`: live hashes a fold took, until their counts are in PostgreSQL.
  */
 export function sessionKeys(prefix: string) {
@@ -21,6 +25,8 @@ export function sessionKeys(prefix: string) {
     batch: (batchId: string) => `${base}:fold:${batchId}`,
     session: (projectAndSid: string) => `${base}:s:${projectAndSid}`,
     userSessions: (userHash: string) => `${base}:us:${userHash}`,
+    dailyQuotas: `${base}:quotas`,
+    acceptedInDay: (projectId: number, dayStart: number) => `${base}:qd:${projectId}:${dayStart}`,
   };
 }
 

@@ -7,10 +7,10 @@ import { SessionClass, SessionRecord, worstClassOf } from './session-items';
 
 /**
  * Applies the session records of several envelopes (those of concurrent requests), each
- * atomically, after counting it against its project's session rate limit (nothing of an envelope
- * is applied when the limit refuses it). KEYS: the live hash. ARGV: the key base, minute limit,
- * hour limit, minute window start, hour window start, minute TTL, hour TTL, new sessions tracked
- * per project and hour (0: no cap); then per envelope a header of 8 slots (`E`, project id, items
+ * atomically, after counting it against its project's daily session quota and session rate limit
+ * (nothing of an envelope is applied when either refuses it). KEYS: the live hash. ARGV: the key
+ * base, minute limit, hour limit, minute window start, hour window start, minute TTL, hour TTL, new
+ * sessions tracked per project and hour (0: no cap), UTC day start, day TTL; then per envelope a header of 8 slots (`E`, project id, items
  * to count, records that follow, padding) and its records of 8 slots each:
  *
  * - `u` (an update): state key, order, class, flags (`e` it ends the session, `i` its init update,
@@ -27,7 +27,12 @@ import { SessionClass, SessionRecord, worstClassOf } from './session-items';
  * moves it to a worse class (the counter of its old class down, of its new class up): a session is
  * counted once, as the worst it reached. The user of a bucket keeps the worst class of its
  * sessions. Returns per envelope {0, 0, dropped} when applied, {1|2, over, 0} when the minute|hour
- * limit refused.
+ * limit refused, {3, over, 0} when the daily quota did.
+ *
+ * The daily quota (hash `quotas`, field: the project; absent: none) is checked first and counts
+ * only accepted items (counter `qd:<project>:<day start>`, kept for every project: the quotas API
+ * shows it): an envelope it refuses uses up nothing, and one the rate limit refuses does not count
+ * against the day.
  *
  * A new session gets a state only while its project has created fewer than the cap of states in the
  * current hour (counter `n:<project>:<hour window>`), and only when its start is recent enough for
@@ -51,6 +56,12 @@ local function worse(field, class)
   if not old or tonumber(old) < class then redis.call('HSET', live, field, class) end
 end
 local function limited(project, quantity)
+  local day = base .. ':qd:' .. project .. ':' .. ARGV[9]
+  local quota = redis.call('HGET', base .. ':quotas', project)
+  if quota then
+    local accepted = tonumber(redis.call('GET', day) or '0') + quantity
+    if accepted > tonumber(quota) then return 3, accepted - tonumber(quota) end
+  end
   local limits = {{tonumber(ARGV[2]), ':m:' .. ARGV[4], ARGV[6]}, {tonumber(ARGV[3]), ':h:' .. ARGV[5], ARGV[7]}}
   for index, limit in ipairs(limits) do
     if limit[1] > 0 then
@@ -60,6 +71,8 @@ local function limited(project, quantity)
       if count > limit[1] then return index, count - limit[1] end
     end
   end
+  local accepted = redis.call('INCRBY', day, quantity)
+  if accepted == quantity then redis.call('PEXPIRE', day, ARGV[10]) end
   return 0, 0
 end
 local function tracks(project)
@@ -128,7 +141,7 @@ local function apply(i, project)
   return 0
 end
 local results = {}
-local i = 9
+local i = 11
 while i <= #ARGV do
   local project = ARGV[i + 1]
   local count = tonumber(ARGV[i + 3])
@@ -148,6 +161,7 @@ return results
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
 const EXPIRY_SLACK_MS = 60_000;
 /**
  * An ended session's state is kept this long, so that a resend of its last update changes nothing;
@@ -162,7 +176,12 @@ type ApplyCommand = (live: string, ...args: (string | number)[]) => Promise<numb
 export type SessionRecordVerdict =
   /** `untracked`: updates dropped because their session has no state (see APPLY_SCRIPT). */
   | { applied: true; untracked: number }
-  | { applied: false; window: 'minute' | 'hour'; retryAfterSeconds: number; over: number };
+  /** `day`: the project's daily session quota refused them. */
+  | { applied: false; window: SessionLimitWindow; retryAfterSeconds: number; over: number };
+
+export type SessionLimitWindow = 'minute' | 'hour' | 'day';
+
+const WINDOWS: Record<number, SessionLimitWindow> = { 1: 'minute', 2: 'hour', 3: 'day' };
 
 /** A record with the keyed hash of its user, ready to apply. */
 export type HashedRecord = SessionRecord & { userHash?: string };
@@ -210,7 +229,8 @@ export class SessionRecorder {
   }
 
   /**
-   * Counts `items` session items against the project's session limits and, when they allow it,
+   * Counts `items` session items against the project's daily session quota and session limits
+   * and, when they allow it,
    * applies the records.
    */
   async record(
@@ -223,12 +243,12 @@ export class SessionRecorder {
     for (const record of records) args.push(...recordArgs(projectId, record, now));
     const [verdict, over, untracked] = await this.batcher.submit({ projectId, items, args });
     if (verdict === 0) return { applied: true, untracked };
-    const minuteStart = now - (now % MINUTE_MS);
-    const hourStart = now - (now % HOUR_MS);
-    const windowEnd = verdict === 1 ? minuteStart + MINUTE_MS : hourStart + HOUR_MS;
+    const window = WINDOWS[verdict];
+    const length = window === 'minute' ? MINUTE_MS : window === 'hour' ? HOUR_MS : DAY_MS;
+    const windowEnd = now - (now % length) + length;
     return {
       applied: false,
-      window: verdict === 1 ? 'minute' : 'hour',
+      window,
       retryAfterSeconds: Math.max(1, Math.ceil((windowEnd - now) / 1000)),
       over,
     };
@@ -238,6 +258,7 @@ export class SessionRecorder {
     const now = Date.now();
     const minuteStart = now - (now % MINUTE_MS);
     const hourStart = now - (now % HOUR_MS);
+    const dayStart = now - (now % DAY_MS);
     const args: (string | number)[] = [
       this.keys.base,
       this.minuteLimit,
@@ -247,6 +268,8 @@ export class SessionRecorder {
       minuteStart + MINUTE_MS - now + EXPIRY_SLACK_MS,
       hourStart + HOUR_MS - now + EXPIRY_SLACK_MS,
       this.trackedPerHour,
+      dayStart,
+      dayStart + DAY_MS - now + EXPIRY_SLACK_MS,
     ];
     for (const envelope of batch) {
       args.push('E', envelope.projectId, envelope.items, envelope.args.length / 8, '', '', '', '');
