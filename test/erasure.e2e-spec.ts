@@ -14,7 +14,7 @@ import { startTestApp, TestApp } from './helpers/app';
 import { attachment, createProject, envelope, hex, Project, sendEnvelope } from './helpers/attachments';
 import { as, expectStatus, invitedAccount } from './helpers/members';
 import { eventually, openQueue, storedEvent } from './helpers/queues';
-import { asUuid, dumpDatabase, dumpRedis, foundIn } from './helpers/person-traces';
+import { asUuid, dumpDatabase, dumpRedis, foundIn, whereFound } from './helpers/person-traces';
 import { settleRollups } from './helpers/rollups';
 import { sessionEnvelope, sessionPayload } from './helpers/sessions';
 import { SessionFolder } from '../src/releases/health/session-folder';
@@ -318,10 +318,10 @@ describe("erasing a person's data", () => {
     const bobHash = await userHash(project.id, BOB.id);
     const annTraces = [ANN.id, ANN.email, ANN.username, ANN.ip_address, annHash, asUuid(annHash)];
     const dump = await dumpDatabase();
-    expect(foundIn(dump, annTraces)).toEqual([]);
+    expect(whereFound(dump, annTraces)).toEqual([]);
     expect(foundIn(dump, [BOB.id, BOB.email, asUuid(bobHash)])).toEqual([BOB.id, BOB.email, asUuid(bobHash)]);
     const redisDump = await dumpRedis(t.config.REDIS_PREFIX);
-    expect(foundIn(redisDump, annTraces)).toEqual([]);
+    expect(whereFound(redisDump, annTraces)).toEqual([]);
     expect(foundIn(redisDump, [BOB.id, BOB.email])).toEqual([BOB.id, BOB.email]);
     const redis = new Redis(TEST_REDIS_URL);
     try {

@@ -76,3 +76,20 @@ export function foundIn(text: string, identifiers: readonly string[]): string[] 
 export function asUuid(hash: string): string {
   return `${hash.slice(0, 8)}-${hash.slice(8, 12)}-${hash.slice(12, 16)}-${hash.slice(16, 20)}-${hash.slice(20)}`;
 }
+
+/**
+ * Where each of `identifiers` stands in a dump: the dump's line, cut to 300 characters, under the
+ * `COPY <table>` (or Redis key) line it belongs to, so that a failure names the table that kept it.
+ */
+export function whereFound(text: string, identifiers: readonly string[]): string[] {
+  const found: string[] = [];
+  let section = '';
+  for (const line of text.split('\n')) {
+    if (line.startsWith('COPY ') || line.startsWith('key ')) section = line.slice(0, 120);
+    const lower = line.toLowerCase();
+    for (const identifier of identifiers) {
+      if (lower.includes(identifier.toLowerCase())) found.push(`${identifier} in ${section}: ${line.slice(0, 300)}`);
+    }
+  }
+  return found;
+}
