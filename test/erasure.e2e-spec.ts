@@ -243,6 +243,12 @@ describe("erasing a person's data", () => {
     const annFailed = await failedJob(project, ANN);
     const bobFailed = await failedJob(project, BOB);
     await eventually(async () => (await counts(project, [])).feedback === 2, 30_000);
+    // An erasure covers what is stored: a digest job still running (or run again after a stall on a
+    // busy machine) would store its event or feedback anew after it. Nothing may be in flight.
+    await eventually(async () => {
+      const jobs = await digest.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'paused');
+      return Object.values(jobs).every((count) => count === 0);
+    }, 60_000);
     await settleRollups(t.app);
     const sharedIssue = shared1.issue_id;
     const annIssue = (await storedEvent(t, annOld[2])).issue_id;
