@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { withDeadline } from '../common/deadline';
 import { RepeatedLog } from '../common/repeated-log';
 import { AppConfig } from '../config/app-config';
 import { REDIS, RedisClient } from '../redis/redis.module';
@@ -60,6 +61,7 @@ export class StatusPageRateLimit {
       [count, msLeft] = await withDeadline(
         command.call(redis, `${this.prefix}:${clientAddressKey(ip)}`, WINDOW_MS),
         REDIS_DEADLINE_MS,
+        `Redis did not answer within ${REDIS_DEADLINE_MS} ms`,
       );
     } catch (error) {
       this.log.warn('unavailable', `status page requests not counted: ${(error as Error).message}`);
@@ -74,12 +76,4 @@ export class StatusPageRateLimit {
     }
     return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(msLeft / 1000)) };
   }
-}
-
-function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
