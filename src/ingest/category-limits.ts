@@ -90,10 +90,6 @@ class CategoryMinuteLimit {
     }
   }
 
-  get limit(): number {
-    return this.options.limit;
-  }
-
   private key(projectId: number, now: number): string {
     return this.keys.categoryMinute(projectId, this.options.category, now - (now % MINUTE_MS));
   }
