@@ -23,8 +23,17 @@ import { Redis } from 'ioredis';
 import { testDatabaseUrl, TEST_REDIS_URL } from './helpers/test-env';
 
 const DAY = 86_400_000;
-const ANN = { id: 'ann-1', email: 'Ann@Example.com', ip_address: '10.1.1.1', username: 'ann.lovelace' };
-const BOB = { id: 'bob-2', email: 'bob@example.com' };
+// Identifiers of this run alone: the scans below read the whole database, which the other test
+// files of the run share, and theirs may well name an Ann at example.com too.
+const RUN = randomUUID().slice(0, 8);
+const RUN_OCTETS = [1, 2, 3].map(() => Math.floor(Math.random() * 250) + 2).join('.');
+const ANN = {
+  id: `ann-${RUN}`,
+  email: `Ann.${RUN}@Example.com`,
+  ip_address: `10.${RUN_OCTETS}`,
+  username: `ann.lovelace.${RUN}`,
+};
+const BOB = { id: `bob-${RUN}`, email: `bob.${RUN}@example.com` };
 
 function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -169,7 +178,10 @@ describe("erasing a person's data", () => {
   /** The keyed hash release health stores a distinct id under, computed here independently. */
   async function userHash(projectId: number, did: string): Promise<string> {
     const [{ key }] = await db.query('SELECT key FROM release_health_key WHERE id = 1');
-    return createHmac('sha256', key as Buffer).update(`${projectId}\n${did}`).digest('hex').slice(0, 32);
+    return createHmac('sha256', key as Buffer)
+      .update(`${projectId}\n${did}`)
+      .digest('hex')
+      .slice(0, 32);
   }
 
   it('erases every event, attachment and feedback of one person and corrects the counts exactly', async () => {
@@ -180,7 +192,7 @@ describe("erasing a person's data", () => {
       await sendOld(project.id, 20, { ...shared, user: ANN }),
       await sendOld(project.id, 5, { ...shared, user: { ip_address: ANN.ip_address } }),
       await sendOld(project.id, 40, { ...annOnly, user: { username: ANN.username } }),
-      await sendOld(project.id, 10, { ...annOnly, user: { email: 'ann@example.com' } }),
+      await sendOld(project.id, 10, { ...annOnly, user: { email: ANN.email.toLowerCase() } }),
     ];
     const bobs = [
       await sendOld(project.id, 20, { ...shared, user: BOB }),
@@ -285,10 +297,10 @@ describe("erasing a person's data", () => {
     // `id:` names one field; a bare value matches the id, e-mail (any case), username or IP address.
     const byId = await t
       .api()
-      .delete(`/api/projects/${project.id}/users/${encodeURIComponent('id:ann-1')}`)
+      .delete(`/api/projects/${project.id}/users/${encodeURIComponent(`id:${ANN.id}`)}`)
       .expect(200);
     expect(byId.body).toEqual({
-      identifier: 'id:ann-1',
+      identifier: `id:${ANN.id}`,
       events_deleted: 2,
       issues_updated: 1,
       issues_deleted: 0,
@@ -309,7 +321,7 @@ describe("erasing a person's data", () => {
     // The session fold may run meanwhile: the person's hash is in PostgreSQL, in Redis, or both.
     expect(byId.body.erased.release_health_users + byId.body.erased.session_user_entries).toBeGreaterThan(0);
     const rest = [];
-    for (const value of ['10.1.1.1', ANN.username, 'ANN@example.com']) {
+    for (const value of [ANN.ip_address, ANN.username, ANN.email.toUpperCase()]) {
       const response = await t
         .api()
         .delete(`/api/projects/${project.id}/users/${encodeURIComponent(value)}`)
@@ -346,7 +358,7 @@ describe("erasing a person's data", () => {
       { version: 'shop@1.0', event_count: 2 },
       { version: 'shop@2.0', event_count: 0 },
     ]);
-    expect(after.users).toEqual([{ issue_id: sharedIssue, value: 'id:bob-2', count: 2 }]);
+    expect(after.users).toEqual([{ issue_id: sharedIssue, value: `id:${BOB.id}`, count: 2 }]);
     expect(after.userKeys).toEqual([{ issue_id: sharedIssue, total: 2, distinct_values: 1 }]);
     const issue = (await t.api().get(`/api/issues/${sharedIssue}`).expect(200)).body;
     expect(issue).toMatchObject({ event_count: 2, user_count: 1 });
@@ -364,23 +376,17 @@ describe("erasing a person's data", () => {
     );
     expect(audit).toHaveLength(4);
     expect(audit[0].details).toMatchObject({ field: 'id', events_deleted: 2, feedback_deleted: 1 });
-    expect(JSON.stringify(audit)).not.toContain('ann-1');
+    expect(JSON.stringify(audit)).not.toContain(ANN.id);
 
     // Erasing again finds nothing.
     const again = await t.api().delete(`/api/projects/${project.id}/users/${ANN.username}`).expect(200);
     expect(again.body).toMatchObject({ events_deleted: 0, issues_deleted: 0 });
 
     // The command line erases the other person: the shared issue is left without events and goes.
-    const cli = await runCli([
-      'users:erase',
-      '--project',
-      String(project.id),
-      '--identifier',
-      'bob@example.com',
-    ]);
+    const cli = await runCli(['users:erase', '--project', String(project.id), '--identifier', BOB.email]);
     expect(cli.code).toBe(0);
     expect(JSON.parse(cli.stdout.trim().split('\n').pop() as string)).toMatchObject({
-      identifier: 'bob@example.com',
+      identifier: BOB.email,
       events_deleted: 2,
       issues_deleted: 1,
     });
