@@ -39,7 +39,12 @@ export interface AttachmentCheck {
   phases: AttachmentPhaseCheck[];
   /** Envelopes answered 200 over the whole run: none means nothing was checked, a failure. */
   acknowledged: number;
-  /** Files stored for envelopes answered with an error status (the sender was told to retry): a failure. */
+  /**
+   * Files stored for envelopes answered with an error status (the queue refused the event after its
+   * files were recorded): the sender's retry stores the event, which finds them (a file is stored
+   * once per event, name and checksum), or the orphan sweep deletes them a day later. Reported, not
+   * a failure: nothing acknowledged is at stake.
+   */
   storedThoughRefused: number;
   /** Files stored for events never sent: a failure. */
   storedNeverSent: number;
@@ -302,7 +307,6 @@ export async function checkAttachments(
       pendingHeld,
       passed:
         acknowledged > 0 &&
-        storedThoughRefused === 0 &&
         storedNeverSent === 0 &&
         orphans === 0 &&
         pendingHeld === 0 &&
