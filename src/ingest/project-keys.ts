@@ -113,17 +113,27 @@ export class ProjectKeys implements OnApplicationBootstrap, OnApplicationShutdow
   }
 
   /**
-   * A miss waits for the next reload the interval allows (at most a second): a project created on
-   * another instance a moment ago is found, and a flood of random keys shares one query a second.
+   * A miss waits for a reload that starts after it, at most one a second: a project created a
+   * moment ago (here or on another instance) is found, and a flood of random keys shares one query
+   * a second. A load already under way may have read the keys before the missing one was created,
+   * so it is waited for, never taken as the answer; when it fails, the database is down and the
+   * miss gets that failure (503) without a second wait.
    */
   private reloadSoon(): Promise<void> {
-    const wait = this.lastAttempt + PROJECT_KEYS_MISS_REFRESH_MS - Date.now();
-    if (wait <= 0) return this.reload();
-    this.scheduled ??= new Promise<void>((resolve) => setTimeout(resolve, wait)).then(() => {
-      this.scheduled = undefined;
-      return this.reload();
-    });
+    this.scheduled ??= this.reloadAfterMissInterval();
     return this.scheduled;
+  }
+
+  private async reloadAfterMissInterval(): Promise<void> {
+    try {
+      await this.loading;
+      const wait = this.lastAttempt + PROJECT_KEYS_MISS_REFRESH_MS - Date.now();
+      if (wait > 0) await new Promise<void>((resolve) => setTimeout(resolve, wait));
+      await this.loading?.catch(() => undefined);
+    } finally {
+      this.scheduled = undefined;
+    }
+    return this.reload();
   }
 
   private reload(): Promise<void> {

@@ -107,7 +107,11 @@ export class ProjectsService {
       const taken = await this.projects.slugsStartingWith(base);
       const slug = firstFreeSlug(base, new Set(taken));
       const saved = await this.projects.insert({ name: name.trim(), slug, clientKey: randomUUID() });
-      if (saved) return this.toView(saved);
+      if (saved) {
+        // This process's ingest knows the key before the answer is sent; others find it on a miss.
+        await this.keyChanges.changed();
+        return this.toView(saved);
+      }
     }
     throw new ConflictError('could not allocate a unique slug, try again');
   }
