@@ -517,6 +517,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/issues/{id}/attachments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["IssueDetailsController_issueAttachments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/issues/{issueId}/events/latest": {
         parameters: {
             query?: never;
@@ -1935,8 +1951,8 @@ export interface components {
             id: string | null;
             email: string | null;
         };
-        /** @description An event in a list of an issue's events. */
-        EventListItem: {
+        /** @description An event in its issue's list, with how many files came with it. */
+        IssueEventListItem: {
             /** Format: uuid */
             id: string;
             issue_id: number;
@@ -1952,12 +1968,28 @@ export interface components {
             environment: string | null;
             release: string | null;
             user: components["schemas"]["EventUserSummary"] | null;
+            /** @description Files stored with the event (see its attachments). */
+            attachment_count: number;
         };
-        /** @description A page of EventListItem. */
-        EventListItemPage: {
-            data: components["schemas"]["EventListItem"][];
+        /** @description A page of IssueEventListItem. */
+        IssueEventListItemPage: {
+            data: components["schemas"]["IssueEventListItem"][];
             /** @description The `cursor` that asks for the next page; null on the last page. */
             next_cursor: string | null;
+        };
+        /** @description The files stored with an issue's events. */
+        IssueAttachmentsView: {
+            /** @description Files, over all its events. */
+            files: number;
+            /** @description Events that have at least one file. */
+            events: number;
+            /** @description Their bytes together. */
+            bytes: number;
+            /**
+             * Format: uuid
+             * @description The newest event with a file (null when none has any).
+             */
+            latest_event_id: string | null;
         };
         /** @description The user as the SDK sent it: every field, `id` and `email` always there. */
         SentEventUser: {
@@ -5804,7 +5836,75 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EventListItemPage"];
+                    "application/json": components["schemas"]["IssueEventListItemPage"];
+                };
+            };
+            /** @description The issue was merged into another; `Location` is the same request there. */
+            308: {
+                headers: {
+                    /** @description The same path under the surviving issue. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssueMoved"];
+                };
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid token or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or in a project the caller does not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    IssueDetailsController_issueAttachments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssueAttachmentsView"];
                 };
             };
             /** @description The issue was merged into another; `Location` is the same request there. */

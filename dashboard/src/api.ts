@@ -42,7 +42,7 @@ export type StatsPeriod = Stats['period'];
 export type TagValue = Schemas['TagValueRow'];
 /** One tag key of an issue: events carrying it, its distinct values, the most frequent ones. */
 export type TagSummary = Schemas['TagKeySummary'];
-export type EventItem = Schemas['EventListItem'];
+export type EventItem = Schemas['IssueEventListItem'];
 export type FullEvent = Schemas['FullEventView'];
 export type Token = Schemas['TokenView'];
 export type Channel = Schemas['ChannelView'];

@@ -8,5 +8,6 @@ import { AttachmentsService } from './attachments.service';
   imports: [AttachmentsDataModule],
   controllers: [AttachmentsController],
   providers: [AttachmentsService],
+  exports: [AttachmentsService],
 })
 export class AttachmentsModule {}

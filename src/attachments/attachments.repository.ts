@@ -25,6 +25,19 @@ export interface AttachmentRow {
   receivedAt: Date;
 }
 
+export interface IssueAttachmentSummary {
+  files: number;
+  events: number;
+  bytes: number;
+  latestEventId: string | null;
+}
+
+/**
+ * An issue's first seen is its first event's SDK time, which the digest keeps at most a minute past
+ * the event's receipt: five minutes cover that and files recorded a moment before their event.
+ */
+const SUMMARY_CLOCK_SLACK_MS = 5 * 60_000;
+
 export interface AttachmentDeletion {
   before: Date;
   only?: number[];
@@ -114,6 +127,37 @@ export class AttachmentsRepository {
       `SELECT ${COLUMNS} FROM attachments WHERE project_id = $1 AND event_id = $2 ORDER BY attachments.id`,
       [projectId, eventId],
     );
+  }
+
+  /** How many files each of these events has (events without any are absent). */
+  async countsForEvents(projectId: number, eventIds: string[]): Promise<Map<string, number>> {
+    if (eventIds.length === 0) return new Map();
+    const rows: { event_id: string; files: number }[] = await this.dataSource.query(
+      `SELECT event_id, count(*)::int AS files FROM attachments
+        WHERE project_id = $1 AND event_id = ANY($2::uuid[]) GROUP BY event_id`,
+      [projectId, eventIds],
+    );
+    return new Map(rows.map((row) => [row.event_id, row.files]));
+  }
+
+  /**
+   * An issue's files: how many, in how many of its events, and its newest event that has any.
+   * Read from the project's files since the issue was first seen (a short range of the
+   * (project_id, received_at) index), each checked against its event's issue; files arrive with
+   * their event, so none of the issue's can be older.
+   */
+  async summaryForIssue(projectId: number, issueId: number, since: Date): Promise<IssueAttachmentSummary> {
+    const [row]: IssueAttachmentSummary[] = await this.dataSource.query(
+      `SELECT count(*)::int AS files, count(DISTINCT a.event_id)::int AS events,
+              coalesce(sum(a.size), 0)::float8 AS bytes,
+              (array_agg(a.event_id::text ORDER BY a.received_at DESC, a.id DESC))[1] AS "latestEventId"
+         FROM attachments a
+        WHERE a.project_id = $1 AND a.received_at >= $3
+          AND EXISTS (SELECT 1 FROM events e
+                       WHERE e.id = a.event_id AND e.project_id = a.project_id AND e.issue_id = $2)`,
+      [projectId, issueId, new Date(since.getTime() - SUMMARY_CLOCK_SLACK_MS)],
+    );
+    return row;
   }
 
   async find(projectId: number, eventId: string, id: number): Promise<AttachmentRow | undefined> {

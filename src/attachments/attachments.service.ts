@@ -3,9 +3,9 @@ import type { Readable } from 'node:stream';
 import { NotFoundError } from '../common/domain-errors';
 import { BlobStore } from '../storage/blob-store';
 import { AttachmentRow, AttachmentsRepository } from './attachments.repository';
-import type { AttachmentView } from './dto/attachment.response';
+import type { AttachmentView, IssueAttachmentsView } from './dto/attachment.response';
 
-export type { AttachmentView };
+export type { AttachmentView, IssueAttachmentsView };
 
 /** Reading the files stored with events: the list of an event's files, one file's bytes. */
 @Injectable()
@@ -17,6 +17,25 @@ export class AttachmentsService {
 
   async list(projectId: number, eventId: string): Promise<AttachmentView[]> {
     return (await this.attachments.listForEvent(projectId, eventId)).map(toView);
+  }
+
+  /** Files per event id, for a list of events (0 for those without). */
+  async countsForEvents(projectId: number, eventIds: string[]): Promise<Map<string, number>> {
+    return this.attachments.countsForEvents(projectId, eventIds);
+  }
+
+  async summaryForIssue(issue: {
+    id: number;
+    projectId: number;
+    firstSeen: Date;
+  }): Promise<IssueAttachmentsView> {
+    const summary = await this.attachments.summaryForIssue(issue.projectId, issue.id, issue.firstSeen);
+    return {
+      files: summary.files,
+      events: summary.events,
+      bytes: summary.bytes,
+      latest_event_id: summary.latestEventId,
+    };
   }
 
   async open(

@@ -5,7 +5,10 @@ import { IdPipe } from '../common/id.pipes';
 import { Page, PageQueryDto } from '../common/pagination';
 import { ListEventsQuery } from '../events/dto/list-events.query';
 import { EventsService } from '../events/events.service';
-import { EventListItem, FullEventView } from '../events/dto/event.response';
+import { FullEventView } from '../events/dto/event.response';
+import { AttachmentsService } from '../attachments/attachments.service';
+import { IssueAttachmentsView } from '../attachments/dto/attachment.response';
+import { IssueEventListItem } from './dto/issue-event.response';
 import { StatsQuery } from '../rollups/dto/stats.query';
 import { StatsView, TagKeySummary, TagValueRow } from '../rollups/dto/rollups.response';
 import { StatsService } from '../rollups/stats.service';
@@ -27,21 +30,46 @@ export class IssueDetailsController {
     private readonly events: EventsService,
     private readonly stats: StatsService,
     private readonly tags: TagsService,
+    private readonly attachments: AttachmentsService,
   ) {}
 
   /** Newest first; `query` narrows them (environment, release, level, user, tags; see docs/api.md). */
   @ApiTags('events')
   @Get(':issueId/events')
   @Requires('project:read', { issueId: 'issueId' })
-  @ApiOkResponse({ type: PageOf(EventListItem) })
+  @ApiOkResponse({ type: PageOf(IssueEventListItem) })
   @ApiErrors(400)
   @ApiIssueMoved()
   async listEvents(
     @Param('issueId', new IdPipe('issue_id')) issueId: number,
     @Query() query: ListEventsQuery,
-  ): Promise<Page<EventListItem>> {
-    await this.issues.get(issueId);
-    return this.events.listForIssue(issueId, query);
+  ): Promise<Page<IssueEventListItem>> {
+    const issue = await this.issues.get(issueId);
+    const page = await this.events.listForIssue(issueId, query);
+    const files = await this.attachments.countsForEvents(
+      issue.project_id,
+      page.data.map((event) => event.id),
+    );
+    return {
+      ...page,
+      data: page.data.map((event) => ({ ...event, attachment_count: files.get(event.id) ?? 0 })),
+    };
+  }
+
+  /** How many files its events hold, and the newest event with one (to open it from the issue). */
+  @ApiTags('attachments')
+  @Get(':id/attachments')
+  @Requires('project:read', { issueId: 'id' })
+  @ApiOkResponse({ type: IssueAttachmentsView })
+  @ApiErrors(400)
+  @ApiIssueMoved()
+  async issueAttachments(@Param('id', IdPipe) id: number): Promise<IssueAttachmentsView> {
+    const issue = await this.issues.get(id);
+    return this.attachments.summaryForIssue({
+      id: issue.id,
+      projectId: issue.project_id,
+      firstSeen: new Date(issue.first_seen),
+    });
   }
 
   /** The issue's newest event, in full. */

@@ -1,3 +1,4 @@
+import { AttachmentsModule } from '../attachments/attachments.module';
 import { Module } from '@nestjs/common';
 import { EventsModule } from '../events/events.module';
 import { MailModule } from '../mail/mail.module';
@@ -20,6 +21,7 @@ import { IssueServicesModule } from './issue-services.module';
     MailModule,
     EventsModule,
     RollupsModule,
+    AttachmentsModule,
   ],
   controllers: [IssuesController, IssueDetailsController, IssueCommentsController],
   providers: [IssueCommentsService, AssignmentMail],

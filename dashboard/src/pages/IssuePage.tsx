@@ -5,7 +5,9 @@ import { Badge, DeadEnd, Empty, ErrorMessage, Loading, RelTime, useAsync, useTit
 import { useCursorPages } from '../lists';
 import { usePeople } from '../people';
 import { navigate, useLocation } from '../router';
+import { filesText } from '../attachment-words';
 import { EventChart } from './EventChart';
+import { fileSize } from './EventAttachments';
 import { EventDetail, EventNavigation } from './EventDetail';
 import { ActivityLog } from './IssueActivity';
 import { AssigneeControl } from './IssueAssignee';
@@ -111,6 +113,10 @@ export function IssuePage({ issueId }: { issueId: number }) {
         ? call(client.GET('/api/events/{id}', { params: { path: { id: selectedId } } }))
         : Promise.resolve(undefined),
     [selectedId],
+  );
+  const files = useAsync(
+    () => call(client.GET('/api/issues/{id}/attachments', { params: { path: { id: issueId } } })),
+    [issueId],
   );
   // Choosing an event replaces the address rather than adding to the history: Back leaves the issue.
   const showEvent = (id: string) => navigate(`/issues/${issueId}${qs({ event: id })}`, { replace: true });
@@ -228,6 +234,28 @@ export function IssuePage({ issueId }: { issueId: number }) {
                 )}
               </dd>
             </div>
+            {files.data && files.data.files > 0 && (
+              <div>
+                <dt>Attachments</dt>
+                <dd>
+                  {`${filesText(files.data.files)} · ${fileSize(files.data.bytes)}`}
+                  <span class="release-line">
+                    {`in ${files.data.events.toLocaleString()} ${files.data.events === 1 ? 'event' : 'events'} · `}
+                    {files.data.latest_event_id && (
+                      <a
+                        href={`/issues/${issueId}${qs({ event: files.data.latest_event_id })}#attachments`}
+                        onClick={(clickEvent) => {
+                          clickEvent.preventDefault();
+                          showEvent(files.data?.latest_event_id as string);
+                        }}
+                      >
+                        {files.data.events === 1 ? 'show' : 'show the newest'}
+                      </a>
+                    )}
+                  </span>
+                </dd>
+              </div>
+            )}
             <div>
               <dt>Regressions</dt>
               <dd>
@@ -306,6 +334,9 @@ export function IssuePage({ issueId }: { issueId: number }) {
                       {[event.environment, event.release, user].filter(Boolean).join(' · ') ||
                         event.id.slice(0, 8)}
                     </span>
+                    {event.attachment_count > 0 && (
+                      <span class="event-item-files small">{filesText(event.attachment_count)}</span>
+                    )}
                   </a>
                 </li>
               );

@@ -38,3 +38,23 @@ export class AttachmentView {
   @ApiProperty({ description: 'Where to download it (the API path, with the same credentials).' })
   download_url: string;
 }
+
+@ApiSchema({ description: "The files stored with an issue's events." })
+export class IssueAttachmentsView {
+  @ApiProperty({ description: 'Files, over all its events.' })
+  files: number;
+
+  @ApiProperty({ description: 'Events that have at least one file.' })
+  events: number;
+
+  @ApiProperty({ description: 'Their bytes together.' })
+  bytes: number;
+
+  @ApiProperty({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    description: 'The newest event with a file (null when none has any).',
+  })
+  latest_event_id: string | null;
+}
