@@ -20,6 +20,8 @@ import {
   storedFor,
 } from './helpers/attachments';
 import { eventually, storedEvent } from './helpers/queues';
+import { startProxy } from './helpers/tcp-proxy';
+import { TEST_REDIS_URL } from './helpers/test-env';
 
 jest.setTimeout(180_000);
 
@@ -164,5 +166,47 @@ describe('attachments whose event is never stored', () => {
     ).toEqual([{ name: 'screenshot.png' }]);
     // Their blobs are gone too: three files left, one chunk each, nothing pending.
     expect(await storedFor(db, project.id)).toEqual({ rows: 3, chunks: 3, pending: 0 });
+  });
+});
+
+describe('attachments of an event the queue refuses', () => {
+  it('are not kept when the answer is 503: the SDK sends them again with its retry', async () => {
+    const redisPort = Number(new URL(TEST_REDIS_URL).port || 6379);
+    const proxy = await startProxy(redisPort);
+    const t = await startTestApp({ REDIS_URL: `redis://127.0.0.1:${proxy.port}`, APP_ROLE: 'api' });
+    try {
+      const db = t.app.get(DataSource);
+      const project = await createProject(t);
+      const eventId = randomUUID();
+      const body = envelope({ event_id: hex(eventId) }, [
+        eventItem(eventId),
+        attachment('log.txt', randomBytes(20_000)),
+        attachment('state.json', '{"cart":3}', { content_type: 'application/json' }),
+      ]);
+      proxy.freeze();
+      const refused = await sendEnvelope(t, project, body);
+      expect(refused.status).toBe(503);
+      // Recorded, then withdrawn when the event could not be queued: no row, each blob due for deletion.
+      const stored = await storedFor(db, project.id);
+      expect(stored.rows).toBe(0);
+      expect(stored.pending).toBe(2);
+      const due: { overdue: boolean }[] = await db.query(
+        `SELECT delete_after <= now() AS overdue FROM pending_blobs WHERE key LIKE $1`,
+        [`attachments/${project.id}/%`],
+      );
+      expect(due).toEqual([{ overdue: true }, { overdue: true }]);
+
+      // The retry, once Redis answers, stores the event with its files.
+      proxy.thaw();
+      await eventually(async () => (await sendEnvelope(t, project, body)).status === 200, 30_000);
+      expect((await listAttachments(t, project, eventId)).map((file) => file.name)).toEqual([
+        'log.txt',
+        'state.json',
+      ]);
+    } finally {
+      proxy.thaw();
+      await t.close();
+      await proxy.cut();
+    }
   });
 });

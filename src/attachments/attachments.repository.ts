@@ -113,6 +113,18 @@ export class AttachmentsRepository {
     });
   }
 
+  /**
+   * Deletes files one envelope recorded, by their blobs (its event could not be queued, and the SDK
+   * sends them again with its retry); the table's trigger puts the blobs on the pending list, due now.
+   */
+  async withdraw(projectId: number, eventId: string, blobKeys: string[]): Promise<void> {
+    if (blobKeys.length === 0) return;
+    await this.dataSource.query(
+      'DELETE FROM attachments WHERE project_id = $1 AND event_id = $2 AND blob_key = ANY($3::text[])',
+      [projectId, eventId, blobKeys],
+    );
+  }
+
   async storedBytes(projectId: number, manager: EntityManager = this.dataSource.manager): Promise<number> {
     const [row]: { bytes: number }[] = await manager.query(
       'SELECT coalesce(sum(size), 0)::float8 AS bytes FROM attachments WHERE project_id = $1',

@@ -97,6 +97,8 @@ export class AttachmentIntake implements ItemStream {
   private storedBytes?: number;
   private readonly staged: string[] = [];
   private readonly files: NewAttachment[] = [];
+  /** What commit recorded (not files another copy of the envelope had recorded before). */
+  private recorded?: { eventId: string; blobKeys: string[] };
 
   constructor(
     private readonly projectId: number,
@@ -211,9 +213,33 @@ export class AttachmentIntake implements ItemStream {
       // under the project's lock at the commit is exact.
       if (overQuota) throw this.overQuota();
       if (duplicates.length > 0) this.deleteQuietly(duplicates);
+      const kept = new Set(duplicates);
+      this.recorded = {
+        eventId,
+        blobKeys: this.files.map((file) => file.blobKey).filter((key) => !kept.has(key)),
+      };
     } catch (error) {
       await this.abort();
       throw this.refusal(error);
+    }
+  }
+
+  /**
+   * Takes back what commit recorded, when the envelope is then refused (its event could not be
+   * queued: the answer is a 503 and the SDK retries with the same files). Never throws: what it
+   * cannot delete, the orphan sweep does, since no event comes for it under this envelope.
+   */
+  async withdraw(): Promise<void> {
+    const recorded = this.recorded;
+    if (recorded === undefined) return;
+    this.recorded = undefined;
+    try {
+      await this.attachments.withdraw(this.projectId, recorded.eventId, recorded.blobKeys);
+    } catch (error) {
+      this.failures.warn(
+        'withdraw',
+        `attachments of a refused event left for the orphan sweep: ${(error as Error).message}`,
+      );
     }
   }
 

@@ -58,7 +58,11 @@ const PROJECT_ID = /^[1-9]\d{0,9}$/;
  * Item types read on past the event limits: sessions and check-ins have limits of their own, and
  * client reports none.
  */
-const LIMITED_APART: ReadonlySet<string> = new Set([...SESSION_ITEM_TYPES, CHECK_IN_ITEM_TYPE, 'client_report']);
+const LIMITED_APART: ReadonlySet<string> = new Set([
+  ...SESSION_ITEM_TYPES,
+  CHECK_IN_ITEM_TYPE,
+  'client_report',
+]);
 
 export function parseProjectId(raw: string): number {
   const id = PROJECT_ID.test(raw) ? Number(raw) : NaN;
@@ -289,10 +293,17 @@ export class IngestService {
       return eventId ? { id: eventId.replace(/-/g, '') } : {};
     }
     const acceptedId = eventId!;
-    await Promise.all([
+    const [queued, sessions] = await Promise.allSettled([
       this.accept(attempt, projectId, acceptedId, event, sdkOf(reader.header!.sdk), receivedAt),
       this.items.takeSessions(projectId, reader, true),
     ]);
+    // Files stay with a queued event; those of an event the queue refused go, and the SDK's retry
+    // brings them again.
+    if (queued.status === 'rejected') {
+      await attachments.withdraw();
+      throw queued.reason;
+    }
+    if (sessions.status === 'rejected') throw sessions.reason;
     this.items.countOutcomes(projectId, reader);
     return { id: acceptedId.replace(/-/g, '') };
   }
@@ -386,7 +397,8 @@ export class IngestService {
         this.outcomes.count(attempt.admittedProjectId, error.outcomes);
       } else {
         const outcome = refusalOutcome(status, (error as Error).message, types?.[types.length - 1]);
-        if (outcome && error instanceof IngestRejection && error.outcomeReason) outcome.reason = error.outcomeReason;
+        if (outcome && error instanceof IngestRejection && error.outcomeReason)
+          outcome.reason = error.outcomeReason;
         if (outcome) this.outcomes.count(attempt.admittedProjectId, [outcome]);
       }
     }

@@ -40,10 +40,11 @@ export interface AttachmentCheck {
   /** Envelopes answered 200 over the whole run: none means nothing was checked, a failure. */
   acknowledged: number;
   /**
-   * Files stored for envelopes answered with an error status (the queue refused the event after its
-   * files were recorded): the sender's retry stores the event, which finds them (a file is stored
-   * once per event, name and checksum), or the orphan sweep deletes them a day later. Reported, not
-   * a failure: nothing acknowledged is at stake.
+   * Files stored for envelopes answered with an error status. When the queue refuses the event
+   * after its files were recorded, ingest withdraws them; only when PostgreSQL fails that too are
+   * they left, and then the sender's retry stores the event, which finds them (a file is stored once
+   * per event, name and checksum), or the orphan sweep deletes them a day later. Reported, not a
+   * failure: nothing acknowledged is at stake.
    */
   storedThoughRefused: number;
   /** Files stored for events never sent: a failure. */
