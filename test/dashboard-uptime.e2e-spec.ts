@@ -242,6 +242,51 @@ describe('dashboard uptime monitors and status page (browser)', () => {
     await t.api().get(`/api/projects/${project.id}/uptime-monitors/${admin.id}`).expect(404);
   });
 
+  /** The day bars take one Tab stop per monitor, and arrows, Home and End move along the days. */
+  async function expectDayBarsByKeyboard(visitor: Page): Promise<void> {
+    const focused = () =>
+      visitor.evaluate(() => {
+        const element = document.activeElement as HTMLElement | null;
+        return element?.classList.contains('day-bar')
+          ? { date: element.dataset.date ?? '', label: element.getAttribute('aria-label') ?? '' }
+          : null;
+      });
+    let reached: { date: string; label: string } | null = null;
+    for (let presses = 0; presses < 20 && reached === null; presses++) {
+      await visitor.keyboard.press('Tab');
+      reached = await focused();
+    }
+    expect(reached).not.toBeNull();
+    const card = visitor.locator('.status-monitor').first();
+    const dates = await card
+      .locator('.day-bar')
+      .evaluateAll((bars) => bars.map((bar) => (bar as HTMLElement).dataset.date));
+    expect(dates).toHaveLength(90);
+    // Tab lands on today; the legend says what the focused day was.
+    expect(reached!.date).toBe(dates[89]);
+    await visitor.keyboard.press('ArrowLeft');
+    const yesterday = await focused();
+    expect(yesterday?.date).toBe(dates[88]);
+    await settled(
+      () => card.locator('.day-legend [aria-live]').innerText(),
+      (value) => expect(value).toBe(yesterday!.label),
+    );
+    await visitor.keyboard.press('Home');
+    expect((await focused())?.date).toBe(dates[0]);
+    await visitor.keyboard.press('End');
+    expect((await focused())?.date).toBe(dates[89]);
+    // One Tab stop: the next Tab leaves this monitor's bars for the next monitor's.
+    await visitor.keyboard.press('Tab');
+    const next = await focused();
+    expect(next?.date).toBe(dates[89]);
+    expect(
+      await visitor.evaluate(
+        () =>
+          document.activeElement?.closest('.status-monitor') !== document.querySelector('.status-monitor'),
+      ),
+    ).toBe(true);
+  }
+
   it('publishes a status page from the settings, shown signed out with 90 days per monitor', async () => {
     await page.goto(`/projects/${project.id}/settings`);
     const form = page.getByRole('form', { name: 'Status page settings' });
@@ -289,6 +334,7 @@ describe('dashboard uptime monitors and status page (browser)', () => {
         (value) => expect(value).toMatch(/uptime$/),
       );
       await settledCount(visitor.getByRole('navigation'), 0);
+      if (width === 1280) await expectDayBarsByKeyboard(visitor);
       expect(await overflow(visitor)).toBeLessThanOrEqual(0);
       await screenshot(visitor, name);
       await anonymous.close();

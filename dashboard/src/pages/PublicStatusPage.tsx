@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, client, PublicStatusPage as StatusPageView } from '../api';
 import { ErrorMessage, Loading, RelTime, useAsync, useTitle } from '../components';
 import { percentText } from '../monitor-words';
@@ -107,10 +107,33 @@ export function PublicStatusPage({ slug }: { slug: string }) {
   );
 }
 
+/** Keys that move along the day bars, as in any toolbar: one tab stop, arrows within. */
+function nextIndex(key: string, index: number, count: number): number | null {
+  if (key === 'ArrowLeft' || key === 'ArrowDown') return Math.max(index - 1, 0);
+  if (key === 'ArrowRight' || key === 'ArrowUp') return Math.min(index + 1, count - 1);
+  if (key === 'Home') return 0;
+  if (key === 'End') return count - 1;
+  return null;
+}
+
 function StatusMonitorCard({ monitor }: { monitor: StatusMonitor }) {
   const [chosen, setChosen] = useState<StatusDay | null>(null);
+  // The one bar Tab reaches (today until another is chosen); arrows move from it.
+  const [focusIndex, setFocusIndex] = useState(monitor.days.length - 1);
+  const bars = useRef<HTMLDivElement>(null);
   const mean = overall(monitor.days);
   const troubled = monitor.days.filter((day) => day.uptime_percent !== null && day.uptime_percent < 100);
+  const choose = (index: number) => {
+    setFocusIndex(index);
+    setChosen(monitor.days[index] ?? null);
+  };
+  const onKeyDown = (event: KeyboardEvent) => {
+    const index = nextIndex(event.key, focusIndex, monitor.days.length);
+    if (index === null) return;
+    event.preventDefault();
+    choose(index);
+    bars.current?.querySelectorAll<HTMLButtonElement>('button.day-bar')[index]?.focus();
+  };
   return (
     <section class="card status-monitor" aria-label={monitor.name}>
       <div class="status-monitor-head">
@@ -118,12 +141,24 @@ function StatusMonitorCard({ monitor }: { monitor: StatusMonitor }) {
         <StatusPill status={monitor.status} small />
       </div>
       <div
+        ref={bars}
         class="day-bars"
-        role="img"
+        role="group"
         aria-label={`Last ${monitor.days.length} days: ${percentText(mean)} uptime, ${troubled.length} days with downtime`}
+        onKeyDown={onKeyDown}
       >
-        {monitor.days.map((day) => (
-          <span key={day.date} class={dayClass(day)} title={dayText(day)} data-date={day.date} onClick={() => setChosen(day)} />
+        {monitor.days.map((day, index) => (
+          <button
+            type="button"
+            key={day.date}
+            class={dayClass(day)}
+            title={dayText(day)}
+            aria-label={dayText(day)}
+            aria-pressed={chosen?.date === day.date}
+            tabIndex={index === focusIndex ? 0 : -1}
+            data-date={day.date}
+            onClick={() => choose(index)}
+          />
         ))}
       </div>
       <div class="day-legend">
