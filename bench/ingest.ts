@@ -37,6 +37,7 @@ import {
   REDIS_URL,
   ROOT,
   stop,
+  waitForHttp,
 } from './support';
 import { compareInboundFilters } from './ingest-filters';
 import { load, LoadOptions, LoadResult } from './ingest-load';
@@ -86,20 +87,6 @@ function tsChild(args: string[], options: { ipc?: boolean } = {}): ChildProcess 
     cwd: ROOT,
     stdio: options.ipc ? ['ignore', 'pipe', 'inherit', 'ipc'] : ['ignore', 'pipe', 'inherit'],
   });
-}
-
-async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const response = await fetch(url);
-      if (response.ok) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`${url} did not come up`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }
 
 /** The server's counters of accepted events and digest jobs written, from its /metrics. */

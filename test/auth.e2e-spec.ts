@@ -65,6 +65,28 @@ describe('dashboard sign-in', () => {
     await t.http().get('/api/projects').set('Cookie', cookie).expect(401, { error: 'missing bearer token' });
   });
 
+  it('answers whether the browser is signed in without an error: GET /auth/session', async () => {
+    await t.http().get('/auth/session').expect(200, { user: null });
+    await t.http().get('/auth/session').set('Cookie', 'et_session=garbage').expect(200, { user: null });
+    // /auth/me keeps its contract: 401 without an account.
+    await t.http().get('/auth/me').expect(401, { error: 'missing bearer token' });
+
+    const login = await t
+      .http()
+      .post('/auth/login')
+      .send({ email: 'admin@example.com', password: 'secret' })
+      .expect(200);
+    const cookie = sessionCookie(login.headers['set-cookie']).split(';')[0];
+    const me = await t.http().get('/auth/me').set('Cookie', cookie).expect(200);
+    const session = await t.http().get('/auth/session').set('Cookie', cookie).expect(200);
+    expect(session.body).toEqual({ user: me.body });
+    expect(session.body.user).toMatchObject({ kind: 'user', email: 'admin@example.com', role: 'owner' });
+    expect(session.headers['cache-control']).toMatch(/no-store/);
+
+    await t.http().post('/auth/logout').set('Cookie', cookie).expect(204);
+    await t.http().get('/auth/session').set('Cookie', cookie).expect(200, { user: null });
+  });
+
   it('rotates the session at sign-in: the cookie sent along is ended, a new one issued', async () => {
     const signIn = (email: string, password: string, cookie?: string) => {
       const request = t.http().post('/auth/login');

@@ -140,4 +140,68 @@ describe('dashboard data protection (browser)', () => {
       await phone.close();
     }
   });
+
+  it('counts the values replaced, not the rules that matched them, and lists each path once', async () => {
+    // Five values; three of them matched by two rules each (eight path and rule pairs in `scrubbed`).
+    const event = await sendStoredEvent(t, project, {
+      message: 'payment failed',
+      level: 'error',
+      extra: {
+        database: 'postgres://shop:db-pw-4411@db.example/shop?password=second-pw-77',
+        callback: 'https://hook:cb-pw-9182@hooks.example/paid?token=cb-token-5521',
+        payment: 'card 4111 1111 1111 1111 iban DE89370400440532013000',
+        password: 'hunter2',
+      },
+      request: {
+        url: 'https://shop.example/pay',
+        method: 'POST',
+        headers: { Authorization: 'Basic c2hvcDpwdw==' },
+      },
+    });
+    const pairs = event.scrubbed as { path: string; rule: string }[];
+    expect(pairs).toHaveLength(8);
+    expect(new Set(pairs.map((pair) => pair.path)).size).toBe(5);
+
+    await page.goto(`/issues/${event.issue_id}`);
+    const section = page.locator('section[aria-labelledby="ev-scrubbed"]');
+    await section.getByRole('heading', { name: 'Scrubbed before storage' }).waitFor();
+    await settled(
+      () => section.innerText(),
+      (text) => expect(text).toContain('5 values were replaced by'),
+    );
+    const rows = section.locator('table.scrubbed-paths tbody tr');
+    expect(await rows.count()).toBe(5);
+    const database = rows.filter({ has: page.locator('th', { hasText: /^extra\.database$/ }) });
+    expect(await database.count()).toBe(1);
+    expect(await database.locator('td').innerText()).toBe('password in a URL, its key names a secret');
+    const payment = rows.filter({ has: page.locator('th', { hasText: /^extra\.payment$/ }) });
+    expect(await payment.locator('td').innerText()).toBe('credit card number, IBAN');
+    const body = await page.locator('main').innerText();
+    for (const secret of [
+      'db-pw-4411',
+      'second-pw-77',
+      'cb-pw-9182',
+      'cb-token-5521',
+      '4111 1111',
+      'hunter2',
+    ])
+      expect(body).not.toContain(secret);
+    await section.scrollIntoViewIfNeeded();
+    await screenshot(page, 'event-scrubbed-values');
+
+    const { phone, mobile } = await openPhonePage(browser, context, t.url, problems);
+    try {
+      await mobile.goto(`/issues/${event.issue_id}`);
+      const phoneSection = mobile.locator('section[aria-labelledby="ev-scrubbed"]');
+      await phoneSection.getByText('5 values were replaced by').waitFor();
+      await phoneSection.scrollIntoViewIfNeeded();
+      await screenshot(mobile, 'event-scrubbed-values-phone');
+      const overflow = await mobile.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      );
+      expect(overflow).toBeLessThanOrEqual(0);
+    } finally {
+      await phone.close();
+    }
+  });
 });

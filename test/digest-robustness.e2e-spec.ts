@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { QueueName } from '../src/common/queues';
 import { QueuedEvent, digestJobId, DigestJobName } from '../src/digest/digest-job';
-import { MAX_EVENT_BYTES } from '../src/ingest/envelope-reader';
+import { MAX_EVENT_BYTES } from '../src/ingest/envelope-limits';
 import { startTestApp, TestApp } from './helpers/app';
 import { hostileEvent, toJsonText } from './helpers/hostile-events';
 import { eventually, openQueue } from './helpers/queues';

@@ -69,6 +69,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["AuthController_session"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/me": {
         parameters: {
             query?: never;
@@ -1496,6 +1512,11 @@ export interface components {
             email_notifications: boolean;
             /** @description The account is linked to its identity at the single sign-on provider. */
             sso_linked: boolean;
+        };
+        /** @description Whether this browser is signed in: its session's account, or null. */
+        SessionState: {
+            /** @description The account as `GET /auth/me` describes it; null when no session is signed in. */
+            user: components["schemas"]["MeView"] | null;
         };
         UpdateAccountDto: {
             name?: string;
@@ -3532,6 +3553,25 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AuthController_session: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionState"];
                 };
             };
         };

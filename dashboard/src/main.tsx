@@ -1,7 +1,7 @@
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { can, personName, ROLE_HINTS, ROLE_LABELS, SessionContext } from './access';
-import { ApiError, call, client, errorMessage, Me, setForbiddenHandler, setUnauthorizedHandler } from './api';
+import { call, client, errorMessage, Me, setForbiddenHandler, setUnauthorizedHandler } from './api';
 import { ErrorMessage, Loading, NoAccess } from './components';
 import { forgetPeople } from './people';
 import { AccountPage } from './pages/AccountPage';
@@ -142,14 +142,12 @@ function App() {
   const [bootError, setBootError] = useState<string | null>(null);
   const [signingOut, setSigningOut] = useState(false);
 
+  // /auth/session, not /auth/me: signed out is an answer (`user: null`), not a 401 in the console.
   const checkSession = () => {
     setBootError(null);
-    call(client.GET('/auth/me')).then(
-      (value) => setMe(value),
-      (error: unknown) => {
-        if (error instanceof ApiError && error.status === 401) setMe(null);
-        else setBootError(errorMessage(error));
-      },
+    call(client.GET('/auth/session')).then(
+      (value) => setMe(value.user),
+      (error: unknown) => setBootError(errorMessage(error)),
     );
   };
 

@@ -58,6 +58,24 @@ export function idempotencyKey(triggerJobId: string, ruleId: number, channelId: 
   return createHash('sha256').update(`${triggerJobId}\n${ruleId}\n${channelId}`).digest('hex');
 }
 
+/**
+ * Why a rule's new rows are `skipped`: it already notified about the same issue or release within
+ * its cooldown (`lastNotified` reads when, under the caller's cooldown lock). Null: not cooling down.
+ */
+export async function cooldownError(
+  rule: Pick<AlertRule, 'name' | 'cooldownMinutes'>,
+  about: 'issue' | 'release',
+  lastNotified: () => Promise<Date | null>,
+): Promise<string | null> {
+  if (rule.cooldownMinutes <= 0) return null;
+  const recent = await lastNotified();
+  if (!recent) return null;
+  return (
+    `cooldown: rule "${rule.name}" already notified about this ${about} at ` +
+    `${recent.toISOString()} (cooldown ${rule.cooldownMinutes} min)`
+  );
+}
+
 /** Where one history row goes: a channel, or the issue's assignee (`channel_type` `assignee`). */
 interface DeliveryTarget {
   /** Part of the idempotency key: the channel's id, or 0 for the assignee. */
@@ -175,21 +193,11 @@ export class AlertDispatchService {
       const missing = targets.filter((target) => !existingKeys.has(keys.get(target.key)!));
       if (missing.length === 0) return existing;
 
-      let cooldownError: string | null = null;
-      if (rule.cooldownMinutes > 0) {
-        const recent = await this.history.lastNotifiedWithin(
-          manager,
-          rule.id,
-          trigger.issueId,
-          rule.cooldownMinutes,
-          [...keys.values()],
-        );
-        if (recent) {
-          cooldownError =
-            `cooldown: rule "${rule.name}" already notified about this issue at ` +
-            `${recent.toISOString()} (cooldown ${rule.cooldownMinutes} min)`;
-        }
-      }
+      const cooling = await cooldownError(rule, 'issue', () =>
+        this.history.lastNotifiedWithin(manager, rule.id, trigger.issueId, rule.cooldownMinutes, [
+          ...keys.values(),
+        ]),
+      );
       const created = await this.history.insertMany(
         manager,
         missing.map((target) => ({
@@ -200,14 +208,14 @@ export class AlertDispatchService {
           alertType: trigger.alertType,
           channelType: target.type,
           channelName: target.name,
-          status: cooldownError ? 'skipped' : 'pending',
-          error: cooldownError,
+          status: cooling ? 'skipped' : 'pending',
+          error: cooling,
           attempts: 0,
           idempotencyKey: keys.get(target.key)!,
         })),
       );
-      if (cooldownError)
-        this.logger.log(`alert ${trigger.alertType} for issue ${trigger.issueId} skipped: ${cooldownError}`);
+      if (cooling)
+        this.logger.log(`alert ${trigger.alertType} for issue ${trigger.issueId} skipped: ${cooling}`);
       return [...existing, ...created];
     });
   }

@@ -12,7 +12,7 @@ import type { AlertRule } from '../rules/alert-rule.entity';
 import { parseReleaseHealthConditions } from '../rules/release-health-conditions';
 import { ReleaseHealthAlertStatesRepository } from '../rules/release-health-alert-states.repository';
 import { RulesRepository } from '../rules/rules.repository';
-import { deliveryJobs, idempotencyKey } from './alert-dispatch.service';
+import { cooldownError, deliveryJobs, idempotencyKey } from './alert-dispatch.service';
 import { alertWindow, judgeReleases } from './release-health-judge';
 
 /** When the evaluation runs: once a minute for the installation (the alerts queue's job scheduler). */
@@ -133,20 +133,9 @@ export class ReleaseHealthAlertsService {
     return this.history.inReleaseCooldownLock(rule.id, release, async (manager) => {
       if (!(await this.states.open(manager, rule.id, release, breachId, now))) return [];
       if (channels.length === 0) return [];
-      let cooldownError: string | null = null;
-      if (rule.cooldownMinutes > 0) {
-        const recent = await this.history.lastNotifiedAboutReleaseWithin(
-          manager,
-          rule.id,
-          release,
-          rule.cooldownMinutes,
-        );
-        if (recent) {
-          cooldownError =
-            `cooldown: rule "${rule.name}" already notified about this release at ` +
-            `${recent.toISOString()} (cooldown ${rule.cooldownMinutes} min)`;
-        }
-      }
+      const cooling = await cooldownError(rule, 'release', () =>
+        this.history.lastNotifiedAboutReleaseWithin(manager, rule.id, release, rule.cooldownMinutes),
+      );
       const rows = await this.history.insertMany(
         manager,
         channels.map((channel) => ({
@@ -159,15 +148,15 @@ export class ReleaseHealthAlertsService {
           alertType: 'release_health' as const,
           channelType: channel.channelType,
           channelName: channel.name,
-          status: cooldownError ? ('skipped' as const) : ('pending' as const),
-          error: cooldownError,
+          status: cooling ? ('skipped' as const) : ('pending' as const),
+          error: cooling,
           attempts: 0,
           idempotencyKey: idempotencyKey(breachKeySource(rule.id, breachId), rule.id, channel.id),
         })),
       );
       this.logger.log(
         `release ${release} of project ${rule.projectId}: ${breach.metric} ${breach.value.toFixed(2)}% ` +
-          `below ${breach.threshold}% (rule ${rule.id})${cooldownError ? `; ${cooldownError}` : ''}`,
+          `below ${breach.threshold}% (rule ${rule.id})${cooling ? `; ${cooling}` : ''}`,
       );
       return rows;
     });

@@ -4,6 +4,7 @@ import {
   Delete,
   ForbiddenException,
   Get,
+  Header,
   HttpCode,
   Param,
   Patch,
@@ -17,6 +18,7 @@ import type { Response } from 'express';
 import { Access, CurrentAccess } from '../access/access';
 import { permissionsOf } from '../access/roles';
 import { Requires } from '../access/route-access.decorator';
+import { RouteAccessService } from '../access/route-access.service';
 import { actorOf, AuditLog } from '../audit/audit-log.service';
 import { AppConfig } from '../config/app-config';
 import { InvalidInputError, NotFoundError } from '../common/domain-errors';
@@ -30,7 +32,8 @@ import { SessionCookie } from '../users/session-cookie';
 import { SESSION_COOKIE, SessionsService } from '../users/sessions.service';
 import { SessionView } from '../users/dto/session.response';
 import { ApiErrors, ListOf } from '../http/api-responses';
-import { MeView, SignedIn } from './dto/auth.response';
+import { sessionIdentity } from './auth.guard';
+import { MeView, SessionState, SignedIn } from './dto/auth.response';
 import type { User } from '../users/user.entity';
 import { UsersService } from '../users/users.service';
 
@@ -45,6 +48,7 @@ export class AuthController {
     private readonly cookie: SessionCookie,
     private readonly throttle: LoginThrottle,
     private readonly audit: AuditLog,
+    private readonly routes: RouteAccessService,
     private readonly config: AppConfig,
   ) {
     this.publicOrigin = originOf(config.publicUrl);
@@ -119,6 +123,22 @@ export class AuthController {
       throw new ForbiddenException('cross-site sign-out refused');
     }
     await this.cookie.signOut(request, response);
+  }
+
+  /**
+   * Whether this browser is signed in, answered without an error either way: the dashboard asks at
+   * every load, and a 401 from /auth/me would be an error in the console of each sign-in page. Only
+   * the session cookie counts (a token's caller asks /auth/me, which keeps its 401).
+   */
+  @Public()
+  @Get('session')
+  @Header('Cache-Control', 'no-store')
+  @ApiOkResponse({ type: SessionState })
+  async session(@Req() request: AuthenticatedRequest): Promise<SessionState> {
+    const signedIn = await this.sessions.resolve(request.cookies?.[SESSION_COOKIE]);
+    if (!signedIn) return { user: null };
+    const access = await this.routes.accessOf(sessionIdentity(signedIn.user));
+    return { user: await this.me(access) };
   }
 
   @Get('me')

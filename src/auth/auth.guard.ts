@@ -11,6 +11,7 @@ import { IS_PUBLIC } from '../common/public.decorator';
 import { AppConfig } from '../config/app-config';
 import { TOKEN_PATTERN, TokensService } from '../tokens/tokens.service';
 import type { AuthenticatedRequest } from '../users/request-principal';
+import type { User } from '../users/user.entity';
 import { changesState, originOf, requestSite } from '../users/same-origin';
 import { SESSION_COOKIE, SessionsService } from '../users/sessions.service';
 
@@ -88,17 +89,21 @@ export class AuthGuard implements CanActivate {
     }
     const signedIn = await this.sessions.resolve(cookie);
     if (signedIn) {
-      const { user } = signedIn;
-      request.principal = { kind: 'user', userId: user.id };
-      return {
-        userId: user.id,
-        tokenId: null,
-        role: user.role,
-        actor: user.email,
-        readOnly: false,
-        tokenProjectIds: null,
-      };
+      request.principal = { kind: 'user', userId: signedIn.user.id };
+      return sessionIdentity(signedIn.user);
     }
     throw new UnauthorizedException('missing bearer token');
   }
+}
+
+/** Who a request signed in with a dashboard session acts as: its account, with the account's role. */
+export function sessionIdentity(user: Pick<User, 'id' | 'role' | 'email'>): Identity {
+  return {
+    userId: user.id,
+    tokenId: null,
+    role: user.role,
+    actor: user.email,
+    readOnly: false,
+    tokenProjectIds: null,
+  };
 }

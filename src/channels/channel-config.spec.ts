@@ -1,3 +1,4 @@
+import { thrownBy } from '../../test/helpers/thrown';
 import { InvalidInputError } from '../common/domain-errors';
 import {
   ChannelConfigError,
@@ -8,15 +9,7 @@ import {
   validateChannelConfig,
 } from './channel-config';
 
-function errorOf(work: () => unknown): string {
-  try {
-    work();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ChannelConfigError);
-    return (error as Error).message;
-  }
-  throw new Error('expected a ChannelConfigError');
-}
+const errorOf = (work: () => unknown) => thrownBy(ChannelConfigError, work).message;
 
 describe('validateChannelConfig', () => {
   it('accepts a webhook with url, secret and headers', () => {

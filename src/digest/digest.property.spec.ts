@@ -10,7 +10,7 @@ import {
   toJsonText,
 } from '../../test/helpers/hostile-events';
 import { costRatio } from '../../test/helpers/relative-cost';
-import { MAX_EVENT_BYTES } from '../ingest/envelope-reader';
+import { MAX_EVENT_BYTES } from '../ingest/envelope-limits';
 import { InvalidEventError, LIMITS, parseEventPayload } from './event-normaliser';
 import { MAX_STORED_COMPONENTS } from './grouping';
 

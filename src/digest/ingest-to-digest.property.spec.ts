@@ -14,7 +14,9 @@ import {
   toJsonText,
 } from '../../test/helpers/hostile-events';
 import { costRatio } from '../../test/helpers/relative-cost';
-import { EnvelopeError, EnvelopeReader, MAX_EVENT_BYTES, readEnvelope } from '../ingest/envelope-reader';
+import { EnvelopeError } from '../ingest/envelope-error';
+import { MAX_EVENT_BYTES } from '../ingest/envelope-limits';
+import { EnvelopeReader, readEnvelope } from '../ingest/envelope-reader';
 import { normaliseEvent, parseEventPayload } from './event-normaliser';
 import { groupEvent } from './grouping';
 

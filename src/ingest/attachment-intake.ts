@@ -7,7 +7,8 @@ import { AppConfig } from '../config/app-config';
 import { BlobStore, BlobWriter } from '../storage/blob-store';
 import { PendingBlobsRepository } from '../storage/pending-blobs.repository';
 import { bodyRejection } from './body-reader';
-import { EnvelopeError, ItemStream } from './envelope-reader';
+import type { ItemStream } from './body-sink';
+import { EnvelopeError } from './envelope-error';
 import { OutcomeCounter } from '../outcomes/outcome-counter';
 
 /**

@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { deflateRawSync, deflateSync, Gunzip, gzipSync } from 'node:zlib';
 import { decodeHead, readBody } from './body-reader';
-import type { BodySink } from './envelope-reader';
+import type { BodySink } from './body-sink';
 
 const BOMB = Buffer.alloc(50 * 1024 * 1024);
 Buffer.from('{"dsn":"http://k@h/1"}\n{"type":"attachment"}\n').copy(BOMB);

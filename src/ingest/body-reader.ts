@@ -18,7 +18,8 @@ import {
   inflateSync,
 } from 'node:zlib';
 import { isZlibWrapped } from './compressed-data';
-import { BodySink, EnvelopeError } from './envelope-reader';
+import type { BodySink } from './body-sink';
+import { EnvelopeError } from './envelope-error';
 
 export const MAX_COMPRESSED_BYTES = 20 * 1024 * 1024;
 export const MAX_DECOMPRESSED_BYTES = 100 * 1024 * 1024;

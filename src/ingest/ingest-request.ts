@@ -4,7 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import type { QueuedEvent } from '../digest/digest-job';
 import { parseContentEncoding } from './body-reader';
 import { canonicalUuid } from './client-key';
-import type { EventPayloadFacts } from './envelope-reader';
+import type { EventPayloadFacts } from './event-payload';
 
 // What ingest reads off a request and its envelope header besides the items (pure).
 

@@ -2,7 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { readBody } from './body-reader';
-import { EnvelopeReader, ItemStream } from './envelope-reader';
+import type { ItemStream } from './body-sink';
+import { EnvelopeReader } from './envelope-reader';
 
 /** Records what an item stream is given. */
 class RecordingStream implements ItemStream {

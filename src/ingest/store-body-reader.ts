@@ -1,6 +1,9 @@
 import { gunzipSync, inflateSync } from 'node:zlib';
 import { isGzip, isZlibWrapped } from './compressed-data';
-import { BodySink, checkEventPayload, EnvelopeError, EventPayloadFacts, MAX_EVENT_BYTES } from './envelope-reader';
+import type { BodySink } from './body-sink';
+import { EnvelopeError } from './envelope-error';
+import { MAX_EVENT_BYTES } from './envelope-limits';
+import { checkEventPayload, EventPayloadFacts } from './event-payload';
 
 /**
  * Legacy (Raven protocol) clients encode store bodies in several ways without saying so in

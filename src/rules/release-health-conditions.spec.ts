@@ -1,15 +1,8 @@
-import { RuleConditionsError } from './rule-conditions';
+import { thrownBy } from '../../test/helpers/thrown';
 import { parseReleaseHealthConditions, validateReleaseHealthConditions } from './release-health-conditions';
+import { RuleConditionsError } from './rule-conditions';
 
-function errorOf(work: () => unknown): string {
-  try {
-    work();
-  } catch (error) {
-    expect(error).toBeInstanceOf(RuleConditionsError);
-    return (error as Error).message;
-  }
-  throw new Error('expected a RuleConditionsError');
-}
+const errorOf = (work: () => unknown) => thrownBy(RuleConditionsError, work).message;
 
 const VALID = { metric: 'crash_free_sessions', threshold: 99.5, window_hours: 24, min_sessions: 100 };
 

@@ -4,7 +4,7 @@
  * sessions there", optionally only counting sessions of some environments. Checked when the rule is
  * saved; the alert engine reads them back with parseReleaseHealthConditions.
  */
-import { parseEnvironments, RuleConditionsError } from './rule-conditions';
+import { conditionsObject, parseEnvironments, RuleConditionsError } from './rule-conditions';
 
 export const RELEASE_HEALTH_METRICS = ['crash_free_sessions', 'crash_free_users'] as const;
 export type ReleaseHealthMetric = (typeof RELEASE_HEALTH_METRICS)[number];
@@ -32,16 +32,7 @@ function isWholeNumber(value: unknown): value is number {
 
 /** Checks a `release_health` rule's conditions; every key but `environments` is required. */
 export function validateReleaseHealthConditions(raw: unknown): ReleaseHealthConditions {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw new RuleConditionsError('conditions must be an object');
-  }
-  const input = raw as Record<string, unknown>;
-  const unknownKey = Object.keys(input).find((key) => !KEYS.includes(key));
-  if (unknownKey !== undefined) {
-    throw new RuleConditionsError(
-      `conditions.${unknownKey} is not supported for release_health rules (allowed: ${KEYS.join(', ')})`,
-    );
-  }
+  const input = conditionsObject(raw, KEYS, 'release_health rules');
   if (
     typeof input.metric !== 'string' ||
     !(RELEASE_HEALTH_METRICS as readonly string[]).includes(input.metric)

@@ -1,14 +1,7 @@
+import { thrownBy } from '../../test/helpers/thrown';
 import { RuleConditionsError, validateRuleConditions } from './rule-conditions';
 
-function errorOf(work: () => unknown): string {
-  try {
-    work();
-  } catch (error) {
-    expect(error).toBeInstanceOf(RuleConditionsError);
-    return (error as Error).message;
-  }
-  throw new Error('expected a RuleConditionsError');
-}
+const errorOf = (work: () => unknown) => thrownBy(RuleConditionsError, work).message;
 
 describe('validateRuleConditions', () => {
   it('accepts the supported keys and normalises them', () => {

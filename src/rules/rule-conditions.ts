@@ -31,15 +31,7 @@ const MONITOR_KEYS = [...KEYS, 'monitor_kinds'];
  * it reads as "no restriction", never as "match nothing".
  */
 export function validateRuleConditions(raw: unknown, forMonitors = false): RuleConditions {
-  const keys = forMonitors ? MONITOR_KEYS : KEYS;
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw new RuleConditionsError('conditions must be an object');
-  }
-  const input = raw as Record<string, unknown>;
-  const unknownKey = Object.keys(input).find((key) => !keys.includes(key));
-  if (unknownKey !== undefined) {
-    throw new RuleConditionsError(`conditions.${unknownKey} is not supported (allowed: ${keys.join(', ')})`);
-  }
+  const input = conditionsObject(raw, forMonitors ? MONITOR_KEYS : KEYS);
   const result: RuleConditions = {};
   const environments = parseEnvironments(input.environments);
   if (environments !== undefined) result.environments = environments;
@@ -68,6 +60,29 @@ export function validateRuleConditions(raw: unknown, forMonitors = false): RuleC
     if (unique.length > 0) result.monitor_kinds = unique;
   }
   return result;
+}
+
+/**
+ * The conditions as an object of the allowed keys only; `ofRules` names the rules the allowed keys
+ * are particular to, in the message that refuses another key.
+ */
+export function conditionsObject(
+  raw: unknown,
+  allowed: readonly string[],
+  ofRules?: string,
+): Record<string, unknown> {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new RuleConditionsError('conditions must be an object');
+  }
+  const input = raw as Record<string, unknown>;
+  const unknownKey = Object.keys(input).find((key) => !allowed.includes(key));
+  if (unknownKey !== undefined) {
+    const scope = ofRules === undefined ? '' : ` for ${ofRules}`;
+    throw new RuleConditionsError(
+      `conditions.${unknownKey} is not supported${scope} (allowed: ${allowed.join(', ')})`,
+    );
+  }
+  return input;
 }
 
 /**

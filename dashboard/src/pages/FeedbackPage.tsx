@@ -3,6 +3,7 @@ import { useCan } from '../access';
 import { useSubmit } from '../actions';
 import type { components } from '../api-schema';
 import { call, client } from '../api';
+import { feedbackSourceWords } from '../feedback-words';
 import { Badge, Empty, ErrorMessage, Loading, ProjectLoadError, RelTime, useTitle } from '../components';
 import { useCursorPages } from '../lists';
 import { navigate, useLocation } from '../router';
@@ -18,13 +19,6 @@ const STATUS_FILTERS: { value: StatusFilter; label: string }[] = [
   { value: 'resolved', label: 'Resolved' },
   { value: 'all', label: 'All' },
 ];
-
-const SOURCE_LABELS: Record<string, string> = {
-  widget: 'Feedback widget',
-  api: 'SDK',
-  user_report: 'User report',
-  crash_report_dialog: 'Crash-report dialog',
-};
 
 /** The project's feedback inbox: searchable, by status, each one resolved or reopened in place. */
 export function FeedbackPage({ projectId }: { projectId: number }) {
@@ -182,7 +176,7 @@ export function FeedbackItem({ feedback, onChange, showIssue }: { feedback: Feed
       <p class="feedback-message">{feedback.message}</p>
       <div class="feedback-meta muted small">
         {resolved && <Badge kind="resolved">resolved</Badge>}
-        <span>{SOURCE_LABELS[feedback.source] ?? feedback.source}</span>
+        <span class="feedback-source">{feedbackSourceWords(feedback.source)}</span>
         {feedback.url && (
           <span class="feedback-url mono" title={feedback.url}>
             {feedback.url}

@@ -28,6 +28,17 @@ export interface AlertMessage {
   };
 }
 
+/**
+ * What one kind of alert (an issue, a release's health, a spike) says in every channel: its e-mail
+ * subject, its message, and its own field of the webhook body. payloads.ts picks the kind's format.
+ */
+export interface AlertFormat<N> {
+  subject(notification: N): string;
+  message(notification: N): AlertMessage;
+  /** The webhook body's field of this kind (`issue`, `release` or `spike`), between `project` and `url`. */
+  webhookFields(notification: N): Record<string, unknown>;
+}
+
 export interface ChatPayload {
   text: string;
   blocks: Array<Record<string, unknown>>;
@@ -101,7 +112,10 @@ export function messageChatPayload(message: AlertMessage): ChatPayload {
     },
   ];
   if (message.chat.context !== undefined) {
-    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: escapeMrkdwn(message.chat.context) }] });
+    blocks.push({
+      type: 'context',
+      elements: [{ type: 'mrkdwn', text: escapeMrkdwn(message.chat.context) }],
+    });
   }
   return { text: `${message.chat.summary} ${message.url}`, blocks };
 }

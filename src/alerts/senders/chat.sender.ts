@@ -1,12 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { NotificationChannel } from '../../channels/channel.entity';
-import { AnyAlertNotification, isReleaseHealthNotification, isSpikeNotification } from '../alert-notification';
+import type { AnyAlertNotification } from '../alert-notification';
 import type { AlertSender } from './alert-sender';
 import { DeliveryError } from './delivery-error';
 import { OutboundHttp, requireSuccess } from './outbound-http';
 import { chatPayload, USER_AGENT } from './payloads';
-import { releaseHealthChatPayload } from './release-health-payloads';
-import { spikeChatPayload } from './spike-payloads';
 
 /** Slack-compatible incoming webhook (Slack, Mattermost, Rocket.Chat, Discord's `/slack` URLs). */
 @Injectable()
@@ -24,13 +22,7 @@ export class ChatSender implements AlertSender {
     const response = await this.http.post({
       url,
       label: 'chat webhook',
-      body: JSON.stringify(
-        isSpikeNotification(notification)
-          ? spikeChatPayload(notification)
-          : isReleaseHealthNotification(notification)
-            ? releaseHealthChatPayload(notification)
-            : chatPayload(notification),
-      ),
+      body: JSON.stringify(chatPayload(notification)),
       headers: {
         'Content-Type': 'application/json',
         'User-Agent': USER_AGENT,

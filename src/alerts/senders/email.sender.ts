@@ -3,17 +3,11 @@ import { createHash } from 'node:crypto';
 import { smtpTransport } from '../../mail/mailer';
 import type { NotificationChannel } from '../../channels/channel.entity';
 import { AppConfig } from '../../config/app-config';
-import { AnyAlertNotification, isReleaseHealthNotification, isSpikeNotification } from '../alert-notification';
-import { spikeEmailHtml, spikeEmailSubject, spikeEmailText } from './spike-payloads';
+import type { AnyAlertNotification } from '../alert-notification';
 import type { AlertSender } from './alert-sender';
 import { DeliveryError, deliveryErrorMessage } from './delivery-error';
 import { OUTBOUND_TIMEOUT_MS } from './outbound-http';
-import { emailHtml, emailSubject, emailText } from './payloads';
-import {
-  releaseHealthEmailHtml,
-  releaseHealthEmailSubject,
-  releaseHealthEmailText,
-} from './release-health-payloads';
+import { emailContent } from './payloads';
 
 interface SendInfo {
   accepted?: Array<string | { address: string }>;
@@ -68,23 +62,6 @@ export class EmailSender implements AlertSender {
       transport.close();
     }
   }
-}
-
-function emailContent(notification: AnyAlertNotification): { subject: string; text: string; html: string } {
-  if (isSpikeNotification(notification)) {
-    return {
-      subject: spikeEmailSubject(notification),
-      text: spikeEmailText(notification),
-      html: spikeEmailHtml(notification),
-    };
-  }
-  return isReleaseHealthNotification(notification)
-    ? {
-        subject: releaseHealthEmailSubject(notification),
-        text: releaseHealthEmailText(notification),
-        html: releaseHealthEmailHtml(notification),
-      }
-    : { subject: emailSubject(notification), text: emailText(notification), html: emailHtml(notification) };
 }
 
 function recipients(config: Record<string, unknown>): string[] {

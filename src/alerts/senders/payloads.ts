@@ -1,39 +1,100 @@
+/**
+ * Pure builders of what each channel type sends for any alert; the senders only transport them.
+ * Each kind of alert has its format (issue-payloads.ts, release-health-payloads.ts,
+ * spike-payloads.ts); the layouts they fill are alert-message.ts's, and the webhook body's frame
+ * and headers are written here, once.
+ */
 import { createHmac } from 'node:crypto';
-import { alertTitle, AlertNotification } from '../alert-notification';
 import {
+  AnyAlertNotification,
+  isReleaseHealthNotification,
+  isSpikeNotification,
+} from '../alert-notification';
+import {
+  AlertFormat,
   AlertMessage,
   ChatPayload,
-  escapeMrkdwn,
-  MAX_SUBJECT_LENGTH,
   messageChatPayload,
   messageEmailHtml,
   messageEmailText,
-  truncate,
 } from './alert-message';
-
-/** Pure builders of what each channel type sends; the senders only transport them. */
+import { issueAlertFormat } from './issue-payloads';
+import { releaseHealthAlertFormat } from './release-health-payloads';
+import { spikeAlertFormat } from './spike-payloads';
 
 export const USER_AGENT = 'error-tracker';
 
-export interface WebhookPayload {
-  alert_type: AlertNotification['alertType'];
+/**
+ * The webhook body: the alert's type, its project, its own field (`issue`, `release` or `spike`),
+ * the dashboard link and when it was triggered.
+ */
+export type WebhookPayload = {
+  alert_type: AnyAlertNotification['alertType'];
   /** True only for the test endpoint's message. */
   test: boolean;
-  project: AlertNotification['project'];
-  issue: AlertNotification['issue'];
+  project: AnyAlertNotification['project'];
   url: string;
   triggered_at: string;
+} & Record<string, unknown>;
+
+/** One notification with its kind's format. */
+interface FormattedAlert {
+  subject(): string;
+  message(): AlertMessage;
+  webhookFields(): Record<string, unknown>;
 }
 
-export function webhookPayload(notification: AlertNotification): WebhookPayload {
+function withFormat<N>(format: AlertFormat<N>, notification: N): FormattedAlert {
+  return {
+    subject: () => format.subject(notification),
+    message: () => format.message(notification),
+    webhookFields: () => format.webhookFields(notification),
+  };
+}
+
+function formatted(notification: AnyAlertNotification): FormattedAlert {
+  if (isSpikeNotification(notification)) return withFormat(spikeAlertFormat, notification);
+  if (isReleaseHealthNotification(notification)) return withFormat(releaseHealthAlertFormat, notification);
+  return withFormat(issueAlertFormat, notification);
+}
+
+export function webhookPayload(notification: AnyAlertNotification): WebhookPayload {
   return {
     alert_type: notification.alertType,
     test: notification.alertType === 'test',
     project: notification.project,
-    issue: notification.issue,
+    ...formatted(notification).webhookFields(),
     url: notification.url,
     triggered_at: notification.triggeredAt,
   };
+}
+
+export function emailSubject(notification: AnyAlertNotification): string {
+  return formatted(notification).subject();
+}
+
+export function emailText(notification: AnyAlertNotification): string {
+  return messageEmailText(formatted(notification).message());
+}
+
+export function emailHtml(notification: AnyAlertNotification): string {
+  return messageEmailHtml(formatted(notification).message());
+}
+
+/** The e-mail's subject, plain text and HTML, from one message. */
+export function emailContent(notification: AnyAlertNotification): {
+  subject: string;
+  text: string;
+  html: string;
+} {
+  const alert = formatted(notification);
+  const message = alert.message();
+  return { subject: alert.subject(), text: messageEmailText(message), html: messageEmailHtml(message) };
+}
+
+/** The Slack-compatible chat message, the same shape for every alert (see messageChatPayload). */
+export function chatPayload(notification: AnyAlertNotification): ChatPayload {
+  return messageChatPayload(formatted(notification).message());
 }
 
 /**
@@ -46,7 +107,7 @@ export function webhookSignature(secret: string, rawBody: string): string {
 }
 
 export function webhookHeaders(
-  notification: Pick<AlertNotification, 'alertType'>,
+  notification: Pick<AnyAlertNotification, 'alertType'>,
   rawBody: string,
   idempotencyKey: string,
   secret: string | undefined,
@@ -76,84 +137,3 @@ const PROTOCOL_HEADERS = new Set([
   'x-alert-type',
   'x-signature-256',
 ]);
-
-/**
- * `SHORT-1: TypeError: message`. A monitor's issue adds its culprit, the latest failure in words
- * (`nightly-backup missed a check-in: …`), since the reason is what its alert is about.
- */
-function issueHeadline(notification: AlertNotification): string {
-  const { issue } = notification;
-  const headline = `${issue.short_id}: ${issue.type}: ${issue.message}`;
-  return issue.kind !== 'error' && issue.culprit ? `${headline} — ${issue.culprit}` : headline;
-}
-
-/** `[<project name>] <short_id>: <type>: <message>`, cut to 200 characters. */
-export function emailSubject(notification: AlertNotification): string {
-  const prefix = notification.alertType === 'test' ? '[Test] ' : '';
-  return truncate(
-    `${prefix}[${notification.project.name}] ${issueHeadline(notification)}`,
-    MAX_SUBJECT_LENGTH,
-  );
-}
-
-function facts(notification: AlertNotification): Array<[string, string]> {
-  const { issue, project } = notification;
-  return [
-    ['Project', project.name],
-    ['Issue', issue.short_id],
-    ['Type', issue.type],
-    ['Message', issue.message],
-    ['Culprit', issue.culprit || '-'],
-    ['Level', issue.level],
-    ['State', issue.state],
-    ['Events', String(issue.event_count)],
-    ['First seen', issue.first_seen],
-    ['Last seen', issue.last_seen],
-  ];
-}
-
-function intro(notification: AlertNotification): string {
-  return notification.alertType === 'test'
-    ? 'This is a test notification: this channel is configured correctly. It is not about a real issue.'
-    : `${alertTitle(notification.alertType)} in ${notification.project.name}.`;
-}
-
-/** An issue alert in the parts every alert message is made of. */
-function issueMessage(notification: AlertNotification): AlertMessage {
-  const { issue, project } = notification;
-  const title = alertTitle(notification.alertType);
-  const headline = issueHeadline(notification);
-  return {
-    intro: intro(notification),
-    headline,
-    facts: facts(notification),
-    url: notification.url,
-    linkLabel: 'View the issue',
-    chat: {
-      summary: `${title} in ${project.name}: ${truncate(headline, 150)}`,
-      lead:
-        notification.alertType === 'test'
-          ? '_This is a test notification: the channel is configured correctly._'
-          : `${escapeMrkdwn(title)} in *${escapeMrkdwn(project.name)}*`,
-      fields: [
-        ['Project', project.name],
-        ['State', issue.state],
-        ['Events', String(issue.event_count)],
-        ['Level', issue.level],
-      ],
-      context: `First seen ${issue.first_seen} · Last seen ${issue.last_seen}`,
-    },
-  };
-}
-
-export function emailText(notification: AlertNotification): string {
-  return messageEmailText(issueMessage(notification));
-}
-
-export function emailHtml(notification: AlertNotification): string {
-  return messageEmailHtml(issueMessage(notification));
-}
-
-export function chatPayload(notification: AlertNotification): ChatPayload {
-  return messageChatPayload(issueMessage(notification));
-}

@@ -1,27 +1,22 @@
 import { buildReleaseHealthNotification } from '../alert-notification';
-import { webhookHeaders } from './payloads';
-import {
-  formatPercent,
-  releaseHealthChatPayload,
-  releaseHealthEmailHtml,
-  releaseHealthEmailSubject,
-  releaseHealthEmailText,
-  releaseHealthWebhookPayload,
-} from './release-health-payloads';
+import type { ReleaseBreach } from '../../rules/alert-history.entity';
+import { chatPayload, emailHtml, emailSubject, emailText, webhookHeaders, webhookPayload } from './payloads';
+import { formatPercent } from './release-health-payloads';
 
+const BREACH: ReleaseBreach = {
+  metric: 'crash_free_sessions',
+  value: 200 / 3,
+  threshold: 99.5,
+  window_hours: 24,
+  min_sessions: 3,
+  sessions: 3,
+  users: 2,
+  environments: ['production'],
+};
 const notification = buildReleaseHealthNotification(
   { id: 7, name: 'Shop <web>', slug: 'shop' },
   'shop@1.2.0+build/5',
-  {
-    metric: 'crash_free_sessions',
-    value: 200 / 3,
-    threshold: 99.5,
-    window_hours: 24,
-    min_sessions: 3,
-    sessions: 3,
-    users: 2,
-    environments: ['production'],
-  },
+  BREACH,
   'https://errors.example.com/',
   '2026-11-26T12:00:00.000Z',
 );
@@ -32,22 +27,11 @@ describe('release health payloads', () => {
   });
 
   it('webhook: the release, the metric, its value, the threshold, the window and the environments', () => {
-    expect(releaseHealthWebhookPayload(notification)).toEqual({
+    expect(webhookPayload(notification)).toEqual({
       alert_type: 'release_health',
       test: false,
       project: { id: 7, name: 'Shop <web>', slug: 'shop' },
-      release: {
-        version: 'shop@1.2.0+build/5',
-        url: notification.url,
-        metric: 'crash_free_sessions',
-        value: 200 / 3,
-        threshold: 99.5,
-        window_hours: 24,
-        min_sessions: 3,
-        sessions: 3,
-        users: 2,
-        environments: ['production'],
-      },
+      release: { version: 'shop@1.2.0+build/5', url: notification.url, ...BREACH },
       url: notification.url,
       triggered_at: '2026-11-26T12:00:00.000Z',
     });
@@ -59,10 +43,10 @@ describe('release health payloads', () => {
   it('e-mail and chat say the same in words', () => {
     expect(formatPercent(200 / 3)).toBe('66.67%');
     expect(formatPercent(80)).toBe('80%');
-    expect(releaseHealthEmailSubject(notification)).toBe(
+    expect(emailSubject(notification)).toBe(
       '[Shop <web>] shop@1.2.0+build/5: crash-free sessions 66.67% (below 99.5%) over the last 24 hours',
     );
-    expect(releaseHealthEmailText(notification)).toBe(
+    expect(emailText(notification)).toBe(
       [
         'Release health alert in Shop <web>.',
         '',
@@ -81,10 +65,10 @@ describe('release health payloads', () => {
         'Sent by error-tracker',
       ].join('\n'),
     );
-    const html = releaseHealthEmailHtml(notification);
+    const html = emailHtml(notification);
     expect(html).toContain('Shop &lt;web&gt;');
     expect(html).toContain(`<a href="${notification.url}">View the release</a>`);
-    const chat = releaseHealthChatPayload(notification);
+    const chat = chatPayload(notification);
     expect(chat.text).toBe(
       'Release health in Shop <web>: shop@1.2.0+build/5: crash-free sessions 66.67% (below 99.5%) ' +
         `over the last 24 hours (production) ${notification.url}`,
@@ -94,6 +78,6 @@ describe('release health payloads', () => {
 
   it('says "all environments" when the rule names none', () => {
     const everywhere = { ...notification, release: { ...notification.release, environments: null } };
-    expect(releaseHealthEmailText(everywhere)).toContain('Environments: all environments');
+    expect(emailText(everywhere)).toContain('Environments: all environments');
   });
 });

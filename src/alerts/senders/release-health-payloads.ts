@@ -1,41 +1,9 @@
 /**
  * What each channel type sends for a `release_health` alert (pure): the release, the metric, its
- * value, the threshold, the window and the environments, with a link to the release's page. Issue
- * alerts keep their own formats (payloads.ts).
+ * value, the threshold, the window and the environments, with a link to the release's page.
  */
 import { alertTitle, ReleaseHealthNotification } from '../alert-notification';
-import {
-  AlertMessage,
-  ChatPayload,
-  escapeMrkdwn,
-  MAX_SUBJECT_LENGTH,
-  messageChatPayload,
-  messageEmailHtml,
-  messageEmailText,
-  truncate,
-} from './alert-message';
-
-export interface ReleaseHealthWebhookPayload {
-  alert_type: 'release_health';
-  test: false;
-  project: ReleaseHealthNotification['project'];
-  release: ReleaseHealthNotification['release'];
-  url: string;
-  triggered_at: string;
-}
-
-export function releaseHealthWebhookPayload(
-  notification: ReleaseHealthNotification,
-): ReleaseHealthWebhookPayload {
-  return {
-    alert_type: notification.alertType,
-    test: false,
-    project: notification.project,
-    release: notification.release,
-    url: notification.url,
-    triggered_at: notification.triggeredAt,
-  };
-}
+import { AlertFormat, AlertMessage, escapeMrkdwn, MAX_SUBJECT_LENGTH, truncate } from './alert-message';
 
 const METRIC_LABELS = { crash_free_sessions: 'Crash-free sessions', crash_free_users: 'Crash-free users' };
 
@@ -80,7 +48,7 @@ function intro(notification: ReleaseHealthNotification): string {
   return `${alertTitle(notification.alertType)} alert in ${notification.project.name}.`;
 }
 
-export function releaseHealthEmailSubject(notification: ReleaseHealthNotification): string {
+function releaseHealthEmailSubject(notification: ReleaseHealthNotification): string {
   return truncate(`[${notification.project.name}] ${releaseHeadline(notification)}`, MAX_SUBJECT_LENGTH);
 }
 
@@ -109,15 +77,8 @@ function releaseHealthMessage(notification: ReleaseHealthNotification): AlertMes
   };
 }
 
-export function releaseHealthEmailText(notification: ReleaseHealthNotification): string {
-  return messageEmailText(releaseHealthMessage(notification));
-}
-
-export function releaseHealthEmailHtml(notification: ReleaseHealthNotification): string {
-  return messageEmailHtml(releaseHealthMessage(notification));
-}
-
-/** The same Slack-compatible shape as issue alerts: a complete `text` line, and richer `blocks`. */
-export function releaseHealthChatPayload(notification: ReleaseHealthNotification): ChatPayload {
-  return messageChatPayload(releaseHealthMessage(notification));
-}
+export const releaseHealthAlertFormat: AlertFormat<ReleaseHealthNotification> = {
+  subject: releaseHealthEmailSubject,
+  message: releaseHealthMessage,
+  webhookFields: (notification) => ({ release: notification.release }),
+};

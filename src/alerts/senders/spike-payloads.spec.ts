@@ -1,11 +1,5 @@
 import { buildSpikeNotification } from '../alert-notification';
-import {
-  spikeChatPayload,
-  spikeEmailHtml,
-  spikeEmailSubject,
-  spikeEmailText,
-  spikeWebhookPayload,
-} from './spike-payloads';
+import { chatPayload, emailContent, emailHtml, emailSubject, emailText, webhookPayload } from './payloads';
 
 describe('spike protection payloads', () => {
   const notification = buildSpikeNotification(
@@ -16,7 +10,7 @@ describe('spike protection payloads', () => {
   );
 
   it('sends the spike, the project and a link to its quotas to webhooks', () => {
-    expect(spikeWebhookPayload(notification)).toEqual({
+    expect(webhookPayload(notification)).toEqual({
       alert_type: 'spike_protection',
       test: false,
       project: { id: 7, name: 'Shop <web>', slug: 'shop' },
@@ -27,12 +21,17 @@ describe('spike protection payloads', () => {
   });
 
   it('says what happened in e-mails and chat, escaping the project name in HTML', () => {
-    expect(spikeEmailSubject(notification)).toContain(
+    expect(emailSubject(notification)).toContain(
       '[Shop <web>] spike protection engaged: more than 1200 events',
     );
-    expect(spikeEmailText(notification)).toContain('Dropped so far: 45');
-    expect(spikeEmailHtml(notification)).toContain('Shop &lt;web&gt;');
-    expect(spikeEmailHtml(notification)).not.toContain('Shop <web>');
-    expect(spikeChatPayload(notification).text).toContain('Spike protection in Shop <web>');
+    expect(emailText(notification)).toContain('Dropped so far: 45');
+    expect(emailHtml(notification)).toContain('Shop &lt;web&gt;');
+    expect(emailHtml(notification)).not.toContain('Shop <web>');
+    expect(chatPayload(notification).text).toContain('Spike protection in Shop <web>');
+    expect(emailContent(notification)).toEqual({
+      subject: emailSubject(notification),
+      text: emailText(notification),
+      html: emailHtml(notification),
+    });
   });
 });

@@ -3,36 +3,7 @@
  * protection engaged, its limit and the events dropped so far, with a link to the project's quotas.
  */
 import { alertTitle, SpikeNotification } from '../alert-notification';
-import {
-  AlertMessage,
-  ChatPayload,
-  escapeMrkdwn,
-  MAX_SUBJECT_LENGTH,
-  messageChatPayload,
-  messageEmailHtml,
-  messageEmailText,
-  truncate,
-} from './alert-message';
-
-export interface SpikeWebhookPayload {
-  alert_type: 'spike_protection';
-  test: false;
-  project: SpikeNotification['project'];
-  spike: SpikeNotification['spike'];
-  url: string;
-  triggered_at: string;
-}
-
-export function spikeWebhookPayload(notification: SpikeNotification): SpikeWebhookPayload {
-  return {
-    alert_type: notification.alertType,
-    test: false,
-    project: notification.project,
-    spike: notification.spike,
-    url: notification.url,
-    triggered_at: notification.triggeredAt,
-  };
-}
+import { AlertFormat, AlertMessage, escapeMrkdwn, MAX_SUBJECT_LENGTH, truncate } from './alert-message';
 
 /** `Spike protection engaged: more than 1000 events this hour, events are being dropped` */
 function headline(notification: SpikeNotification): string {
@@ -52,7 +23,7 @@ function facts(notification: SpikeNotification): Array<[string, string]> {
   ];
 }
 
-export function spikeEmailSubject(notification: SpikeNotification): string {
+function spikeEmailSubject(notification: SpikeNotification): string {
   return truncate(`[${notification.project.name}] ${headline(notification)}`, MAX_SUBJECT_LENGTH);
 }
 
@@ -77,15 +48,8 @@ function spikeMessage(notification: SpikeNotification): AlertMessage {
   };
 }
 
-export function spikeEmailText(notification: SpikeNotification): string {
-  return messageEmailText(spikeMessage(notification));
-}
-
-export function spikeEmailHtml(notification: SpikeNotification): string {
-  return messageEmailHtml(spikeMessage(notification));
-}
-
-/** The same Slack-compatible shape as the other alerts: a complete `text` line, and `blocks`. */
-export function spikeChatPayload(notification: SpikeNotification): ChatPayload {
-  return messageChatPayload(spikeMessage(notification));
-}
+export const spikeAlertFormat: AlertFormat<SpikeNotification> = {
+  subject: spikeEmailSubject,
+  message: spikeMessage,
+  webhookFields: (notification) => ({ spike: notification.spike }),
+};

@@ -1,12 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { NotificationChannel } from '../../channels/channel.entity';
-import { AnyAlertNotification, isReleaseHealthNotification, isSpikeNotification } from '../alert-notification';
+import type { AnyAlertNotification } from '../alert-notification';
 import type { AlertSender } from './alert-sender';
 import { DeliveryError } from './delivery-error';
 import { OutboundHttp, requireSuccess } from './outbound-http';
 import { webhookHeaders, webhookPayload } from './payloads';
-import { releaseHealthWebhookPayload } from './release-health-payloads';
-import { spikeWebhookPayload } from './spike-payloads';
 
 /** POSTs the JSON payload to `config.url`, signed with `config.secret` when there is one. */
 @Injectable()
@@ -21,13 +19,7 @@ export class WebhookSender implements AlertSender {
     const { url, secret, headers } = channel.config as { url?: unknown; secret?: unknown; headers?: unknown };
     if (typeof url !== 'string' || url === '')
       throw new DeliveryError('webhook channel has no config.url', true);
-    const body = JSON.stringify(
-      isSpikeNotification(notification)
-        ? spikeWebhookPayload(notification)
-        : isReleaseHealthNotification(notification)
-          ? releaseHealthWebhookPayload(notification)
-          : webhookPayload(notification),
-    );
+    const body = JSON.stringify(webhookPayload(notification));
     const response = await this.http.post({
       url,
       label: 'webhook',

@@ -63,3 +63,13 @@ export class SsoSettings {
   @ApiProperty({ description: 'False when accounts may only sign in through single sign-on.' })
   password_login: boolean;
 }
+
+@ApiSchema({ description: "Whether this browser is signed in: its session's account, or null." })
+export class SessionState {
+  @ApiProperty({
+    type: MeView,
+    nullable: true,
+    description: 'The account as `GET /auth/me` describes it; null when no session is signed in.',
+  })
+  user: MeView | null;
+}

@@ -1,5 +1,5 @@
 import type { NormalisedEvent } from '../../events/normalised-event';
-import { DEFAULT_SCRUB_SETTINGS, EventScrubber, ScrubSettings } from './event-scrubber';
+import { DEFAULT_SCRUB_SETTINGS, EventScrubber, MAX_RECORDED_PATHS, ScrubSettings } from './event-scrubber';
 
 function event(overrides: Partial<NormalisedEvent>): NormalisedEvent {
   return {
@@ -33,6 +33,30 @@ const scrub = (input: NormalisedEvent, settings: Partial<ScrubSettings> = {}): N
 };
 
 describe('EventScrubber', () => {
+  it('records every rule of a value at its path, and counts the values past the limit, not their rules', () => {
+    // Each value is matched by two rules: a password in the URL and a sensitive query parameter.
+    const values = MAX_RECORDED_PATHS + 3;
+    const extra = Object.fromEntries(
+      Array.from({ length: values }, (_, i) => [
+        `db_${i}`,
+        `postgres://app:pw-${i}@db.example/?token=t-${i}`,
+      ]),
+    );
+    const { scrubbed } = scrub(event({ extra }));
+    const entries = scrubbed ?? [];
+    const last = entries[entries.length - 1];
+    expect(last.path).toBe('(3 more)');
+    const recorded = entries.slice(0, -1);
+    const paths = [...new Set(recorded.map((entry) => entry.path))];
+    expect(paths).toHaveLength(MAX_RECORDED_PATHS);
+    for (const path of paths) {
+      expect(recorded.filter((entry) => entry.path === path).map((entry) => entry.rule)).toEqual([
+        'url_password',
+        'sensitive_key',
+      ]);
+    }
+  });
+
   it('filters a login request: form body, headers, cookies, query string', () => {
     const scrubbed = scrub(
       event({

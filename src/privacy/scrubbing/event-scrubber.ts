@@ -129,6 +129,8 @@ export class EventScrubber {
 /** One event's walk: what it found, and where. */
 class ScrubRun {
   readonly found: ScrubbedValue[] = [];
+  /** Values recorded (each once, whatever the number of its rules), and those past the limit. */
+  private recorded = 0;
   private omitted = 0;
   /** The path of the value being read, one segment per level; joined only for what is recorded. */
   private readonly segments: (string | number)[] = [];
@@ -342,14 +344,22 @@ class ScrubRun {
       rules.add(finding.rule);
     }
     result += text.slice(position);
-    for (const rule of rules) this.note(rule);
+    this.note(...rules);
     return result;
   }
 
-  /** Records the value at the current path. */
-  private note(rule: ScrubRule): void {
-    if (this.found.length < MAX_RECORDED_PATHS) this.found.push({ path: this.segments.join('.'), rule });
-    else this.omitted++;
+  /**
+   * Records the value at the current path, once per rule that matched it. Past the limit only the
+   * values are counted (`(N more)`), not their rules.
+   */
+  private note(...rules: ScrubRule[]): void {
+    if (this.recorded >= MAX_RECORDED_PATHS) {
+      this.omitted++;
+      return;
+    }
+    this.recorded++;
+    const path = this.segments.join('.');
+    for (const rule of rules) this.found.push({ path, rule });
   }
 
   /** Records a value one level below the current path. */

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { deleteProjectHours, HourlyRowsDeletion } from '../../database/project-hours-deletion';
+import type { HealthCounts } from './health-figures';
 import { BucketCounts, BucketKey, hourStart, UserClass } from './session-keys';
 
 /**
@@ -82,14 +83,8 @@ export interface FoldOptions {
 }
 
 /** Counts per release (or per bucket) and environment, as the figures read them. */
-export interface HealthCountRow {
+export interface HealthCountRow extends HealthCounts {
   key: string;
-  sessions: number;
-  errored: number;
-  abnormal: number;
-  crashed: number;
-  users: number;
-  crashed_users: number;
 }
 
 export interface HealthFilter {
