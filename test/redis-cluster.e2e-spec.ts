@@ -12,7 +12,7 @@ import { QueueName } from '../src/common/queues';
 import { digestJobId, DigestJobName } from '../src/digest/digest-job';
 import { FailedJobs } from '../src/jobs/failed-jobs';
 import { MaintenanceJobName } from '../src/retention/maintenance.processor';
-import { QuotaKeys } from '../src/privacy/quotas/quota-keys';
+import { LimitKeys } from '../src/limits/limit-keys';
 import { REDIS, RedisClient } from '../src/redis/redis.module';
 import { OutcomeFolder } from '../src/outcomes/outcome-folder';
 import { SessionFolder } from '../src/releases/health/session-folder';
@@ -373,7 +373,7 @@ describe('Redis Cluster: the core pipeline on three masters', () => {
     const projects = await Promise.all(
       ['Counted a', 'Counted b', 'Counted c', 'Counted d'].map(createProject),
     );
-    const keys = new QuotaKeys(t.config.REDIS_PREFIX);
+    const keys = new LimitKeys(t.config.REDIS_PREFIX);
     const slotsOf = await Promise.all(
       projects.map(async (counted) => Number(await nodes[0].cluster('KEYSLOT', keys.limits(counted.id)))),
     );

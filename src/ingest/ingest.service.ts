@@ -17,7 +17,8 @@ import { EnvelopeReader, EventPayloadFacts, MAX_HEADER_LINE_BYTES } from './enve
 import { StoreBodyReader } from './store-body-reader';
 import { IngestMetrics } from './ingest.metrics';
 import { ProjectKeys } from './project-keys';
-import { EventLimits } from './event-limits';
+import { EventLimits } from '../limits/event-limits';
+import { eventLimitRejection } from './limit-rejections';
 import { IngestRejection } from './ingest-rejection';
 import { SESSION_ITEM_TYPES } from './session-intake';
 import { refusalOutcome } from '../outcomes/envelope-outcomes';
@@ -353,9 +354,10 @@ export class IngestService {
    * sessions, and a flood of events over it costs the decoding of two lines each.
    */
   private async countRequest(projectId: number, attempt: IngestAttempt, readsOn: boolean): Promise<void> {
-    const { countedAt, refusal } = await this.eventLimits.check(projectId);
+    const { countedAt, refused } = await this.eventLimits.check(projectId);
     attempt.countedAt = countedAt;
-    if (!refusal) return;
+    if (!refused) return;
+    const refusal = eventLimitRejection(refused);
     if (!readsOn) throw refusal;
     attempt.eventsRefused = refusal;
   }

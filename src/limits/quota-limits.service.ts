@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { RepeatedLog } from '../../common/repeated-log';
-import { AppConfig } from '../../config/app-config';
-import { REDIS, RedisClient } from '../../redis/redis.module';
-import { sessionKeys } from '../../releases/health/session-keys';
-import { QuotaKeys } from './quota-keys';
+import { RepeatedLog } from '../common/repeated-log';
+import { AppConfig } from '../config/app-config';
+import { REDIS, RedisClient } from '../redis/redis.module';
+import { sessionKeys } from '../releases/health/session-keys';
+import { LimitKeys } from './limit-keys';
 import { BASELINE_HOURS, baselineHours, dayStart, HOUR_MS, hourStart, spikeLimit } from './quota-periods';
 import { ProjectLimitInputs, QuotasRepository, SpikeRow } from './quotas.repository';
 
@@ -36,7 +36,7 @@ const SPIKE_ENDS_AFTER_QUIET_MS = HOUR_MS;
 export class QuotaLimitsService {
   private readonly logger = new Logger('QuotaLimits');
   private readonly failures = new RepeatedLog(this.logger, 60_000);
-  private readonly keys: QuotaKeys;
+  private readonly keys: LimitKeys;
   private readonly sessionKeys: ReturnType<typeof sessionKeys>;
 
   constructor(
@@ -44,7 +44,7 @@ export class QuotaLimitsService {
     private readonly quotas: QuotasRepository,
     private readonly config: AppConfig,
   ) {
-    this.keys = new QuotaKeys(config.REDIS_PREFIX);
+    this.keys = new LimitKeys(config.REDIS_PREFIX);
     this.sessionKeys = sessionKeys(config.REDIS_PREFIX);
   }
 

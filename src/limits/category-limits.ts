@@ -1,12 +1,10 @@
-import { HttpStatus, Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { withDeadline } from '../common/deadline';
 import { RepeatedLog } from '../common/repeated-log';
 import { AppConfig } from '../config/app-config';
-import type { OutcomeCount } from '../outcomes/envelope-outcomes';
-import { QuotaKeys } from '../privacy/quotas/quota-keys';
+import { LimitKeys } from './limit-keys';
 import { REDIS, RedisClient } from '../redis/redis.module';
-import { IngestRejection } from './ingest-rejection';
 
 /**
  * Takes up to ARGV[2] items from the minute's allowance of ARGV[1]: counts them, and gives back at
@@ -66,11 +64,11 @@ interface CategoryLimitOptions {
  * than EVENT_LIMITS_TIMEOUT_MS the items are taken uncounted and a warning logged at most once a
  * minute: our own trouble never refuses them.
  */
-class CategoryMinuteLimit {
+export class CategoryMinuteLimit {
   private readonly logger: Logger;
   private readonly warnings: RepeatedLog;
   private readonly timeoutMs: number;
-  private readonly keys: QuotaKeys;
+  private readonly keys: LimitKeys;
 
   constructor(
     private readonly redis: RedisClient,
@@ -81,13 +79,28 @@ class CategoryMinuteLimit {
     this.logger = new Logger(`${options.category === 'monitor' ? 'CheckIn' : 'Feedback'}Limits`);
     this.warnings = new RepeatedLog(this.logger, 60_000);
     this.timeoutMs = config.EVENT_LIMITS_TIMEOUT_MS;
-    this.keys = new QuotaKeys(config.REDIS_PREFIX);
+    this.keys = new LimitKeys(config.REDIS_PREFIX);
     if (!('ingestTakeInCategory' in this.redis)) {
       this.redis.defineCommand('ingestTakeInCategory', { numberOfKeys: 1, lua: TAKE_SCRIPT });
     }
     if (!('ingestGiveBackInCategory' in this.redis)) {
       this.redis.defineCommand('ingestGiveBackInCategory', { numberOfKeys: 1, lua: GIVE_BACK_SCRIPT });
     }
+  }
+
+  /** The category as `X-Sentry-Rate-Limits` and outcomes name it. */
+  get category(): CategoryLimitOptions['category'] {
+    return this.options.category;
+  }
+
+  /** What the items are called in messages. */
+  get noun(): string {
+    return this.options.noun;
+  }
+
+  /** Per project and minute; 0: no limit. */
+  get limit(): number {
+    return this.options.limit;
   }
 
   private key(projectId: number, now: number): string {
@@ -150,24 +163,6 @@ class CategoryMinuteLimit {
         `${this.options.noun} not kept stay counted: Redis failed (${(error as Error).message})`,
       );
     }
-  }
-
-  /** The items dropped by the limit, as outcomes. */
-  rateLimited(quantity: number): OutcomeCount {
-    return { outcome: 'rate_limited', category: this.options.category, reason: 'rate_limit', quantity };
-  }
-
-  /** The 429 of a request whose items were all refused; counts them as `rate_limited` outcomes. */
-  refusal(allowance: CategoryAllowance): IngestRejection {
-    const seconds = String(allowance.retryAfterSeconds);
-    const { limit, noun, category } = this.options;
-    return new IngestRejection(
-      `rate limit exceeded: more than ${limit} ${noun} per minute for this project`,
-      HttpStatus.TOO_MANY_REQUESTS,
-      { 'Retry-After': seconds, 'X-Sentry-Rate-Limits': `${seconds}:${category}:project` },
-      undefined,
-      [this.rateLimited(allowance.refused)],
-    );
   }
 }
 

@@ -1,8 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { RepeatedLog } from '../common/repeated-log';
-import { QuotaKeys } from '../privacy/quotas/quota-keys';
-import { acceptsInMemory, QuotaView } from '../privacy/quotas/quota-headroom';
-import { DAY_MS, dayStart, HOUR_MS, hourStart, nextMonthStart } from '../privacy/quotas/quota-periods';
+import { LimitKeys } from './limit-keys';
+import { acceptsInMemory, QuotaView } from './quota-headroom';
+import { DAY_MS, dayStart, HOUR_MS, hourStart, nextMonthStart } from './quota-periods';
 import { RedisClient } from '../redis/redis.module';
 
 /**
@@ -62,7 +62,7 @@ export class UnflushedEventCounts {
 
   constructor(
     private readonly redis: RedisClient,
-    private readonly keys: QuotaKeys,
+    private readonly keys: LimitKeys,
   ) {
     if (!('ingestCountFlush' in this.redis)) {
       this.redis.defineCommand('ingestCountFlush', { numberOfKeys: 4, lua: FLUSH_SCRIPT });

@@ -1,8 +1,8 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { REDIS, RedisClient } from '../redis/redis.module';
-import { QuotaKeys } from '../privacy/quotas/quota-keys';
-import { DAY_MS, HOUR_MS, nextMonthStart, periodEnd, QuotaReason } from '../privacy/quotas/quota-periods';
+import { LimitKeys } from './limit-keys';
+import { DAY_MS, HOUR_MS, nextMonthStart, periodEnd, QuotaReason } from './quota-periods';
 import { UnflushedEventCounts, viewOf } from './unflushed-event-counts';
 
 /**
@@ -78,26 +78,6 @@ end
 return 0
 `;
 
-/**
- * The data categories the event limits cover, as `X-Sentry-Rate-Limits` names them: every category
- * an SDK sends but `session` and `monitor` (sessions and cron check-ins: limits of their own, see
- * SessionIntake and CheckInLimits) and `internal` (client reports, which are not limited).
- */
-export const EVENT_RATE_LIMIT_CATEGORIES = [
-  'default',
-  'error',
-  'security',
-  'attachment',
-  'transaction',
-  'span',
-  'profile',
-  'profile_chunk',
-  'replay',
-  'feedback',
-  'log_item',
-  'metric_bucket',
-].join(';');
-
 const MINUTE_MS = 60_000;
 /** Counters outlive their window a little, so a skewed clock on another instance still finds them. */
 const EXPIRY_SLACK_MS = 60_000;
@@ -121,7 +101,7 @@ export class IngestRateLimiter implements BeforeApplicationShutdown {
   private readonly logger = new Logger('IngestRateLimiter');
   private readonly minuteLimit: number;
   private readonly hourLimit: number;
-  private readonly keys: QuotaKeys;
+  private readonly keys: LimitKeys;
   private readonly inMemory: UnflushedEventCounts;
 
   constructor(
@@ -130,7 +110,7 @@ export class IngestRateLimiter implements BeforeApplicationShutdown {
   ) {
     this.minuteLimit = config.MAX_EVENTS_PER_MINUTE;
     this.hourLimit = config.MAX_EVENTS_PER_HOUR;
-    this.keys = new QuotaKeys(config.REDIS_PREFIX);
+    this.keys = new LimitKeys(config.REDIS_PREFIX);
     this.inMemory = new UnflushedEventCounts(this.redis, this.keys);
     if (!('ingestRateLimit' in this.redis)) {
       this.redis.defineCommand('ingestRateLimit', { numberOfKeys: 7, lua: RATE_LIMIT_SCRIPT });
