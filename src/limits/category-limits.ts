@@ -5,38 +5,8 @@ import { RepeatedLog } from '../common/repeated-log';
 import { AppConfig } from '../config/app-config';
 import { LimitKeys } from './limit-keys';
 import { REDIS, RedisClient } from '../redis/redis.module';
-
-/**
- * Takes up to ARGV[2] items from the minute's allowance of ARGV[1]: counts them, and gives back at
- * once those past the limit, so that refused items never count. KEYS: the minute's counter. ARGV:
- * limit, items, the counter's TTL. Returns how many were taken.
- */
-const TAKE_SCRIPT = `
-local limit = tonumber(ARGV[1])
-local wanted = tonumber(ARGV[2])
-local count = redis.call('INCRBY', KEYS[1], wanted)
-if count == wanted then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
-local over = count - limit
-if over <= 0 then return wanted end
-local refused = math.min(wanted, over)
-redis.call('DECRBY', KEYS[1], refused)
-return wanted - refused
-`;
-
-/** Gives back ARGV[1] items to the minute's counter, never below zero. KEYS: the counter. */
-const GIVE_BACK_SCRIPT = `
-local count = tonumber(redis.call('GET', KEYS[1])) or 0
-local back = math.min(count, tonumber(ARGV[1]))
-if back > 0 then redis.call('DECRBY', KEYS[1], back) end
-return back
-`;
-
-type TakeCommand = (key: string, limit: number, wanted: number, ttl: number) => Promise<number>;
-type GiveBackCommand = (key: string, count: number) => Promise<number>;
-
-const MINUTE_MS = 60_000;
-/** The counter outlives its window a little, for an instance whose clock is a little behind. */
-const EXPIRY_SLACK_MS = 60_000;
+import { WindowCounters } from '../redis/window-counters';
+import { EXPIRY_SLACK_MS, MINUTE_MS, minuteStart } from './quota-periods';
 
 /** How many of a request's items of a category are within the project's limit. */
 export interface CategoryAllowance {
@@ -69,9 +39,10 @@ export class CategoryMinuteLimit {
   private readonly warnings: RepeatedLog;
   private readonly timeoutMs: number;
   private readonly keys: LimitKeys;
+  private readonly windows: WindowCounters;
 
   constructor(
-    private readonly redis: RedisClient,
+    redis: RedisClient,
     private readonly clock: Clock,
     config: AppConfig,
     private readonly options: CategoryLimitOptions,
@@ -80,12 +51,7 @@ export class CategoryMinuteLimit {
     this.warnings = new RepeatedLog(this.logger, 60_000);
     this.timeoutMs = config.EVENT_LIMITS_TIMEOUT_MS;
     this.keys = new LimitKeys(config.REDIS_PREFIX);
-    if (!('ingestTakeInCategory' in this.redis)) {
-      this.redis.defineCommand('ingestTakeInCategory', { numberOfKeys: 1, lua: TAKE_SCRIPT });
-    }
-    if (!('ingestGiveBackInCategory' in this.redis)) {
-      this.redis.defineCommand('ingestGiveBackInCategory', { numberOfKeys: 1, lua: GIVE_BACK_SCRIPT });
-    }
+    this.windows = new WindowCounters(redis);
   }
 
   /** The category as `X-Sentry-Rate-Limits` and outcomes name it. */
@@ -104,7 +70,7 @@ export class CategoryMinuteLimit {
   }
 
   private key(projectId: number, now: number): string {
-    return this.keys.categoryMinute(projectId, this.options.category, now - (now % MINUTE_MS));
+    return this.keys.categoryMinute(projectId, this.options.category, minuteStart(now));
   }
 
   /** Counts `wanted` items of the project, as many as its minute allows. */
@@ -112,17 +78,13 @@ export class CategoryMinuteLimit {
     const { limit, noun } = this.options;
     if (limit === 0 || wanted === 0) return { taken: wanted, refused: 0, retryAfterSeconds: 0 };
     const now = this.clock.now();
-    const minuteStart = now - (now % MINUTE_MS);
-    const command = (this.redis as unknown as { ingestTakeInCategory: TakeCommand }).ingestTakeInCategory;
+    const windowEnd = minuteStart(now) + MINUTE_MS;
     let taken: number;
     try {
       taken = await withDeadline(
-        command.call(
-          this.redis,
-          this.key(projectId, now),
-          limit,
+        this.windows.take(
+          { key: this.key(projectId, now), limit, ttlMs: windowEnd - now + EXPIRY_SLACK_MS },
           wanted,
-          minuteStart + MINUTE_MS - now + EXPIRY_SLACK_MS,
         ),
         this.timeoutMs,
         `no answer within ${this.timeoutMs} ms`,
@@ -134,8 +96,8 @@ export class CategoryMinuteLimit {
       );
       return { taken: wanted, refused: 0, retryAfterSeconds: 0 };
     }
-    const refused = wanted - Number(taken);
-    const retryAfterSeconds = Math.max(1, Math.ceil((minuteStart + MINUTE_MS - now) / 1000));
+    const refused = wanted - taken;
+    const retryAfterSeconds = Math.max(1, Math.ceil((windowEnd - now) / 1000));
     if (refused > 0) {
       this.warnings.warn(
         `over:${projectId}`,
@@ -143,17 +105,15 @@ export class CategoryMinuteLimit {
           `dropping ${noun} for ${retryAfterSeconds} s`,
       );
     }
-    return { taken: Number(taken), refused, retryAfterSeconds };
+    return { taken, refused, retryAfterSeconds };
   }
 
   /** Gives back items taken this minute that were not kept after all (the queue refused them). */
   async giveBack(projectId: number, count: number): Promise<void> {
     if (this.options.limit === 0 || count === 0) return;
-    const command = (this.redis as unknown as { ingestGiveBackInCategory: GiveBackCommand })
-      .ingestGiveBackInCategory;
     try {
       await withDeadline(
-        command.call(this.redis, this.key(projectId, this.clock.now()), count),
+        this.windows.giveBack([this.key(projectId, this.clock.now())], count),
         this.timeoutMs,
         `no answer within ${this.timeoutMs} ms`,
       );
