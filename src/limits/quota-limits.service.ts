@@ -76,23 +76,21 @@ export class QuotaLimitsService {
   }
 
   private async write(inputs: ProjectLimitInputs[], now: number): Promise<void> {
-    const pipeline = this.redis.pipeline();
-    for (const project of inputs) {
-      pipeline.hset(this.keys.limits(project.project_id), {
+    // Each command on its own, all sent at once (ioredis writes them back to back): a pipeline would
+    // have to keep to one slot on a Redis Cluster, and the projects' limits hashes and the session
+    // quotas' hash are spread over slots.
+    const writes = inputs.flatMap((project) => [
+      this.redis.hset(this.keys.limits(project.project_id), {
         d: project.daily_quota ?? -1,
         mo: project.monthly_quota ?? -1,
         sp: this.limitOf(project, now) ?? 0,
-      });
+      }),
       // The session quota sits with the session keys: the script that applies sessions reads it.
-      if (project.daily_session_quota === null) {
-        pipeline.hdel(this.sessionKeys.dailyQuotas, String(project.project_id));
-      } else {
-        pipeline.hset(this.sessionKeys.dailyQuotas, String(project.project_id), project.daily_session_quota);
-      }
-    }
-    const results = await pipeline.exec();
-    const failed = results?.find(([error]) => error !== null)?.[0];
-    if (failed) throw failed;
+      project.daily_session_quota === null
+        ? this.redis.hdel(this.sessionKeys.dailyQuotas, String(project.project_id))
+        : this.redis.hset(this.sessionKeys.dailyQuotas, String(project.project_id), project.daily_session_quota),
+    ]);
+    await Promise.all(writes);
   }
 
   async usage(projectId: number, now: number): Promise<QuotaUsage> {
