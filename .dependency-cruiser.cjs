@@ -36,7 +36,9 @@ const LAYERS = [
   'outcomes',
   'issues',
   'feedback',
-  // Data protection: scrubbing secrets, inbound filters, quotas, erasing a person's data.
+  // What a project may send: quotas, spike protection, the rate limits of events and categories.
+  'limits',
+  // Data protection: scrubbing secrets, inbound filters, erasing a person's data.
   'privacy',
   // Monitors: the issues their failures open (monitors), cron check-ins and schedules (crons), HTTP checks and status pages (uptime).
   'monitors',

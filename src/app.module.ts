@@ -21,6 +21,7 @@ import { IssuesModule } from './issues/issues.module';
 import { OutcomesModule } from './outcomes/outcomes.module';
 import { FeedbackModule } from './feedback/feedback.module';
 import { PrivacyModule } from './privacy/privacy.module';
+import { LimitsModule } from './limits/limits.module';
 import { AttachmentsModule } from './attachments/attachments.module';
 import { StorageModule } from './storage/storage.module';
 import { MembersModule } from './members/members.module';
@@ -53,6 +54,7 @@ const API_MODULES: Type[] = [
   OutcomesModule,
   FeedbackModule,
   PrivacyModule,
+  LimitsModule,
   AttachmentsModule,
   CronsModule,
   ReleasesModule,

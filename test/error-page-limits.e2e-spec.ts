@@ -6,7 +6,7 @@
  */
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { QuotaKeys } from '../src/privacy/quotas/quota-keys';
+import { LimitKeys } from '../src/limits/limit-keys';
 import { REDIS, RedisClient } from '../src/redis/redis.module';
 import { startTestApp, TestApp } from './helpers/app';
 import { hex } from './helpers/projects';
@@ -59,7 +59,7 @@ describe.each([
     const project = await createQuotaProject(t, { daily_quota: 0, spike_protection: false });
     const warn = jest.spyOn(Logger.prototype, 'warn');
     const redis = t.app.get<RedisClient>(REDIS);
-    const limits = new QuotaKeys(t.config.REDIS_PREFIX).limits(project.id);
+    const limits = new LimitKeys(t.config.REDIS_PREFIX).limits(project.id);
     // A key of the wrong type: the limits script fails (WRONGTYPE) as a broken Redis would.
     await redis.del(limits);
     await redis.set(limits, 'not a hash');

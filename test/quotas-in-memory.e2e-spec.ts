@@ -5,7 +5,7 @@
  * still stop at the quota exactly. Real HTTP ingest and Redis, the real clock.
  */
 import { REDIS, RedisClient } from '../src/redis/redis.module';
-import { QuotaKeys } from '../src/privacy/quotas/quota-keys';
+import { LimitKeys } from '../src/limits/limit-keys';
 import { startTestApp, TestApp } from './helpers/app';
 import { eventually } from './helpers/queues';
 import { createQuotaProject, QuotaProject, sendEvent } from './helpers/quotas';
@@ -66,7 +66,7 @@ describe('quotas counted in memory far below their limits', () => {
     const instance = await startTestApp({ ...RATE_LIMITS_OFF, REDIS_PREFIX: t.config.REDIS_PREFIX });
     const project = await createQuotaProject(t, { spike_protection: false });
     const redis = t.app.get<RedisClient>(REDIS);
-    const counter = new QuotaKeys(t.config.REDIS_PREFIX).acceptedToday(project.id, Date.now());
+    const counter = new LimitKeys(t.config.REDIS_PREFIX).acceptedToday(project.id, Date.now());
     try {
       await Promise.all(Array.from({ length: 30 }, () => sendEvent(instance, project).expect(200)));
     } finally {

@@ -8,7 +8,7 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { OutcomeCounter } from '../src/outcomes/outcome-counter';
-import { QuotaKeys } from '../src/privacy/quotas/quota-keys';
+import { LimitKeys } from '../src/limits/limit-keys';
 import { REDIS, RedisClient } from '../src/redis/redis.module';
 import { startTestApp, TestApp } from './helpers/app';
 import { eventually } from './helpers/queues';
@@ -108,7 +108,7 @@ describe('quotas', () => {
     const project = await createProject(t, { daily_quota: 0, spike_protection: false });
     const warn = jest.spyOn(Logger.prototype, 'warn');
     const redis = t.app.get<RedisClient>(REDIS);
-    const limits = new QuotaKeys(t.config.REDIS_PREFIX).limits(project.id);
+    const limits = new LimitKeys(t.config.REDIS_PREFIX).limits(project.id);
     // A key of the wrong type: the script's HMGET fails (WRONGTYPE) as a broken Redis would.
     await redis.del(limits);
     await redis.set(limits, 'not a hash');

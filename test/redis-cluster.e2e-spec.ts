@@ -12,10 +12,11 @@ import { QueueName } from '../src/common/queues';
 import { digestJobId, DigestJobName } from '../src/digest/digest-job';
 import { FailedJobs } from '../src/jobs/failed-jobs';
 import { MaintenanceJobName } from '../src/retention/maintenance.processor';
-import { QuotaKeys } from '../src/privacy/quotas/quota-keys';
+import { LimitKeys } from '../src/limits/limit-keys';
 import { REDIS, RedisClient } from '../src/redis/redis.module';
 import { OutcomeFolder } from '../src/outcomes/outcome-folder';
 import { SessionFolder } from '../src/releases/health/session-folder';
+import { sessionKeys } from '../src/releases/health/session-keys';
 import { freshFixtureEnvelope } from './fixtures/fixtures';
 import { startTestApp, TestApp } from './helpers/app';
 import { backlogDrained, eventually, openQueue, storedEvent } from './helpers/queues';
@@ -271,6 +272,37 @@ describe('Redis Cluster: the core pipeline on three masters', () => {
     expect(quotas).toMatchObject({ daily_session_quota: 2, usage: { sessions_today: 2 } });
   });
 
+  /** The index of the master that serves the key (the others answer MOVED). */
+  async function masterOf(key: string): Promise<number> {
+    for (const [index, node] of nodes.entries()) {
+      try {
+        await node.exists(key);
+        return index;
+      } catch (error) {
+        if (!/^MOVED/.test((error as Error).message)) throw error;
+      }
+    }
+    throw new Error(`no master serves ${key}`);
+  }
+
+  it("publishes a project's quotas whatever the master of its keys, the session quota's hash on another", async () => {
+    const keys = new LimitKeys(t.config.REDIS_PREFIX);
+    const sessionQuotas = sessionKeys(t.config.REDIS_PREFIX).dailyQuotas;
+    const sessionsMaster = await masterOf(sessionQuotas);
+    // A project whose limits hash another master serves: ids are spread over the slots by their hash tag.
+    let elsewhere: { id: number } | undefined;
+    for (let tries = 0; tries < 20 && !elsewhere; tries++) {
+      const created = await createProject('Quota slots');
+      if ((await masterOf(keys.limits(created.id))) !== sessionsMaster) elsewhere = created;
+    }
+    expect(elsewhere).toBeDefined();
+    const { id } = elsewhere!;
+    await t.api().patch(`/api/projects/${id}/quotas`).send({ daily_quota: 5, daily_session_quota: 3 }).expect(200);
+    const redis = t.app.get<RedisClient>(REDIS);
+    expect(await redis.hgetall(keys.limits(id))).toEqual({ d: '5', mo: '-1', sp: expect.any(String) });
+    expect(await redis.hget(sessionQuotas, String(id))).toBe('3');
+  });
+
   it('registers the scheduled work once for the installation', async () => {
     const alerts = openQueue(t, QueueName.Alerts);
     const maintenance = openQueue(t, QueueName.Maintenance);
@@ -373,7 +405,7 @@ describe('Redis Cluster: the core pipeline on three masters', () => {
     const projects = await Promise.all(
       ['Counted a', 'Counted b', 'Counted c', 'Counted d'].map(createProject),
     );
-    const keys = new QuotaKeys(t.config.REDIS_PREFIX);
+    const keys = new LimitKeys(t.config.REDIS_PREFIX);
     const slotsOf = await Promise.all(
       projects.map(async (counted) => Number(await nodes[0].cluster('KEYSLOT', keys.limits(counted.id)))),
     );

@@ -853,22 +853,6 @@ export interface paths {
         patch: operations["InboundFiltersController_update"];
         trace?: never;
     };
-    "/api/projects/{id}/quotas": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: operations["QuotasController_get"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch: operations["QuotasController_update"];
-        trace?: never;
-    };
     "/api/projects/{id}/users/{identifier}": {
         parameters: {
             query?: never;
@@ -883,6 +867,22 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/quotas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["QuotasController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch: operations["QuotasController_update"];
         trace?: never;
     };
     "/api/projects/{projectId}/events/{eventId}/attachments": {
@@ -2324,6 +2324,42 @@ export interface components {
              */
             client_ips?: string[];
         };
+        ErasedByKind: {
+            /** @description Events deleted (the same as `events_deleted`). */
+            events: number;
+            /** @description Files attached to the deleted events, with their blobs. */
+            event_attachments: number;
+            /** @description Feedback deleted (the same as `feedback_deleted`). */
+            feedback: number;
+            /** @description Files sent with the deleted feedback (the widget’s screenshots), with their blobs. */
+            feedback_attachments: number;
+            /** @description Release health rows of the person’s distinct id (per hour, environment and release) deleted. */
+            release_health_users: number;
+            /** @description The person’s entries among the session counts not yet folded (Redis). */
+            session_user_entries: number;
+            /** @description States of the person’s sessions deleted (Redis). */
+            session_states: number;
+            /** @description Jobs of the digest queue’s failed set deleted, or left without the person’s events. */
+            failed_jobs: number;
+        };
+        ErasureReport: {
+            /** @description The person, as matched: `id:…`, `email:…`, `username:…`, `ip:…`, or a bare value matched against all four. */
+            identifier: string;
+            /** @description Events deleted, across all of the project’s partitions. */
+            events_deleted: number;
+            /** @description Issues that had events deleted (counts, user counts and rollups corrected). */
+            issues_updated: number;
+            /** @description Issues deleted because none of their events was left. */
+            issues_deleted: number;
+            /** @description Feedback about the deleted events, or sent from the e-mail address. */
+            feedback_deleted: number;
+            /** @description Files attached to the deleted events (their blobs are deleted too). */
+            attachments_deleted: number;
+            /** @description Hourly, project hourly and tag rollup rows lowered or deleted. */
+            rollup_rows_changed: number;
+            /** @description What was erased, kind by kind. */
+            erased: components["schemas"]["ErasedByKind"];
+        };
         /** @description Counts of accepted events and session items from the Redis counters ingest keeps. */
         QuotaUsageView: {
             /** @description Accepted in the current UTC day. */
@@ -2389,42 +2425,6 @@ export interface components {
             daily_session_quota?: number | null;
             /** @description Drop events far above the recent hourly volume (default true). */
             spike_protection?: boolean;
-        };
-        ErasedByKind: {
-            /** @description Events deleted (the same as `events_deleted`). */
-            events: number;
-            /** @description Files attached to the deleted events, with their blobs. */
-            event_attachments: number;
-            /** @description Feedback deleted (the same as `feedback_deleted`). */
-            feedback: number;
-            /** @description Files sent with the deleted feedback (the widget’s screenshots), with their blobs. */
-            feedback_attachments: number;
-            /** @description Release health rows of the person’s distinct id (per hour, environment and release) deleted. */
-            release_health_users: number;
-            /** @description The person’s entries among the session counts not yet folded (Redis). */
-            session_user_entries: number;
-            /** @description States of the person’s sessions deleted (Redis). */
-            session_states: number;
-            /** @description Jobs of the digest queue’s failed set deleted, or left without the person’s events. */
-            failed_jobs: number;
-        };
-        ErasureReport: {
-            /** @description The person, as matched: `id:…`, `email:…`, `username:…`, `ip:…`, or a bare value matched against all four. */
-            identifier: string;
-            /** @description Events deleted, across all of the project’s partitions. */
-            events_deleted: number;
-            /** @description Issues that had events deleted (counts, user counts and rollups corrected). */
-            issues_updated: number;
-            /** @description Issues deleted because none of their events was left. */
-            issues_deleted: number;
-            /** @description Feedback about the deleted events, or sent from the e-mail address. */
-            feedback_deleted: number;
-            /** @description Files attached to the deleted events (their blobs are deleted too). */
-            attachments_deleted: number;
-            /** @description Hourly, project hourly and tag rollup rows lowered or deleted. */
-            rollup_rows_changed: number;
-            /** @description What was erased, kind by kind. */
-            erased: components["schemas"]["ErasedByKind"];
         };
         /** @description A file an SDK attached to an event (`scope.addAttachment`, a screenshot, a minidump …). */
         AttachmentView: {
@@ -7608,6 +7608,64 @@ export interface operations {
             };
         };
     };
+    ErasureController_erase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureReport"];
+                };
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid token or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or in a project the caller does not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     QuotasController_get: {
         parameters: {
             query?: never;
@@ -7686,64 +7744,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["QuotasView"];
-                };
-            };
-            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description No valid token or session. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Not found, or in a project the caller does not see. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    ErasureController_erase: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-                identifier: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErasureReport"];
                 };
             };
             /** @description The request is invalid: a path or query parameter, the body, or a cursor. */

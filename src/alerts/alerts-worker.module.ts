@@ -14,7 +14,7 @@ import { AlertTriggersModule } from '../issues/transitions/alert-triggers.module
 import { AlertsProcessor } from './alerts.processor';
 import { ReleaseHealthAlertsService } from './release-health-alerts.service';
 import { AlertSendersModule } from './senders/alert-senders.module';
-import { QuotaLimitsModule } from '../privacy/quotas/quota-limits.module';
+import { QuotaLimitsModule } from '../limits/quota-limits.module';
 import { SpikeAlertsService } from './spike-alerts.service';
 
 /** Worker role: consumes the alerts queue (rule matching, cooldowns, delivery with retries), and the evaluation of release health rules once a minute. */

@@ -7,7 +7,7 @@ import { Clock } from '../common/clock';
 import { QueueName } from '../common/queues';
 import { RepeatedLog } from '../common/repeated-log';
 import { AppConfig } from '../config/app-config';
-import { QuotaLimitsService, NewSpike } from '../privacy/quotas/quota-limits.service';
+import { QuotaLimitsService, NewSpike } from '../limits/quota-limits.service';
 import type { AlertHistoryEntry } from '../rules/alert-history.entity';
 import { AlertHistoryRepository } from '../rules/alert-history.repository';
 import { RulesRepository } from '../rules/rules.repository';

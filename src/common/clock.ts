@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 
 /**
  * The time that quotas and spike protection go by. One instance per application (provided by
- * PrivacyDataModule), so that a test can move it for ingest and the scheduled jobs together.
+ * LimitsDataModule), so that a test can move it for ingest and the scheduled jobs together.
  */
 @Injectable()
 export class Clock {

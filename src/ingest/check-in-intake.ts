@@ -7,7 +7,7 @@ import type { OutcomeCount } from '../outcomes/envelope-outcomes';
 import { OutcomeCounter } from '../outcomes/outcome-counter';
 import { DIGEST_PRODUCER_QUEUE } from './digest.producer';
 import type { EnvelopeReader } from './envelope-reader';
-import { CategoryAllowance, CheckInLimits } from './category-limits';
+import { CategoryAllowance, CheckInLimits } from '../limits/category-limits';
 
 /** As for events (DigestProducer): a request gets its 503 within seconds when Redis does not answer. */
 const ENQUEUE_TIMEOUT_MS = 2_500;

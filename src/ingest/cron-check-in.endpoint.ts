@@ -9,7 +9,8 @@ import type { IncomingMessage } from 'node:http';
 import { readCheckInFields } from '../crons/check-in-record';
 import { OutcomeCounter } from '../outcomes/outcome-counter';
 import { CheckInIntake, readingOutcomes } from './check-in-intake';
-import { CheckInLimits } from './category-limits';
+import { CheckInLimits } from '../limits/category-limits';
+import { categoryRejection } from './limit-rejections';
 import { canonicalUuid } from './client-key';
 import { parseProjectId } from './ingest.service';
 import { ProjectKeys } from './project-keys';
@@ -72,7 +73,7 @@ export class CronCheckInEndpoint {
     // Counted once it is known to be kept: a refused check-in never uses up the limit.
     const allowance = await this.limits.take(projectId, 1);
     if (allowance.refused > 0) {
-      const refusal = this.limits.refusal(allowance);
+      const refusal = categoryRejection(this.limits, allowance);
       this.outcomes.count(projectId, refusal.outcomes!);
       throw refusal;
     }

@@ -3,7 +3,8 @@ import { RepeatedLog } from '../common/repeated-log';
 import { envelopeOutcomes } from '../outcomes/envelope-outcomes';
 import { OutcomeCounter } from '../outcomes/outcome-counter';
 import { CHECK_IN_ITEM_TYPE, CheckInIntake } from './check-in-intake';
-import { CategoryAllowance, CheckInLimits, FeedbackLimits } from './category-limits';
+import { CategoryAllowance, CheckInLimits, FeedbackLimits } from '../limits/category-limits';
+import { categoryRateLimited, categoryRejection } from './limit-rejections';
 import type { EnvelopeReader } from './envelope-reader';
 import { FEEDBACK_ITEM_TYPES, FeedbackIntake } from './feedback-intake';
 import { IngestRejection } from './ingest-rejection';
@@ -52,8 +53,8 @@ export class EnvelopeItemIntake {
   ): void {
     if (allowance.refused === 0) return;
     const alone = reader.itemTypes.every((type) => ownTypes.has(type) || type === 'client_report');
-    if (alone && allowance.taken === 0) throw limits.refusal(allowance);
-    this.outcomes.count(projectId, [limits.rateLimited(allowance.refused)]);
+    if (alone && allowance.taken === 0) throw categoryRejection(limits, allowance);
+    this.outcomes.count(projectId, [categoryRateLimited(limits, allowance.refused)]);
   }
 
   /**

@@ -18,8 +18,9 @@ import { canonicalUuid, keyFromDsn } from './client-key';
 import { DIALOG_TEXTS, dialogTexts, errorPageScript } from './error-page-script';
 import { FeedbackIntake, feedbackRefusalOutcome } from './feedback-intake';
 import { ProjectKeys } from './project-keys';
-import { EventLimits } from './event-limits';
-import { FeedbackLimits } from './category-limits';
+import { EventLimits } from '../limits/event-limits';
+import { FeedbackLimits } from '../limits/category-limits';
+import { categoryRateLimited, categoryRejection, eventLimitRejection } from './limit-rejections';
 import { OutcomeCounter } from '../outcomes/outcome-counter';
 
 /**
@@ -117,8 +118,9 @@ export class ErrorPageController {
     const { projectId, eventId } = await this.authenticate(request);
     // The limits of an envelope of feedback: refused past the event rate limits, quotas and spike
     // protection, failing open when Redis does; a report is not an event, so its count goes back.
-    const { countedAt, refusal } = await this.eventLimits.check(projectId);
-    if (refusal) {
+    const { countedAt, refused } = await this.eventLimits.check(projectId);
+    if (refused) {
+      const refusal = eventLimitRejection(refused);
       request.resume();
       for (const [name, value] of Object.entries(refusal.headers)) response.setHeader(name, value);
       this.outcomes.count(projectId, [
@@ -171,9 +173,9 @@ export class ErrorPageController {
   ): Promise<void> {
     const allowance = await this.feedbackLimits.take(projectId, 1);
     if (allowance.taken === 0) {
-      const refusal = this.feedbackLimits.refusal(allowance);
+      const refusal = categoryRejection(this.feedbackLimits, allowance);
       for (const [name, value] of Object.entries(refusal.headers)) response.setHeader(name, value);
-      this.outcomes.count(projectId, [this.feedbackLimits.rateLimited(1)]);
+      this.outcomes.count(projectId, [categoryRateLimited(this.feedbackLimits, 1)]);
       throw refusal;
     }
     try {

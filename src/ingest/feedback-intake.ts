@@ -13,7 +13,7 @@ import {
 } from '../feedback/feedback-record';
 import type { OutcomeCount } from '../outcomes/envelope-outcomes';
 import { OutcomeCounter } from '../outcomes/outcome-counter';
-import { CategoryAllowance, FeedbackLimits } from './category-limits';
+import { CategoryAllowance, FeedbackLimits } from '../limits/category-limits';
 import { DIGEST_PRODUCER_QUEUE } from './digest.producer';
 import type { EnvelopeReader } from './envelope-reader';
 

@@ -9,7 +9,6 @@ import { ProjectsModule } from '../projects/projects.module';
 import { DigestProducer, digestProducerQueueProvider } from './digest.producer';
 import { FeedbackIntake } from './feedback-intake';
 import { CheckInIntake } from './check-in-intake';
-import { CheckInLimits, FeedbackLimits } from './category-limits';
 import { EnvelopeItemIntake } from './envelope-item-intake';
 import { CronCheckInEndpoint } from './cron-check-in.endpoint';
 import { IngestHttpHandler } from './ingest-http.handler';
@@ -18,9 +17,7 @@ import { IngestService } from './ingest.service';
 import { MetricsController } from './metrics.controller';
 import { ErrorPageController } from './error-page.controller';
 import { ProjectKeys } from './project-keys';
-import { IngestRateLimiter } from './rate-limiter';
-import { EventLimits } from './event-limits';
-import { PrivacyDataModule } from '../privacy/privacy-data.module';
+import { IngestLimitsModule } from '../limits/ingest-limits.module';
 import { ReleaseHealthDataModule } from '../releases/health/release-health-data.module';
 import { SessionIntake } from './session-intake';
 import { TestEventController } from './test-event.controller';
@@ -37,20 +34,16 @@ import { TestEventSender } from './test-event';
     ReleaseHealthDataModule,
     AttachmentsDataModule,
     InboundFilterSnapshotModule,
-    PrivacyDataModule,
+    IngestLimitsModule,
   ],
   controllers: [MetricsController, TestEventController, ErrorPageController],
   providers: [
     ProjectKeys,
-    IngestRateLimiter,
-    EventLimits,
     SessionIntake,
     digestProducerQueueProvider,
     DigestProducer,
     FeedbackIntake,
     CheckInIntake,
-    CheckInLimits,
-    FeedbackLimits,
     EnvelopeItemIntake,
     CronCheckInEndpoint,
     IngestMetrics,

@@ -19,7 +19,8 @@ import type { EventPayloadFacts } from './event-payload';
 import { StoreBodyReader } from './store-body-reader';
 import { IngestMetrics } from './ingest.metrics';
 import { ProjectKeys } from './project-keys';
-import { EventLimits } from './event-limits';
+import { EventLimits } from '../limits/event-limits';
+import { eventLimitRejection } from './limit-rejections';
 import { IngestRejection } from './ingest-rejection';
 import { SESSION_ITEM_TYPES } from './session-intake';
 import { refusalOutcome } from '../outcomes/envelope-outcomes';
@@ -355,9 +356,10 @@ export class IngestService {
    * sessions, and a flood of events over it costs the decoding of two lines each.
    */
   private async countRequest(projectId: number, attempt: IngestAttempt, readsOn: boolean): Promise<void> {
-    const { countedAt, refusal } = await this.eventLimits.check(projectId);
+    const { countedAt, refused } = await this.eventLimits.check(projectId);
     attempt.countedAt = countedAt;
-    if (!refusal) return;
+    if (!refused) return;
+    const refusal = eventLimitRejection(refused);
     if (!readsOn) throw refusal;
     attempt.eventsRefused = refusal;
   }

@@ -9,21 +9,17 @@ import { ErasureModule } from './erasure/erasure.module';
 import { PrivacyController } from './privacy.controller';
 import { PrivacyDataModule } from './privacy-data.module';
 import { PrivacySettingsService } from './privacy-settings.service';
-import { QuotaLimitsModule } from './quotas/quota-limits.module';
-import { QuotasController } from './quotas/quotas.controller';
-import { QuotasService } from './quotas/quotas.service';
 
-/** The data protection API (role `api`): scrubbing settings, inbound filters, quotas and spike protection, erasing a person's data. */
+/** The data protection API (role `api`): scrubbing settings, inbound filters, erasing a person's data. */
 @Module({
   imports: [
     PrivacyDataModule,
-    QuotaLimitsModule,
     ProjectsModule,
     OutcomesDataModule,
     InboundFilterSnapshotModule,
     ErasureModule,
   ],
-  controllers: [PrivacyController, InboundFiltersController, QuotasController, ErasureController],
-  providers: [PrivacySettingsService, InboundFiltersService, QuotasService],
+  controllers: [PrivacyController, InboundFiltersController, ErasureController],
+  providers: [PrivacySettingsService, InboundFiltersService],
 })
 export class PrivacyModule {}

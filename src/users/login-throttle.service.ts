@@ -12,41 +12,7 @@ import { isIPv6 } from 'node:net';
 import { AppConfig } from '../config/app-config';
 import { sha256Hex } from '../common/crypto';
 import { REDIS, RedisClient } from '../redis/redis.module';
-
-/**
- * One round trip per sign-in. The address counts every attempt; the account counts an attempt as a
- * failure before the password is checked (a success deletes the count), so parallel guesses cannot
- * all pass the check before any of them is recorded. An attempt refused by the address limit does
- * not touch the account. Windows are fixed, from the first attempt: hammering does not extend them.
- *
- * KEYS: address counter, account counter. ARGV: address limit, account limit, window ms (a limit of
- * 0 is off). Returns {0, 0, 0} when allowed, {1|2, ms left, how far over} when the address|account
- * limit refuses.
- */
-const THROTTLE_SCRIPT = `
-local limits = { tonumber(ARGV[1]), tonumber(ARGV[2]) }
-local window = tonumber(ARGV[3])
-for i = 1, 2 do
-  if limits[i] > 0 then
-    local count = redis.call('INCR', KEYS[i])
-    local ttl = redis.call('PTTL', KEYS[i])
-    if ttl < 0 then
-      redis.call('PEXPIRE', KEYS[i], window)
-      ttl = window
-    end
-    if count > limits[i] then return {i, ttl, count - limits[i]} end
-  end
-end
-return {0, 0, 0}
-`;
-
-type ThrottleCommand = (
-  addressKey: string,
-  accountKey: string,
-  addressLimit: number,
-  accountLimit: number,
-  windowMs: number,
-) => Promise<[number, number, number]>;
+import { WindowCounters, WindowVerdict } from '../redis/window-counters';
 
 /**
  * The shared client fails commands on its own when Redis hangs; this bound keeps sign-in's promise
@@ -101,12 +67,18 @@ function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
  * Sign-in throttling with counters in Redis, so that every api instance enforces the same limits.
  * Without Redis there is no way to know how many attempts were made: sign-in is refused (503)
  * rather than let through unthrottled.
+ *
+ * One round trip per sign-in. The address counts every attempt; the account counts an attempt as a
+ * failure before the password is checked (a success deletes the count), so parallel guesses cannot
+ * all pass the check before any of them is recorded. An attempt refused by the address limit does
+ * not touch the account. Windows are fixed, from the first attempt: hammering does not extend them.
  */
 @Injectable()
 export class LoginThrottle {
   private readonly logger = new Logger('LoginThrottle');
   private readonly prefix: string;
   private readonly windowMs: number;
+  private readonly windows: WindowCounters | undefined;
 
   constructor(
     private readonly config: AppConfig,
@@ -116,9 +88,7 @@ export class LoginThrottle {
     // The hash tag keeps both keys of the script in one slot should Redis become a cluster.
     this.prefix = `${config.REDIS_PREFIX}:{login}`;
     this.windowMs = config.LOGIN_THROTTLE_WINDOW_MINUTES * 60_000;
-    if (redis && !('loginThrottle' in redis)) {
-      redis.defineCommand('loginThrottle', { numberOfKeys: 2, lua: THROTTLE_SCRIPT });
-    }
+    this.windows = redis && new WindowCounters(redis);
   }
 
   /**
@@ -126,22 +96,22 @@ export class LoginThrottle {
    * is called for the e-mail, the attempt counts as a failure of that account.
    */
   async attempt(email: string, ip: string | undefined, response: Response): Promise<void> {
-    const redis = this.redis;
-    let verdict: number;
-    let msLeft: number;
-    let over: number;
+    let verdict: WindowVerdict;
     try {
-      if (!redis) throw new Error('no Redis client');
-      const command = (redis as unknown as { loginThrottle: ThrottleCommand }).loginThrottle;
-      [verdict, msLeft, over] = await withDeadline(
-        command.call(
-          redis,
-          `${this.prefix}:address:${clientAddressKey(ip)}`,
-          this.accountKey(email),
-          this.config.LOGIN_MAX_ATTEMPTS_PER_ADDRESS,
-          this.config.LOGIN_MAX_FAILURES_PER_ACCOUNT,
-          this.windowMs,
-        ),
+      if (!this.windows) throw new Error('no Redis client');
+      verdict = await withDeadline(
+        this.windows.count([
+          {
+            key: `${this.prefix}:address:${clientAddressKey(ip)}`,
+            limit: this.config.LOGIN_MAX_ATTEMPTS_PER_ADDRESS,
+            ttlMs: this.windowMs,
+          },
+          {
+            key: this.accountKey(email),
+            limit: this.config.LOGIN_MAX_FAILURES_PER_ACCOUNT,
+            ttlMs: this.windowMs,
+          },
+        ]),
         REDIS_DEADLINE_MS,
       );
     } catch (error) {
@@ -149,10 +119,11 @@ export class LoginThrottle {
       response.setHeader('Retry-After', '5');
       throw new ServiceUnavailableException(UNAVAILABLE_MESSAGE);
     }
-    if (verdict === 0) return;
+    const { refusedBy, over, msLeft } = verdict;
+    if (refusedBy === undefined) return;
     const seconds = Math.max(1, Math.ceil(msLeft / 1000));
     response.setHeader('Retry-After', String(seconds));
-    const byAddress = verdict === 1;
+    const byAddress = refusedBy === 0;
     if (over === 1) {
       // Once per window and counter, so that a flood of attempts does not flood the log too.
       this.logger.warn(

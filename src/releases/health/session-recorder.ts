@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Batcher } from '../../common/batcher';
 import { AppConfig } from '../../config/app-config';
 import { REDIS, RedisClient } from '../../redis/redis.module';
+import { WINDOW_LUA } from '../../redis/window-counters';
 import { bucketField, sessionKeys } from './session-keys';
 import { SessionClass, SessionRecord, worstClassOf } from './session-items';
 
@@ -44,9 +45,9 @@ import { SessionClass, SessionRecord, worstClassOf } from './session-items';
  * The `#!lua` line makes it a script Redis (7 and later) refuses whole when it is out of memory: a
  * script without it would run until its first refused write, leaving a session counted without its
  * state, and counted again when the SDK sends it anew. Every key it touches has the `{sessions}`
- * hash tag of KEYS[1]: one Redis Cluster slot.
+ * hash tag of KEYS[1]: one Redis Cluster slot. The windows are counted by the functions of WINDOW_LUA.
  */
-const APPLY_SCRIPT = `#!lua
+const APPLY_SCRIPT = `#!lua${WINDOW_LUA}
 local live = KEYS[1]
 local base = ARGV[1]
 local kinds = {'e', 'e', 'a', 'c'}
@@ -62,28 +63,19 @@ local function limited(project, quantity)
     local accepted = tonumber(redis.call('GET', day) or '0') + quantity
     if accepted > tonumber(quota) then return 3, accepted - tonumber(quota) end
   end
-  local limits = {{tonumber(ARGV[2]), ':m:' .. ARGV[4], ARGV[6]}, {tonumber(ARGV[3]), ':h:' .. ARGV[5], ARGV[7]}}
-  for index, limit in ipairs(limits) do
-    if limit[1] > 0 then
-      local key = base .. ':rl:' .. project .. limit[2]
-      local count = redis.call('INCRBY', key, quantity)
-      if count == quantity then redis.call('PEXPIRE', key, limit[3]) end
-      if count > limit[1] then return index, count - limit[1] end
-    end
-  end
-  local accepted = redis.call('INCRBY', day, quantity)
-  if accepted == quantity then redis.call('PEXPIRE', day, ARGV[10]) end
+  local windows = {
+    {base .. ':rl:' .. project .. ':m:' .. ARGV[4], ARGV[2], ARGV[6]},
+    {base .. ':rl:' .. project .. ':h:' .. ARGV[5], ARGV[3], ARGV[7]},
+  }
+  local window, over = window_count(windows, quantity)
+  if window > 0 then return window, over end
+  window_add(day, quantity, ARGV[10])
   return 0, 0
 end
 local function tracks(project)
   local cap = tonumber(ARGV[8])
   if cap == 0 then return true end
-  local key = base .. ':n:' .. project .. ':' .. ARGV[5]
-  local count = tonumber(redis.call('GET', key) or '0')
-  if count >= cap then return false end
-  redis.call('INCR', key)
-  if count == 0 then redis.call('PEXPIRE', key, ARGV[7]) end
-  return true
+  return window_take(base .. ':n:' .. project .. ':' .. ARGV[5], 1, cap, ARGV[7]) == 1
 end
 local function untracked(i, class)
   local flags = ARGV[i + 4]

@@ -1,44 +1,12 @@
-import { HttpStatus, Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { withDeadline } from '../common/deadline';
 import { RepeatedLog } from '../common/repeated-log';
 import { AppConfig } from '../config/app-config';
-import type { OutcomeCount } from '../outcomes/envelope-outcomes';
-import { QuotaKeys } from '../privacy/quotas/quota-keys';
+import { LimitKeys } from './limit-keys';
 import { REDIS, RedisClient } from '../redis/redis.module';
-import { IngestRejection } from './ingest-rejection';
-
-/**
- * Takes up to ARGV[2] items from the minute's allowance of ARGV[1]: counts them, and gives back at
- * once those past the limit, so that refused items never count. KEYS: the minute's counter. ARGV:
- * limit, items, the counter's TTL. Returns how many were taken.
- */
-const TAKE_SCRIPT = `
-local limit = tonumber(ARGV[1])
-local wanted = tonumber(ARGV[2])
-local count = redis.call('INCRBY', KEYS[1], wanted)
-if count == wanted then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
-local over = count - limit
-if over <= 0 then return wanted end
-local refused = math.min(wanted, over)
-redis.call('DECRBY', KEYS[1], refused)
-return wanted - refused
-`;
-
-/** Gives back ARGV[1] items to the minute's counter, never below zero. KEYS: the counter. */
-const GIVE_BACK_SCRIPT = `
-local count = tonumber(redis.call('GET', KEYS[1])) or 0
-local back = math.min(count, tonumber(ARGV[1]))
-if back > 0 then redis.call('DECRBY', KEYS[1], back) end
-return back
-`;
-
-type TakeCommand = (key: string, limit: number, wanted: number, ttl: number) => Promise<number>;
-type GiveBackCommand = (key: string, count: number) => Promise<number>;
-
-const MINUTE_MS = 60_000;
-/** The counter outlives its window a little, for an instance whose clock is a little behind. */
-const EXPIRY_SLACK_MS = 60_000;
+import { WindowCounters } from '../redis/window-counters';
+import { EXPIRY_SLACK_MS, MINUTE_MS, minuteStart } from './quota-periods';
 
 /** How many of a request's items of a category are within the project's limit. */
 export interface CategoryAllowance {
@@ -66,14 +34,15 @@ interface CategoryLimitOptions {
  * than EVENT_LIMITS_TIMEOUT_MS the items are taken uncounted and a warning logged at most once a
  * minute: our own trouble never refuses them.
  */
-class CategoryMinuteLimit {
+export class CategoryMinuteLimit {
   private readonly logger: Logger;
   private readonly warnings: RepeatedLog;
   private readonly timeoutMs: number;
-  private readonly keys: QuotaKeys;
+  private readonly keys: LimitKeys;
+  private readonly windows: WindowCounters;
 
   constructor(
-    private readonly redis: RedisClient,
+    redis: RedisClient,
     private readonly clock: Clock,
     config: AppConfig,
     private readonly options: CategoryLimitOptions,
@@ -81,17 +50,27 @@ class CategoryMinuteLimit {
     this.logger = new Logger(`${options.category === 'monitor' ? 'CheckIn' : 'Feedback'}Limits`);
     this.warnings = new RepeatedLog(this.logger, 60_000);
     this.timeoutMs = config.EVENT_LIMITS_TIMEOUT_MS;
-    this.keys = new QuotaKeys(config.REDIS_PREFIX);
-    if (!('ingestTakeInCategory' in this.redis)) {
-      this.redis.defineCommand('ingestTakeInCategory', { numberOfKeys: 1, lua: TAKE_SCRIPT });
-    }
-    if (!('ingestGiveBackInCategory' in this.redis)) {
-      this.redis.defineCommand('ingestGiveBackInCategory', { numberOfKeys: 1, lua: GIVE_BACK_SCRIPT });
-    }
+    this.keys = new LimitKeys(config.REDIS_PREFIX);
+    this.windows = new WindowCounters(redis);
+  }
+
+  /** The category as `X-Sentry-Rate-Limits` and outcomes name it. */
+  get category(): CategoryLimitOptions['category'] {
+    return this.options.category;
+  }
+
+  /** What the items are called in messages. */
+  get noun(): string {
+    return this.options.noun;
+  }
+
+  /** Per project and minute; 0: no limit. */
+  get limit(): number {
+    return this.options.limit;
   }
 
   private key(projectId: number, now: number): string {
-    return this.keys.categoryMinute(projectId, this.options.category, now - (now % MINUTE_MS));
+    return this.keys.categoryMinute(projectId, this.options.category, minuteStart(now));
   }
 
   /** Counts `wanted` items of the project, as many as its minute allows. */
@@ -99,17 +78,13 @@ class CategoryMinuteLimit {
     const { limit, noun } = this.options;
     if (limit === 0 || wanted === 0) return { taken: wanted, refused: 0, retryAfterSeconds: 0 };
     const now = this.clock.now();
-    const minuteStart = now - (now % MINUTE_MS);
-    const command = (this.redis as unknown as { ingestTakeInCategory: TakeCommand }).ingestTakeInCategory;
+    const windowEnd = minuteStart(now) + MINUTE_MS;
     let taken: number;
     try {
       taken = await withDeadline(
-        command.call(
-          this.redis,
-          this.key(projectId, now),
-          limit,
+        this.windows.take(
+          { key: this.key(projectId, now), limit, ttlMs: windowEnd - now + EXPIRY_SLACK_MS },
           wanted,
-          minuteStart + MINUTE_MS - now + EXPIRY_SLACK_MS,
         ),
         this.timeoutMs,
         `no answer within ${this.timeoutMs} ms`,
@@ -121,8 +96,8 @@ class CategoryMinuteLimit {
       );
       return { taken: wanted, refused: 0, retryAfterSeconds: 0 };
     }
-    const refused = wanted - Number(taken);
-    const retryAfterSeconds = Math.max(1, Math.ceil((minuteStart + MINUTE_MS - now) / 1000));
+    const refused = wanted - taken;
+    const retryAfterSeconds = Math.max(1, Math.ceil((windowEnd - now) / 1000));
     if (refused > 0) {
       this.warnings.warn(
         `over:${projectId}`,
@@ -130,17 +105,15 @@ class CategoryMinuteLimit {
           `dropping ${noun} for ${retryAfterSeconds} s`,
       );
     }
-    return { taken: Number(taken), refused, retryAfterSeconds };
+    return { taken, refused, retryAfterSeconds };
   }
 
   /** Gives back items taken this minute that were not kept after all (the queue refused them). */
   async giveBack(projectId: number, count: number): Promise<void> {
     if (this.options.limit === 0 || count === 0) return;
-    const command = (this.redis as unknown as { ingestGiveBackInCategory: GiveBackCommand })
-      .ingestGiveBackInCategory;
     try {
       await withDeadline(
-        command.call(this.redis, this.key(projectId, this.clock.now()), count),
+        this.windows.giveBack([this.key(projectId, this.clock.now())], count),
         this.timeoutMs,
         `no answer within ${this.timeoutMs} ms`,
       );
@@ -150,24 +123,6 @@ class CategoryMinuteLimit {
         `${this.options.noun} not kept stay counted: Redis failed (${(error as Error).message})`,
       );
     }
-  }
-
-  /** The items dropped by the limit, as outcomes. */
-  rateLimited(quantity: number): OutcomeCount {
-    return { outcome: 'rate_limited', category: this.options.category, reason: 'rate_limit', quantity };
-  }
-
-  /** The 429 of a request whose items were all refused; counts them as `rate_limited` outcomes. */
-  refusal(allowance: CategoryAllowance): IngestRejection {
-    const seconds = String(allowance.retryAfterSeconds);
-    const { limit, noun, category } = this.options;
-    return new IngestRejection(
-      `rate limit exceeded: more than ${limit} ${noun} per minute for this project`,
-      HttpStatus.TOO_MANY_REQUESTS,
-      { 'Retry-After': seconds, 'X-Sentry-Rate-Limits': `${seconds}:${category}:project` },
-      undefined,
-      [this.rateLimited(allowance.refused)],
-    );
   }
 }
 

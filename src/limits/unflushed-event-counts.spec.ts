@@ -1,4 +1,4 @@
-import { QuotaKeys } from '../privacy/quotas/quota-keys';
+import { LimitKeys } from './limit-keys';
 import type { RedisClient } from '../redis/redis.module';
 import { UnflushedEventCounts } from './unflushed-event-counts';
 
@@ -30,7 +30,7 @@ const FAR_BELOW = { today: 0, thisMonth: 0, thisHour: 0, daily: -1, monthly: -1,
 describe('UnflushedEventCounts.giveBack', () => {
   it('takes a count given back off the unflushed ones', async () => {
     const { redis, flushed } = recordingRedis();
-    const counts = new UnflushedEventCounts(redis, new QuotaKeys('t'));
+    const counts = new UnflushedEventCounts(redis, new LimitKeys('t'));
     counts.settle(1, NOW, 0, FAR_BELOW);
     for (let i = 0; i < 3; i++) expect(counts.tryTake(1, NOW)).toBe(true);
     expect(counts.giveBack(1, NOW)).toBe(true);
@@ -40,7 +40,7 @@ describe('UnflushedEventCounts.giveBack', () => {
 
   it('owes a count given back while the counts are in flight to the next flush, once', async () => {
     const { redis, flushed, holdAnswers, answerAll } = recordingRedis();
-    const counts = new UnflushedEventCounts(redis, new QuotaKeys('t'));
+    const counts = new UnflushedEventCounts(redis, new LimitKeys('t'));
     counts.settle(1, NOW, 0, FAR_BELOW);
     counts.tryTake(1, NOW);
     counts.tryTake(1, NOW);
@@ -56,13 +56,13 @@ describe('UnflushedEventCounts.giveBack', () => {
 
   it('leaves the give-back to Redis when this process holds no count of that hour', () => {
     const { redis } = recordingRedis();
-    const counts = new UnflushedEventCounts(redis, new QuotaKeys('t'));
+    const counts = new UnflushedEventCounts(redis, new LimitKeys('t'));
     expect(counts.giveBack(1, NOW)).toBe(false);
   });
 
   it('hands no debit to a check in Redis, which only adds', () => {
     const { redis } = recordingRedis();
-    const counts = new UnflushedEventCounts(redis, new QuotaKeys('t'));
+    const counts = new UnflushedEventCounts(redis, new LimitKeys('t'));
     counts.settle(1, NOW, 0, FAR_BELOW);
     counts.tryTake(1, NOW);
     void counts.flush();

@@ -4,7 +4,7 @@ import { dayStart, hourStart, monthStart } from './quota-periods';
  * The Redis keys of a project's limits and counters. The project id is a hash tag: the ingest script
  * touches them all in one call, which a Redis Cluster allows only within one slot.
  */
-export class QuotaKeys {
+export class LimitKeys {
   constructor(private readonly prefix: string) {}
 
   private base(projectId: number): string {

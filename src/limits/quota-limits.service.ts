@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { RepeatedLog } from '../../common/repeated-log';
-import { AppConfig } from '../../config/app-config';
-import { REDIS, RedisClient } from '../../redis/redis.module';
-import { sessionKeys } from '../../releases/health/session-keys';
-import { QuotaKeys } from './quota-keys';
+import { RepeatedLog } from '../common/repeated-log';
+import { AppConfig } from '../config/app-config';
+import { REDIS, RedisClient } from '../redis/redis.module';
+import { sessionKeys } from '../releases/health/session-keys';
+import { LimitKeys } from './limit-keys';
 import { BASELINE_HOURS, baselineHours, dayStart, HOUR_MS, hourStart, spikeLimit } from './quota-periods';
 import { ProjectLimitInputs, QuotasRepository, SpikeRow } from './quotas.repository';
 
@@ -36,7 +36,7 @@ const SPIKE_ENDS_AFTER_QUIET_MS = HOUR_MS;
 export class QuotaLimitsService {
   private readonly logger = new Logger('QuotaLimits');
   private readonly failures = new RepeatedLog(this.logger, 60_000);
-  private readonly keys: QuotaKeys;
+  private readonly keys: LimitKeys;
   private readonly sessionKeys: ReturnType<typeof sessionKeys>;
 
   constructor(
@@ -44,7 +44,7 @@ export class QuotaLimitsService {
     private readonly quotas: QuotasRepository,
     private readonly config: AppConfig,
   ) {
-    this.keys = new QuotaKeys(config.REDIS_PREFIX);
+    this.keys = new LimitKeys(config.REDIS_PREFIX);
     this.sessionKeys = sessionKeys(config.REDIS_PREFIX);
   }
 
@@ -76,23 +76,21 @@ export class QuotaLimitsService {
   }
 
   private async write(inputs: ProjectLimitInputs[], now: number): Promise<void> {
-    const pipeline = this.redis.pipeline();
-    for (const project of inputs) {
-      pipeline.hset(this.keys.limits(project.project_id), {
+    // Each command on its own, all sent at once (ioredis writes them back to back): a pipeline would
+    // have to keep to one slot on a Redis Cluster, and the projects' limits hashes and the session
+    // quotas' hash are spread over slots.
+    const writes = inputs.flatMap((project) => [
+      this.redis.hset(this.keys.limits(project.project_id), {
         d: project.daily_quota ?? -1,
         mo: project.monthly_quota ?? -1,
         sp: this.limitOf(project, now) ?? 0,
-      });
+      }),
       // The session quota sits with the session keys: the script that applies sessions reads it.
-      if (project.daily_session_quota === null) {
-        pipeline.hdel(this.sessionKeys.dailyQuotas, String(project.project_id));
-      } else {
-        pipeline.hset(this.sessionKeys.dailyQuotas, String(project.project_id), project.daily_session_quota);
-      }
-    }
-    const results = await pipeline.exec();
-    const failed = results?.find(([error]) => error !== null)?.[0];
-    if (failed) throw failed;
+      project.daily_session_quota === null
+        ? this.redis.hdel(this.sessionKeys.dailyQuotas, String(project.project_id))
+        : this.redis.hset(this.sessionKeys.dailyQuotas, String(project.project_id), project.daily_session_quota),
+    ]);
+    await Promise.all(writes);
   }
 
   async usage(projectId: number, now: number): Promise<QuotaUsage> {

@@ -1,16 +1,16 @@
 import { Body, Controller, Get, Param, Patch } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { Requires } from '../../access/route-access.decorator';
-import { Actor } from '../../audit/actor.decorator';
-import { AuditActor, AuditLog } from '../../audit/audit-log.service';
-import { IdPipe } from '../../common/id.pipes';
-import { ApiErrors } from '../../http/api-responses';
-import { ProjectsService } from '../../projects/projects.service';
-import { UpdateQuotasDto } from '../dto/quotas.dto';
-import { QuotasView } from '../dto/quotas.response';
+import { Requires } from '../access/route-access.decorator';
+import { Actor } from '../audit/actor.decorator';
+import { AuditActor, AuditLog } from '../audit/audit-log.service';
+import { IdPipe } from '../common/id.pipes';
+import { ApiErrors } from '../http/api-responses';
+import { ProjectsService } from '../projects/projects.service';
+import { UpdateQuotasDto } from './dto/quotas.dto';
+import { QuotasView } from './dto/quotas.response';
 import { QuotasService } from './quotas.service';
 
-@ApiTags('data protection')
+@ApiTags('quotas')
 @ApiBearerAuth()
 @Controller('api/projects')
 export class QuotasController {

@@ -1,16 +1,17 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { REDIS, RedisClient } from '../redis/redis.module';
-import { QuotaKeys } from '../privacy/quotas/quota-keys';
-import { DAY_MS, HOUR_MS, nextMonthStart, periodEnd, QuotaReason } from '../privacy/quotas/quota-periods';
+import { WINDOW_LUA, WindowCounters } from '../redis/window-counters';
+import { LimitKeys } from './limit-keys';
+import { DAY_MS, EXPIRY_SLACK_MS, HOUR_MS, MINUTE_MS, nextMonthStart, periodEnd, QuotaReason } from './quota-periods';
 import { UnflushedEventCounts, viewOf } from './unflushed-event-counts';
 
 /**
  * Every limit on a project's events in one script call per event (one round trip), shared by every
  * api instance through Redis:
  *
- * 1. the fixed windows of MAX_EVENTS_PER_MINUTE and MAX_EVENTS_PER_HOUR (INCR, then compare; an event
- *    the minute rejects does not use up the hour's allowance);
+ * 1. the fixed windows of MAX_EVENTS_PER_MINUTE and MAX_EVENTS_PER_HOUR (window_count of WINDOW_LUA:
+ *    an event the minute rejects does not use up the hour's allowance);
  * 2. the project's quotas and spike protection limit, read from its limits hash (written by the
  *    settings API and the minute job, docs/data-protection.md): compared with the events accepted in
  *    the UTC day, month and hour, which count only events that pass all three.
@@ -26,24 +27,13 @@ import { UnflushedEventCounts, viewOf } from './unflushed-event-counts';
  * {1|2, over} minute|hour limit; {3, 0} daily quota; {4, 0} monthly quota; {5, dropped this hour}
  * spike protection.
  */
-const RATE_LIMIT_SCRIPT = `
-local minuteLimit = tonumber(ARGV[1])
-local hourLimit = tonumber(ARGV[2])
-if minuteLimit > 0 then
-  local count = redis.call('INCR', KEYS[1])
-  if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
-  if count > minuteLimit then return {1, count - minuteLimit} end
-end
-if hourLimit > 0 then
-  local count = redis.call('INCR', KEYS[2])
-  if count == 1 then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end
-  if count > hourLimit then return {2, count - hourLimit} end
-end
+const RATE_LIMIT_SCRIPT = `${WINDOW_LUA}
+local windows = {{KEYS[1], ARGV[1], ARGV[3]}, {KEYS[2], ARGV[2], ARGV[4]}}
+local window, over = window_count(windows, 1)
+if window > 0 then return {window, over} end
 local unflushed = tonumber(ARGV[10])
 if unflushed > 0 then
-  for i = 4, 6 do
-    if redis.call('INCRBY', KEYS[i], unflushed) == unflushed then redis.call('PEXPIRE', KEYS[i], ARGV[i + 3]) end
-  end
+  for i = 4, 6 do window_add(KEYS[i], unflushed, ARGV[i + 3]) end
 end
 local limits = redis.call('HMGET', KEYS[3], 'd', 'mo', 'sp')
 local daily = tonumber(limits[1]) or -1
@@ -59,48 +49,9 @@ if spike > 0 and (tonumber(redis.call('GET', KEYS[6])) or 0) >= spike then
   return {5, dropped}
 end
 local counts = {}
-for i = 4, 6 do
-  counts[i - 3] = redis.call('INCR', KEYS[i])
-  if counts[i - 3] == 1 then redis.call('PEXPIRE', KEYS[i], ARGV[i + 3]) end
-end
+for i = 4, 6 do counts[i - 3] = window_add(KEYS[i], 1, ARGV[i + 3]) end
 return {0, 0, counts[1], counts[2], counts[3], daily, monthly, spike}
 `;
-
-/**
- * Gives back one request counted by RATE_LIMIT_SCRIPT: decrements each counter that still holds a
- * count, and never one that is gone or at zero (a decrement would make it negative, or recreate an
- * expired key without a TTL). KEYS: the counters to decrement.
- */
-const GIVE_BACK_SCRIPT = `
-for i = 1, #KEYS do
-  if (tonumber(redis.call('GET', KEYS[i])) or 0) > 0 then redis.call('DECR', KEYS[i]) end
-end
-return 0
-`;
-
-/**
- * The data categories the event limits cover, as `X-Sentry-Rate-Limits` names them: every category
- * an SDK sends but `session` and `monitor` (sessions and cron check-ins: limits of their own, see
- * SessionIntake and CheckInLimits) and `internal` (client reports, which are not limited).
- */
-export const EVENT_RATE_LIMIT_CATEGORIES = [
-  'default',
-  'error',
-  'security',
-  'attachment',
-  'transaction',
-  'span',
-  'profile',
-  'profile_chunk',
-  'replay',
-  'feedback',
-  'log_item',
-  'metric_bucket',
-].join(';');
-
-const MINUTE_MS = 60_000;
-/** Counters outlive their window a little, so a skewed clock on another instance still finds them. */
-const EXPIRY_SLACK_MS = 60_000;
 
 export type RateLimitDecision =
   | { allowed: true }
@@ -108,7 +59,6 @@ export type RateLimitDecision =
   | { allowed: false; reason: QuotaReason; retryAfterSeconds: number; dropped: number };
 
 type RateLimitCommand = (...args: Array<string | number>) => Promise<number[]>;
-type GiveBackCommand = (numberOfKeys: number, ...keys: string[]) => Promise<number>;
 
 const QUOTA_VERDICTS: Record<number, QuotaReason> = {
   3: 'daily_quota',
@@ -121,8 +71,9 @@ export class IngestRateLimiter implements BeforeApplicationShutdown {
   private readonly logger = new Logger('IngestRateLimiter');
   private readonly minuteLimit: number;
   private readonly hourLimit: number;
-  private readonly keys: QuotaKeys;
+  private readonly keys: LimitKeys;
   private readonly inMemory: UnflushedEventCounts;
+  private readonly windows: WindowCounters;
 
   constructor(
     @Inject(REDIS) private readonly redis: RedisClient,
@@ -130,14 +81,12 @@ export class IngestRateLimiter implements BeforeApplicationShutdown {
   ) {
     this.minuteLimit = config.MAX_EVENTS_PER_MINUTE;
     this.hourLimit = config.MAX_EVENTS_PER_HOUR;
-    this.keys = new QuotaKeys(config.REDIS_PREFIX);
+    this.keys = new LimitKeys(config.REDIS_PREFIX);
     this.inMemory = new UnflushedEventCounts(this.redis, this.keys);
     if (!('ingestRateLimit' in this.redis)) {
       this.redis.defineCommand('ingestRateLimit', { numberOfKeys: 7, lua: RATE_LIMIT_SCRIPT });
     }
-    if (!('ingestGiveBack' in this.redis)) {
-      this.redis.defineCommand('ingestGiveBack', { lua: GIVE_BACK_SCRIPT });
-    }
+    this.windows = new WindowCounters(this.redis);
   }
 
   /** Whether the fixed windows are on (quotas and spike protection are per project). */
@@ -246,7 +195,6 @@ export class IngestRateLimiter implements BeforeApplicationShutdown {
       this.keys.acceptedThisMonth(projectId, takenAt),
       this.keys.acceptedThisHour(projectId, takenAt),
     );
-    const command = (this.redis as unknown as { ingestGiveBack: GiveBackCommand }).ingestGiveBack;
-    await command.call(this.redis, keys.length, ...keys);
+    await this.windows.giveBack(keys);
   }
 }

@@ -1,24 +1,20 @@
-import { HttpStatus, Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { withDeadline } from '../common/deadline';
 import { RepeatedLog } from '../common/repeated-log';
 import { AppConfig } from '../config/app-config';
-import { IngestRejection } from './ingest-rejection';
-import { EVENT_RATE_LIMIT_CATEGORIES, IngestRateLimiter, RateLimitDecision } from './rate-limiter';
+import { IngestRateLimiter, RateLimitDecision } from './rate-limiter';
+
+/** Why a request's events are refused: a fixed window, or a quota or spike protection. */
+export type EventLimitRefusal = Exclude<RateLimitDecision, { allowed: true }>;
 
 /** What counting one request against the project's event limits came to. */
 export interface EventLimitVerdict {
   /** When it was counted (allowed): a request that ends without an accepted event gives it back. */
   countedAt?: number;
-  /** Over a limit: the 429 for its events. */
-  refusal?: IngestRejection;
+  /** Over a limit: which, and for how long (ingest answers it with a 429). */
+  refused?: EventLimitRefusal;
 }
-
-const QUOTA_MESSAGES = {
-  daily_quota: "the project's daily event quota is used up",
-  monthly_quota: "the project's monthly event quota is used up",
-  spike_protection: 'spike protection engaged: far more events than the project usually sends in an hour',
-};
 
 /**
  * The rate limits, quotas and spike protection of a request, in the limiter's one Redis call. When
@@ -58,41 +54,15 @@ export class EventLimits {
       return {};
     }
     if (decision.allowed) return { countedAt: now };
-    const seconds = String(decision.retryAfterSeconds);
-    if ('window' in decision) {
-      return {
-        refusal: new IngestRejection(
-          `rate limit exceeded: more than ${decision.limit} events per ${decision.window} for this project`,
-          HttpStatus.TOO_MANY_REQUESTS,
-          // Sentry's format: <seconds>:<categories>:<scope>. Every category but sessions (and the
-          // SDK's own client reports): SDKs stop sending those until then, and go on sending sessions.
-          {
-            'Retry-After': seconds,
-            'X-Sentry-Rate-Limits': `${seconds}:${EVENT_RATE_LIMIT_CATEGORIES}:project`,
-          },
-        ),
-      };
-    }
+    if ('window' in decision) return { refused: decision };
     if (decision.reason === 'spike_protection' && decision.dropped === 1) this.spikeEngaged(projectId);
     if (decision.reason !== 'spike_protection') {
       this.warnings.warn(
         `${decision.reason}:${projectId}`,
-        `${decision.reason.replace('_', ' ')} of project ${projectId} used up; dropping events for ${seconds} s`,
+        `${decision.reason.replace('_', ' ')} of project ${projectId} used up; dropping events for ${decision.retryAfterSeconds} s`,
       );
     }
-    return {
-      refusal: new IngestRejection(
-        `${QUOTA_MESSAGES[decision.reason]}; events are accepted again in ${seconds} s`,
-        HttpStatus.TOO_MANY_REQUESTS,
-        // <seconds>:<categories>:<scope>:<reason code>: SDKs back off for these categories and
-        // report the drops with the reason code.
-        {
-          'Retry-After': seconds,
-          'X-Sentry-Rate-Limits': `${seconds}:${EVENT_RATE_LIMIT_CATEGORIES}:project:${decision.reason}`,
-        },
-        decision.reason,
-      ),
-    };
+    return { refused: decision };
   }
 
   /**

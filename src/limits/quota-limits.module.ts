@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
-import { PrivacyDataModule } from '../privacy-data.module';
+import { LimitsDataModule } from './limits-data.module';
 import { QuotaLimitsService } from './quota-limits.service';
 
 /** Publishing each project's limits to Redis, and following its spikes: for the API and the minute job. */
 @Module({
-  imports: [PrivacyDataModule],
+  imports: [LimitsDataModule],
   providers: [QuotaLimitsService],
-  exports: [QuotaLimitsService, PrivacyDataModule],
+  exports: [QuotaLimitsService, LimitsDataModule],
 })
 export class QuotaLimitsModule {}

@@ -3,10 +3,18 @@
  * the spike protection limit derived from a project's recent hourly volume.
  */
 
+export const MINUTE_MS = 60_000;
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 24 * HOUR_MS;
 /** The hours the spike protection baseline averages over: the last 7 days. */
 export const BASELINE_HOURS = 7 * 24;
+
+/** Rate limit counters outlive their window a little, so that an instance whose clock is behind still finds them. */
+export const EXPIRY_SLACK_MS = 60_000;
+
+export function minuteStart(now: number): number {
+  return now - (now % MINUTE_MS);
+}
 
 export function hourStart(now: number): number {
   return now - (now % HOUR_MS);

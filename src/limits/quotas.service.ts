@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Clock } from '../../common/clock';
-import { withDeadline } from '../../common/deadline';
-import { RepeatedLog } from '../../common/repeated-log';
-import { QuotasView, SpikeView } from '../dto/quotas.response';
+import { Clock } from '../common/clock';
+import { withDeadline } from '../common/deadline';
+import { RepeatedLog } from '../common/repeated-log';
+import { QuotasView, SpikeView } from './dto/quotas.response';
 import { QuotaLimitsService, QuotaUsage } from './quota-limits.service';
 import { QuotaSettingsChange, QuotasRepository, SpikeRow } from './quotas.repository';
 

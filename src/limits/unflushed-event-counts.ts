@@ -1,26 +1,27 @@
 import { Logger } from '@nestjs/common';
 import { RepeatedLog } from '../common/repeated-log';
-import { QuotaKeys } from '../privacy/quotas/quota-keys';
-import { acceptsInMemory, QuotaView } from '../privacy/quotas/quota-headroom';
-import { DAY_MS, dayStart, HOUR_MS, hourStart, nextMonthStart } from '../privacy/quotas/quota-periods';
+import { LimitKeys } from './limit-keys';
+import { acceptsInMemory, QuotaView } from './quota-headroom';
+import { DAY_MS, dayStart, HOUR_MS, hourStart, nextMonthStart } from './quota-periods';
 import { RedisClient } from '../redis/redis.module';
+import { WINDOW_LUA } from '../redis/window-counters';
 
 /**
  * Adds a process's accepted events to the project's day, month and hour counters and reads them back
  * with its limits. KEYS: day, month, hour counters, limits hash. ARGV: events (below zero when more
- * counts were given back than taken since the last flush; a counter never goes below zero), the
- * three TTLs. Returns { today, this month, this hour, daily quota, monthly quota, spike limit }.
+ * counts were given back than taken since the last flush: given back, never below zero), the three
+ * TTLs. Returns { today, this month, this hour, daily quota, monthly quota, spike limit }.
  */
-const FLUSH_SCRIPT = `
+const FLUSH_SCRIPT = `${WINDOW_LUA}
 local added = tonumber(ARGV[1])
 local counts = {}
 for i = 1, 3 do
-  counts[i] = redis.call('INCRBY', KEYS[i], added)
-  if counts[i] < 0 then
-    redis.call('INCRBY', KEYS[i], -counts[i])
-    counts[i] = 0
+  if added >= 0 then
+    counts[i] = window_add(KEYS[i], added, ARGV[i + 1])
+  else
+    window_give_back(KEYS[i], -added)
+    counts[i] = tonumber(redis.call('GET', KEYS[i])) or 0
   end
-  if counts[i] == added or (added < 0 and redis.call('PTTL', KEYS[i]) < 0) then redis.call('PEXPIRE', KEYS[i], ARGV[i + 1]) end
 end
 local limits = redis.call('HMGET', KEYS[4], 'd', 'mo', 'sp')
 return {counts[1], counts[2], counts[3], tonumber(limits[1]) or -1, tonumber(limits[2]) or -1, tonumber(limits[3]) or 0}
@@ -62,7 +63,7 @@ export class UnflushedEventCounts {
 
   constructor(
     private readonly redis: RedisClient,
-    private readonly keys: QuotaKeys,
+    private readonly keys: LimitKeys,
   ) {
     if (!('ingestCountFlush' in this.redis)) {
       this.redis.defineCommand('ingestCountFlush', { numberOfKeys: 4, lua: FLUSH_SCRIPT });
