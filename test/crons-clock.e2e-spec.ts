@@ -6,8 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { QueueName } from '../src/common/queues';
-import { CronClock } from '../src/crons/cron-clock';
-import { CronClockService } from '../src/crons/cron-clock.service';
+import { CronClock } from '../src/monitors/crons/cron-clock';
+import { CronClockService } from '../src/monitors/crons/cron-clock.service';
 import { digestJobId, DigestJobName } from '../src/digest/digest-job';
 import { startTestApp, TestApp } from './helpers/app';
 import { eventually, openQueue, storedEvent } from './helpers/queues';

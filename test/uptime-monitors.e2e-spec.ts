@@ -1,10 +1,10 @@
 import { DataSource } from 'typeorm';
 import { TokensService } from '../src/tokens/tokens.service';
-import { UptimeChecksRepository } from '../src/uptime/uptime-checks.repository';
-import { UptimeChecker } from '../src/uptime/uptime-checker';
-import { UptimeClock } from '../src/uptime/uptime-clock';
-import { UptimeFailure, UptimeIncidentRef, UptimeIncidents } from '../src/uptime/uptime-incidents';
-import { UptimeScheduler } from '../src/uptime/uptime-scheduler.service';
+import { UptimeChecksRepository } from '../src/monitors/uptime/uptime-checks.repository';
+import { UptimeChecker } from '../src/monitors/uptime/uptime-checker';
+import { UptimeClock } from '../src/monitors/uptime/uptime-clock';
+import { UptimeFailure, UptimeIncidentRef, UptimeIncidents } from '../src/monitors/uptime/uptime-incidents';
+import { UptimeScheduler } from '../src/monitors/uptime/uptime-scheduler.service';
 import { startTestApp, TestApp } from './helpers/app';
 import { createProject } from './helpers/attachments';
 import { as, expectStatus, invitedAccount } from './helpers/members';
