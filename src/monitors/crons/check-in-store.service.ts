@@ -194,7 +194,8 @@ export class CheckInStoreService {
       name: monitor.name,
       environment: env.environment,
     };
-    if (step?.effect === 'opened') {
+    // Every failure counts: the one that opens the incident, and those while it is open.
+    if (step?.effect === 'opened' || step?.effect === 'counted') {
       return this.incidents.monitorFailed(
         ref,
         { at: receivedAt, reason: 'error', detail: `Check-in reported an error`, checkInId: row.id },

@@ -8,7 +8,7 @@ import { MonitorIncidentResult, MonitorIncidentsService } from '../incidents/mon
 import type { MonitorFailure, MonitorRef } from '../incidents/monitor-ref';
 import { CheckInsRepository } from './check-ins.repository';
 import { CronClock } from './cron-clock';
-import { expectedBetween, nextExpected } from './cron-schedule';
+import { expectedBetween, nextExpected, timeInWords } from './cron-schedule';
 import { CronMonitorRow, CronMonitorsRepository } from './cron-monitors.repository';
 import { failureStep, marginMs, scheduleOf } from './cron-state';
 
@@ -115,7 +115,7 @@ export class CronClockService {
       await this.checkIns.update(manager, id, { status: 'timeout', updated_at: row.timeout_at });
       const step = failureStep(env, monitor, 'timeout');
       await this.monitors.updateEnvironment(manager, env.id, step.change);
-      if (step.effect === 'opened') {
+      if (step.effect === 'opened' || step.effect === 'counted') {
         incident = await this.incidents.monitorFailed(
           refOf(monitor, env.environment),
           {
@@ -143,7 +143,7 @@ export class CronClockService {
       const due = await this.monitors.lockDue(manager, envIds, now);
       const missedRows: { id: string; monitorId: number; environment: string; expectedAt: Date }[] = [];
       const changes: Parameters<CronMonitorsRepository['updateMissed']>[1] = [];
-      const crossings: { ref: MonitorRef; failure: MonitorFailure }[] = [];
+      const failures: { ref: MonitorRef; failure: MonitorFailure }[] = [];
       const counts: number[] = [];
       for (const { env, monitor } of due) {
         if (!env.next_expected_at) continue;
@@ -180,17 +180,21 @@ export class CronClockService {
           failures: step.change.consecutive_failures ?? env.consecutive_failures + missed.length,
           incidentOpen: step.change.incident_open ?? env.incident_open,
         });
-        if (step.effect === 'opened') {
-          const at = missed[Math.min(step.fromIndex, missed.length - 1)];
-          crossings.push({
+        // From the one that opened the incident, or all while it is open, each missed run counts on it.
+        if (step.effect === 'opened' || step.effect === 'counted') {
+          const counted = missed.slice(Math.min(step.fromIndex, missed.length - 1));
+          const at = (first: Date) => timeInWords(first, monitor.timezone, now);
+          failures.push({
             ref: refOf(monitor, env.environment),
             failure: {
-              at,
+              at: counted[counted.length - 1],
+              since: counted[0],
+              count: counted.length,
               reason: 'missed',
               detail:
                 missed.length === 1
-                  ? `No check-in expected at ${at.toISOString()}`
-                  : `No check-ins for ${missed.length} runs expected from ${missed[0].toISOString()}`,
+                  ? `No check-in expected at ${at(missed[0])}`
+                  : `No check-ins for ${missed.length} runs expected from ${at(missed[0])}`,
             },
           });
         }
@@ -199,7 +203,7 @@ export class CronClockService {
       await this.checkIns.insertMissed(manager, missedRows, now);
       await this.monitors.updateMissed(manager, changes);
       // All at once, so that their issues are locked in the lock order (see issues.repository.ts).
-      incidents.push(...(await this.incidents.monitorsFailed(manager, crossings)));
+      incidents.push(...(await this.incidents.monitorsFailed(manager, failures)));
       return counts;
     });
     for (const incident of incidents) await this.incidents.publish(incident);

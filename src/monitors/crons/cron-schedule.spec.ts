@@ -3,6 +3,7 @@ import {
   expectedBetween,
   nextExpected,
   normalCrontab,
+  timeInWords,
   validSchedule,
   validTimezone,
 } from './cron-schedule';
@@ -115,5 +116,22 @@ describe('cron schedules', () => {
     expect(describeSchedule({ type: 'crontab', value: '5 4 1,15 * *' })).toBe('5 4 1,15 * *');
     expect(describeSchedule({ type: 'interval', value: 1, unit: 'day' })).toBe('Every day');
     expect(describeSchedule({ type: 'interval', value: 10, unit: 'minute' })).toBe('Every 10 minutes');
+  });
+});
+
+describe('timeInWords', () => {
+  const now = new Date('2026-12-07T16:00:00Z');
+
+  it('says the time in the monitor’s timezone, with the date when it is not that day', () => {
+    expect(timeInWords(new Date('2026-12-07T14:31:00Z'), 'UTC', now)).toBe('14:31 UTC');
+    expect(timeInWords(new Date('2026-12-07T14:31:00Z'), 'Europe/Berlin', now)).toBe('15:31 Europe/Berlin');
+    expect(timeInWords(new Date('2026-12-06T23:59:00Z'), 'UTC', now)).toBe('2026-12-06 23:59 UTC');
+    // Already the next day in Berlin: the date of the moment, there.
+    expect(timeInWords(new Date('2026-12-07T23:30:00Z'), 'Europe/Berlin', now)).toBe(
+      '2026-12-08 00:30 Europe/Berlin',
+    );
+    expect(timeInWords(new Date('2026-12-07T00:05:00Z'), 'America/New_York', now)).toBe(
+      '2026-12-06 19:05 America/New_York',
+    );
   });
 });

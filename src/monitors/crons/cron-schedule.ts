@@ -226,6 +226,20 @@ function fromWallClock(local: WallClock, timezone: string): Date {
   return new Date(guess);
 }
 
+/**
+ * A moment as a monitor's issue says it: the wall-clock time in the monitor's timezone, named after
+ * it (`14:31 UTC`, `15:31 Europe/Berlin`), with the date first (`2026-12-06 23:59 UTC`) unless
+ * the moment is on the same day as `now` there.
+ */
+export function timeInWords(at: Date, timezone: string, now: Date): string {
+  const local = wallClock(at, timezone);
+  const today = wallClock(now, timezone);
+  const two = (value: number) => String(value).padStart(2, '0');
+  const time = `${two(local.hour)}:${two(local.minute)} ${timezone}`;
+  if (local.year === today.year && local.month === today.month && local.day === today.day) return time;
+  return `${local.year}-${two(local.month)}-${two(local.day)} ${time}`;
+}
+
 /** The schedule in words for the common shapes, else the crontab itself. */
 export function describeSchedule(schedule: CronSchedule): string {
   if (schedule.type === 'interval') {

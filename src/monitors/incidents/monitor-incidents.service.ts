@@ -113,7 +113,13 @@ export class MonitorIncidentsService {
         results.push({
           issueId: created.id,
           opened: true,
-          triggers: await this.trigger(manager, 'monitor_failed', entry.ref, created.id, entry.failure.at),
+          triggers: await this.trigger(
+            manager,
+            'monitor_failed',
+            entry.ref,
+            created.id,
+            entry.failure.since ?? entry.failure.at,
+          ),
         });
       } else {
         results.push({ issueId: null, opened: false, triggers: NONE });
@@ -175,8 +181,8 @@ export class MonitorIncidentsService {
         message: `${ref.name} (${ref.environment})`,
         culprit: monitorFailureText(ref, failure),
         level: 'error',
-        firstSeen: failure.at,
-        lastSeen: failure.at,
+        firstSeen: failure.since ?? failure.at,
+        lastSeen: failure.since ?? failure.at,
         firstRelease: null,
         lastRelease: null,
       },
@@ -219,7 +225,7 @@ export class MonitorIncidentsService {
     return {
       issueId: issue.id,
       opened: true,
-      triggers: await this.trigger(manager, 'monitor_failed', ref, issue.id, failure.at),
+      triggers: await this.trigger(manager, 'monitor_failed', ref, issue.id, failure.since ?? failure.at),
     };
   }
 
@@ -233,8 +239,8 @@ export class MonitorIncidentsService {
     await this.issues.addBatch(manager, [
       {
         id,
-        added: 1,
-        first: failure.at,
+        added: failure.count ?? 1,
+        first: failure.since ?? failure.at,
         last: failure.at,
         lastRelease: null,
         change,
@@ -249,7 +255,7 @@ export class MonitorIncidentsService {
       data: {
         reason: failure.reason,
         detail: failure.detail,
-        at: failure.at.toISOString(),
+        at: (failure.since ?? failure.at).toISOString(),
         ...(failure.checkInId ? { check_in_id: failure.checkInId } : {}),
         ...(failure.httpStatus != null ? { http_status: failure.httpStatus } : {}),
       },

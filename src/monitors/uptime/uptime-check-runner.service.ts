@@ -103,7 +103,8 @@ export class UptimeCheckRunner {
       }
       if (current.muted) return 'recorded';
       const ref = incidentRef(current);
-      if (effect === 'opened') {
+      // Every failure counts: the one that opens the incident, and those while it is open.
+      if (effect === 'opened' || effect === 'counted') {
         afterCommit.push(
           await this.incidents.monitorFailed(
             ref,

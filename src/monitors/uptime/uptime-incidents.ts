@@ -67,7 +67,7 @@ export function incidentRef(monitor: { id: number; project_id: number; name: str
     projectId: monitor.project_id,
     kind: 'uptime',
     monitorId: monitor.id,
-    slug: String(monitor.id),
+    slug: monitor.name,
     name: monitor.name,
     environment: UPTIME_ENVIRONMENT,
   };
