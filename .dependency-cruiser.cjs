@@ -40,10 +40,13 @@ const LAYERS = [
   'limits',
   // Data protection: scrubbing secrets, inbound filters, erasing a person's data.
   'privacy',
-  // Monitors: the issues their failures open (monitors), cron check-ins and schedules (crons), HTTP checks and status pages (uptime).
-  'monitors',
-  'crons',
-  'uptime',
+  // Monitors, one domain in layers of its own: the threshold state machine and the issues its
+  // steps open (incidents), its two sources of checks (cron check-ins and schedules, HTTP checks),
+  // and the status pages that show both.
+  'monitors/incidents',
+  'monitors/crons',
+  'monitors/uptime',
+  'monitors/status-page',
   'channels',
   'rules',
   'alerts',

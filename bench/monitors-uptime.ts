@@ -22,9 +22,9 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { createHttpApp } from '../src/http-app';
 import { ProjectsService } from '../src/projects/projects.service';
-import { DEFAULT_SETTINGS } from '../src/uptime/uptime-monitor-rules';
-import { UptimeMonitorsRepository } from '../src/uptime/uptime-monitors.repository';
-import { UptimeScheduler } from '../src/uptime/uptime-scheduler.service';
+import { DEFAULT_SETTINGS } from '../src/monitors/uptime/uptime-monitor-rules';
+import { UptimeMonitorsRepository } from '../src/monitors/uptime/uptime-monitors.repository';
+import { UptimeScheduler } from '../src/monitors/uptime/uptime-scheduler.service';
 import { benchDatabase, percentile, REDIS_URL, ROOT } from './support';
 
 const MONITORS = Number(process.env.BENCH_UPTIME_MONITORS ?? 1_000);

@@ -21,7 +21,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { CronClockService } from '../src/crons/cron-clock.service';
+import { CronClockService } from '../src/monitors/crons/cron-clock.service';
 import { createHttpApp } from '../src/http-app';
 import { benchDatabase, EXCEPTION_FIXTURE, REDIS_URL, ROOT } from './support';
 

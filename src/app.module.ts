@@ -35,11 +35,12 @@ import { RollupsModule } from './rollups/rollups.module';
 import { RulesModule } from './rules/rules.module';
 import { TokensModule } from './tokens/tokens.module';
 import { DashboardModule } from './web/dashboard.module';
-import { CronsModule } from './crons/crons.module';
-import { CronsWorkerModule } from './crons/crons-worker.module';
-import { MonitorIncidentsModule } from './monitors/monitor-incidents.module';
-import { UptimeModule } from './uptime/uptime.module';
-import { UptimeWorkerModule } from './uptime/uptime-worker.module';
+import { CronsModule } from './monitors/crons/crons.module';
+import { CronsWorkerModule } from './monitors/crons/crons-worker.module';
+import { MonitorIncidentsModule } from './monitors/incidents/monitor-incidents.module';
+import { StatusPageModule } from './monitors/status-page/status-page.module';
+import { UptimeModule } from './monitors/uptime/uptime.module';
+import { UptimeWorkerModule } from './monitors/uptime/uptime-worker.module';
 
 /** Modules that serve the HTTP API (role `api`). */
 const API_MODULES: Type[] = [
@@ -61,6 +62,7 @@ const API_MODULES: Type[] = [
   ChannelsModule,
   RulesModule,
   UptimeModule,
+  StatusPageModule,
   AlertsApiModule,
   ArtifactsModule,
   SentryApiModule,

@@ -6,8 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { QueueName } from '../src/common/queues';
-import { CronClock } from '../src/crons/cron-clock';
-import { CronClockService } from '../src/crons/cron-clock.service';
+import { CronClock } from '../src/monitors/crons/cron-clock';
+import { CronClockService } from '../src/monitors/crons/cron-clock.service';
 import { digestJobId, DigestJobName } from '../src/digest/digest-job';
 import { startTestApp, TestApp } from './helpers/app';
 import { eventually, openQueue, storedEvent } from './helpers/queues';
@@ -114,6 +114,72 @@ describe('the cron clock', () => {
     await eventually(async () => (await environment(project, 'every-minute')).status === 'ok', 30_000);
   });
 
+  /** The wall-clock time in words the issue is expected to use, with the date when not on `today`'s day. */
+  function inWords(at: number, timezone: string, today: number): string {
+    const parts = (instant: number) => {
+      const format = new Intl.DateTimeFormat('en-CA', {
+        timeZone: timezone,
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        hourCycle: 'h23',
+      });
+      const part = Object.fromEntries(format.formatToParts(new Date(instant)).map((p) => [p.type, p.value]));
+      return { date: `${part.year}-${part.month}-${part.day}`, time: `${part.hour}:${part.minute}` };
+    };
+    const local = parts(at);
+    return local.date === parts(today).date
+      ? `${local.time} ${timezone}`
+      : `${local.date} ${local.time} ${timezone}`;
+  }
+
+  it('counts every missed run on the open issue, and names the latest in words in the monitor’s timezone', async () => {
+    const project = await createProject();
+    for (const [slug, timezone] of [
+      ['missed-utc', undefined],
+      ['missed-berlin', 'Europe/Berlin'],
+    ] as const) {
+      await checkIn(project, slug, {
+        status: 'ok',
+        monitor_config: {
+          schedule: { type: 'crontab', value: '* * * * *' },
+          checkin_margin: 1,
+          ...(timezone ? { timezone } : {}),
+        },
+      });
+      await eventually(async () => (await checkIns(project, slug)).length === 1, 30_000);
+      const expected = new Date((await environment(project, slug)).next_expected_at).getTime();
+      // Eight ticks a minute apart, each finding the next run missed.
+      let now = expected;
+      for (let run = 0; run < 8; run++) {
+        now = expected + run * MINUTE + MINUTE + 30_000;
+        await clock.tick(new Date(now));
+      }
+      expect((await checkIns(project, slug)).filter((row) => row.status === 'missed')).toHaveLength(8);
+      const monitor = await t.api().get(`/api/projects/${project.id}/monitors/${slug}`).expect(200);
+      const issueId = monitor.body.environments[0].issue_id as number;
+      const issue = await t.api().get(`/api/issues/${issueId}`).expect(200);
+      const latest = expected + 7 * MINUTE;
+      expect(issue.body).toMatchObject({
+        event_count: 8,
+        first_seen: new Date(expected).toISOString(),
+        last_seen: new Date(latest).toISOString(),
+        culprit: `${slug} missed a check-in: No check-in expected at ${inWords(latest, timezone ?? 'UTC', now)}`,
+      });
+      // A catch-up of several runs at once counts each of them.
+      now = expected + 12 * MINUTE + 30_000;
+      await clock.tick(new Date(now));
+      const caughtUp = await t.api().get(`/api/issues/${issueId}`).expect(200);
+      expect(caughtUp.body).toMatchObject({
+        event_count: 12,
+        last_seen: new Date(expected + 11 * MINUTE).toISOString(),
+        culprit: `${slug} missed a check-in: No check-ins for 4 runs expected from ${inWords(expected + 8 * MINUTE, timezone ?? 'UTC', now)}`,
+      });
+    }
+  });
+
   it('bounds the catch-up of a long outage', async () => {
     const project = await createProject();
     await checkIn(project, 'long-gap', {
@@ -139,7 +205,9 @@ describe('the cron clock', () => {
     await eventually(async () => (await checkIns(project, 'behind-digest')).length === 1, 30_000);
     const expected = new Date((await environment(project, 'behind-digest')).next_expected_at).getTime();
     const digest = openQueue(t, QueueName.Digest);
-    const now = jest.spyOn(t.app.get(CronClock), 'now').mockReturnValue(new Date(expected + 3 * MINUTE - 30_000));
+    const now = jest
+      .spyOn(t.app.get(CronClock), 'now')
+      .mockReturnValue(new Date(expected + 3 * MINUTE - 30_000));
     try {
       // The digest is ten minutes behind: its oldest waiting job came in before both deadlines passed.
       await digest.pause();

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Browser, BrowserContext, Page } from 'playwright-core';
-import { CronClockService } from '../src/crons/cron-clock.service';
+import { CronClockService } from '../src/monitors/crons/cron-clock.service';
 import { startTestApp, TestApp } from './helpers/app';
 import {
   ensureDashboardBuilt,

@@ -6,8 +6,8 @@
  */
 import { Browser, BrowserContext, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
-import { UptimeClock } from '../src/uptime/uptime-clock';
-import { UptimeScheduler } from '../src/uptime/uptime-scheduler.service';
+import { UptimeClock } from '../src/monitors/uptime/uptime-clock';
+import { UptimeScheduler } from '../src/monitors/uptime/uptime-scheduler.service';
 import { startTestApp, TestApp } from './helpers/app';
 import {
   ensureDashboardBuilt,

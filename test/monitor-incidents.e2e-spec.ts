@@ -8,8 +8,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { MonitorIncidentsService } from '../src/monitors/monitor-incidents.service';
-import type { MonitorRef } from '../src/monitors/monitor-ref';
+import { MonitorIncidentsService } from '../src/monitors/incidents/monitor-incidents.service';
+import type { MonitorRef } from '../src/monitors/incidents/monitor-ref';
 import { startTestApp, TestApp } from './helpers/app';
 import { eventually } from './helpers/queues';
 import { startWebhookReceiver, WebhookReceiver } from './helpers/webhook-receiver';

@@ -5,7 +5,7 @@
  * HTTP; the repository is watched, not replaced.
  */
 import { randomUUID } from 'node:crypto';
-import { StatusPagesRepository } from '../src/uptime/status-pages.repository';
+import { StatusPagesRepository } from '../src/monitors/status-page/status-pages.repository';
 import { startTestApp, TestApp } from './helpers/app';
 
 const PER_MINUTE = 4;

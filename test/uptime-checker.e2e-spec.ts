@@ -6,7 +6,7 @@ import {
   UPTIME_USER_AGENT,
   UptimeChecker,
   CheckRequest,
-} from '../src/uptime/uptime-checker';
+} from '../src/monitors/uptime/uptime-checker';
 import { startTlsSite, startUptimeSites, TlsSite, UptimeSites } from './helpers/uptime-sites';
 import { testDatabaseUrl } from './helpers/test-env';
 

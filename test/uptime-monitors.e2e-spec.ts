@@ -1,10 +1,10 @@
 import { DataSource } from 'typeorm';
 import { TokensService } from '../src/tokens/tokens.service';
-import { UptimeChecksRepository } from '../src/uptime/uptime-checks.repository';
-import { UptimeChecker } from '../src/uptime/uptime-checker';
-import { UptimeClock } from '../src/uptime/uptime-clock';
-import { UptimeFailure, UptimeIncidentRef, UptimeIncidents } from '../src/uptime/uptime-incidents';
-import { UptimeScheduler } from '../src/uptime/uptime-scheduler.service';
+import { UptimeChecksRepository } from '../src/monitors/uptime/uptime-checks.repository';
+import { UptimeChecker } from '../src/monitors/uptime/uptime-checker';
+import { UptimeClock } from '../src/monitors/uptime/uptime-clock';
+import { UptimeFailure, UptimeIncidentRef, UptimeIncidents } from '../src/monitors/uptime/uptime-incidents';
+import { UptimeScheduler } from '../src/monitors/uptime/uptime-scheduler.service';
 import { startTestApp, TestApp } from './helpers/app';
 import { createProject } from './helpers/attachments';
 import { as, expectStatus, invitedAccount } from './helpers/members';
@@ -290,9 +290,9 @@ describe('uptime monitors', () => {
       [true, 'up', 0, []],
       [false, 'up', 1, []],
       [false, 'down', 2, ['failed']],
-      [false, 'down', 3, ['failed']],
-      [true, 'down', 0, ['failed']],
-      [true, 'up', 0, ['failed', 'recovered']],
+      [false, 'down', 3, ['failed', 'failed']],
+      [true, 'down', 0, ['failed', 'failed']],
+      [true, 'up', 0, ['failed', 'failed', 'recovered']],
     ];
     for (const [index, [up, status, failures, seen]] of steps.entries()) {
       sites.state.up = up;
@@ -306,12 +306,23 @@ describe('uptime monitors', () => {
         seen,
       );
     }
-    // The incident was the monitor's issue, of kind uptime, opened once and resolved on recovery.
-    const issues: { kind: string; state: string }[] = await db.query(
-      `SELECT kind, state FROM issues WHERE project_id = $1 AND kind = 'uptime' AND message LIKE 'Flaky%'`,
-      [projectId],
-    );
-    expect(issues).toEqual([{ kind: 'uptime', state: 'resolved' }]);
+    // The incident was the monitor's issue, of kind uptime, opened once, counting each failure while
+    // down, named after the monitor, and resolved on recovery.
+    const issues: { kind: string; state: string; event_count: number; last_seen: Date; culprit: string }[] =
+      await db.query(
+        `SELECT kind, state, event_count, last_seen, culprit FROM issues
+          WHERE project_id = $1 AND kind = 'uptime' AND message LIKE 'Flaky%'`,
+        [projectId],
+      );
+    expect(issues).toEqual([
+      {
+        kind: 'uptime',
+        state: 'resolved',
+        event_count: 2,
+        last_seen: new Date(start + 3 * 60_000),
+        culprit: 'Flaky is down: HTTP 503, expected 200–299',
+      },
+    ]);
     expect(incidents.find((entry) => entry.monitorId === monitor.id)).toMatchObject({
       reason: 'down',
       detail: 'HTTP 503, expected 200–299',

@@ -1,5 +1,5 @@
 import type { Job, JobsOptions } from 'bullmq';
-import type { QueuedCheckIn } from '../crons/check-in-record';
+import type { QueuedCheckIn } from '../monitors/crons/check-in-record';
 import type { QueuedFeedback } from '../feedback/feedback-record';
 
 /** What ingest hands to the digest for one event: the event item exactly as the SDK sent it, plus envelope facts. */

@@ -18,7 +18,7 @@ import { IssueStoreService } from './issue-store.service';
 import { FeedbackDataModule } from '../feedback/feedback-data.module';
 import { PrivacyWorkerModule } from '../privacy/privacy-worker.module';
 import { FeedbackStoreService } from '../feedback/feedback-store.service';
-import { CronServicesModule } from '../crons/cron-services.module';
+import { CronServicesModule } from '../monitors/crons/cron-services.module';
 import { OutcomesDataModule } from '../outcomes/outcomes-data.module';
 
 /** The consuming side of the digest queue (worker role). */

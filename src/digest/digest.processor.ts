@@ -17,8 +17,8 @@ import { RollupFolder } from '../rollups/rollup-folder';
 import { FeedbackStoreService } from '../feedback/feedback-store.service';
 import type { QueuedFeedback } from '../feedback/feedback-record';
 import { ProjectScrubbers } from '../privacy/project-scrubbers.service';
-import type { QueuedCheckIn } from '../crons/check-in-record';
-import { CheckInStoreService } from '../crons/check-in-store.service';
+import type { QueuedCheckIn } from '../monitors/crons/check-in-record';
+import { CheckInStoreService } from '../monitors/crons/check-in-store.service';
 import { OutcomeCounter } from '../outcomes/outcome-counter';
 import {
   checkInJob,

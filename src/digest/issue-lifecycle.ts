@@ -2,7 +2,7 @@ import type { IssueLockedForBatch } from '../issues/issues.repository';
 import { compareReleases, KnownRelease } from '../releases/release-order';
 
 /** What an issue's lifecycle depends on, as the digest reads it under the issue's row lock. */
-export type IssueBeforeBatch = Omit<IssueLockedForBatch, 'id' | 'projectId' | 'mergedIntoId'>;
+export type IssueBeforeBatch = Omit<IssueLockedForBatch, 'id' | 'projectId' | 'mergedIntoId' | 'lastSeen'>;
 
 /** What a batch brings to one issue: how many new events, and their releases. */
 export interface IssueBatch {

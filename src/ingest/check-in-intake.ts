@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, ServiceUnavailableException } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { RepeatedLog } from '../common/repeated-log';
-import { CheckInReading, QueuedCheckIn, readCheckInItem } from '../crons/check-in-record';
+import { CheckInReading, QueuedCheckIn, readCheckInItem } from '../monitors/crons/check-in-record';
 import { checkInJob } from '../digest/digest-job';
 import type { OutcomeCount } from '../outcomes/envelope-outcomes';
 import { OutcomeCounter } from '../outcomes/outcome-counter';

@@ -6,7 +6,7 @@ import {
   UnsupportedMediaTypeException,
 } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
-import { readCheckInFields } from '../crons/check-in-record';
+import { readCheckInFields } from '../monitors/crons/check-in-record';
 import { OutcomeCounter } from '../outcomes/outcome-counter';
 import { CheckInIntake, readingOutcomes } from './check-in-intake';
 import { CheckInLimits } from '../limits/category-limits';

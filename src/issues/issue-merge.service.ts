@@ -6,7 +6,7 @@ import { EventsRepository } from '../events/events.repository';
 import { RollupsRepository } from '../rollups/rollups.repository';
 import { ActivityActor, IssueActivityRepository } from './issue-activity.repository';
 import { IssueCommentsRepository } from './issue-comments.repository';
-import { IssuesRepository } from './issues.repository';
+import { IssueMergesRepository } from './issue-merges.repository';
 import { IssuesService } from './issues.service';
 import { IssueView } from './issue-view';
 
@@ -24,7 +24,7 @@ export class IssueMergeService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly issues: IssuesService,
-    private readonly issueRows: IssuesRepository,
+    private readonly issueRows: IssueMergesRepository,
     private readonly events: EventsRepository,
     private readonly rollups: RollupsRepository,
     private readonly activity: IssueActivityRepository,

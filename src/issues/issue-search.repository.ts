@@ -6,6 +6,7 @@ import type { IssueFilter } from '../search/query-language';
 import type { IssueCursor, IssueKey } from './issue-cursor';
 import { Issue } from './issue.entity';
 import type { IssueAssignee } from './issue-view';
+import { monitorGroupingKey } from './monitor-issue-key';
 import { applyIssueFilters, IssueSort, NEXT_RELEASE, SORT_COLUMNS } from './search/issue-search';
 
 /** What a list or a search reads: a project's issues matching filters. */
@@ -40,11 +41,27 @@ interface AssigneeColumns {
 
 /**
  * The reads of issue lists and searches, and of single issues with what answers show of them. The
- * writes of the `issues` row are IssuesRepository's.
+ * writes of the `issues` row are in issues.repository.ts and the repositories beside it.
  */
 @Injectable()
 export class IssueSearchRepository {
   constructor(@InjectRepository(Issue) private readonly issues: Repository<Issue>) {}
+
+  /** The unresolved issues of these monitors, by grouping key (see monitor-issue-key.ts). */
+  async unresolvedMonitorIssues(
+    projectId: number,
+    kind: 'cron' | 'uptime',
+    monitorIds: number[],
+  ): Promise<{ id: number; groupingKey: string }[]> {
+    if (monitorIds.length === 0) return [];
+    const rows: { id: number; grouping_key: string }[] = await this.issues.query(
+      `SELECT id, grouping_key FROM issues
+        WHERE project_id = $1 AND kind = $2 AND state <> 'resolved' AND merged_into_id IS NULL
+          AND grouping_key LIKE ANY($3::text[])`,
+      [projectId, kind, monitorIds.map((id) => monitorGroupingKey(kind, id, '%'))],
+    );
+    return rows.map((row) => ({ id: row.id, groupingKey: row.grouping_key }));
+  }
 
   /** The snapshot of the transaction, for a cursor to tell later which rows moved since. */
   async currentSnapshot(manager: EntityManager): Promise<string> {

@@ -1,23 +1,30 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, ObjectLiteral } from 'typeorm';
-import type { RowDeletion } from '../events/event-partitions';
-import { Issue, IssueState } from './issue.entity';
+import type { EntityManager, ObjectLiteral } from 'typeorm';
+import { Issue, IssueKind, IssueState } from './issue.entity';
 
 /*
- * Every write to the `issues` row is here: the digest's (attaching events to issues, creating and
- * numbering issues, adding a batch's counts and lifecycle), triage (state, assignee, ended snoozes),
- * merging, deleting, retention, and the user count of a merge; monitor issues' own statements are
- * beside it in monitor-issues.repository.ts. The one exception is the rollup
- * fold's user count, the tail of the statement that writes the tag keys (see WRITE_ROLLUPS in
+ * The writes of the `issues` row, all under the one lock order below. Here: finding issues by
+ * grouping key, creating and numbering them, counting what they receive (a digest batch's events,
+ * a monitor's failures, through the same statements and in the same order), and their state
+ * (triage, assignment, ended snoozes, a monitor's recovery). Beside it, by responsibility: a merge's
+ * writes (issue-merges.repository.ts) and those that take issues or their events away, deletion,
+ * retention and erasure (issue-removal.repository.ts). The one exception is the rollup fold's user
+ * count, the tail of the statement that writes the tag keys (see WRITE_ROLLUPS in
  * rollups.repository.ts for why).
  *
  * LOCK ORDER. Every transaction that takes several of these locks takes them in this order, so that
  * concurrent transactions wait for each other instead of deadlocking (docs/architecture.md links
  * here; the comments elsewhere point here instead of repeating it):
  *
- * 1. `projects`, by id: the digest's numbering lock (FOR NO KEY UPDATE, only when a batch creates
- *    issues: LOCK_PROJECTS_FOR_NUMBERING), the rollup fold's FOR KEY SHARE.
+ * 0. A monitor's state, before everything below: a cron monitor's environment rows (one for a
+ *    check-in; the clock's batches skip those another transaction holds) or an uptime monitor's
+ *    row, FOR UPDATE. The
+ *    check-in store, the cron clock and the uptime check runner lock it first and then record the
+ *    failures and recoveries it leads to (MonitorIncidentsService); no transaction that holds a lock
+ *    below waits for one of these.
+ * 1. `projects`, by id: the numbering lock (FOR NO KEY UPDATE, LOCK_PROJECTS_FOR_NUMBERING), taken
+ *    by a digest batch, or a transaction of monitor failures, only when it creates issues, and then
+ *    before any issue lock of its own; the rollup fold's FOR KEY SHARE.
  * 2. The digest's per-event advisory locks (pg_advisory_xact_lock, sorted by the hash of project and
  *    event id; EventsRepository.lockEventKeys), so that two copies of an event in flight are stored
  *    once.
@@ -35,8 +42,9 @@ import { Issue, IssueState } from './issue.entity';
  *    Deleting events (an issue's deletion) deletes their `attachments` rows after them, by trigger,
  *    and those put their blobs on `pending_blobs`; ingest takes those two tables in the other order
  *    but only for rows of new files, which no deletion holds.
- * 4. `issues`, by id, FOR NO KEY UPDATE, in a statement of its own: the digest's batch update, the
- *    fold, merges, triage and bulk changes, ended snoozes (a deletion locks its one issue FOR
+ * 4. `issues`, by id, FOR NO KEY UPDATE, in a statement of its own: the digest's batch update, a
+ *    transaction's monitor failures and recoveries (all its issues at once, sorted: lockForBatch),
+ *    the fold, merges, triage and bulk changes, ended snoozes (a deletion locks its one issue FOR
  *    UPDATE). NO KEY UPDATE does not conflict with the KEY SHARE locks that inserting events (and
  *    issues, and rollup rows) takes on an issue or project, so a merge or a bulk change that locks
  *    issues before it touches their events neither waits for every batch nor deadlocks with one.
@@ -73,6 +81,8 @@ export interface NewIssue {
   lastSeen: Date;
   firstRelease: string | null;
   lastRelease: string | null;
+  /** `error` unless a monitor opens it (see monitor-issue-key.ts). */
+  kind?: IssueKind;
 }
 
 /** What the digest reads of an issue that receives events, under its row lock (see lifecycleChange). */
@@ -87,6 +97,7 @@ export interface IssueLockedForBatch {
   muteUntilCount: number | null;
   mutedEventCount: number | null;
   mergedIntoId: number | null;
+  lastSeen: Date;
 }
 
 /** What a digest batch adds to one issue; `change`: the lifecycle change it makes, if any. */
@@ -97,6 +108,8 @@ export interface IssueBatchUpdate {
   last: Date;
   lastRelease: string | null;
   change: 'regressed' | 'unmuted' | null;
+  /** A monitor's latest failure in words (see monitor-failure-text.ts); events leave the culprit. */
+  culprit?: string | null;
 }
 
 /** The state columns a user's change (or an ended snooze) sets. */
@@ -112,8 +125,6 @@ export interface IssueStateColumns {
 /** The `issues` rows' writes, and the lookups and locks that go with them (see the lock order above). */
 @Injectable()
 export class IssuesRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
-
   /** The issues (the survivor, for a merged one) of these grouping keys, where they exist. */
   async findByGroupingKeys(
     manager: EntityManager,
@@ -151,14 +162,14 @@ export class IssuesRepository {
     issues: NewIssue[],
   ): Promise<{ id: number; projectId: number; number: number }[]> {
     const created: { id: number; project_id: number; number: number }[] = await manager.query(
-      `INSERT INTO issues (project_id, grouping_key, number, type, message, culprit, level, state,
+      `INSERT INTO issues (project_id, grouping_key, number, type, message, culprit, level, state, kind,
                            event_count, first_seen, last_seen, first_release, last_release)
-       SELECT g.project_id, g.grouping_key, g.number, g.type, g.message, g.culprit, g.level, 'open', 0,
-              g.first_seen, g.last_seen, g.first_release, g.last_release
+       SELECT g.project_id, g.grouping_key, g.number, g.type, g.message, g.culprit, g.level, 'open',
+              coalesce(g.kind, 'error'), 0, g.first_seen, g.last_seen, g.first_release, g.last_release
          FROM unnest($1::int[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[],
-                     $8::timestamptz[], $9::timestamptz[], $10::text[], $11::text[])
+                     $8::timestamptz[], $9::timestamptz[], $10::text[], $11::text[], $12::text[])
            AS g(project_id, grouping_key, number, type, message, culprit, level, first_seen, last_seen,
-                first_release, last_release)
+                first_release, last_release, kind)
        RETURNING id, project_id, number`,
       [
         issues.map((issue) => issue.projectId),
@@ -172,25 +183,31 @@ export class IssuesRepository {
         issues.map((issue) => issue.lastSeen),
         issues.map((issue) => issue.firstRelease),
         issues.map((issue) => issue.lastRelease),
+        issues.map((issue) => issue.kind ?? null),
       ],
     );
     return created.map((row) => ({ id: row.id, projectId: row.project_id, number: row.number }));
   }
 
-  /** The issues a digest batch adds to, locked (`ids` sorted), with what their lifecycle depends on. */
+  /**
+   * The issues a digest batch, or a monitor's failures, add to, locked (`ids` sorted), with what
+   * their lifecycle depends on.
+   */
   lockForBatch(manager: EntityManager, ids: number[]): Promise<IssueLockedForBatch[]> {
     return manager.query(
       `SELECT id, project_id AS "projectId", state, event_count AS "eventCount", resolved_in AS "resolvedIn",
               resolved_above AS "resolvedAbove", mute_until AS "muteUntil", mute_until_count AS "muteUntilCount",
-              muted_event_count AS "mutedEventCount", merged_into_id AS "mergedIntoId"
+              muted_event_count AS "mutedEventCount", merged_into_id AS "mergedIntoId",
+              last_seen AS "lastSeen"
          FROM issues WHERE id = ANY($1::int[]) ORDER BY id FOR NO KEY UPDATE`,
       [ids],
     );
   }
 
   /**
-   * Adds a digest batch's events to their issues (`updates` sorted by id): counts, times, last
-   * release, and the reopening a lifecycle change makes. Returns when each issue last regressed.
+   * Adds a digest batch's events, or a monitor's failures, to their issues (`updates` sorted by id):
+   * counts, times, last release, the reopening a lifecycle change makes, and a monitor's culprit
+   * when its failure is the latest. Returns when each issue last regressed.
    */
   addBatch(
     manager: EntityManager,
@@ -212,9 +229,12 @@ export class IssuesRepository {
               muted_at = CASE WHEN b.change IS NOT NULL THEN NULL ELSE i.muted_at END,
               mute_until = CASE WHEN b.change IS NOT NULL THEN NULL ELSE i.mute_until END,
               mute_until_count = CASE WHEN b.change IS NOT NULL THEN NULL ELSE i.mute_until_count END,
-              mute_until_users = CASE WHEN b.change IS NOT NULL THEN NULL ELSE i.mute_until_users END
-         FROM unnest($1::int[], $2::int[], $3::timestamptz[], $4::timestamptz[], $5::text[], $6::text[])
-           AS b(id, added, first_ts, last_ts, last_release, change)
+              mute_until_users = CASE WHEN b.change IS NOT NULL THEN NULL ELSE i.mute_until_users END,
+              culprit = CASE WHEN b.culprit IS NOT NULL AND b.last_ts >= i.last_seen THEN b.culprit
+                             ELSE i.culprit END
+         FROM unnest($1::int[], $2::int[], $3::timestamptz[], $4::timestamptz[], $5::text[], $6::text[],
+                     $7::text[])
+           AS b(id, added, first_ts, last_ts, last_release, change, culprit)
         WHERE i.id = b.id
        RETURNING i.id, i.project_id, i.last_regressed_at AS regressed_at`,
       [
@@ -224,6 +244,7 @@ export class IssuesRepository {
         updates.map((update) => update.last),
         updates.map((update) => update.lastRelease),
         updates.map((update) => update.change),
+        updates.map((update) => update.culprit ?? null),
       ],
     );
   }
@@ -302,92 +323,6 @@ export class IssuesRepository {
     );
   }
 
-  /** Every issue of a merge (`ids` sorted), locked. */
-  async lockForMerge(
-    manager: EntityManager,
-    ids: number[],
-  ): Promise<{ id: number; projectId: number; mergedIntoId: number | null }[]> {
-    const locked: { id: number; project_id: number; merged_into_id: number | null }[] = await manager.query(
-      'SELECT id, project_id, merged_into_id FROM issues WHERE id = ANY($1::int[]) ORDER BY id FOR NO KEY UPDATE',
-      [ids],
-    );
-    return locked.map((row) => ({ id: row.id, projectId: row.project_id, mergedIntoId: row.merged_into_id }));
-  }
-
-  /** Adds the `from` issues' counts, times and releases to issue `to`'s. */
-  async foldCountsInto(manager: EntityManager, from: number[], to: number): Promise<void> {
-    await manager.query(
-      `UPDATE issues t
-          SET event_count = t.event_count + s.events,
-              first_release = CASE WHEN s.first_seen < t.first_seen THEN coalesce(s.first_release, t.first_release)
-                                   ELSE t.first_release END,
-              last_release = CASE WHEN s.last_seen > t.last_seen THEN coalesce(s.last_release, t.last_release)
-                                  ELSE t.last_release END,
-              first_seen = LEAST(t.first_seen, s.first_seen),
-              last_seen = GREATEST(t.last_seen, s.last_seen)
-         FROM (SELECT sum(event_count)::int AS events, min(first_seen) AS first_seen, max(last_seen) AS last_seen,
-                      (array_agg(first_release ORDER BY first_seen))[1] AS first_release,
-                      (array_agg(last_release ORDER BY last_seen DESC))[1] AS last_release
-                 FROM issues WHERE id = ANY($1::int[])) s
-        WHERE t.id = $2`,
-      [from, to],
-    );
-  }
-
-  /**
-   * Recomputes issue `to`'s user count from its rollups' `user` tag key, once a merge has merged
-   * the tag values of the issues it took in.
-   */
-  async recountUsersFromTags(manager: EntityManager, to: number): Promise<void> {
-    await manager.query(
-      `UPDATE issues SET user_count = coalesce(
-         (SELECT distinct_values FROM issue_tag_keys WHERE issue_id = $1 AND key = 'user'), 0)
-        WHERE id = $1`,
-      [to],
-    );
-  }
-
-  /** The `from` issues, and the pointers to them, now point to `to`: one hop, always. */
-  async pointTo(manager: EntityManager, from: number[], to: number): Promise<void> {
-    await manager.query(
-      `UPDATE issues SET merged_into_id = $2, event_count = 0, user_count = 0
-        WHERE id = ANY($1::int[]) OR merged_into_id = ANY($1::int[])`,
-      [from, to],
-    );
-  }
-
-  /** Locks the issue to delete it; false when it does not exist. */
-  async lockForDeletion(manager: EntityManager, id: number): Promise<boolean> {
-    const locked: unknown[] = await manager.query('SELECT id FROM issues WHERE id = $1 FOR UPDATE', [id]);
-    return locked.length > 0;
-  }
-
-  /** Its events and rollups go with it (foreign keys). */
-  async delete(manager: EntityManager, id: number): Promise<void> {
-    await manager.query('DELETE FROM issues WHERE id = $1', [id]);
-  }
-
-  /**
-   * Deletes up to `limit` issues whose last event is older than the deletion's cutoff and none of
-   * whose events is left (retention took them), of the projects it covers; returns how many went.
-   * Their rollups go with them (foreign keys).
-   */
-  async deleteExpired(deletion: RowDeletion, limit: number): Promise<number> {
-    const [, deleted] = (await this.dataSource.query(
-      `DELETE FROM issues WHERE id = ANY(ARRAY(
-         SELECT i.id FROM issues i
-          WHERE i.last_seen < $1
-            AND i.merged_into_id IS NULL
-            AND ($2::int[] IS NULL OR i.project_id = ANY($2))
-            AND ($3::int[] IS NULL OR i.project_id <> ALL($3))
-            AND NOT EXISTS (SELECT 1 FROM events e WHERE e.issue_id = i.id)
-          ORDER BY i.id
-          LIMIT $4))`,
-      [deletion.before, deletion.only ?? null, deletion.except ?? null, limit],
-    )) as [unknown, number];
-    return deleted;
-  }
-
   /** Locked in id order, FOR NO KEY UPDATE (see the lock order above). */
   private lock(manager: EntityManager, where: string, parameters: ObjectLiteral): Promise<Issue[]> {
     return manager
@@ -396,65 +331,6 @@ export class IssuesRepository {
       .orderBy('issue.id')
       .setLock('for_no_key_update')
       .getMany();
-  }
-
-  /** The ids of a project's issues, merged ones included, in id order. */
-  async idsOfProject(projectId: number): Promise<number[]> {
-    const rows: { id: number }[] = await this.dataSource.query(
-      'SELECT id FROM issues WHERE project_id = $1 ORDER BY id',
-      [projectId],
-    );
-    return rows.map((row) => row.id);
-  }
-
-  /** The issues an erasure takes events from (`ids` sorted), locked like a digest batch's. */
-  async lockForErasure(manager: EntityManager, ids: number[]): Promise<number[]> {
-    const rows: { id: number }[] = await manager.query(
-      'SELECT id FROM issues WHERE id = ANY($1::int[]) ORDER BY id FOR NO KEY UPDATE',
-      [ids],
-    );
-    return rows.map((row) => row.id);
-  }
-
-  /**
-   * Takes erased events out of their issues' counts (under their locks, after their rollups):
-   * event count down by theirs, user count from the `user` tag key, and the first or last seen
-   * time moved to the remaining events' when an erased event was at that edge.
-   */
-  async subtractErased(
-    manager: EntityManager,
-    removed: Array<{ id: number; count: number; first: Date; last: Date }>,
-  ): Promise<void> {
-    await manager.query(
-      `UPDATE issues i
-          SET event_count = GREATEST(i.event_count - r.count, 0),
-              user_count = coalesce((SELECT distinct_values FROM issue_tag_keys k
-                                      WHERE k.issue_id = i.id AND k.key = 'user'), 0),
-              first_seen = CASE WHEN r.first_ts <= i.first_seen
-                                THEN coalesce((SELECT min(e.timestamp) FROM events e WHERE e.issue_id = i.id), i.first_seen)
-                                ELSE i.first_seen END,
-              last_seen = CASE WHEN r.last_ts >= i.last_seen
-                               THEN coalesce((SELECT max(e.timestamp) FROM events e WHERE e.issue_id = i.id), i.last_seen)
-                               ELSE i.last_seen END
-         FROM unnest($1::int[], $2::int[], $3::timestamptz[], $4::timestamptz[]) AS r(id, count, first_ts, last_ts)
-        WHERE i.id = r.id`,
-      [
-        removed.map((row) => row.id),
-        removed.map((row) => row.count),
-        removed.map((row) => row.first),
-        removed.map((row) => row.last),
-      ],
-    );
-  }
-
-  /** Of these issues, those with no event left. */
-  async withoutEvents(manager: EntityManager, ids: number[]): Promise<number[]> {
-    const rows: { id: number }[] = await manager.query(
-      `SELECT i.id FROM issues i WHERE i.id = ANY($1::int[])
-          AND NOT EXISTS (SELECT 1 FROM events e WHERE e.issue_id = i.id) ORDER BY i.id`,
-      [ids],
-    );
-    return rows.map((row) => row.id);
   }
 }
 

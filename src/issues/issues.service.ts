@@ -23,7 +23,7 @@ import {
   ProjectSummary,
   TOTAL_COUNTED,
 } from './issue-search.repository';
-import { IssuesRepository } from './issues.repository';
+import { IssueRemovalRepository } from './issue-removal.repository';
 
 export type { IssuePage, ProjectSummary };
 export { TOTAL_COUNTED };
@@ -53,7 +53,7 @@ export const MAX_LIST_OFFSET = TOTAL_COUNTED;
 export class IssuesService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly issues: IssuesRepository,
+    private readonly issues: IssueRemovalRepository,
     private readonly search: IssueSearchRepository,
     private readonly rollups: RollupsRepository,
     private readonly assignees: Assignees,

@@ -12,8 +12,8 @@ import { ProjectsDataModule } from '../projects/projects-data.module';
 import { RollupsDataModule } from '../rollups/rollups-data.module';
 import { RulesDataModule } from '../rules/rules-data.module';
 import { UsersDataModule } from '../users/users-data.module';
-import { UptimeDataModule } from '../uptime/uptime-data.module';
-import { CronsDataModule } from '../crons/crons-data.module';
+import { UptimeDataModule } from '../monitors/uptime/uptime-data.module';
+import { CronsDataModule } from '../monitors/crons/crons-data.module';
 import { MaintenanceProcessor } from './maintenance.processor';
 import { RetentionService } from './retention.service';
 

@@ -3,7 +3,7 @@ import { ArtifactBundlesRepository } from '../artifacts/artifact-bundles.reposit
 import { FileChunksRepository } from '../artifacts/file-chunks.repository';
 import { AppConfig } from '../config/app-config';
 import { EventPartitions, RowDeletion } from '../events/event-partitions';
-import { IssuesRepository } from '../issues/issues.repository';
+import { IssueRemovalRepository } from '../issues/issue-removal.repository';
 import { ProjectsRepository } from '../projects/projects.repository';
 import { AlertHistoryRepository } from '../rules/alert-history.repository';
 import { SessionsRepository } from '../users/sessions.repository';
@@ -15,8 +15,8 @@ import { cutoffOf, planPartitions, ProjectRetention } from './retention-policy';
 import { AuditLog } from '../audit/audit-log.service';
 import { AttachmentsRepository } from '../attachments/attachments.repository';
 import { BlobSweeper } from '../storage/blob-sweeper';
-import { UptimeChecksRepository } from '../uptime/uptime-checks.repository';
-import { CheckInsRepository } from '../crons/check-ins.repository';
+import { UptimeChecksRepository } from '../monitors/uptime/uptime-checks.repository';
+import { CheckInsRepository } from '../monitors/crons/check-ins.repository';
 
 const DAY_MS = 86_400_000;
 /** Partitions made ahead of need, so a worker that is down for a few days still finds them. */
@@ -91,7 +91,7 @@ export class RetentionService {
     private readonly config: AppConfig,
     private readonly partitions: EventPartitions,
     private readonly rollups: RollupsRepository,
-    private readonly issues: IssuesRepository,
+    private readonly issues: IssueRemovalRepository,
     private readonly alertHistory: AlertHistoryRepository,
     private readonly sessions: SessionsRepository,
     private readonly artifacts: ArtifactBundlesRepository,

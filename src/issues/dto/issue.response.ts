@@ -79,7 +79,8 @@ export class IssueView {
 
   @ApiProperty({
     enum: ['error', 'cron', 'uptime'],
-    description: "What opened it: events (`error`), or a cron or uptime monitor's failures (search `kind:cron`).",
+    description:
+      "What opened it: events (`error`), or a cron or uptime monitor's failures (search `kind:cron`).",
   })
   kind: IssueKind;
 

@@ -8,7 +8,7 @@ import { NotFoundError } from '../../common/domain-errors';
 import { DeletedEvent, EventsRepository, PersonMatch } from '../../events/events.repository';
 import type { NormalisedEvent } from '../../events/normalised-event';
 import { FeedbackRepository } from '../../feedback/feedback.repository';
-import { IssuesRepository } from '../../issues/issues.repository';
+import { IssueRemovalRepository } from '../../issues/issue-removal.repository';
 import { ProjectsRepository } from '../../projects/projects.repository';
 import { rollupDelta } from '../../rollups/rollup-delta';
 import { ReleasesRepository } from '../../releases/releases.repository';
@@ -48,7 +48,7 @@ export class ErasureService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly projects: ProjectsRepository,
     private readonly events: EventsRepository,
-    private readonly issues: IssuesRepository,
+    private readonly issues: IssueRemovalRepository,
     private readonly rollups: RollupsRepository,
     private readonly releases: ReleasesRepository,
     private readonly feedback: FeedbackRepository,
