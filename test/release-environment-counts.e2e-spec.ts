@@ -17,7 +17,13 @@ describe('release events and new issues per environment', () => {
     t = await startTestApp();
     project = (await t.api().post('/api/projects').send({ name: 'Environment Cart' }).expect(201)).body;
     const send = (environment: string | undefined, message: string, user?: Record<string, string>) =>
-      sendStoredEvent(t, project, { message, release: RELEASE, environment, level: 'error', ...(user ? { user } : {}) });
+      sendStoredEvent(t, project, {
+        message,
+        release: RELEASE,
+        environment,
+        level: 'error',
+        ...(user ? { user } : {}),
+      });
     // Production: 5 events in 2 issues it opened. Staging: 3 events, of which one opens an issue.
     for (let i = 0; i < 3; i++) await send('production', 'Basket total wrong');
     await send('production', 'Checkout button dead');
@@ -60,7 +66,10 @@ describe('release events and new issues per environment', () => {
   });
 
   it('answers an environment that only events named (no sessions) with zero sessions, not a 400', async () => {
-    expect((await release('staging').expect(200)).body).toMatchObject({ sessions: 0, crash_free_sessions: null });
+    expect((await release('staging').expect(200)).body).toMatchObject({
+      sessions: 0,
+      crash_free_sessions: null,
+    });
     const unknown = await release('nowhere').expect(400);
     expect(unknown.body).toEqual({ error: expect.stringContaining('nowhere') });
   });

@@ -31,7 +31,14 @@ describe('usage figures against what was sent', () => {
   const send = (lines: string[]) => postEnvelope(t, project, lines);
   const event = (message: string, extra: Record<string, unknown> = {}) => {
     const id = randomUUID();
-    return { id, lines: ['{}', '{"type":"event"}', JSON.stringify({ event_id: hex(id), message, level: 'error', ...extra })] };
+    return {
+      id,
+      lines: [
+        '{}',
+        '{"type":"event"}',
+        JSON.stringify({ event_id: hex(id), message, level: 'error', ...extra }),
+      ],
+    };
   };
 
   beforeAll(async () => {
@@ -91,7 +98,9 @@ describe('usage figures against what was sent', () => {
   /** The errors Usage shows accepted in the buckets of this UTC day. */
   const acceptedToday = async (): Promise<number> => {
     const midnight = Math.floor(Date.now() / DAY_MS) * DAY_MS;
-    const errors = ((await outcomes()).categories as CategoryUsage[]).find((usage) => usage.category === 'error');
+    const errors = ((await outcomes()).categories as CategoryUsage[]).find(
+      (usage) => usage.category === 'error',
+    );
     expect(errors).toBeDefined();
     const today = errors!.series.filter((bucket) => Date.parse(bucket.start) >= midnight);
     expect(today.length).toBeGreaterThan(0);
@@ -108,7 +117,10 @@ describe('usage figures against what was sent', () => {
     const categories = body.categories as CategoryUsage[];
     expect(categories.map((usage) => usage.category)).toEqual(['error', 'span']);
     expect(categories[0]).toMatchObject({ category: 'error', accepted: stored.length, dropped: 1 + 9 });
-    expect(categories.find((usage) => usage.category === 'span')).toMatchObject({ accepted: null, dropped: 30 });
+    expect(categories.find((usage) => usage.category === 'span')).toMatchObject({
+      accepted: null,
+      dropped: 30,
+    });
     for (const usage of categories) {
       expect(usage.series).toHaveLength(24);
       expect(usage.series.reduce((sum, bucket) => sum + bucket.dropped, 0)).toBe(usage.dropped);

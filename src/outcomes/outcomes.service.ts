@@ -52,7 +52,14 @@ export class OutcomesService {
       dropped: totals.reduce((sum, row) => sum + row.quantity, 0),
       totals: [
         ...(acceptedTotal > 0
-          ? [{ outcome: 'accepted' as const, category: ACCEPTED_CATEGORY, reason: null, quantity: acceptedTotal }]
+          ? [
+              {
+                outcome: 'accepted' as const,
+                category: ACCEPTED_CATEGORY,
+                reason: null,
+                quantity: acceptedTotal,
+              },
+            ]
           : []),
         ...totals,
       ].sort((a, b) => b.quantity - a.quantity),

@@ -121,7 +121,11 @@ export class ReleasesRepository {
   }
 
   /** The counters of these releases in one environment (a release without any there is left out). */
-  async inEnvironment(projectId: number, environment: string, versions: string[]): Promise<ReleaseEnvironmentCounts[]> {
+  async inEnvironment(
+    projectId: number,
+    environment: string,
+    versions: string[],
+  ): Promise<ReleaseEnvironmentCounts[]> {
     if (versions.length === 0) return [];
     return this.dataSource.query(
       `SELECT version, event_count::float8 AS event_count, new_issues FROM release_environments
@@ -281,10 +285,14 @@ export class ReleasesRepository {
 }
 
 /** Rows in (project, version, environment) order, code-unit order for every worker whatever its locale. */
-function sortedReleases<T extends { projectId: number; version: string; environment?: string }>(rows: T[]): T[] {
+function sortedReleases<T extends { projectId: number; version: string; environment?: string }>(
+  rows: T[],
+): T[] {
   return [...rows].sort(
     (a, b) =>
-      a.projectId - b.projectId || compareText(a.version, b.version) || compareText(a.environment ?? '', b.environment ?? ''),
+      a.projectId - b.projectId ||
+      compareText(a.version, b.version) ||
+      compareText(a.environment ?? '', b.environment ?? ''),
   );
 }
 
@@ -309,5 +317,9 @@ function perRelease(releases: ReleaseEvents[]): ReleaseEvents[] {
 }
 
 function environmentColumns(rows: ReleaseEvents[]): [number[], string[], string[]] {
-  return [rows.map((row) => row.projectId), rows.map((row) => row.version), rows.map((row) => row.environment)];
+  return [
+    rows.map((row) => row.projectId),
+    rows.map((row) => row.version),
+    rows.map((row) => row.environment),
+  ];
 }

@@ -188,7 +188,10 @@ class RollupSums {
   /** By issue, then hour of receipt. */
   private readonly accepted = new Map<number, Map<number, number>>();
   /** By issue, release and environment. */
-  private readonly releaseSums = new Map<string, { issueId: number; version: string; environment: string; count: number; first: number; last: number }>();
+  private readonly releaseSums = new Map<
+    string,
+    { issueId: number; version: string; environment: string; count: number; first: number; last: number }
+  >();
 
   addHour(issueId: number, projectId: number, hour: number, environment: string, count: number): void {
     this.projectOf.set(issueId, projectId);
@@ -217,7 +220,14 @@ class RollupSums {
     hours.set(hour, (hours.get(hour) ?? 0) + count);
   }
 
-  addRelease(issueId: number, version: string, environment: string, count: number, first: number, last: number): void {
+  addRelease(
+    issueId: number,
+    version: string,
+    environment: string,
+    count: number,
+    first: number,
+    last: number,
+  ): void {
     const key = `${issueId}\0${version}\0${environment}`;
     const sum = this.releaseSums.get(key);
     if (!sum) this.releaseSums.set(key, { issueId, version, environment, count, first, last });
@@ -305,7 +315,9 @@ class RollupSums {
       .map(({ from, to, ...sum }) => ({ ...sum, first: new Date(from), last: new Date(to) }))
       .sort(
         (a, b) =>
-          a.projectId - b.projectId || compareText(a.version, b.version) || compareText(a.environment, b.environment),
+          a.projectId - b.projectId ||
+          compareText(a.version, b.version) ||
+          compareText(a.environment, b.environment),
       );
   }
 

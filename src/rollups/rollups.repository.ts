@@ -182,7 +182,10 @@ export class RollupsRepository {
   }
 
   /** Events a project accepted per bucket of the window, by hour of receipt (see addAccepted). */
-  async acceptedCounts(projectId: number, window: { from: Date; to: Date; bucketHours: number }): Promise<BucketCount[]> {
+  async acceptedCounts(
+    projectId: number,
+    window: { from: Date; to: Date; bucketHours: number },
+  ): Promise<BucketCount[]> {
     const rows = await this.dataSource.query<Array<{ start: Date; count: number }>>(
       `SELECT date_bin(make_interval(hours => $4), hour, $2) AS start, sum(count)::float8 AS count
          FROM project_accepted_hourly
@@ -460,7 +463,12 @@ export class RollupsRepository {
       parameters,
     )) as [unknown, number];
     const projectRows = await deleteProjectHours(this.dataSource, 'project_hourly', deletion, limit);
-    const acceptedRows = await deleteProjectHours(this.dataSource, 'project_accepted_hourly', deletion, limit);
+    const acceptedRows = await deleteProjectHours(
+      this.dataSource,
+      'project_accepted_hourly',
+      deletion,
+      limit,
+    );
     return issueRows + projectRows + acceptedRows;
   }
 }

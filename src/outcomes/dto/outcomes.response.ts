@@ -52,7 +52,11 @@ export class CategoryBucket {
   @ApiProperty({ format: 'date-time' })
   start: string;
 
-  @ApiProperty({ type: Number, nullable: true, description: 'Null for a category whose acceptance is not counted.' })
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'Null for a category whose acceptance is not counted.',
+  })
   accepted: number | null;
 
   @ApiProperty()
@@ -70,7 +74,8 @@ export class CategoryUsage {
   @ApiProperty({
     type: Number,
     nullable: true,
-    description: 'Accepted and stored (errors); null for a category this server does not count acceptance of.',
+    description:
+      'Accepted and stored (errors); null for a category this server does not count acceptance of.',
   })
   accepted: number | null;
 
@@ -93,7 +98,8 @@ export class OutcomesView {
   interval: '1h' | '1d';
 
   @ApiProperty({
-    description: 'Errors accepted over the period, by hour of receipt: what ingest accepted, which an erasure since does not change.',
+    description:
+      'Errors accepted over the period, by hour of receipt: what ingest accepted, which an erasure since does not change.',
   })
   accepted: number;
 
