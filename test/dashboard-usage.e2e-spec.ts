@@ -1,8 +1,9 @@
 /**
  * The project's Usage page in a real headless Chromium against the real server: accepted errors
- * against what was dropped and why, at desktop and phone widths. The data goes in as SDKs send it
- * (events, a client report, item types the server does not store, an oversized event), through the
- * digest and the outcome fold.
+ * against the errors dropped, each other kind of data apart, and why in words, at desktop and
+ * phone widths; the quota's "today" in the project Settings equal to the errors accepted. The data
+ * goes in as SDKs send it (events, a client report, item types the server does not store, an
+ * oversized event), through the digest and the outcome fold.
  */
 import { randomUUID } from 'node:crypto';
 import { Browser, BrowserContext, Page } from 'playwright-core';
@@ -34,6 +35,7 @@ describe('dashboard usage page (browser)', () => {
   let page: Page;
   let projectId: number;
   const problems: PageProblems = { errors: [], cspViolations: [] };
+  const consoleErrors: string[] = [];
 
   beforeAll(async () => {
     ensureDashboardBuilt();
@@ -43,6 +45,7 @@ describe('dashboard usage page (browser)', () => {
       client_key: string;
     };
     projectId = project.id;
+    await t.api().patch(`/api/projects/${projectId}/quotas`).send({ daily_quota: 1_000 }).expect(200);
     const send = (lines: string[]) =>
       t
         .http()
@@ -63,6 +66,7 @@ describe('dashboard usage page (browser)', () => {
         { reason: 'sample_rate', category: 'transaction', quantity: 30 },
         { reason: 'before_send', category: 'error', quantity: 12 },
         { reason: 'queue_overflow', category: 'error', quantity: 2 },
+        { reason: 'no_parent_span', category: 'span', quantity: 30 },
       ],
     };
     await send([
@@ -83,8 +87,11 @@ describe('dashboard usage page (browser)', () => {
     await t.app.get(OutcomeFolder).fold();
 
     ({ browser, context, page } = await openSignedIn(t.url, { email: EMAIL, password: PASSWORD }, problems, {
-      viewport: { width: 1366, height: 900 },
+      viewport: { width: 1280, height: 900 },
     }));
+    context.on('console', (message) => {
+      if (message.type() === 'error') consoleErrors.push(message.text());
+    });
   }, 120_000);
 
   afterAll(async () => {
@@ -92,19 +99,46 @@ describe('dashboard usage page (browser)', () => {
     await t?.close();
   });
 
-  afterEach(() => expectNoPageProblems(problems));
+  afterEach(() => {
+    expectNoPageProblems(problems);
+    expect(consoleErrors).toEqual([]);
+  });
 
-  /** The table's rows as text: outcome, category, reason, quantity. */
+  /** Each reasons card: its heading, and its rows as text (outcome, reason in words, quantity). */
   const reasons = (target: Page) =>
-    target
-      .locator('.usage-table tbody tr')
-      .evaluateAll((rows) =>
-        rows.map((row) =>
+    target.locator('.usage-reasons').evaluateAll((cards) =>
+      cards.map((card) => ({
+        title: (card.querySelector('h2') as HTMLElement).innerText.trim(),
+        rows: [...card.querySelectorAll('tbody tr')].map((row) =>
           [...row.querySelectorAll('td')].map((cell) => (cell as HTMLElement).innerText.trim()),
         ),
-      );
+      })),
+    );
 
-  it('shows accepted against dropped, by reason, with a chart, on a desktop', async () => {
+  const EXPECTED_REASONS = [
+    {
+      title: 'Errors dropped, by reason · 15',
+      rows: [
+        ['Discarded by the SDK', 'dropped by beforeSend', '12'],
+        ['Discarded by the SDK', 'the SDK’s send queue was full', '2'],
+        ['Invalid', 'too large', '1'],
+      ],
+    },
+    {
+      title: 'Transactions dropped, by reason · 34',
+      rows: [
+        ['Discarded by the SDK', 'sampled out by the SDK’s sample rate', '30'],
+        ['Not stored (unsupported)', 'transaction items', '4'],
+      ],
+    },
+    {
+      title: 'Spans dropped, by reason · 30',
+      rows: [['Discarded by the SDK', 'a span without a parent span (expected without tracing)', '30']],
+    },
+    { title: 'Sessions dropped, by reason · 1', rows: [['Invalid', 'no valid release', '1']] },
+  ];
+
+  it('shows errors accepted against errors dropped, other data apart, reasons in words, on a desktop', async () => {
     await page.goto(`/projects/${projectId}/issues`);
     const tab = page
       .getByRole('navigation', { name: 'Project sections' })
@@ -117,18 +151,19 @@ describe('dashboard usage page (browser)', () => {
     );
     const figures = page.locator('.usage-figure');
     await figures.first().waitFor();
+    // Errors only: 5 accepted against 15 dropped (12 + 2 by the SDK, 1 too large); the spans,
+    // transactions and sessions dropped are no errors.
     await settled(
-      () => figures.locator('strong').allTextContents(),
-      (value) => expect(value).toEqual([String(EVENTS), '50']),
+      () => figures.locator('dd').allInnerTexts(),
+      (value) => expect(value).toEqual([`${EVENTS} 25 %`, '15 75 %']),
     );
-    expect(await reasons(page)).toEqual([
-      ['Discarded by the SDK', 'transaction', 'sample_rate', '30'],
-      ['Discarded by the SDK', 'error', 'before_send', '12'],
-      ['Not stored (unsupported)', 'transaction', 'transaction', '4'],
-      ['Discarded by the SDK', 'error', 'queue_overflow', '2'],
-      ['Invalid', 'error', 'too_large', '1'],
-      ['Invalid', 'session', 'invalid_release', '1'],
-    ]);
+    await settled(
+      () => reasons(page),
+      (value) => expect(value).toEqual(EXPECTED_REASONS),
+    );
+    await expect(page.locator('.usage-others').innerText()).resolves.toBe(
+      'Other data dropped, counted apart: Transactions 34 · Spans 30 · Sessions 1',
+    );
     const columns = page.locator('.usage-col');
     await settledCount(columns, 24);
     // Summed over the bars: an hour may have begun since the data was sent.
@@ -137,28 +172,34 @@ describe('dashboard usage page (browser)', () => {
         bars.reduce((sum, bar) => sum + Number(bar.getAttribute(name)), 0),
       ),
     );
-    expect(drawn).toEqual([EVENTS, 50]);
-    await screenshot(page, 'usage-1366');
+    expect(drawn).toEqual([EVENTS, 15]);
+    await screenshot(page, 'usage-1280');
 
     await page.getByRole('button', { name: '14d' }).click();
     await page.getByRole('heading', { name: 'Usage · last 14 days' }).waitFor();
     await page.waitForFunction(() => document.querySelectorAll('.usage-col').length === 14);
-    await settledCount(page.getByRole('img', { name: /accepted and .* dropped, per UTC day/ }), 1);
+    await settledCount(page.getByRole('img', { name: /errors accepted and .* dropped, per UTC day/ }), 1);
+  });
+
+  it('shows in the project Settings as the quota’s today the errors Usage shows accepted', async () => {
+    await page.goto(`/projects/${projectId}/settings`);
+    await settled(
+      () => page.getByText(/Events per UTC day\./).innerText(),
+      (text) => expect(text).toContain(`Today: ${EVENTS}.`),
+    );
   });
 
   it('fits a 390 px phone without scrolling sideways', async () => {
     const { phone, mobile } = await openPhonePage(browser, context, t.url, problems);
+    phone.on('console', (message) => {
+      if (message.type() === 'error') consoleErrors.push(message.text());
+    });
     try {
       await mobile.goto(`/projects/${projectId}/usage`);
-      await mobile.getByRole('heading', { name: 'Dropped, by reason' }).waitFor();
-      await mobile.locator('.usage-table tbody tr').first().waitFor();
-      const rows = await reasons(mobile);
-      expect(rows).toHaveLength(6);
-      // The category moves under the outcome: a column fewer to share 390 px.
-      expect(rows[0][0]).toBe('Discarded by the SDK · transaction');
+      await mobile.getByRole('heading', { name: /Errors dropped, by reason/ }).waitFor();
       await settled(
-        () => mobile.locator('th.usage-category-column').isVisible(),
-        (value) => expect(value).toBe(false),
+        () => reasons(mobile),
+        (value) => expect(value).toEqual(EXPECTED_REASONS),
       );
       const overflow = await mobile.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       expect(overflow).toBeLessThanOrEqual(0);

@@ -33,6 +33,7 @@ interface Snapshot {
   parts: { issue_id: number; project_id: number; day: string; n: number }[];
   issueHours: { issue_id: number; project_id: number; hour: Date }[];
   projectHours: { project_id: number; hour: Date }[];
+  acceptedHours: { project_id: number; hour: Date }[];
   outcomeHours: { project_id: number; hour: Date }[];
   /** Release health's hourly rows, of both tables. */
   healthHours: { project_id: number; hour: Date }[];
@@ -76,6 +77,8 @@ async function snapshot(db: DataSource): Promise<Snapshot> {
         ORDER BY 1, 3, h.environment`,
     ),
     projectHours: await db.query('SELECT project_id, hour FROM project_hourly ORDER BY 1, 2, environment'),
+    // The events accepted per hour of receipt: history, which only retention deletes.
+    acceptedHours: await db.query('SELECT project_id, hour FROM project_accepted_hourly ORDER BY 1, 2'),
     // Outcomes are hourly rows too, left by any earlier test file that shares this database.
     outcomeHours: await db.query('SELECT project_id, hour FROM outcomes_hourly ORDER BY 1, 2'),
     // Feedback and attachments other test files left in this shared database expire with the rest.
@@ -150,6 +153,7 @@ function plan(before: Snapshot, now: number, defaultDays: number) {
   const hourlyRowsDeleted =
     before.issueHours.filter((row) => row.hour.getTime() < cutoff(row.project_id)).length +
     before.projectHours.filter((row) => row.hour.getTime() < cutoff(row.project_id)).length +
+    before.acceptedHours.filter((row) => row.hour.getTime() < cutoff(row.project_id)).length +
     before.outcomeHours.filter((row) => row.hour.getTime() < cutoff(row.project_id)).length +
     before.healthHours.filter((row) => row.hour.getTime() < cutoff(row.project_id)).length;
   const ahead: string[] = [];

@@ -2160,7 +2160,7 @@ export interface components {
         OutcomeBucket: {
             /** Format: date-time */
             start: string;
-            /** @description Errors stored (from the hourly event counts). */
+            /** @description Errors accepted, by hour of receipt (an erasure since changes nothing). */
             accepted: number;
             filtered: number;
             rate_limited: number;
@@ -2168,20 +2168,40 @@ export interface components {
             client_discard: number;
             unsupported: number;
         };
+        /** @description One bucket of a data category: what was accepted and what was dropped. */
+        CategoryBucket: {
+            /** Format: date-time */
+            start: string;
+            /** @description Null for a category whose acceptance is not counted. */
+            accepted: number | null;
+            dropped: number;
+        };
+        /** @description What became of one data category over the period. Only errors have an accepted count; the rest is what was dropped, for any reason. */
+        CategoryUsage: {
+            /** @example error */
+            category: string;
+            /** @description Accepted and stored (errors); null for a category this server does not count acceptance of. */
+            accepted: number | null;
+            dropped: number;
+            /** @description Oldest first, the same buckets as `series`. */
+            series: components["schemas"]["CategoryBucket"][];
+        };
         /** @description Accepted errors and dropped data of a project: totals by outcome, category and reason, and a zero-filled series (hourly for 24h, per UTC day for 14d and 90d). */
         OutcomesView: {
             /** @enum {string} */
             period: "24h" | "14d" | "90d";
             /** @enum {string} */
             interval: "1h" | "1d";
-            /** @description Errors accepted and stored over the period. */
+            /** @description Errors accepted over the period, by hour of receipt: what ingest accepted, which an erasure since does not change. */
             accepted: number;
-            /** @description Everything else over the period: refused, discarded by SDKs, unsupported. */
+            /** @description Everything else over the period, of every category together: refused, discarded by SDKs, unsupported. `categories` gives each apart. */
             dropped: number;
             /** @description The largest first. */
             totals: components["schemas"]["OutcomeTotal"][];
             /** @description Oldest first. */
             series: components["schemas"]["OutcomeBucket"][];
+            /** @description Each data category on its own: errors first, then the others by quantity dropped. */
+            categories: components["schemas"]["CategoryUsage"][];
         };
         /** @description One user feedback, from the feedback widget, captureFeedback, a user report or the crash-report dialog. */
         FeedbackView: {
@@ -2605,8 +2625,9 @@ export interface components {
             first_event: string | null;
             /** Format: date-time */
             last_event: string | null;
+            /** @description Its events, in the environment asked for (every environment without). */
             event_count: number;
-            /** @description Issues first seen in it. */
+            /** @description Issues first seen in it, in the environment asked for (that of the issue’s first event). */
             new_issues: number;
             /** Format: date-time */
             created_at: string;
@@ -2652,8 +2673,9 @@ export interface components {
             first_event: string | null;
             /** Format: date-time */
             last_event: string | null;
+            /** @description Its events, in the environment asked for (every environment without). */
             event_count: number;
-            /** @description Issues first seen in it. */
+            /** @description Issues first seen in it, in the environment asked for (that of the issue’s first event). */
             new_issues: number;
             /** Format: date-time */
             created_at: string;

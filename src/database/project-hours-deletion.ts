@@ -14,7 +14,12 @@ export interface HourlyRowsDeletion {
  */
 export async function deleteProjectHours(
   db: DataSource,
-  table: 'project_hourly' | 'outcomes_hourly' | 'release_health_hourly' | 'release_health_users',
+  table:
+    | 'project_hourly'
+    | 'project_accepted_hourly'
+    | 'outcomes_hourly'
+    | 'release_health_hourly'
+    | 'release_health_users',
   deletion: HourlyRowsDeletion,
   limit: number,
 ): Promise<number> {

@@ -22,6 +22,8 @@ export interface GroupInBatch {
   /** The releases of its earliest and latest events in the batch. */
   firstRelease: string | null;
   lastRelease: string | null;
+  /** The environment of its earliest event in the batch ('' for none). */
+  firstEnvironment: string;
   level: string;
   issueId?: number;
 }
@@ -100,12 +102,14 @@ export function collectGroups(items: DigestItem[]): Map<string, GroupInBatch> {
         lastSeen: at,
         firstRelease: item.event.release ?? null,
         lastRelease: item.event.release ?? null,
+        firstEnvironment: item.event.environment ?? '',
         level: item.event.level,
       });
     } else {
       if (at < existing.firstSeen) {
         existing.firstSeen = at;
         existing.firstRelease = item.event.release ?? null;
+        existing.firstEnvironment = item.event.environment ?? '';
       }
       if (at > existing.lastSeen) {
         existing.lastSeen = at;

@@ -36,6 +36,7 @@ export interface StoreOutcome {
     number: number;
     firstSeen: Date;
     firstRelease: string | null;
+    firstEnvironment: string;
   }[];
   /** Lifecycle triggers, recorded in the outbox within the same transaction; published after it. */
   triggers: RecordedTriggers;
@@ -111,7 +112,14 @@ export class IssueStoreService {
       newIssues.flatMap((issue) =>
         issue.firstRelease === null
           ? []
-          : [{ projectId: issue.projectId, version: issue.firstRelease, at: issue.firstSeen }],
+          : [
+              {
+                projectId: issue.projectId,
+                version: issue.firstRelease,
+                environment: issue.firstEnvironment,
+                at: issue.firstSeen,
+              },
+            ],
       ),
     );
     await this.rollups.record(
@@ -122,6 +130,7 @@ export class IssueStoreService {
           projectId: item.projectId,
           issueId: groups.get(groupId(item))?.issueId as number,
           event: item.event,
+          receivedAt: item.receivedAt,
         })),
     );
 
@@ -232,6 +241,7 @@ export class IssueStoreService {
         number: issue.number,
         firstSeen: group.firstSeen,
         firstRelease: group.firstRelease,
+        firstEnvironment: group.firstEnvironment,
       };
     });
   }

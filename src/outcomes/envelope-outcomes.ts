@@ -55,7 +55,7 @@ export const INVALID_CLIENT_REPORT: OutcomeCount = {
  * report. They become Redis fields, rows and metric labels, so the sets are closed: a name outside
  * them is `other`. An open set let one DSN create rows without bound, one new name per entry.
  */
-const KNOWN_REASONS = new Set([
+export const DISCARD_REASONS = [
   'queue_overflow',
   'cache_overflow',
   'buffer_overflow',
@@ -72,9 +72,10 @@ const KNOWN_REASONS = new Set([
   'invalid',
   'no_parent_span',
   'callback_error',
-]);
+] as const;
+const KNOWN_REASONS: ReadonlySet<string> = new Set(DISCARD_REASONS);
 
-const KNOWN_CATEGORIES = new Set([
+export const DATA_CATEGORIES = [
   'default',
   'error',
   'transaction',
@@ -98,17 +99,18 @@ const KNOWN_CATEGORIES = new Set([
   'uptime',
   'internal',
   'unknown',
-]);
+] as const;
+const KNOWN_CATEGORIES: ReadonlySet<string> = new Set(DATA_CATEGORIES);
 
 /** A name of the closed set, or `other`. */
-function knownName(known: Set<string>, value: string): string {
+function knownName(known: ReadonlySet<string>, value: string): string {
   return known.has(value) ? value : 'other';
 }
 
 export const reasonName = (value: string): string => knownName(KNOWN_REASONS, value);
 export const categoryName = (value: string): string => knownName(KNOWN_CATEGORIES, value);
 
-const CATEGORY_OF_ITEM_TYPE: Record<string, string> = {
+export const CATEGORY_OF_ITEM_TYPE: Record<string, string> = {
   transaction: 'transaction',
   span: 'span',
   log: 'log_item',

@@ -16,6 +16,7 @@ export interface OutcomeTotalRow {
 export interface OutcomeBucketRow {
   start: Date;
   outcome: DroppedOutcome;
+  category: string;
   quantity: number;
 }
 
@@ -83,23 +84,25 @@ export class OutcomesRepository {
     return rows.map((row) => ({ ...row, quantity: Number(row.quantity) }));
   }
 
-  /** Quantities per bucket and outcome (buckets of `bucketHours`, aligned on `from`). */
+  /** Quantities per bucket, outcome and category (buckets of `bucketHours`, aligned on `from`). */
   async buckets(
     projectId: number,
     window: { from: Date; to: Date; bucketHours: number },
   ): Promise<OutcomeBucketRow[]> {
     const rows = await this.dataSource.query<
-      Array<{ start: Date; outcome: DroppedOutcome; quantity: number }>
+      Array<{ start: Date; outcome: DroppedOutcome; category: string; quantity: number }>
     >(
-      `SELECT date_bin(make_interval(hours => $4), hour, $2) AS start, outcome, sum(quantity)::float8 AS quantity
+      `SELECT date_bin(make_interval(hours => $4), hour, $2) AS start, outcome, category,
+              sum(quantity)::float8 AS quantity
          FROM outcomes_hourly
         WHERE project_id = $1 AND hour >= $2 AND hour < $3
-        GROUP BY 1, 2`,
+        GROUP BY 1, 2, 3`,
       [projectId, window.from, window.to, window.bucketHours],
     );
     return rows.map((row) => ({
       start: new Date(row.start),
       outcome: row.outcome,
+      category: row.category,
       quantity: Number(row.quantity),
     }));
   }

@@ -24,27 +24,37 @@ export interface DeployRow {
   date_finished: Date;
 }
 
-/** Events of one release that a fold adds (see RollupsRepository.fold). */
+/** Events of one release in one environment ('' for none) that a fold adds (see RollupsRepository.fold). */
 export interface ReleaseEvents {
   projectId: number;
   version: string;
+  environment: string;
   count: number;
   first: Date;
   last: Date;
 }
 
-/** An issue the digest created, with the release of its first event. */
+/** An issue the digest created, with the release and environment ('' for none) of its first event. */
 export interface NewIssueRelease {
   projectId: number;
   version: string;
+  environment: string;
   at: Date;
+}
+
+/** A release's counters in one environment. */
+export interface ReleaseEnvironmentCounts {
+  version: string;
+  event_count: number;
+  new_issues: number;
 }
 
 /**
  * The `releases` table: one row per project and version. The digest counts the issues a release
  * opened when it creates them (it holds the project's numbering lock then, so this adds no wait),
  * and the rollup fold adds the events, many batches at a time, so that batches of a busy release
- * do not queue on its row.
+ * do not queue on its row. Both counters are kept per environment too (`release_environments`),
+ * written right after the release's row, for the figures of one environment.
  */
 @Injectable()
 export class ReleasesRepository {
@@ -53,10 +63,10 @@ export class ReleasesRepository {
   /** In the digest's transaction, after its issues: one issue more for the release of each. */
   async countNewIssues(manager: EntityManager, issues: NewIssueRelease[]): Promise<void> {
     const sums = new Map<string, ReleaseEvents>();
-    for (const { projectId, version, at } of issues) {
-      const key = `${projectId}\n${version}`;
+    for (const { projectId, version, environment, at } of issues) {
+      const key = `${projectId}\n${version}\n${environment}`;
       const sum = sums.get(key);
-      if (!sum) sums.set(key, { projectId, version, count: 1, first: at, last: at });
+      if (!sum) sums.set(key, { projectId, version, environment, count: 1, first: at, last: at });
       else {
         sum.count++;
         if (at < sum.first) sum.first = at;
@@ -78,7 +88,7 @@ export class ReleasesRepository {
    */
   async subtractEvents(manager: EntityManager, releases: ReleaseEvents[]): Promise<number> {
     if (releases.length === 0) return 0;
-    const rows = sortedReleases(releases);
+    const rows = perRelease(releases);
     const projects = rows.map((row) => row.projectId);
     const versions = rows.map((row) => row.version);
     await manager.query(
@@ -93,7 +103,44 @@ export class ReleasesRepository {
         WHERE r.project_id = d.project_id AND r.version = d.version`,
       [projects, versions, rows.map((row) => row.count)],
     );
-    return changed;
+    const byEnvironment = sortedReleases(releases);
+    await manager.query(
+      `SELECT 1 FROM release_environments r
+         JOIN unnest($1::int[], $2::text[], $3::text[]) AS d(project_id, version, environment)
+           ON r.project_id = d.project_id AND r.version = d.version AND r.environment = d.environment
+        ORDER BY r.project_id, r.version COLLATE "C", r.environment COLLATE "C" FOR NO KEY UPDATE OF r`,
+      environmentColumns(byEnvironment).slice(0, 3),
+    );
+    const [, environmentRows]: [unknown, number] = await manager.query(
+      `UPDATE release_environments r SET event_count = GREATEST(0, r.event_count - d.count)
+         FROM unnest($1::int[], $2::text[], $3::text[], $4::int[]) AS d(project_id, version, environment, count)
+        WHERE r.project_id = d.project_id AND r.version = d.version AND r.environment = d.environment`,
+      [...environmentColumns(byEnvironment).slice(0, 3), byEnvironment.map((row) => row.count)],
+    );
+    return changed + environmentRows;
+  }
+
+  /** The counters of these releases in one environment (a release without any there is left out). */
+  async inEnvironment(
+    projectId: number,
+    environment: string,
+    versions: string[],
+  ): Promise<ReleaseEnvironmentCounts[]> {
+    if (versions.length === 0) return [];
+    return this.dataSource.query(
+      `SELECT version, event_count::float8 AS event_count, new_issues FROM release_environments
+        WHERE project_id = $1 AND environment = $2 AND version = ANY($3::text[])`,
+      [projectId, environment, versions],
+    );
+  }
+
+  /** The environments the project's releases' events named. */
+  async environments(projectId: number): Promise<string[]> {
+    const rows: { environment: string }[] = await this.dataSource.query(
+      `SELECT DISTINCT environment FROM release_environments WHERE project_id = $1 AND environment <> ''`,
+      [projectId],
+    );
+    return rows.map((row) => row.environment);
   }
 
   /**
@@ -106,7 +153,7 @@ export class ReleasesRepository {
     releases: ReleaseEvents[],
   ): Promise<void> {
     if (releases.length === 0) return;
-    const rows = sortedReleases(releases);
+    const rows = perRelease(releases);
     await manager.query(
       `INSERT INTO releases AS r (project_id, version, first_event, last_event, ${counter})
        SELECT * FROM unnest($1::int[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::int[])
@@ -121,6 +168,13 @@ export class ReleasesRepository {
         rows.map((row) => row.last),
         rows.map((row) => row.count),
       ],
+    );
+    const byEnvironment = sortedReleases(releases);
+    await manager.query(
+      `INSERT INTO release_environments AS r (project_id, version, environment, ${counter})
+       SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::int[])
+       ON CONFLICT (project_id, version, environment) DO UPDATE SET ${counter} = r.${counter} + EXCLUDED.${counter}`,
+      [...environmentColumns(byEnvironment).slice(0, 3), byEnvironment.map((row) => row.count)],
     );
   }
 
@@ -230,8 +284,42 @@ export class ReleasesRepository {
   }
 }
 
-function sortedReleases<T extends { projectId: number; version: string }>(rows: T[]): T[] {
+/** Rows in (project, version, environment) order, code-unit order for every worker whatever its locale. */
+function sortedReleases<T extends { projectId: number; version: string; environment?: string }>(
+  rows: T[],
+): T[] {
   return [...rows].sort(
-    (a, b) => a.projectId - b.projectId || (a.version < b.version ? -1 : a.version > b.version ? 1 : 0),
+    (a, b) =>
+      a.projectId - b.projectId ||
+      compareText(a.version, b.version) ||
+      compareText(a.environment ?? '', b.environment ?? ''),
   );
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The per-environment rows summed into one per release, in (project, version) order. */
+function perRelease(releases: ReleaseEvents[]): ReleaseEvents[] {
+  const sums = new Map<string, ReleaseEvents>();
+  for (const row of releases) {
+    const key = `${row.projectId}\n${row.version}`;
+    const sum = sums.get(key);
+    if (!sum) sums.set(key, { ...row, environment: '' });
+    else {
+      sum.count += row.count;
+      if (row.first < sum.first) sum.first = row.first;
+      if (row.last > sum.last) sum.last = row.last;
+    }
+  }
+  return sortedReleases([...sums.values()]);
+}
+
+function environmentColumns(rows: ReleaseEvents[]): [number[], string[], string[]] {
+  return [
+    rows.map((row) => row.projectId),
+    rows.map((row) => row.version),
+    rows.map((row) => row.environment),
+  ];
 }

@@ -13,7 +13,7 @@ import {
 import { DeployRow, ReleaseRow, ReleasesRepository } from './releases.repository';
 import type { HealthQuery } from './dto/release-health.query';
 import type { ReleaseHealthFigures } from './dto/release-health.response';
-import { ReleaseHealthService } from './health/release-health.service';
+import { HealthScope, ReleaseHealthService } from './health/release-health.service';
 import type { ReleaseView, DeployView, ReleaseDetailView } from './dto/release.response';
 
 export type { ReleaseView, DeployView, ReleaseDetailView };
@@ -32,9 +32,12 @@ export class ReleasesService {
   ) {}
 
   async list(projectId: number, query: PageQueryDto & HealthQuery): Promise<Page<ReleaseView>> {
-    const scope = await this.health.scope(projectId, query.period, query.environment);
+    const scope = await this.scope(projectId, query);
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-    const rows = await this.releases.list(projectId, limit + 1, decodeReleaseCursor(query.cursor));
+    const rows = await this.inScope(
+      scope,
+      await this.releases.list(projectId, limit + 1, decodeReleaseCursor(query.cursor)),
+    );
     const figures = await this.health.ofReleases(
       scope,
       rows.slice(0, limit).map((row) => row.version),
@@ -48,14 +51,41 @@ export class ReleasesService {
   }
 
   async get(projectId: number, version: string, query: HealthQuery = {}): Promise<ReleaseDetailView> {
-    const scope = await this.health.scope(projectId, query.period, query.environment);
-    const row = await this.releases.get(projectId, version);
-    if (!row) throw new NotFoundError('release not found');
-    const [deploys, figures] = await Promise.all([
+    const scope = await this.scope(projectId, query);
+    const found = await this.releases.get(projectId, version);
+    if (!found) throw new NotFoundError('release not found');
+    const [[row], deploys, figures] = await Promise.all([
+      this.inScope(scope, [found]),
       this.releases.deploys(projectId, version, DEPLOYS_SHOWN),
       this.health.ofReleases(scope, [version]),
     ]);
     return { ...toReleaseView(row, figures.get(version)!), deploys: deploys.map(toDeployView) };
+  }
+
+  /** The health scope of a query; an environment only the releases' events named is one too. */
+  private scope(projectId: number, query: HealthQuery): Promise<HealthScope> {
+    return this.health.scope(projectId, query.period, query.environment, () =>
+      this.releases.environments(projectId),
+    );
+  }
+
+  /**
+   * The rows with their events and new issues of the scope's environment, when it names one (the
+   * counts of every environment otherwise): every figure of a release follows the same filter.
+   */
+  private async inScope(scope: HealthScope, rows: ReleaseRow[]): Promise<ReleaseRow[]> {
+    if (scope.environment === null) return rows;
+    const counts = await this.releases.inEnvironment(
+      scope.projectId,
+      scope.environment,
+      rows.map((row) => row.version),
+    );
+    const byVersion = new Map(counts.map((row) => [row.version, row]));
+    return rows.map((row) => ({
+      ...row,
+      event_count: Number(byVersion.get(row.version)?.event_count ?? 0),
+      new_issues: byVersion.get(row.version)?.new_issues ?? 0,
+    }));
   }
 
   /** Makes a release of these projects before any event names it (sentry-cli `releases new`). */

@@ -50,6 +50,84 @@ describe('rollupDelta', () => {
     ]);
   });
 
+  it('counts a release’s events per environment, and acceptance by hour of receipt', () => {
+    const received = new Date('2026-05-03T08:20:00Z');
+    const events: CountedEvent[] = [
+      {
+        projectId: 2,
+        issueId: 9,
+        event: eventAt('2026-05-01T10:00:00Z', { environment: 'prod', release: 'a@1' }),
+        receivedAt: received,
+      },
+      {
+        projectId: 2,
+        issueId: 4,
+        event: eventAt('2026-05-01T11:00:00Z', { environment: 'prod', release: 'a@1' }),
+        receivedAt: received,
+      },
+      {
+        projectId: 2,
+        issueId: 4,
+        event: eventAt('2026-05-01T12:00:00Z', { environment: 'staging', release: 'a@1' }),
+      },
+      { projectId: 2, issueId: 4, event: eventAt('2026-05-01T12:30:00Z', { release: 'a@1' }) },
+    ];
+    const delta = rollupDelta(events);
+    expect(delta.releases).toEqual([
+      {
+        projectId: 2,
+        version: 'a@1',
+        environment: '',
+        count: 1,
+        first: new Date('2026-05-01T12:30:00Z'),
+        last: new Date('2026-05-01T12:30:00Z'),
+      },
+      {
+        projectId: 2,
+        version: 'a@1',
+        environment: 'prod',
+        count: 2,
+        first: new Date('2026-05-01T10:00:00Z'),
+        last: new Date('2026-05-01T11:00:00Z'),
+      },
+      {
+        projectId: 2,
+        version: 'a@1',
+        environment: 'staging',
+        count: 1,
+        first: new Date('2026-05-01T12:00:00Z'),
+        last: new Date('2026-05-01T12:00:00Z'),
+      },
+    ]);
+    // Received two days after they happened: counted in the hour of receipt; without, their own.
+    expect(delta.accepted).toEqual([
+      { projectId: 2, hour: new Date('2026-05-01T12:00:00Z'), count: 2 },
+      { projectId: 2, hour: new Date('2026-05-03T08:00:00Z'), count: 2 },
+    ]);
+    const pending = pendingDeltas(events);
+    const folded = foldPending(
+      [...pending].map(([issueId, recorded]) => ({ issueId, projectId: 2, delta: recorded })),
+    );
+    expect(folded.releases).toEqual(delta.releases);
+    expect(folded.accepted).toEqual(delta.accepted);
+  });
+
+  it('folds rows recorded before releases and receipt were kept: their one environment, their event hours', () => {
+    const [[issueId, recorded]] = [
+      ...pendingDeltas([
+        {
+          projectId: 2,
+          issueId: 9,
+          event: eventAt('2026-05-01T10:00:00Z', { environment: 'prod', release: 'a@1' }),
+        },
+      ]),
+    ];
+    const { received: _received, releases: _releases, ...old } = recorded;
+    const folded = foldPending([{ issueId, projectId: 2, delta: old }]);
+    expect(folded.releases).toMatchObject([{ version: 'a@1', environment: 'prod', count: 1 }]);
+    expect(folded.accepted).toEqual([{ projectId: 2, hour: new Date('2026-05-01T10:00:00Z'), count: 1 }]);
+  });
+
   it('is empty for an empty batch', () => {
     expect(rollupDelta([])).toEqual({
       issueHours: [],
@@ -57,6 +135,7 @@ describe('rollupDelta', () => {
       tagValues: [],
       tagKeys: [],
       releases: [],
+      accepted: [],
     });
   });
 

@@ -7,6 +7,15 @@ export interface CountedEvent {
   projectId: number;
   issueId: number;
   event: NormalisedEvent;
+  /** When ingest received it: the hour its acceptance counts in (the event's own time without). */
+  receivedAt?: Date;
+}
+
+/** Events a project accepted in an hour of receipt: the Usage page's history, which no erasure changes. */
+export interface AcceptedCount {
+  projectId: number;
+  hour: Date;
+  count: number;
 }
 
 export interface HourCount {
@@ -37,8 +46,13 @@ export interface RollupDelta {
   projectHours: HourCount[];
   tagValues: TagValueCount[];
   tagKeys: TagKeyCount[];
-  /** The events of each release (the `release` tag), by project: what the fold adds to `releases`. */
+  /**
+   * The events of each release (the `release` tag) by project and environment ('' for none): what
+   * the fold adds to `releases` and `release_environments`.
+   */
   releases: ReleaseEvents[];
+  /** Events accepted, by project and hour of receipt (sorted). */
+  accepted: AcceptedCount[];
 }
 
 const HOUR_MS = 3_600_000;
@@ -59,6 +73,16 @@ export interface PendingIssueDelta {
   hours: [number, string, number][];
   /** [key, value, count, first seen (epoch ms), last seen (epoch ms)] */
   tags: [string, string, number, number, number][];
+  /**
+   * [hour of receipt (epoch ms), count]. Rows recorded before it existed count their events in
+   * the hours of their timestamps.
+   */
+  received?: [number, number][];
+  /**
+   * [release, environment ('' for none), count, first seen, last seen]. Rows recorded before it
+   * existed count their release's events in the issue's one environment (or none, with several).
+   */
+  releases?: [string, string, number, number, number][];
 }
 
 export const PENDING_DELTA_VERSION = 1;
@@ -95,10 +119,15 @@ export function pendingDeltas(events: CountedEvent[]): Map<number, PendingIssueD
 
 function sumEvents(events: CountedEvent[]): RollupSums {
   const sums = new RollupSums();
-  for (const { projectId, issueId, event } of events) {
+  for (const { projectId, issueId, event, receivedAt } of events) {
     const at = new Date(event.timestamp).getTime();
-    sums.addHour(issueId, projectId, hourOf(new Date(at)).getTime(), event.environment ?? '', 1);
-    for (const [key, value] of eventTags(event)) sums.addTag(issueId, key, value, 1, at, at);
+    const environment = event.environment ?? '';
+    sums.addHour(issueId, projectId, hourOf(new Date(at)).getTime(), environment, 1);
+    sums.addAccepted(issueId, hourOf(receivedAt ?? new Date(at)).getTime(), 1);
+    for (const [key, value] of eventTags(event)) {
+      sums.addTag(issueId, key, value, 1, at, at);
+      if (key === 'release') sums.addRelease(issueId, value, environment, 1, at, at);
+    }
   }
   return sums;
 }
@@ -114,6 +143,17 @@ export function foldPending(rows: PendingRow[]): RollupDelta {
       sums.addHour(issueId, projectId, hour, environment, count);
     for (const [key, value, count, first, last] of delta.tags)
       sums.addTag(issueId, key, value, count, first, last);
+    for (const [hour, count] of delta.received ?? delta.hours.map(([at, , n]) => [at, n]))
+      sums.addAccepted(issueId, hour, count);
+    if (delta.releases) {
+      for (const [version, environment, count, first, last] of delta.releases)
+        sums.addRelease(issueId, version, environment, count, first, last);
+    } else {
+      const environments = new Set(delta.hours.map(([, environment]) => environment));
+      const environment = environments.size === 1 ? [...environments][0] : '';
+      for (const [key, value, count, first, last] of delta.tags)
+        if (key === 'release') sums.addRelease(issueId, value, environment, count, first, last);
+    }
   }
   return sums.delta();
 }
@@ -145,6 +185,13 @@ class RollupSums {
   private readonly tagValues = new Map<string, Sum<TagValueSeen>>();
   private readonly tagKeys = new Map<string, TagKeyCount>();
   private readonly projectOf = new Map<number, number>();
+  /** By issue, then hour of receipt. */
+  private readonly accepted = new Map<number, Map<number, number>>();
+  /** By issue, release and environment. */
+  private readonly releaseSums = new Map<
+    string,
+    { issueId: number; version: string; environment: string; count: number; first: number; last: number }
+  >();
 
   addHour(issueId: number, projectId: number, hour: number, environment: string, count: number): void {
     this.projectOf.set(issueId, projectId);
@@ -165,6 +212,30 @@ class RollupSums {
     const keyCount = this.tagKeys.get(keyKey);
     if (!keyCount) this.tagKeys.set(keyKey, { issueId, key, total: count });
     else keyCount.total += count;
+  }
+
+  addAccepted(issueId: number, hour: number, count: number): void {
+    let hours = this.accepted.get(issueId);
+    if (!hours) this.accepted.set(issueId, (hours = new Map()));
+    hours.set(hour, (hours.get(hour) ?? 0) + count);
+  }
+
+  addRelease(
+    issueId: number,
+    version: string,
+    environment: string,
+    count: number,
+    first: number,
+    last: number,
+  ): void {
+    const key = `${issueId}\0${version}\0${environment}`;
+    const sum = this.releaseSums.get(key);
+    if (!sum) this.releaseSums.set(key, { issueId, version, environment, count, first, last });
+    else {
+      sum.count += count;
+      sum.first = Math.min(sum.first, first);
+      sum.last = Math.max(sum.last, last);
+    }
   }
 
   /** The sums as rollup rows, in lock order. */
@@ -193,30 +264,61 @@ class RollupSums {
         .sort((a, b) => a.issueId - b.issueId || compareText(a.key, b.key) || compareText(a.value, b.value)),
       tagKeys: [...this.tagKeys.values()].sort((a, b) => a.issueId - b.issueId || compareText(a.key, b.key)),
       releases: this.releases(),
+      accepted: this.acceptedRows(),
     };
   }
 
-  /** The release tag's values summed over the issues of each project (an issue's project is known from its hours). */
-  private releases(): ReleaseEvents[] {
-    const sums = new Map<
-      string,
-      { projectId: number; version: string; count: number; first: number; last: number }
-    >();
-    for (const { row, count } of this.tagValues.values()) {
-      const projectId = this.projectOf.get(row.issueId);
-      if (row.key !== 'release' || projectId === undefined) continue;
-      const key = `${projectId}\0${row.value}`;
-      const sum = sums.get(key);
-      if (!sum) sums.set(key, { projectId, version: row.value, count, first: row.first, last: row.last });
-      else {
-        sum.count += count;
-        sum.first = Math.min(sum.first, row.first);
-        sum.last = Math.max(sum.last, row.last);
+  /** Accepted events summed over the issues of each project (an issue's project is known from its hours). */
+  private acceptedRows(): AcceptedCount[] {
+    const sums = new Map<string, { projectId: number; hour: number; count: number }>();
+    for (const [issueId, hours] of this.accepted) {
+      const projectId = this.projectOf.get(issueId);
+      if (projectId === undefined) continue;
+      for (const [hour, count] of hours) {
+        const key = `${projectId}\0${hour}`;
+        const sum = sums.get(key);
+        if (sum) sum.count += count;
+        else sums.set(key, { projectId, hour, count });
       }
     }
     return [...sums.values()]
-      .map((sum) => ({ ...sum, first: new Date(sum.first), last: new Date(sum.last) }))
-      .sort((a, b) => a.projectId - b.projectId || compareText(a.version, b.version));
+      .map((sum) => ({ projectId: sum.projectId, hour: new Date(sum.hour), count: sum.count }))
+      .sort((a, b) => a.projectId - b.projectId || a.hour.getTime() - b.hour.getTime());
+  }
+
+  /** The release tag's values summed over the issues of each project, by environment. */
+  private releases(): ReleaseEvents[] {
+    const sums = new Map<string, ReleaseEvents & { from: number; to: number }>();
+    for (const row of this.releaseSums.values()) {
+      const projectId = this.projectOf.get(row.issueId);
+      if (projectId === undefined) continue;
+      const key = `${projectId}\0${row.version}\0${row.environment}`;
+      const sum = sums.get(key);
+      if (!sum) {
+        sums.set(key, {
+          projectId,
+          version: row.version,
+          environment: row.environment,
+          count: row.count,
+          first: new Date(row.first),
+          last: new Date(row.last),
+          from: row.first,
+          to: row.last,
+        });
+      } else {
+        sum.count += row.count;
+        sum.from = Math.min(sum.from, row.first);
+        sum.to = Math.max(sum.to, row.last);
+      }
+    }
+    return [...sums.values()]
+      .map(({ from, to, ...sum }) => ({ ...sum, first: new Date(from), last: new Date(to) }))
+      .sort(
+        (a, b) =>
+          a.projectId - b.projectId ||
+          compareText(a.version, b.version) ||
+          compareText(a.environment, b.environment),
+      );
   }
 
   /** The issues' sums as recorded deltas: unsorted, since the fold that reads them sorts. */
@@ -231,6 +333,14 @@ class RollupSums {
       of(row.id).hours.push([row.hour, row.environment, count]);
     for (const { row, count } of this.tagValues.values()) {
       of(row.issueId).tags.push([row.key, row.value, count, row.first, row.last]);
+    }
+    for (const [issueId, hours] of this.accepted) {
+      const entry = of(issueId);
+      entry.received = [...hours];
+    }
+    for (const row of this.releaseSums.values()) {
+      const entry = of(row.issueId);
+      (entry.releases ??= []).push([row.version, row.environment, row.count, row.first, row.last]);
     }
     return byIssue;
   }

@@ -156,9 +156,44 @@ export class RollupsRepository {
       })),
     );
     await this.add(manager, delta);
+    await this.addAccepted(manager, delta);
     // After the issues' rollups (the lock order is in issues.repository.ts).
     await this.releases.addEvents(manager, delta.releases);
     return taken.length;
+  }
+
+  /**
+   * Adds the events accepted per project and hour of receipt, after the project's hourly rows (in
+   * the delta's sorted order). Only a fold adds to them, and nothing takes from them but
+   * retention: an erasure or an issue's deletion leaves what ingest accepted in the past as it was.
+   */
+  private async addAccepted(manager: EntityManager, delta: RollupDelta): Promise<void> {
+    if (delta.accepted.length === 0) return;
+    await manager.query(
+      `INSERT INTO project_accepted_hourly AS r (project_id, hour, count)
+       SELECT * FROM unnest($1::int[], $2::timestamptz[], $3::int[])
+       ON CONFLICT (project_id, hour) DO UPDATE SET count = r.count + EXCLUDED.count`,
+      [
+        delta.accepted.map((row) => row.projectId),
+        delta.accepted.map((row) => row.hour),
+        delta.accepted.map((row) => row.count),
+      ],
+    );
+  }
+
+  /** Events a project accepted per bucket of the window, by hour of receipt (see addAccepted). */
+  async acceptedCounts(
+    projectId: number,
+    window: { from: Date; to: Date; bucketHours: number },
+  ): Promise<BucketCount[]> {
+    const rows = await this.dataSource.query<Array<{ start: Date; count: number }>>(
+      `SELECT date_bin(make_interval(hours => $4), hour, $2) AS start, sum(count)::float8 AS count
+         FROM project_accepted_hourly
+        WHERE project_id = $1 AND hour >= $2 AND hour < $3
+        GROUP BY 1`,
+      [projectId, window.from, window.to, window.bucketHours],
+    );
+    return rows.map((row) => ({ start: new Date(row.start), count: Number(row.count) }));
   }
 
   /**
@@ -428,6 +463,12 @@ export class RollupsRepository {
       parameters,
     )) as [unknown, number];
     const projectRows = await deleteProjectHours(this.dataSource, 'project_hourly', deletion, limit);
-    return issueRows + projectRows;
+    const acceptedRows = await deleteProjectHours(
+      this.dataSource,
+      'project_accepted_hourly',
+      deletion,
+      limit,
+    );
+    return issueRows + projectRows + acceptedRows;
   }
 }

@@ -26,7 +26,8 @@ import { InboundFilters1797100000000 } from './migrations/1797100000000-InboundF
 import { QuotasAndSpikeProtection1797300000000 } from './migrations/1797300000000-QuotasAndSpikeProtection';
 import { SessionReleaseBudget1797420000000 } from './migrations/1797420000000-SessionReleaseBudget';
 import { DailySessionQuota1797440000000 } from './migrations/1797440000000-DailySessionQuota';
-import { AttachmentsByProjectTime1797460000000 } from './migrations/1797460000000-AttachmentsByProjectTime';
+import { AttachmentsByProjectTime1797450000000 } from './migrations/1797450000000-AttachmentsByProjectTime';
+import { ReleaseEnvironmentsAndAcceptedHours1797460000000 } from './migrations/1797460000000-ReleaseEnvironmentsAndAcceptedHours';
 
 /** Migrations are listed explicitly so that ts (tests, CLI) and compiled js resolve the same set. */
 export const MIGRATIONS = [
@@ -58,5 +59,6 @@ export const MIGRATIONS = [
   QuotasAndSpikeProtection1797300000000,
   SessionReleaseBudget1797420000000,
   DailySessionQuota1797440000000,
-  AttachmentsByProjectTime1797460000000,
+  AttachmentsByProjectTime1797450000000,
+  ReleaseEnvironmentsAndAcceptedHours1797460000000,
 ];

@@ -5,8 +5,9 @@ import { count, percent } from './ReleaseFigures';
 const HOUR_MS = 3_600_000;
 
 const LEGEND = [
-  ['healthy', 'sessions'],
+  ['healthy', 'healthy'],
   ['errored', 'errored'],
+  ['abnormal', 'abnormal'],
   ['crashed', 'crashed'],
   ['rate', 'crash-free sessions'],
 ] as const;
@@ -26,9 +27,10 @@ function bucketTitle(bucket: HealthBucket, interval: ReleaseHealth['interval']):
     interval === 'hour'
       ? `${bucketName(bucket.time, interval)}–${bucketName(new Date(new Date(bucket.time).getTime() + HOUR_MS).toISOString(), interval)}`
       : `${bucketName(bucket.time, interval)} (UTC day)`;
+  const abnormal = numberOf(bucket.abnormal_sessions) > 0 ? `, ${count(bucket.abnormal_sessions)} abnormal` : '';
   return (
     `${when}: ${count(bucket.sessions)} sessions, ${count(bucket.crashed_sessions)} crashed, ` +
-    `${count(bucket.errored_sessions)} errored; crash-free ${percent(bucket.crash_free_sessions)}`
+    `${count(bucket.errored_sessions)} errored${abnormal}; crash-free ${percent(bucket.crash_free_sessions)}`
   );
 }
 
@@ -55,17 +57,24 @@ export function ReleaseHealthChart({ health }: { health: ReleaseHealth | undefin
   const width = 1000;
   const height = 60;
   const step = width / series.length;
+  const y = (rate: number) => (height - ((rate - floor) / (100 - floor)) * (height - 4) - 2).toFixed(1);
   const points = series.flatMap((bucket, index) =>
-    typeof bucket.crash_free_sessions === 'number'
-      ? [`${(index * step + step / 2).toFixed(1)},${(height - ((bucket.crash_free_sessions - floor) / (100 - floor)) * (height - 4) - 2).toFixed(1)}`]
-      : [],
+    typeof bucket.crash_free_sessions === 'number' ? [`${(index * step + step / 2).toFixed(1)},${y(bucket.crash_free_sessions)}`] : [],
   );
+  // A rate of one bucket alone (a single day with sessions) is a line of one point, which draws
+  // nothing: it is drawn across its bucket instead.
+  const lone = points.length === 1 ? series.findIndex((bucket) => typeof bucket.crash_free_sessions === 'number') : -1;
+  const line =
+    lone >= 0
+      ? `${(lone * step).toFixed(1)},${y(series[lone].crash_free_sessions as number)} ${((lone + 1) * step).toFixed(1)},${y(series[lone].crash_free_sessions as number)}`
+      : points.join(' ');
+  const abnormalShown = series.some((bucket) => numberOf(bucket.abnormal_sessions) > 0);
   const per = interval === 'hour' ? 'per hour' : 'per UTC day';
   const middle = series[Math.floor(series.length / 2)];
   return (
     <figure class="chart health-chart">
       <figcaption class="health-legend small">
-        {LEGEND.map(([kind, label]) => (
+        {LEGEND.filter(([kind]) => kind !== 'abnormal' || abnormalShown).map(([kind, label]) => (
           <span key={kind} class="legend-item">
             <span class={`key ${kind}`} aria-hidden="true" /> {label}
           </span>
@@ -78,7 +87,7 @@ export function ReleaseHealthChart({ health }: { health: ReleaseHealth | undefin
           <span>{floor} %</span>
         </span>
         <svg viewBox={`0 0 ${width} ${height}`} preserveAspectRatio="none" class="health-rate-line">
-          <polyline points={points.join(' ')} fill="none" stroke="currentColor" stroke-width="2" vector-effect="non-scaling-stroke" />
+          <polyline points={line} fill="none" stroke="currentColor" stroke-width="2" vector-effect="non-scaling-stroke" />
         </svg>
       </div>
       <div
@@ -89,13 +98,23 @@ export function ReleaseHealthChart({ health }: { health: ReleaseHealth | undefin
         {series.map((bucket) => {
           const sessions = numberOf(bucket.sessions);
           const crashed = numberOf(bucket.crashed_sessions);
-          const errored = Math.max(0, numberOf(bucket.errored_sessions) - crashed);
+          // Sentry's status groups: errored excludes the crashed and abnormal sessions already.
+          const errored = numberOf(bucket.errored_sessions);
+          const abnormal = numberOf(bucket.abnormal_sessions);
           const part = (value: number) => `${((value / max) * 100).toFixed(2)}%`;
           return (
-            <div key={bucket.time} class="chart-col health-col" title={bucketTitle(bucket, interval)} data-sessions={sessions} data-crashed={crashed}>
+            <div
+              key={bucket.time}
+              class="chart-col health-col"
+              title={bucketTitle(bucket, interval)}
+              data-sessions={sessions}
+              data-crashed={crashed}
+              data-errored={errored}
+            >
               <div class="health-bar crashed" style={{ height: part(crashed) }} />
+              <div class="health-bar abnormal" style={{ height: part(abnormal) }} />
               <div class="health-bar errored" style={{ height: part(errored) }} />
-              <div class="health-bar healthy" style={{ height: part(Math.max(0, sessions - crashed - errored)) }} />
+              <div class="health-bar healthy" style={{ height: part(Math.max(0, sessions - crashed - abnormal - errored)) }} />
             </div>
           );
         })}

@@ -22,9 +22,15 @@ export function ReleasePage({ projectId, version }: { projectId: number; version
   const scope = useHealthScope();
   const { period, environment } = scope;
   const environments = useEnvironments(projectId);
+  // Its events and new issues follow the environment, as the health figures do.
   const release = useAsync(
-    () => call(client.GET('/api/projects/{projectId}/releases/{version}', { params: { path: { projectId, version } } })),
-    [projectId, version],
+    () =>
+      call(
+        client.GET('/api/projects/{projectId}/releases/{version}', {
+          params: { path: { projectId, version }, query: { environment: environment || undefined } },
+        }),
+      ),
+    [projectId, version, environment],
   );
   // Without release health on the server (a 404), the chart and the figures say there is none.
   const health = useAsync(

@@ -18,14 +18,20 @@ export function ReleasesPage({ projectId }: { projectId: number }) {
   const scope = useHealthScope();
   const { period, environment } = scope;
   const environments = useEnvironments(projectId);
+  // Events and new issues follow the environment, as the health figures do.
   const releases = useCursorPages(
-    (cursor) => call(client.GET('/api/projects/{projectId}/releases', { params: { path: { projectId }, query: { limit: RELEASES_PAGE, cursor } } })),
+    (cursor) =>
+      call(
+        client.GET('/api/projects/{projectId}/releases', {
+          params: { path: { projectId }, query: { limit: RELEASES_PAGE, cursor, environment: environment || undefined } },
+        }),
+      ),
     true,
   );
+  useEffect(() => releases.clear(), [projectId]);
   useEffect(() => {
-    releases.clear();
     void releases.load(null);
-  }, [projectId]);
+  }, [projectId, environment]);
   // Without release health on the server (a 404), the figures show "—" and nothing more is said.
   const health = useAsync(() => loadProjectReleaseHealth(projectId, period, environment).catch(() => undefined), [projectId, period, environment]);
   const byVersion = new Map((health.data?.releases ?? []).map((row) => [row.version, row]));
@@ -59,7 +65,7 @@ export function ReleasesPage({ projectId }: { projectId: number }) {
               { label: 'Sessions trend', class: 'col-trend' },
               { label: 'Crash-free sessions', class: 'num' },
               { label: 'Crash-free users', class: 'num' },
-              { label: 'Adoption', class: 'col-adoption', title: "Share of the project's sessions in the last 24 hours" },
+              { label: 'Adoption (24 h)', class: 'col-adoption', title: "Share of the project's sessions in the last 24 hours, whatever the period" },
               { label: 'Sessions', class: 'num' },
               { label: 'Events', class: 'num' },
               { label: 'New issues', class: 'num' },

@@ -28,7 +28,7 @@ export class OutcomeBucket {
   @ApiProperty({ format: 'date-time' })
   start: string;
 
-  @ApiProperty({ description: 'Errors stored (from the hourly event counts).' })
+  @ApiProperty({ description: 'Errors accepted, by hour of receipt (an erasure since changes nothing).' })
   accepted: number;
 
   @ApiProperty()
@@ -47,6 +47,45 @@ export class OutcomeBucket {
   unsupported: number;
 }
 
+@ApiSchema({ description: 'One bucket of a data category: what was accepted and what was dropped.' })
+export class CategoryBucket {
+  @ApiProperty({ format: 'date-time' })
+  start: string;
+
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'Null for a category whose acceptance is not counted.',
+  })
+  accepted: number | null;
+
+  @ApiProperty()
+  dropped: number;
+}
+
+@ApiSchema({
+  description:
+    'What became of one data category over the period. Only errors have an accepted count; the rest is what was dropped, for any reason.',
+})
+export class CategoryUsage {
+  @ApiProperty({ example: 'error' })
+  category: string;
+
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description:
+      'Accepted and stored (errors); null for a category this server does not count acceptance of.',
+  })
+  accepted: number | null;
+
+  @ApiProperty()
+  dropped: number;
+
+  @ApiProperty({ type: () => [CategoryBucket], description: 'Oldest first, the same buckets as `series`.' })
+  series: CategoryBucket[];
+}
+
 @ApiSchema({
   description:
     'Accepted errors and dropped data of a project: totals by outcome, category and reason, and a zero-filled series (hourly for 24h, per UTC day for 14d and 90d).',
@@ -58,10 +97,16 @@ export class OutcomesView {
   @ApiProperty({ enum: ['1h', '1d'] })
   interval: '1h' | '1d';
 
-  @ApiProperty({ description: 'Errors accepted and stored over the period.' })
+  @ApiProperty({
+    description:
+      'Errors accepted over the period, by hour of receipt: what ingest accepted, which an erasure since does not change.',
+  })
   accepted: number;
 
-  @ApiProperty({ description: 'Everything else over the period: refused, discarded by SDKs, unsupported.' })
+  @ApiProperty({
+    description:
+      'Everything else over the period, of every category together: refused, discarded by SDKs, unsupported. `categories` gives each apart.',
+  })
   dropped: number;
 
   @ApiProperty({ type: () => [OutcomeTotal], description: 'The largest first.' })
@@ -69,4 +114,10 @@ export class OutcomesView {
 
   @ApiProperty({ type: () => [OutcomeBucket], description: 'Oldest first.' })
   series: OutcomeBucket[];
+
+  @ApiProperty({
+    type: () => [CategoryUsage],
+    description: 'Each data category on its own: errors first, then the others by quantity dropped.',
+  })
+  categories: CategoryUsage[];
 }

@@ -15,10 +15,12 @@ export class ReleaseView extends ReleaseHealthFigures {
   @ApiProperty({ type: String, format: 'date-time', nullable: true })
   last_event: string | null;
 
-  @ApiProperty()
+  @ApiProperty({ description: 'Its events, in the environment asked for (every environment without).' })
   event_count: number;
 
-  @ApiProperty({ description: 'Issues first seen in it.' })
+  @ApiProperty({
+    description: 'Issues first seen in it, in the environment asked for (that of the issue’s first event).',
+  })
   new_issues: number;
 
   @ApiProperty({ format: 'date-time' })

@@ -35,16 +35,25 @@ export interface HealthScope {
 export class ReleaseHealthService {
   constructor(private readonly health: ReleaseHealthRepository) {}
 
-  /** The scope of a query: the period (24h by default) and an environment the sessions named. */
+  /**
+   * The scope of a query: the period (24h by default) and an environment the sessions named, or
+   * one of `alsoKnown` (the environments of the releases' events, where the releases are asked for:
+   * their sessions there are none).
+   */
   async scope(
     projectId: number,
     period: HealthPeriod | undefined,
     environment: string | undefined,
+    alsoKnown: () => Promise<string[]> = () => Promise.resolve([]),
   ): Promise<HealthScope> {
     const wanted = environment === undefined || environment === '' ? null : environment;
-    if (wanted !== null && !(await this.health.environments(projectId)).includes(wanted)) {
+    if (
+      wanted !== null &&
+      !(await this.health.environments(projectId)).includes(wanted) &&
+      !(await alsoKnown()).includes(wanted)
+    ) {
       throw new InvalidInputError(
-        `environment ${JSON.stringify(wanted)} is not one this project's sessions named`,
+        `environment ${JSON.stringify(wanted)} is not one this project's sessions or events named`,
       );
     }
     return { projectId, period: period ?? '24h', environment: wanted };
