@@ -71,7 +71,7 @@ describe('dashboard quotas and spike protection (browser)', () => {
   afterEach(() => expectNoPageProblems(problems));
 
   it('saves quotas, and refuses one that is not a whole number before sending it', async () => {
-    await page.goto(`/projects/${project.id}/settings`);
+    await page.goto(`/projects/${project.id}/settings/quotas`);
     const form = page.locator('#quotas');
     await form.getByLabel('Daily quota').waitFor();
     await settled(
@@ -141,7 +141,7 @@ describe('dashboard quotas and spike protection (browser)', () => {
       await mobile.goto(`/projects/${project.id}/issues`);
       await mobile.locator('.spike-banner').waitFor();
       await screenshot(mobile, 'project-issues-spike-banner-phone');
-      await mobile.goto(`/projects/${project.id}/settings`);
+      await mobile.goto(`/projects/${project.id}/settings/quotas`);
       await mobile.locator('#quotas').getByLabel('Monthly quota').waitFor();
       await mobile.locator('#quotas').scrollIntoViewIfNeeded();
       await screenshot(mobile, 'project-settings-quotas-phone');

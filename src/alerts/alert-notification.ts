@@ -70,7 +70,7 @@ export function buildSpikeNotification(
     alertType: 'spike_protection',
     project: { id: project.id, name: project.name, slug: project.slug },
     spike,
-    url: `${publicUrl.replace(/\/+$/, '')}/projects/${project.id}/settings#quotas`,
+    url: `${publicUrl.replace(/\/+$/, '')}/projects/${project.id}/settings/quotas`,
     triggeredAt,
   };
 }

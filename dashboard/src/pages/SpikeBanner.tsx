@@ -23,7 +23,7 @@ export function SpikeBanner({ projectId }: { projectId: number }) {
         the hour ends.
       </p>
       <p class="small">
-        <a href={`/projects/${projectId}/settings#quotas`}>Quotas and spike protection</a>
+        <a href={`/projects/${projectId}/settings/quotas`}>Quotas and spike protection</a>
       </p>
     </section>
   );
