@@ -853,6 +853,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{id}/users/{identifier}/erasure-preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["ErasureController_preview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{projectId}/events/{eventId}/attachments": {
         parameters: {
             query?: never;
@@ -2360,7 +2376,7 @@ export interface components {
             identifier: string;
             /** @description Events deleted, across all of the project’s partitions. */
             events_deleted: number;
-            /** @description Issues that had events deleted (counts, user counts and rollups corrected). */
+            /** @description Issues that had events deleted and keep others (counts, user counts and rollups corrected); not those deleted. */
             issues_updated: number;
             /** @description Issues deleted because none of their events was left. */
             issues_deleted: number;
@@ -2371,6 +2387,16 @@ export interface components {
             /** @description Hourly, project hourly and tag rollup rows lowered or deleted. */
             rollup_rows_changed: number;
             /** @description What was erased, kind by kind. */
+            erased: components["schemas"]["ErasedByKind"];
+        };
+        ErasurePreview: {
+            /** @description The person, as matched (see `ErasureReport.identifier`). */
+            identifier: string;
+            /** @description Issues that would keep some of their events, their counts corrected. */
+            issues_updated: number;
+            /** @description Issues that would be deleted because none of their events would be left. */
+            issues_deleted: number;
+            /** @description What would be erased, kind by kind: what the erasure reports. */
             erased: components["schemas"]["ErasedByKind"];
         };
         /** @description A file an SDK attached to an event (`scope.addAttachment`, a screenshot, a minidump …). */
@@ -7604,6 +7630,64 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErasureReport"];
+                };
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid token or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or in a project the caller does not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    ErasureController_preview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasurePreview"];
                 };
             };
             /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
