@@ -29,6 +29,7 @@ const SECTIONS = [
   { slug: 'inbound-filters', label: 'Inbound filters', heading: 'Inbound filters' },
   { slug: 'quotas', label: 'Quotas', heading: 'Quotas and spike protection' },
   { slug: 'status-page', label: 'Status page', heading: 'Public status page' },
+  { slug: 'erasure', label: 'Erasure', heading: "Erase a person's data" },
 ] as const;
 
 describe('dashboard project settings sections (browser)', () => {

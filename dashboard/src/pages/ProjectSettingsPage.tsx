@@ -4,13 +4,14 @@ import type { Permission, Project } from '../api';
 import { Loading, ProjectLoadError, useTitle } from '../components';
 import { navigate } from '../router';
 import { DataProtectionForm } from './DataProtectionForm';
+import { ErasureSection } from './ErasureSection';
 import { InboundFiltersForm } from './InboundFiltersForm';
 import { GeneralSettings } from './ProjectGeneralSettings';
 import { ProjectHeader, useProject } from './ProjectHeader';
 import { QuotasForm } from './QuotasForm';
 import { StatusPageSettingsForm } from './StatusPageSettingsForm';
 
-export type ProjectSettingsSection = 'general' | 'data-protection' | 'inbound-filters' | 'quotas' | 'status-page';
+export type ProjectSettingsSection = 'general' | 'data-protection' | 'inbound-filters' | 'quotas' | 'status-page' | 'erasure';
 
 const SECTIONS: { section: ProjectSettingsSection; label: string; title: string; needs?: Permission }[] = [
   { section: 'general', label: 'General', title: 'General settings' },
@@ -18,6 +19,7 @@ const SECTIONS: { section: ProjectSettingsSection; label: string; title: string;
   { section: 'inbound-filters', label: 'Inbound filters', title: 'Inbound filters' },
   { section: 'quotas', label: 'Quotas', title: 'Quotas and spike protection' },
   { section: 'status-page', label: 'Status page', title: 'Status page', needs: 'projects:admin' },
+  { section: 'erasure', label: 'Erasure', title: "Erasing a person's data" },
 ];
 
 /** The ids of the cards of the one long page settings used to be, and the section each is in now. */
@@ -26,6 +28,7 @@ const OLD_ANCHORS: Record<string, ProjectSettingsSection> = {
   'inbound-filters': 'inbound-filters',
   quotas: 'quotas',
   'status-page': 'status-page',
+  erasure: 'erasure',
 };
 
 export function settingsPath(projectId: number, section: ProjectSettingsSection): string {
@@ -73,6 +76,8 @@ function SectionContent({ project, section, onSaved }: { project: Project; secti
       return <QuotasForm key={`quotas-${project.id}`} projectId={project.id} />;
     case 'status-page':
       return <StatusPageSettingsForm key={`status-page-${project.id}`} projectId={project.id} projectName={project.name} />;
+    case 'erasure':
+      return <ErasureSection key={`erasure-${project.id}`} projectId={project.id} />;
   }
 }
 
