@@ -837,6 +837,22 @@ export interface paths {
         patch: operations["QuotasController_update"];
         trace?: never;
     };
+    "/api/projects/{id}/quotas/refusal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["QuotasController_refusal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{id}/users/{identifier}": {
         parameters: {
             query?: never;
@@ -2334,6 +2350,24 @@ export interface components {
             /** @description The last spikes, newest first (at most 10). */
             recent_spikes: components["schemas"]["SpikeView"][];
         };
+        /** @description Whether ingest refuses the project's events now for a quota or spike protection, since when and until when. */
+        QuotaRefusalView: {
+            /** @description The project's events are refused (429) now. */
+            refusing: boolean;
+            /**
+             * @description What refuses them; null: nothing.
+             * @enum {string|null}
+             */
+            reason: "daily_quota" | "monthly_quota" | "spike_protection" | null;
+            /** @description The first event refused in this period; null when not refusing or not recorded. */
+            since: string | null;
+            /** @description When events are accepted again: the end of the UTC day, month or hour. */
+            until: string | null;
+            /** @description The quota, or the spike limit per hour. */
+            limit: number | null;
+            /** @description Spike protection: events dropped this hour. */
+            dropped: number | null;
+        };
         UpdateQuotasDto: {
             /**
              * @description Events accepted per UTC day; null: no daily quota. 0 accepts none.
@@ -2762,7 +2796,7 @@ export interface components {
             /** @example New issues to ops */
             name: string;
             /** @enum {string} */
-            alert_type: "new_issue" | "regression" | "unmute" | "new_feedback" | "release_health" | "monitor_failed" | "monitor_recovered" | "spike_protection";
+            alert_type: "new_issue" | "regression" | "unmute" | "new_feedback" | "release_health" | "monitor_failed" | "monitor_recovered" | "spike_protection" | "quota_exhausted";
             is_enabled: boolean;
             /** @description Issue alerts: `environments` and `min_level` filters (empty: every event matches); monitor alerts also `monitor_kinds`. `release_health`: `metric`, `threshold`, `window_hours`, `min_sessions`, optional `environments`. */
             conditions: {
@@ -2779,7 +2813,7 @@ export interface components {
             /** @example New issues to ops */
             name: string;
             /** @enum {string} */
-            alert_type: "new_issue" | "regression" | "unmute" | "new_feedback" | "release_health" | "monitor_failed" | "monitor_recovered" | "spike_protection";
+            alert_type: "new_issue" | "regression" | "unmute" | "new_feedback" | "release_health" | "monitor_failed" | "monitor_recovered" | "spike_protection" | "quota_exhausted";
             /**
              * @description ids of existing notification channels
              * @example [
@@ -2845,7 +2879,7 @@ export interface components {
         AlertHistoryView: {
             id: number;
             /** @enum {string} */
-            alert_type: "new_issue" | "regression" | "unmute" | "new_feedback" | "release_health" | "monitor_failed" | "monitor_recovered" | "spike_protection";
+            alert_type: "new_issue" | "regression" | "unmute" | "new_feedback" | "release_health" | "monitor_failed" | "monitor_recovered" | "spike_protection" | "quota_exhausted";
             /** @example webhook */
             channel_type: string;
             channel_name: string;
@@ -7572,6 +7606,63 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["QuotasView"];
+                };
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid token or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or in a project the caller does not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    QuotasController_refusal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuotaRefusalView"];
                 };
             };
             /** @description The request is invalid: a path or query parameter, the body, or a cursor. */

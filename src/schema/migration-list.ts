@@ -24,6 +24,7 @@ import { UptimeMonitors1796900000000 } from './migrations/1796900000000-UptimeMo
 import { PrivacySettings1797000000000 } from './migrations/1797000000000-PrivacySettings';
 import { InboundFilters1797100000000 } from './migrations/1797100000000-InboundFilters';
 import { QuotasAndSpikeProtection1797300000000 } from './migrations/1797300000000-QuotasAndSpikeProtection';
+import { QuotaExhaustedAlerts1797460000000 } from './migrations/1797460000000-QuotaExhaustedAlerts';
 import { SessionReleaseBudget1797420000000 } from './migrations/1797420000000-SessionReleaseBudget';
 import { DailySessionQuota1797440000000 } from './migrations/1797440000000-DailySessionQuota';
 
@@ -57,4 +58,5 @@ export const MIGRATIONS = [
   QuotasAndSpikeProtection1797300000000,
   SessionReleaseBudget1797420000000,
   DailySessionQuota1797440000000,
+  QuotaExhaustedAlerts1797460000000,
 ];

@@ -8,6 +8,7 @@ import { ErasureSection } from './ErasureSection';
 import { InboundFiltersForm } from './InboundFiltersForm';
 import { GeneralSettings } from './ProjectGeneralSettings';
 import { ProjectHeader, useProject } from './ProjectHeader';
+import { QuotaRefusalBanner } from './QuotaRefusalBanner';
 import { QuotasForm } from './QuotasForm';
 import { StatusPageSettingsForm } from './StatusPageSettingsForm';
 
@@ -104,6 +105,7 @@ export function ProjectSettingsPage({ projectId, section }: { projectId: number;
   return (
     <>
       <ProjectHeader project={project.data} active="settings" />
+      <QuotaRefusalBanner projectId={projectId} />
       {can('project:write') ? (
         <div class="settings-layout">
           <SettingsMenu projectId={projectId} active={active} />

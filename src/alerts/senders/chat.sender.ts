@@ -1,6 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { NotificationChannel } from '../../channels/channel.entity';
-import { AnyAlertNotification, isReleaseHealthNotification, isSpikeNotification } from '../alert-notification';
+import {
+  AnyAlertNotification,
+  isQuotaNotification,
+  isReleaseHealthNotification,
+  isSpikeNotification,
+} from '../alert-notification';
+import { quotaChatPayload } from './quota-payloads';
 import type { AlertSender } from './alert-sender';
 import { DeliveryError } from './delivery-error';
 import { OutboundHttp, requireSuccess } from './outbound-http';
@@ -25,7 +31,9 @@ export class ChatSender implements AlertSender {
       url,
       label: 'chat webhook',
       body: JSON.stringify(
-        isSpikeNotification(notification)
+        isQuotaNotification(notification)
+          ? quotaChatPayload(notification)
+          : isSpikeNotification(notification)
           ? spikeChatPayload(notification)
           : isReleaseHealthNotification(notification)
             ? releaseHealthChatPayload(notification)

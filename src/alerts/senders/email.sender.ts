@@ -3,7 +3,13 @@ import { createHash } from 'node:crypto';
 import { smtpTransport } from '../../mail/mailer';
 import type { NotificationChannel } from '../../channels/channel.entity';
 import { AppConfig } from '../../config/app-config';
-import { AnyAlertNotification, isReleaseHealthNotification, isSpikeNotification } from '../alert-notification';
+import {
+  AnyAlertNotification,
+  isQuotaNotification,
+  isReleaseHealthNotification,
+  isSpikeNotification,
+} from '../alert-notification';
+import { quotaEmailHtml, quotaEmailSubject, quotaEmailText } from './quota-payloads';
 import { spikeEmailHtml, spikeEmailSubject, spikeEmailText } from './spike-payloads';
 import type { AlertSender } from './alert-sender';
 import { DeliveryError, deliveryErrorMessage } from './delivery-error';
@@ -71,6 +77,13 @@ export class EmailSender implements AlertSender {
 }
 
 function emailContent(notification: AnyAlertNotification): { subject: string; text: string; html: string } {
+  if (isQuotaNotification(notification)) {
+    return {
+      subject: quotaEmailSubject(notification),
+      text: quotaEmailText(notification),
+      html: quotaEmailHtml(notification),
+    };
+  }
   if (isSpikeNotification(notification)) {
     return {
       subject: spikeEmailSubject(notification),

@@ -1,6 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { NotificationChannel } from '../../channels/channel.entity';
-import { AnyAlertNotification, isReleaseHealthNotification, isSpikeNotification } from '../alert-notification';
+import {
+  AnyAlertNotification,
+  isQuotaNotification,
+  isReleaseHealthNotification,
+  isSpikeNotification,
+} from '../alert-notification';
+import { quotaWebhookPayload } from './quota-payloads';
 import type { AlertSender } from './alert-sender';
 import { DeliveryError } from './delivery-error';
 import { OutboundHttp, requireSuccess } from './outbound-http';
@@ -22,7 +28,9 @@ export class WebhookSender implements AlertSender {
     if (typeof url !== 'string' || url === '')
       throw new DeliveryError('webhook channel has no config.url', true);
     const body = JSON.stringify(
-      isSpikeNotification(notification)
+      isQuotaNotification(notification)
+        ? quotaWebhookPayload(notification)
+        : isSpikeNotification(notification)
         ? spikeWebhookPayload(notification)
         : isReleaseHealthNotification(notification)
           ? releaseHealthWebhookPayload(notification)

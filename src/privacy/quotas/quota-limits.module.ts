@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
 import { PrivacyDataModule } from '../privacy-data.module';
 import { QuotaLimitsService } from './quota-limits.service';
+import { QuotaRefusalsService } from './quota-refusals.service';
 
 /** Publishing each project's limits to Redis, and following its spikes: for the API and the minute job. */
 @Module({
   imports: [PrivacyDataModule],
-  providers: [QuotaLimitsService],
-  exports: [QuotaLimitsService, PrivacyDataModule],
+  providers: [QuotaLimitsService, QuotaRefusalsService],
+  exports: [QuotaLimitsService, QuotaRefusalsService, PrivacyDataModule],
 })
 export class QuotaLimitsModule {}
