@@ -57,7 +57,7 @@ describe('dashboard data protection (browser)', () => {
   afterEach(() => expectNoPageProblems(problems));
 
   it('saves the settings, and shows the server refusing a list that is too long', async () => {
-    await page.goto(`/projects/${project.id}/settings`);
+    await page.goto(`/projects/${project.id}/settings/data-protection`);
     const form = page.locator('#data-protection');
     await form.getByLabel('Scrub secrets before events are stored').waitFor();
     await settled(
@@ -125,7 +125,7 @@ describe('dashboard data protection (browser)', () => {
 
     const { phone, mobile } = await openPhonePage(browser, context, t.url, problems);
     try {
-      await mobile.goto(`/projects/${project.id}/settings`);
+      await mobile.goto(`/projects/${project.id}/settings/data-protection`);
       await mobile.locator('#data-protection').getByLabel('Safe fields').waitFor();
       await mobile.locator('#data-protection').scrollIntoViewIfNeeded();
       await screenshot(mobile, 'project-settings-data-protection-phone');

@@ -60,7 +60,7 @@ describe('dashboard inbound filters (browser)', () => {
   afterEach(() => expectNoPageProblems(problems));
 
   it('saves the filters, and shows the server refusing a range that does not parse', async () => {
-    await page.goto(`/projects/${project.id}/settings`);
+    await page.goto(`/projects/${project.id}/settings/inbound-filters`);
     const form = page.locator('#inbound-filters');
     await form.getByLabel('Web crawlers').waitFor();
     await settled(
@@ -116,7 +116,7 @@ describe('dashboard inbound filters (browser)', () => {
     await t.app.get(OutcomeFolder).fold();
 
     await page.setViewportSize({ width: 1280, height: 800 });
-    await page.goto(`/projects/${project.id}/settings`);
+    await page.goto(`/projects/${project.id}/settings/inbound-filters`);
     const form = page.locator('#inbound-filters');
     const count = form.locator('.filter-count[data-reason="web_crawlers"]');
     await count.filter({ hasText: '1 filtered in 24 h · 1 in 30 d' }).waitFor();
@@ -126,7 +126,7 @@ describe('dashboard inbound filters (browser)', () => {
 
     const { phone, mobile } = await openPhonePage(browser, context, t.url, problems);
     try {
-      await mobile.goto(`/projects/${project.id}/settings`);
+      await mobile.goto(`/projects/${project.id}/settings/inbound-filters`);
       const phoneForm = mobile.locator('#inbound-filters');
       await phoneForm.getByLabel('Client IP addresses').waitFor();
       await phoneForm.scrollIntoViewIfNeeded();

@@ -71,7 +71,7 @@ describe('dashboard quotas and spike protection (browser)', () => {
   afterEach(() => expectNoPageProblems(problems));
 
   it('saves quotas, and refuses one that is not a whole number before sending it', async () => {
-    await page.goto(`/projects/${project.id}/settings`);
+    await page.goto(`/projects/${project.id}/settings/quotas`);
     const form = page.locator('#quotas');
     await form.getByLabel('Daily quota').waitFor();
     await settled(
@@ -127,21 +127,21 @@ describe('dashboard quotas and spike protection (browser)', () => {
     expect(await t.app.get(SpikeAlertsService).check()).toMatchObject({ spikes: 1 });
 
     await page.goto(`/projects/${project.id}/issues`);
-    const banner = page.locator('.spike-banner');
+    const banner = page.locator('.refusal-banner');
     await banner.getByRole('heading', { name: 'Spike protection engaged' }).waitFor();
     const text = await banner.innerText();
     expect(text).toContain('more than 3 events in an hour');
     expect(text).toContain('2 events were dropped');
     await screenshot(page, 'project-issues-spike-banner');
     await page.goto(`/projects/${project.id}/usage`);
-    await page.locator('.spike-banner').waitFor();
+    await page.locator('.refusal-banner').waitFor();
 
     const { phone, mobile } = await openPhonePage(browser, context, t.url, problems);
     try {
       await mobile.goto(`/projects/${project.id}/issues`);
-      await mobile.locator('.spike-banner').waitFor();
+      await mobile.locator('.refusal-banner').waitFor();
       await screenshot(mobile, 'project-issues-spike-banner-phone');
-      await mobile.goto(`/projects/${project.id}/settings`);
+      await mobile.goto(`/projects/${project.id}/settings/quotas`);
       await mobile.locator('#quotas').getByLabel('Monthly quota').waitFor();
       await mobile.locator('#quotas').scrollIntoViewIfNeeded();
       await screenshot(mobile, 'project-settings-quotas-phone');

@@ -288,7 +288,7 @@ describe('dashboard uptime monitors and status page (browser)', () => {
   }
 
   it('publishes a status page from the settings, shown signed out with 90 days per monitor', async () => {
-    await page.goto(`/projects/${project.id}/settings`);
+    await page.goto(`/projects/${project.id}/settings/status-page`);
     const form = page.getByRole('form', { name: 'Status page settings' });
     await form.waitFor();
     await form.getByLabel('Publish the status page').check();

@@ -128,7 +128,7 @@ describe('alert rules and history', () => {
     [{ alert_type: 'new_issue', channel_ids: [] }, 'name must be a string'],
     [
       { name: 'x', alert_type: 'spike', channel_ids: [] },
-      'alert_type must be one of new_issue, regression, unmute, new_feedback, release_health, monitor_failed, monitor_recovered, spike_protection',
+      'alert_type must be one of new_issue, regression, unmute, new_feedback, release_health, monitor_failed, monitor_recovered, spike_protection, quota_exhausted',
     ],
     [{ name: 'x', alert_type: 'new_issue' }, 'channel_ids must be an array of channel ids'],
     [{ name: 'x', alert_type: 'new_issue', channel_ids: 3 }, 'channel_ids must be an array of channel ids'],

@@ -869,6 +869,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{id}/users/{identifier}/erasure-preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["ErasureController_preview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{id}/quotas": {
         parameters: {
             query?: never;
@@ -883,6 +899,22 @@ export interface paths {
         options?: never;
         head?: never;
         patch: operations["QuotasController_update"];
+        trace?: never;
+    };
+    "/api/projects/{id}/quotas/refusal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["QuotasController_refusal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/projects/{projectId}/events/{eventId}/attachments": {
@@ -2367,7 +2399,7 @@ export interface components {
             identifier: string;
             /** @description Events deleted, across all of the project’s partitions. */
             events_deleted: number;
-            /** @description Issues that had events deleted (counts, user counts and rollups corrected). */
+            /** @description Issues that had events deleted and keep others (counts, user counts and rollups corrected); not those deleted. */
             issues_updated: number;
             /** @description Issues deleted because none of their events was left. */
             issues_deleted: number;
@@ -2378,6 +2410,16 @@ export interface components {
             /** @description Hourly, project hourly and tag rollup rows lowered or deleted. */
             rollup_rows_changed: number;
             /** @description What was erased, kind by kind. */
+            erased: components["schemas"]["ErasedByKind"];
+        };
+        ErasurePreview: {
+            /** @description The person, as matched (see `ErasureReport.identifier`). */
+            identifier: string;
+            /** @description Issues that would keep some of their events, their counts corrected. */
+            issues_updated: number;
+            /** @description Issues that would be deleted because none of their events would be left. */
+            issues_deleted: number;
+            /** @description What would be erased, kind by kind: what the erasure reports. */
             erased: components["schemas"]["ErasedByKind"];
         };
         /** @description Counts of accepted events and session items from the Redis counters ingest keeps. */
@@ -2426,6 +2468,24 @@ export interface components {
             current_spike: components["schemas"]["SpikeView"] | null;
             /** @description The last spikes, newest first (at most 10). */
             recent_spikes: components["schemas"]["SpikeView"][];
+        };
+        /** @description Whether ingest refuses the project's events now for a quota or spike protection, since when and until when. */
+        QuotaRefusalView: {
+            /** @description The project's events are refused (429) now. */
+            refusing: boolean;
+            /**
+             * @description What refuses them; null: nothing.
+             * @enum {string|null}
+             */
+            reason: "daily_quota" | "monthly_quota" | "spike_protection" | null;
+            /** @description The first event refused in this period; null when not refusing or not recorded. */
+            since: string | null;
+            /** @description When events are accepted again: the end of the UTC day, month or hour. */
+            until: string | null;
+            /** @description The quota, or the spike limit per hour. */
+            limit: number | null;
+            /** @description Spike protection: events dropped this hour. */
+            dropped: number | null;
         };
         UpdateQuotasDto: {
             /**
@@ -2811,7 +2871,7 @@ export interface components {
             /** @example New issues to ops */
             name: string;
             /** @enum {string} */
-            alert_type: "new_issue" | "regression" | "unmute" | "new_feedback" | "release_health" | "monitor_failed" | "monitor_recovered" | "spike_protection";
+            alert_type: "new_issue" | "regression" | "unmute" | "new_feedback" | "release_health" | "monitor_failed" | "monitor_recovered" | "spike_protection" | "quota_exhausted";
             is_enabled: boolean;
             /** @description Issue alerts: `environments` and `min_level` filters (empty: every event matches); monitor alerts also `monitor_kinds`. `release_health`: `metric`, `threshold`, `window_hours`, `min_sessions`, optional `environments`. */
             conditions: {
@@ -2828,7 +2888,7 @@ export interface components {
             /** @example New issues to ops */
             name: string;
             /** @enum {string} */
-            alert_type: "new_issue" | "regression" | "unmute" | "new_feedback" | "release_health" | "monitor_failed" | "monitor_recovered" | "spike_protection";
+            alert_type: "new_issue" | "regression" | "unmute" | "new_feedback" | "release_health" | "monitor_failed" | "monitor_recovered" | "spike_protection" | "quota_exhausted";
             /**
              * @description ids of existing notification channels
              * @example [
@@ -2894,7 +2954,7 @@ export interface components {
         AlertHistoryView: {
             id: number;
             /** @enum {string} */
-            alert_type: "new_issue" | "regression" | "unmute" | "new_feedback" | "release_health" | "monitor_failed" | "monitor_recovered" | "spike_protection";
+            alert_type: "new_issue" | "regression" | "unmute" | "new_feedback" | "release_health" | "monitor_failed" | "monitor_recovered" | "spike_protection" | "quota_exhausted";
             /** @example webhook */
             channel_type: string;
             channel_name: string;
@@ -7688,6 +7748,64 @@ export interface operations {
             };
         };
     };
+    ErasureController_preview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasurePreview"];
+                };
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid token or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or in a project the caller does not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     QuotasController_get: {
         parameters: {
             query?: never;
@@ -7766,6 +7884,63 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["QuotasView"];
+                };
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid token or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or in a project the caller does not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    QuotasController_refusal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuotaRefusalView"];
                 };
             };
             /** @description The request is invalid: a path or query parameter, the body, or a cursor. */

@@ -26,6 +26,8 @@ export type Actor = Schemas['ActivityActorView'];
 export type Assignee = Schemas['UserAssignee'] | Schemas['TeamAssignee'];
 export type Comment = Schemas['CommentView'];
 export type Project = Schemas['ProjectView'];
+export type ErasurePreview = Schemas['ErasurePreview'];
+export type ErasureReport = Schemas['ErasureReport'];
 export type Issue = Schemas['IssueView'];
 export type IssueState = Issue['state'];
 /** An issue list: a page, with how many issues match (exact up to 10,000, then estimated). */

@@ -88,6 +88,9 @@ function Routes({ path, me }: { path: string; me: Me }) {
   }
   if ((params = match('/projects/:id/alerts', path))) return <ProjectAlertsPage projectId={Number(params.id)} />;
   if ((params = match('/projects/:id/settings', path))) return <ProjectSettingsPage projectId={Number(params.id)} />;
+  if ((params = match('/projects/:id/settings/:section', path))) {
+    return <ProjectSettingsPage projectId={Number(params.id)} section={params.section} />;
+  }
   if ((params = match('/projects/:id/source-maps', path))) return <SourceMapsPage projectId={Number(params.id)} />;
   if ((params = match('/projects/:id/usage', path))) return <UsagePage projectId={Number(params.id)} />;
   if ((params = match('/projects/:id/feedback', path))) return <FeedbackPage projectId={Number(params.id)} />;

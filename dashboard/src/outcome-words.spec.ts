@@ -7,7 +7,7 @@ import { FILTER_REASONS } from '../../src/privacy/filters/inbound-filters';
 import type { SessionSkipReason } from '../../src/releases/health/session-items';
 import type { CheckInDropReason } from '../../src/crons/check-in-store.service';
 import type { FeedbackRefusal } from '../../src/feedback/feedback-record';
-import type { QuotaReason } from '../../src/privacy/quotas/quota-periods';
+import type { QuotaReason } from '../../src/limits/quota-periods';
 import { CATEGORY_WORDS, categoryWords, REASON_WORDS, reasonWords, UNSUPPORTED_TYPES } from './outcome-words';
 
 /**

@@ -13,7 +13,7 @@ function current(): Location {
 }
 
 export function navigate(to: string, options: { replace?: boolean } = {}): void {
-  if (to === window.location.pathname + window.location.search) return;
+  if (to === window.location.pathname + window.location.search + window.location.hash) return;
   if (options.replace) window.history.replaceState(null, '', to);
   else window.history.pushState(null, '', to);
   window.dispatchEvent(new Event(CHANGE));
@@ -44,8 +44,11 @@ export function interceptLinks(): void {
     const url = new URL(anchor.href, window.location.href);
     if (url.origin !== window.location.origin) return;
     if (/^\/(api|auth|health)(\/|$)/.test(url.pathname)) return;
+    // An anchor on this very page is the browser's to scroll to.
+    if (url.hash && url.pathname === window.location.pathname && url.search === window.location.search) return;
     event.preventDefault();
-    navigate(url.pathname + url.search);
+    // The anchor goes along: a page may read it (settings sections answer the anchors of older links).
+    navigate(url.pathname + url.search + url.hash);
   });
 }
 

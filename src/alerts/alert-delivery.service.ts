@@ -15,6 +15,7 @@ import {
   AnyAlertNotification,
   buildNotification,
   buildReleaseHealthNotification,
+  buildQuotaNotification,
   buildSpikeNotification,
 } from './alert-notification';
 import { AlertSenders } from './senders/alert-senders';
@@ -57,6 +58,7 @@ export class AlertDeliveryService {
 
     if (row.release !== null) return this.deliverReleaseAlert(row, lastAttempt);
     if (row.spike !== null) return this.deliverSpikeAlert(row, lastAttempt);
+    if (row.quota !== null) return this.deliverQuotaAlert(row, lastAttempt);
     const found = row.issueId === null ? null : await this.issues.findWithProject(row.issueId);
     let channel: NotificationChannel | null;
     if (row.channelType === ASSIGNEE_CHANNEL_TYPE) {
@@ -112,6 +114,17 @@ export class AlertDeliveryService {
       this.config.publicUrl,
       row.createdAt.toISOString(),
     );
+    return this.send(row, channel, notification, lastAttempt);
+  }
+
+  /** A `quota_exhausted` row: what it says was kept on the row when the refusal was found. */
+  private async deliverQuotaAlert(row: AlertHistoryEntry, lastAttempt: boolean): Promise<DeliveryOutcome> {
+    const channel = row.channelId === null ? null : await this.channels.findById(row.channelId);
+    if (!channel) return this.skip(row, 'channel was deleted before delivery');
+    if (!channel.isEnabled) return this.skip(row, 'channel was disabled before delivery');
+    const project = await this.projects.findById(row.projectId);
+    if (!project || !row.quota) return this.skip(row, 'project was deleted before delivery');
+    const notification = buildQuotaNotification(project, row.quota, this.config.publicUrl, row.createdAt.toISOString());
     return this.send(row, channel, notification, lastAttempt);
   }
 

@@ -1,7 +1,7 @@
 import type { Issue } from '../issues/issue.entity';
 import { issueUrl, IssueView, toIssueView } from '../issues/issue-view';
 import type { Project } from '../projects/project.entity';
-import type { ReleaseBreach, SpikeAlert } from '../rules/alert-history.entity';
+import type { QuotaAlert, ReleaseBreach, SpikeAlert } from '../rules/alert-history.entity';
 import type { AlertType } from '../rules/alert-rule.entity';
 
 /** What every sender says, whatever its format: one issue of one project, and why it is reported. */
@@ -25,6 +25,7 @@ const ALERT_TITLES: Record<AlertNotification['alertType'], string> = {
   monitor_failed: 'Monitor failed',
   monitor_recovered: 'Monitor recovered',
   spike_protection: 'Spike protection',
+  quota_exhausted: 'Quota used up',
   test: 'Test notification',
 };
 
@@ -53,8 +54,41 @@ export interface SpikeNotification {
   triggeredAt: string;
 }
 
-/** What the senders take: an issue's notification (or the test one), a release's, or a spike's. */
-export type AnyAlertNotification = AlertNotification | ReleaseHealthNotification | SpikeNotification;
+/** What a `quota_exhausted` alert says: a quota of the project refuses its events until its period ends. */
+export interface QuotaNotification {
+  alertType: 'quota_exhausted';
+  project: { id: number; name: string; slug: string };
+  quota: QuotaAlert;
+  /** Link to the project's quotas in the dashboard. */
+  url: string;
+  triggeredAt: string;
+}
+
+/** What the senders take: an issue's notification (or the test one), a release's, a spike's or a quota's. */
+export type AnyAlertNotification =
+  | AlertNotification
+  | ReleaseHealthNotification
+  | SpikeNotification
+  | QuotaNotification;
+
+export function isQuotaNotification(notification: AnyAlertNotification): notification is QuotaNotification {
+  return 'quota' in notification;
+}
+
+export function buildQuotaNotification(
+  project: Pick<Project, 'id' | 'name' | 'slug'>,
+  quota: QuotaAlert,
+  publicUrl: string,
+  triggeredAt: string,
+): QuotaNotification {
+  return {
+    alertType: 'quota_exhausted',
+    project: { id: project.id, name: project.name, slug: project.slug },
+    quota,
+    url: `${publicUrl.replace(/\/+$/, '')}/projects/${project.id}/settings/quotas`,
+    triggeredAt,
+  };
+}
 
 export function isSpikeNotification(notification: AnyAlertNotification): notification is SpikeNotification {
   return 'spike' in notification;
@@ -70,7 +104,7 @@ export function buildSpikeNotification(
     alertType: 'spike_protection',
     project: { id: project.id, name: project.name, slug: project.slug },
     spike,
-    url: `${publicUrl.replace(/\/+$/, '')}/projects/${project.id}/settings#quotas`,
+    url: `${publicUrl.replace(/\/+$/, '')}/projects/${project.id}/settings/quotas`,
     triggeredAt,
   };
 }

@@ -15,6 +15,7 @@ import { AlertsProcessor } from './alerts.processor';
 import { ReleaseHealthAlertsService } from './release-health-alerts.service';
 import { AlertSendersModule } from './senders/alert-senders.module';
 import { QuotaLimitsModule } from '../limits/quota-limits.module';
+import { QuotaAlertsService } from './quota-alerts.service';
 import { SpikeAlertsService } from './spike-alerts.service';
 
 /** Worker role: consumes the alerts queue (rule matching, cooldowns, delivery with retries), and the evaluation of release health rules once a minute. */
@@ -37,6 +38,7 @@ import { SpikeAlertsService } from './spike-alerts.service';
     AlertDeliveryService,
     ReleaseHealthAlertsService,
     SpikeAlertsService,
+    QuotaAlertsService,
     AlertsProcessor,
   ],
 })

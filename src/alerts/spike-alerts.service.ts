@@ -12,6 +12,7 @@ import type { AlertHistoryEntry } from '../rules/alert-history.entity';
 import { AlertHistoryRepository } from '../rules/alert-history.repository';
 import { RulesRepository } from '../rules/rules.repository';
 import { deliveryJobs, idempotencyKey } from './alert-dispatch.service';
+import { QuotaAlertsService } from './quota-alerts.service';
 
 /** Once a minute for the installation (the alerts queue's job scheduler). */
 export const SPIKE_CHECK_EVERY_MS = 60_000;
@@ -23,12 +24,15 @@ export interface SpikeCheckReport {
   spikes: number;
   /** History rows queued for delivery. */
   queued: number;
+  /** Alerts of quotas used up queued for delivery (one per rule, channel and period). */
+  quota_alerts: number;
 }
 
 /**
  * The minute job of quotas and spike protection: publishes every project's limits (its spike limit
  * follows its recent hourly volume), records the spikes ingest marked, and alerts once per spike
- * through the channels of the project's enabled `spike_protection` rules.
+ * through the channels of the project's enabled `spike_protection` rules; and alerts once per period
+ * a quota refuses a project's events (QuotaAlertsService).
  */
 @Injectable()
 export class SpikeAlertsService {
@@ -37,6 +41,7 @@ export class SpikeAlertsService {
 
   constructor(
     private readonly limits: QuotaLimitsService,
+    private readonly quotaAlerts: QuotaAlertsService,
     private readonly rules: RulesRepository,
     private readonly history: AlertHistoryRepository,
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -47,12 +52,13 @@ export class SpikeAlertsService {
 
   /** A failed run is logged (at most once a minute) and retried by the next one. */
   async check(now = this.clock.now()): Promise<SpikeCheckReport> {
-    const report: SpikeCheckReport = { published: 0, spikes: 0, queued: 0 };
+    const report: SpikeCheckReport = { published: 0, spikes: 0, queued: 0, quota_alerts: 0 };
     try {
       report.published = await this.limits.publishAll(now);
       const spikes = await this.limits.collectSpikes(now);
       report.spikes = spikes.length;
       for (const spike of spikes) report.queued += await this.alert(spike);
+      report.quota_alerts = await this.quotaAlerts.alert(now);
     } catch (error) {
       this.failures.warn(
         'check',

@@ -3,6 +3,7 @@ import { Clock } from '../common/clock';
 import { withDeadline } from '../common/deadline';
 import { RepeatedLog } from '../common/repeated-log';
 import { AppConfig } from '../config/app-config';
+import { periodStart } from './quota-periods';
 import { IngestRateLimiter, RateLimitDecision } from './rate-limiter';
 
 /** Why a request's events are refused: a fixed window, or a quota or spike protection. */
@@ -16,6 +17,9 @@ export interface EventLimitVerdict {
   refused?: EventLimitRefusal;
 }
 
+/** Bounds the memory of refusals marked; cleared whole, at worst a project is marked once more. */
+const MAX_MARKED_REFUSALS = 10_000;
+
 /**
  * The rate limits, quotas and spike protection of a request, in the limiter's one Redis call. When
  * Redis errors or takes longer than EVENT_LIMITS_TIMEOUT_MS the request is allowed uncounted and a
@@ -26,6 +30,8 @@ export class EventLimits {
   private readonly logger = new Logger('EventLimits');
   private readonly warnings = new RepeatedLog(this.logger, 60_000);
   private readonly timeoutMs: number;
+  /** `<project>:<reason>:<period start>` of the quota refusals this process marked: one mark per period. */
+  private readonly markedRefusals = new Set<string>();
 
   constructor(
     private readonly limiter: IngestRateLimiter,
@@ -57,6 +63,7 @@ export class EventLimits {
     if ('window' in decision) return { refused: decision };
     if (decision.reason === 'spike_protection' && decision.dropped === 1) this.spikeEngaged(projectId);
     if (decision.reason !== 'spike_protection') {
+      this.quotaRefused(projectId, decision.reason, now);
       this.warnings.warn(
         `${decision.reason}:${projectId}`,
         `${decision.reason.replace('_', ' ')} of project ${projectId} used up; dropping events for ${decision.retryAfterSeconds} s`,
@@ -83,6 +90,22 @@ export class EventLimits {
         `event limits: a request without an accepted event stays counted, Redis failed (${(error as Error).message})`,
       );
     }
+  }
+
+  /**
+   * The first refusal of a quota's period in this process: marked in Redis (once, whichever process
+   * is first), for the refusal API's "since" and the minute job's one alert per period.
+   */
+  private quotaRefused(projectId: number, reason: 'daily_quota' | 'monthly_quota', now: number): void {
+    const mark = `${projectId}:${reason}:${periodStart(reason, now)}`;
+    if (this.markedRefusals.has(mark)) return;
+    // Marks of ended periods are never looked up again.
+    if (this.markedRefusals.size >= MAX_MARKED_REFUSALS) this.markedRefusals.clear();
+    this.markedRefusals.add(mark);
+    this.limiter.markQuotaRefusal(projectId, reason, now).catch((error: unknown) => {
+      this.markedRefusals.delete(mark);
+      this.warnings.warn('quota mark', `quota refusal of project ${projectId} not marked: ${(error as Error).message}`);
+    });
   }
 
   /** The first drop of an hour: the minute job finds the project, records the spike and alerts. */

@@ -48,6 +48,16 @@ export class LimitKeys {
     return `${this.base(projectId)}:spike:${hourStart(hour)}`;
   }
 
+  /** When ingest first refused the project's events for `reason` in the period starting at `periodStart` (epoch ms). */
+  quotaRefusal(projectId: number, reason: 'daily_quota' | 'monthly_quota', periodStart: number): string {
+    return `${this.base(projectId)}:refused:${reason}:${periodStart}`;
+  }
+
+  /** The projects a quota refused events of: the minute job alerts once per period from there. */
+  refusingProjects(): string {
+    return `${this.prefix}:quota-refusals`;
+  }
+
   /** The projects whose spike protection engaged and whose spike the minute job has not closed yet. */
   engagedProjects(): string {
     return `${this.prefix}:spikes`;

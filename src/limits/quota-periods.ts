@@ -37,6 +37,18 @@ export function nextMonthStart(now: number): number {
 /** Why ingest refuses a project's events beyond the fixed rate limits: the `X-Sentry-Rate-Limits` reason code. */
 export type QuotaReason = 'daily_quota' | 'monthly_quota' | 'spike_protection';
 
+/** When the period that refused an event started, in epoch milliseconds. */
+export function periodStart(reason: QuotaReason, now: number): number {
+  switch (reason) {
+    case 'daily_quota':
+      return dayStart(now);
+    case 'monthly_quota':
+      return monthStart(now);
+    case 'spike_protection':
+      return hourStart(now);
+  }
+}
+
 /** When the period that refused an event ends, in epoch milliseconds. */
 export function periodEnd(reason: QuotaReason, now: number): number {
   switch (reason) {

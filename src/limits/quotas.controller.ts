@@ -7,7 +7,7 @@ import { IdPipe } from '../common/id.pipes';
 import { ApiErrors } from '../http/api-responses';
 import { ProjectsService } from '../projects/projects.service';
 import { UpdateQuotasDto } from './dto/quotas.dto';
-import { QuotasView } from './dto/quotas.response';
+import { QuotaRefusalView, QuotasView } from './dto/quotas.response';
 import { QuotasService } from './quotas.service';
 
 @ApiTags('quotas')
@@ -28,6 +28,16 @@ export class QuotasController {
   async get(@Param('id', IdPipe) id: number): Promise<QuotasView> {
     await this.projects.findOrFail(id);
     return this.quotas.get(id);
+  }
+
+  /** Whether a quota or spike protection refuses the project's events now, since and until when (from Redis). */
+  @Get(':id/quotas/refusal')
+  @Requires('project:read', { projectId: 'id' })
+  @ApiOkResponse({ type: QuotaRefusalView })
+  @ApiErrors(400)
+  async refusal(@Param('id', IdPipe) id: number): Promise<QuotaRefusalView> {
+    await this.projects.findOrFail(id);
+    return this.quotas.refusal(id);
   }
 
   /** Applies to ingest at once (on every instance: the limits live in Redis). */

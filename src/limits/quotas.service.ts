@@ -2,8 +2,9 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { withDeadline } from '../common/deadline';
 import { RepeatedLog } from '../common/repeated-log';
-import { QuotasView, SpikeView } from './dto/quotas.response';
+import { QuotaRefusalView, QuotasView, SpikeView } from './dto/quotas.response';
 import { QuotaLimitsService, QuotaUsage } from './quota-limits.service';
+import { QuotaRefusalsService } from './quota-refusals.service';
 import { QuotaSettingsChange, QuotasRepository, SpikeRow } from './quotas.repository';
 
 const RECENT_SPIKES = 10;
@@ -18,6 +19,7 @@ export class QuotasService {
   constructor(
     private readonly quotas: QuotasRepository,
     private readonly limits: QuotaLimitsService,
+    private readonly refusals: QuotaRefusalsService,
     private readonly clock: Clock,
   ) {}
 
@@ -54,6 +56,24 @@ export class QuotasService {
       );
     }
     return this.get(projectId);
+  }
+
+  /** Read from Redis only: the dashboard asks on every project page. Redis away: an error. */
+  async refusal(projectId: number): Promise<QuotaRefusalView> {
+    const refusal = await withDeadline(
+      this.refusals.current(projectId, this.clock.now()),
+      REDIS_DEADLINE_MS,
+      'Redis did not answer',
+    );
+    const iso = (at: number | null | undefined) => (typeof at === 'number' ? new Date(at).toISOString() : null);
+    return {
+      refusing: refusal !== null,
+      reason: refusal?.reason ?? null,
+      since: iso(refusal?.since),
+      until: iso(refusal?.until),
+      limit: refusal?.limit ?? null,
+      dropped: refusal?.dropped ?? null,
+    };
   }
 
   private async usage(projectId: number, now: number): Promise<QuotaUsage | null> {

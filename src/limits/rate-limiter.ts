@@ -3,7 +3,7 @@ import { AppConfig } from '../config/app-config';
 import { REDIS, RedisClient } from '../redis/redis.module';
 import { WINDOW_LUA, WindowCounters } from '../redis/window-counters';
 import { LimitKeys } from './limit-keys';
-import { DAY_MS, EXPIRY_SLACK_MS, HOUR_MS, MINUTE_MS, nextMonthStart, periodEnd, QuotaReason } from './quota-periods';
+import { DAY_MS, EXPIRY_SLACK_MS, HOUR_MS, MINUTE_MS, nextMonthStart, periodEnd, periodStart, QuotaReason } from './quota-periods';
 import { UnflushedEventCounts, viewOf } from './unflushed-event-counts';
 
 /**
@@ -178,6 +178,17 @@ export class IngestRateLimiter implements BeforeApplicationShutdown {
   /** Adds the project to the set of engaged spikes the minute job reads (once per spike and hour). */
   async markSpike(projectId: number): Promise<void> {
     await this.redis.sadd(this.keys.engagedProjects(), String(projectId));
+  }
+
+  /**
+   * Records when a quota first refused the project's events in its period (kept until an hour after
+   * the period, for the refusal API's "since"), and adds the project to the set the minute job
+   * alerts from. Two commands: the set is not in the project's slot.
+   */
+  async markQuotaRefusal(projectId: number, reason: 'daily_quota' | 'monthly_quota', now: number): Promise<void> {
+    const key = this.keys.quotaRefusal(projectId, reason, periodStart(reason, now));
+    await this.redis.set(key, String(now), 'PX', periodEnd(reason, now) - now + HOUR_MS, 'NX');
+    await this.redis.sadd(this.keys.refusingProjects(), String(projectId));
   }
 
   /**

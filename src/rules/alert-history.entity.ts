@@ -27,6 +27,16 @@ export interface SpikeAlert {
   dropped: number;
 }
 
+/** A quota used up: what its one alert per period says. */
+export interface QuotaAlert {
+  reason: 'daily_quota' | 'monthly_quota';
+  limit: number;
+  /** The first event refused; null when Redis had lost the moment. */
+  since: string | null;
+  /** When events are accepted again. */
+  until: string;
+}
+
 export const ALERT_STATUSES = ['pending', 'sent', 'failed', 'skipped'] as const;
 export type AlertStatus = (typeof ALERT_STATUSES)[number];
 
@@ -67,6 +77,10 @@ export class AlertHistoryEntry {
   /** What a `spike_protection` alert says; null for the others. */
   @Column({ type: 'jsonb', nullable: true })
   spike: SpikeAlert | null;
+
+  /** What a `quota_exhausted` alert says; null for the others. */
+  @Column({ type: 'jsonb', nullable: true })
+  quota: QuotaAlert | null;
 
   /** The channel's type, or `assignee` for the e-mail to the issue's assignee (a rule's notify_assignee). */
   @Column({ name: 'channel_type', type: 'text' })

@@ -18,7 +18,7 @@ export type NewAlertHistoryEntry = Pick<
   | 'attempts'
   | 'idempotencyKey'
 > &
-  Partial<Pick<AlertHistoryEntry, 'release' | 'releaseBreach' | 'spike'>>;
+  Partial<Pick<AlertHistoryEntry, 'release' | 'releaseBreach' | 'spike' | 'quota'>>;
 
 /** A history row with the number and project slug of its issue (null once the issue is deleted). */
 export interface AlertHistoryWithIssue {
@@ -178,6 +178,24 @@ export class AlertHistoryRepository {
   insertMany(manager: EntityManager, entries: NewAlertHistoryEntry[]): Promise<AlertHistoryEntry[]> {
     const history = manager.getRepository(AlertHistoryEntry);
     return history.save(entries.map((entry) => history.create(entry)));
+  }
+
+  /**
+   * Inserts the entries whose idempotency key is new, and returns those: an alert meant once per
+   * key (a quota's period) is inserted once however many runs try, concurrent ones too.
+   */
+  async insertNew(manager: EntityManager, entries: NewAlertHistoryEntry[]): Promise<AlertHistoryEntry[]> {
+    if (entries.length === 0) return [];
+    const result = await manager
+      .createQueryBuilder()
+      .insert()
+      .into(AlertHistoryEntry)
+      .values(entries)
+      .orIgnore()
+      .returning('id')
+      .execute();
+    const ids = (result.raw as Array<{ id: number }>).map((row) => row.id);
+    return ids.length === 0 ? [] : manager.getRepository(AlertHistoryEntry).findBy({ id: In(ids) });
   }
 
   /** Deletes up to `limit` rows older than `before` that are no longer pending; returns how many went. */

@@ -20,7 +20,7 @@ export type { RuleView, AlertHistoryView };
 /** Each type's own conditions: a release_health rule's are its metric and threshold, not filters. */
 function checkedConditions(alertType: AlertType, raw: unknown): Record<string, unknown> {
   try {
-    if (alertType === 'spike_protection') return spikeProtectionConditions(raw);
+    if (alertType === 'spike_protection' || alertType === 'quota_exhausted') return noConditions(alertType, raw);
     return alertType === 'release_health'
       ? { ...validateReleaseHealthConditions(raw) }
       : {
@@ -32,11 +32,14 @@ function checkedConditions(alertType: AlertType, raw: unknown): Record<string, u
   }
 }
 
-/** A spike_protection rule fires on the project's spikes, and has no conditions of its own. */
-function spikeProtectionConditions(raw: unknown): Record<string, unknown> {
+/**
+ * A spike_protection rule fires on the project's spikes, a quota_exhausted rule once per period a
+ * quota refuses its events: neither has conditions of its own.
+ */
+function noConditions(alertType: AlertType, raw: unknown): Record<string, unknown> {
   if (raw === undefined || raw === null) return {};
   if (typeof raw === 'object' && !Array.isArray(raw) && Object.keys(raw).length === 0) return {};
-  throw new RuleConditionsError('spike_protection rules take no conditions (send {})');
+  throw new RuleConditionsError(`${alertType} rules take no conditions (send {})`);
 }
 
 /**

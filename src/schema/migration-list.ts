@@ -24,6 +24,7 @@ import { UptimeMonitors1796900000000 } from './migrations/1796900000000-UptimeMo
 import { PrivacySettings1797000000000 } from './migrations/1797000000000-PrivacySettings';
 import { InboundFilters1797100000000 } from './migrations/1797100000000-InboundFilters';
 import { QuotasAndSpikeProtection1797300000000 } from './migrations/1797300000000-QuotasAndSpikeProtection';
+import { QuotaExhaustedAlerts1797470000000 } from './migrations/1797470000000-QuotaExhaustedAlerts';
 import { SessionReleaseBudget1797420000000 } from './migrations/1797420000000-SessionReleaseBudget';
 import { DailySessionQuota1797440000000 } from './migrations/1797440000000-DailySessionQuota';
 import { AttachmentsByProjectTime1797450000000 } from './migrations/1797450000000-AttachmentsByProjectTime';
@@ -61,4 +62,5 @@ export const MIGRATIONS = [
   DailySessionQuota1797440000000,
   AttachmentsByProjectTime1797450000000,
   ReleaseEnvironmentsAndAcceptedHours1797460000000,
+  QuotaExhaustedAlerts1797470000000,
 ];

@@ -45,6 +45,7 @@ export function describeConditions(conditions: RuleConditions): string {
 /** What a rule's conditions say, whatever its type. */
 export function describeRuleConditions(rule: Rule): string {
   if (rule.alert_type === 'spike_protection') return 'When spike protection engages: once per spike';
+  if (rule.alert_type === 'quota_exhausted') return 'When a quota is used up: once per day or month';
   return rule.alert_type === 'release_health' ? describeReleaseHealth(rule) : describeConditions(conditionsOf(rule));
 }
 
@@ -58,6 +59,7 @@ export const ALERT_NAMES: Record<AlertType, string> = {
   monitor_failed: 'Monitor failed',
   monitor_recovered: 'Monitor recovered',
   spike_protection: 'Spike protection',
+  quota_exhausted: 'Quota used up',
 };
 
 const ALERT_LABELS: Record<AlertType, string> = {
@@ -69,6 +71,7 @@ const ALERT_LABELS: Record<AlertType, string> = {
   monitor_failed: 'Monitor failed (a cron job missed, failed or timed out; a site went down)',
   monitor_recovered: 'Monitor recovered (its issue resolved)',
   spike_protection: 'Spike protection engaged (events dropped)',
+  quota_exhausted: 'Quota used up (events refused until the day or month ends)',
 };
 
 interface RuleDraft {
@@ -118,6 +121,7 @@ export function RuleForm({
   });
   const forRelease = draft.alert_type === 'release_health';
   const forSpikes = draft.alert_type === 'spike_protection';
+  const forQuotas = draft.alert_type === 'quota_exhausted';
   const { busy, error, setError, run } = useSubmit();
   const set = (patch: Partial<RuleDraft>) => setDraft({ ...draft, ...patch });
   const prefix = rule ? `rule-${rule.id}` : 'rule-new';
@@ -135,7 +139,7 @@ export function RuleForm({
       setError(health);
       return;
     }
-    const conditions: Record<string, unknown> = forSpikes ? {} : health ?? {
+    const conditions: Record<string, unknown> = forSpikes || forQuotas ? {} : health ?? {
       ...(environments.length ? { environments } : {}),
       ...(draft.min_level ? { min_level: draft.min_level } : {}),
       ...(draft.monitor_kind && isMonitorRule(draft.alert_type) ? { monitor_kinds: [draft.monitor_kind] } : {}),
@@ -230,6 +234,11 @@ export function RuleForm({
           onChange={(patch) => set({ health: { ...draft.health, ...patch } })}
           knownEnvironments={knownEnvironments}
         />
+      ) : forQuotas ? (
+        <p class="hint">
+          One alert each time a quota of the project is used up: once per UTC day for the daily quota, once per month for the
+          monthly one, however many events are refused. The quotas are set in the project's settings under Quotas.
+        </p>
       ) : forSpikes ? (
         <p class="hint">
           One alert each time the project's spike protection engages; its limit is set in the project's

@@ -48,6 +48,17 @@ const ACTIONS: Record<string, string> = {
   'project.update': 'Changed a project',
   'project.delete': 'Deleted a project',
   'project.key_rotate': 'Rotated a client key',
+  'project.data_protection_update': 'Changed data protection settings',
+  'project.inbound_filters_update': 'Changed inbound filters',
+  'project.quotas_update': 'Changed quotas',
+  'project.user_erase': "Erased a person's data",
+  'status_page.update': 'Changed a status page',
+  'monitor.create': 'Created a cron monitor',
+  'monitor.update': 'Changed a cron monitor',
+  'monitor.delete': 'Deleted a cron monitor',
+  'uptime_monitor.create': 'Created an uptime monitor',
+  'uptime_monitor.update': 'Changed an uptime monitor',
+  'uptime_monitor.delete': 'Deleted an uptime monitor',
   'rule.create': 'Created an alert rule',
   'rule.update': 'Changed an alert rule',
   'rule.delete': 'Deleted an alert rule',
@@ -67,6 +78,13 @@ function dayStart(day: string): string | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
 }
 
+/** A group of details (an erasure's counts by kind) as `events: 2, event attachments: 1`. */
+function inWords(record: Record<string, unknown>): string {
+  return Object.entries(record)
+    .map(([key, value]) => `${key.replace(/_/g, ' ')}: ${display(value)}`)
+    .join(', ');
+}
+
 function Details({ details }: { details: AuditEntry['details'] }) {
   if (!isRecord(details)) return null;
   const entries = Object.entries(details).filter(
@@ -79,7 +97,7 @@ function Details({ details }: { details: AuditEntry['details'] }) {
         <li key={key}>
           <span class="muted">{key.replace(/_/g, ' ')}:</span>{' '}
           <span class="break-anywhere">
-            {Array.isArray(value) ? value.map(display).join(', ') || '—' : display(value)}
+            {Array.isArray(value) ? value.map(display).join(', ') || '—' : isRecord(value) ? inWords(value) : display(value)}
           </span>
         </li>
       ))}

@@ -41,7 +41,7 @@ export function EventScrubbed({ event, projectId }: { event: Json; projectId: nu
       )}
       {projectId !== null && (
         <p class="small">
-          <a href={`/projects/${projectId}/settings#data-protection`}>Data protection settings</a>
+          <a href={`/projects/${projectId}/settings/data-protection`}>Data protection settings</a>
         </p>
       )}
     </section>

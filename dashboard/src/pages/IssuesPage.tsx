@@ -15,7 +15,7 @@ import { IssueListToolbar, useAutoRefreshSetting } from './IssueListToolbar';
 import { byCursor, IssuePager, PAGE_SIZE } from './IssuePager';
 import { IssueTable } from './IssueTable';
 import { ProjectHeader, useProject } from './ProjectHeader';
-import { SpikeBanner } from './SpikeBanner';
+import { QuotaRefusalBanner } from './QuotaRefusalBanner';
 
 const REFRESH_MS = 30_000;
 type IssueSort = NonNullable<paths['/api/projects/{projectId}/issues']['get']['parameters']['query']>['sort'];
@@ -194,7 +194,7 @@ export function IssuesPage({ projectId }: { projectId: number }) {
           </a>
         }
       />
-      <SpikeBanner projectId={projectId} />
+      <QuotaRefusalBanner projectId={projectId} />
       <details class="card setup-card" open={noIssuesAtAll || testEventSent}>
         <summary>DSN and SDK setup</summary>
         <DsnSetup

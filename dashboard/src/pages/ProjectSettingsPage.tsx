@@ -1,358 +1,103 @@
-import { useState } from 'preact/hooks';
+import { useEffect } from 'preact/hooks';
 import { useCan, useMe } from '../access';
-import { call, client, errorMessage, Project } from '../api';
-import { CopyButton, FormFeedback, Loading, useTitle, ProjectLoadError } from '../components';
+import type { Permission, Project } from '../api';
+import { Loading, ProjectLoadError, useTitle } from '../components';
 import { navigate } from '../router';
-import { plural, relativeTime, toDate } from '../util';
 import { DataProtectionForm } from './DataProtectionForm';
+import { ErasureSection } from './ErasureSection';
 import { InboundFiltersForm } from './InboundFiltersForm';
-import { QuotasForm } from './QuotasForm';
+import { GeneralSettings } from './ProjectGeneralSettings';
 import { ProjectHeader, useProject } from './ProjectHeader';
+import { QuotaRefusalBanner } from './QuotaRefusalBanner';
+import { QuotasForm } from './QuotasForm';
 import { StatusPageSettingsForm } from './StatusPageSettingsForm';
 
-const MIN_DAYS = 1;
-const MAX_DAYS = 3650;
+export type ProjectSettingsSection = 'general' | 'data-protection' | 'inbound-filters' | 'quotas' | 'status-page' | 'erasure';
 
-function retentionText(days: number | null | undefined): string {
-  return typeof days === 'number' ? `events are kept for ${plural(days, 'day')}` : 'events follow the installation default';
-}
-
-function NameForm({ project, onSaved }: { project: Project; onSaved: (project: Project) => void }) {
-  const [name, setName] = useState(project.name);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
-
-  const save = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    setNotice(null);
-    try {
-      const updated = await call(client.PATCH('/api/projects/{id}', { params: { path: { id: project.id } }, body: { name: name.trim() } }));
-      setName(updated.name);
-      onSaved(updated);
-      setNotice('Project renamed.');
-    } catch (failure) {
-      setError(errorMessage(failure));
-    } finally {
-      setBusy(false);
-    }
-  };
-
-  return (
-    <form class="card" onSubmit={(event) => void save(event)} aria-labelledby="project-name-title">
-      <h2 id="project-name-title">Name</h2>
-      <div class="inline-form">
-        <label class="field grow">
-          <span>Project name</span>
-          <input name="project-name" required maxLength={200} value={name} onInput={(event) => setName(event.currentTarget.value)} />
-        </label>
-        <button type="submit" class="btn btn-primary" disabled={busy || !name.trim() || name.trim() === project.name}>
-          {busy ? 'Saving…' : 'Rename'}
-        </button>
-      </div>
-      <small class="hint">
-        The slug (<span class="mono">{project.slug}</span>) and the DSN stay the same.
-      </small>
-      <FormFeedback error={error} notice={notice} />
-    </form>
-  );
-}
-
-function RetentionForm({ project, onSaved }: { project: Project; onSaved: (project: Project) => void }) {
-  const current = project.retention_days ?? null;
-  const [mode, setMode] = useState<'default' | 'custom'>(current === null ? 'default' : 'custom');
-  const [days, setDays] = useState(current === null ? '' : String(current));
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
-
-  const save = async (event: Event) => {
-    event.preventDefault();
-    setError(null);
-    setNotice(null);
-    let value: number | null = null;
-    if (mode === 'custom') {
-      // Out-of-range and fractional numbers go to the server, whose message says what it accepts.
-      const text = days.trim();
-      if (text === '' || !Number.isFinite(Number(text))) {
-        setError(`Enter the number of days to keep events, from ${MIN_DAYS} to ${MAX_DAYS}.`);
-        return;
-      }
-      value = Number(text);
-    }
-    setBusy(true);
-    try {
-      const updated = await call(
-        client.PATCH('/api/projects/{id}', { params: { path: { id: project.id } }, body: { retention_days: value } }),
-      );
-      const saved = updated.retention_days ?? null;
-      setMode(saved === null ? 'default' : 'custom');
-      setDays(saved === null ? days : String(saved));
-      onSaved(updated);
-      setNotice(`Saved: ${retentionText(saved)}.`);
-    } catch (failure) {
-      setError(errorMessage(failure));
-    } finally {
-      setBusy(false);
-    }
-  };
-
-  return (
-    <form class="card" noValidate onSubmit={(event) => void save(event)} aria-labelledby="retention-title">
-      <h2 id="retention-title">Event retention</h2>
-      <p class="muted small">
-        Older events are deleted by the hourly retention run, and with them the counts and issues they alone made up.
-      </p>
-      <p class="retention-current">
-        Current setting: <strong>{retentionText(current)}</strong>
-      </p>
-      <fieldset class="field retention-choice">
-        <legend class="sr-only">How long to keep events</legend>
-        <label class="check">
-          <input type="radio" name="retention-mode" value="default" checked={mode === 'default'} onChange={() => setMode('default')} />
-          <span>
-            Use the installation default <span class="muted small">(EVENT_RETENTION_DAYS, 90 days unless configured)</span>
-          </span>
-        </label>
-        <div class="check retention-custom">
-          <input
-            id="retention-custom"
-            type="radio"
-            name="retention-mode"
-            value="custom"
-            checked={mode === 'custom'}
-            onChange={() => setMode('custom')}
-          />
-          <label for="retention-custom">Keep events for</label>
-          <input
-            name="retention-days"
-            type="number"
-            min={MIN_DAYS}
-            max={MAX_DAYS}
-            step={1}
-            inputMode="numeric"
-            class="retention-days"
-            aria-label="Days to keep events"
-            aria-describedby="retention-days-hint"
-            placeholder="30"
-            value={days}
-            onFocus={() => setMode('custom')}
-            onInput={(event) => {
-              setMode('custom');
-              setDays(event.currentTarget.value);
-            }}
-          />
-          <span>days</span>
-        </div>
-        <small id="retention-days-hint" class="hint">
-          From {MIN_DAYS} to {MAX_DAYS.toLocaleString()} days.
-        </small>
-      </fieldset>
-      <FormFeedback error={error} notice={notice} />
-      <div class="form-actions">
-        <button type="submit" class="btn btn-primary" disabled={busy}>
-          {busy ? 'Saving…' : 'Save retention'}
-        </button>
-      </div>
-    </form>
-  );
-}
-
-/** How long the replaced key keeps working; the API takes 0 to 720 hours. */
-const GRACE_CHOICES: { hours: number; label: string }[] = [
-  { hours: 0, label: 'No grace: the old DSN stops at once' },
-  { hours: 1, label: '1 hour' },
-  { hours: 24, label: '24 hours' },
-  { hours: 168, label: '7 days' },
+const SECTIONS: { section: ProjectSettingsSection; label: string; title: string; needs?: Permission }[] = [
+  { section: 'general', label: 'General', title: 'General settings' },
+  { section: 'data-protection', label: 'Data protection', title: 'Data protection' },
+  { section: 'inbound-filters', label: 'Inbound filters', title: 'Inbound filters' },
+  { section: 'quotas', label: 'Quotas', title: 'Quotas and spike protection' },
+  { section: 'status-page', label: 'Status page', title: 'Status page', needs: 'projects:admin' },
+  { section: 'erasure', label: 'Erasure', title: "Erasing a person's data" },
 ];
 
-function untilText(value: string): string {
-  const date = toDate(value);
-  if (!date) return value;
-  return `${date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })} (${relativeTime(value)})`;
+/** The ids of the cards of the one long page settings used to be, and the section each is in now. */
+const OLD_ANCHORS: Record<string, ProjectSettingsSection> = {
+  'data-protection': 'data-protection',
+  'inbound-filters': 'inbound-filters',
+  quotas: 'quotas',
+  'status-page': 'status-page',
+  erasure: 'erasure',
+};
+
+export function settingsPath(projectId: number, section: ProjectSettingsSection): string {
+  return `/projects/${projectId}/settings/${section}`;
 }
 
-function DsnRow({ id, label, dsn }: { id: string; label: string; dsn: string }) {
+function isSection(value: string): value is ProjectSettingsSection {
+  return SECTIONS.some((entry) => entry.section === value);
+}
+
+/** The menu of the settings' sections: a column beside them on a laptop, wrapped rows on a phone. */
+function SettingsMenu({ projectId, active }: { projectId: number; active: ProjectSettingsSection | null }) {
+  const can = useCan();
   return (
-    <div class="dsn">
-      <label for={id} class="dsn-label">
-        {label}
-      </label>
-      <div class="dsn-row">
-        <input id={id} class="mono" readOnly value={dsn} onFocus={(event) => event.currentTarget.select()} />
-        <CopyButton text={dsn} label={`Copy ${label}`} />
-      </div>
-    </div>
+    <nav class="settings-menu" aria-label="Project settings">
+      {SECTIONS.filter(({ needs }) => !needs || can(needs)).map(({ section, label }) => (
+        <a
+          key={section}
+          href={settingsPath(projectId, section)}
+          class={active === section ? 'settings-menu-link active' : 'settings-menu-link'}
+          aria-current={active === section ? 'page' : undefined}
+        >
+          {label}
+        </a>
+      ))}
+    </nav>
   );
 }
 
-function ClientKeyCard({ project, onSaved }: { project: Project; onSaved: (project: Project) => void }) {
-  const [asking, setAsking] = useState(false);
-  const [grace, setGrace] = useState(24);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
-  const previous = project.previous_dsn && project.previous_client_key_expires_at ? project.previous_dsn : null;
-
-  const rotate = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    setNotice(null);
-    try {
-      const updated = await call(
-        client.POST('/api/projects/{id}/client-key/rotate', { params: { path: { id: project.id } }, body: { grace_hours: grace } }),
-      );
-      onSaved(updated);
-      setAsking(false);
-      setNotice(
-        updated.previous_client_key_expires_at
-          ? `New DSN created. The old DSN keeps working until ${untilText(updated.previous_client_key_expires_at)}.`
-          : 'New DSN created. The old DSN no longer works.',
-      );
-    } catch (failure) {
-      setError(errorMessage(failure));
-    } finally {
-      setBusy(false);
-    }
-  };
-
-  return (
-    <section class="card" aria-labelledby="client-key-title">
-      <h2 id="client-key-title">Client key</h2>
-      <p class="muted small">SDKs send events with the key in this DSN. Rotate it when it has leaked, or to retire old clients.</p>
-      <DsnRow id={`settings-dsn-${project.id}`} label="DSN" dsn={project.dsn} />
-      {previous && (
-        <div class="previous-dsn">
-          <DsnRow id={`settings-previous-dsn-${project.id}`} label="Previous DSN" dsn={previous} />
-          <small class="hint">
-            Still accepted until <strong>{untilText(project.previous_client_key_expires_at!)}</strong>, so that clients can move to the new
-            DSN.
-          </small>
-        </div>
-      )}
-      {asking ? (
-        <form class="rotate-confirm" onSubmit={(event) => void rotate(event)} aria-label="Rotate the client key">
-          <fieldset class="field">
-            <legend>Keep the current DSN working for</legend>
-            {GRACE_CHOICES.map((choice) => (
-              <label class="check" key={choice.hours}>
-                <input type="radio" name="grace-hours" value={choice.hours} checked={grace === choice.hours} onChange={() => setGrace(choice.hours)} />
-                <span>{choice.label}</span>
-              </label>
-            ))}
-          </fieldset>
-          <p class="warning-text">
-            Every client must be given the new DSN.{' '}
-            {grace === 0 ? 'Events sent with the current DSN are refused from now on.' : `After ${plural(grace, 'hour')}, events sent with the current DSN are refused.`}
-            {previous ? ' The previous DSN above stops at once.' : ''}
-          </p>
-          <div class="form-actions">
-            <button type="submit" class="btn btn-danger" disabled={busy}>
-              {busy ? 'Rotating…' : 'Rotate key'}
-            </button>
-            <button type="button" class="btn" disabled={busy} onClick={() => setAsking(false)}>
-              Cancel
-            </button>
-          </div>
-        </form>
-      ) : (
-        <div class="form-actions">
-          <button
-            type="button"
-            class="btn"
-            onClick={() => {
-              setNotice(null);
-              setError(null);
-              setAsking(true);
-            }}
-          >
-            Rotate key…
-          </button>
-        </div>
-      )}
-      <FormFeedback error={error} notice={notice} />
-    </section>
-  );
+function SectionContent({ project, section, onSaved }: { project: Project; section: ProjectSettingsSection; onSaved: (project: Project) => void }) {
+  const can = useCan();
+  const me = useMe();
+  const needs = SECTIONS.find((entry) => entry.section === section)?.needs;
+  if (needs && !can(needs)) {
+    return <p class="lead">A {me.role} cannot change this section. Ask an admin.</p>;
+  }
+  switch (section) {
+    case 'general':
+      return <GeneralSettings project={project} onSaved={onSaved} canDelete={can('projects:admin')} />;
+    case 'data-protection':
+      return <DataProtectionForm key={`data-protection-${project.id}`} projectId={project.id} />;
+    case 'inbound-filters':
+      return <InboundFiltersForm key={`inbound-filters-${project.id}`} projectId={project.id} />;
+    case 'quotas':
+      return <QuotasForm key={`quotas-${project.id}`} projectId={project.id} />;
+    case 'status-page':
+      return <StatusPageSettingsForm key={`status-page-${project.id}`} projectId={project.id} projectName={project.name} />;
+    case 'erasure':
+      return <ErasureSection key={`erasure-${project.id}`} projectId={project.id} />;
+  }
 }
 
-function DangerZone({ project }: { project: Project }) {
-  const [asking, setAsking] = useState(false);
-  const [typed, setTyped] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const confirmed = typed.trim() === project.name.trim();
-
-  const remove = async (event: Event) => {
-    event.preventDefault();
-    if (!confirmed) return;
-    setBusy(true);
-    setError(null);
-    try {
-      await call(client.DELETE('/api/projects/{id}', { params: { path: { id: project.id } } }));
-      navigate('/');
-    } catch (failure) {
-      setError(errorMessage(failure));
-      setBusy(false);
-    }
-  };
-
-  return (
-    <section class="card danger-zone" aria-labelledby="danger-zone-title">
-      <h2 id="danger-zone-title">Danger zone</h2>
-      <p class="small">
-        Deleting the project deletes its issues, events, alert rules and alert history, and its DSN stops working. This cannot be undone.
-      </p>
-      {asking ? (
-        <form onSubmit={(event) => void remove(event)} aria-label="Delete the project">
-          <label class="field">
-            <span>
-              Type <strong class="confirm-name">{project.name}</strong> to confirm
-            </span>
-            <input
-              name="confirm-project-name"
-              autoComplete="off"
-              spellcheck={false}
-              value={typed}
-              onInput={(event) => setTyped(event.currentTarget.value)}
-            />
-          </label>
-          <div class="form-actions">
-            <button type="submit" class="btn btn-danger-solid" disabled={busy || !confirmed}>
-              {busy ? 'Deleting…' : 'Delete this project'}
-            </button>
-            <button
-              type="button"
-              class="btn"
-              disabled={busy}
-              onClick={() => {
-                setAsking(false);
-                setTyped('');
-              }}
-            >
-              Cancel
-            </button>
-          </div>
-        </form>
-      ) : (
-        <div class="form-actions">
-          <button type="button" class="btn btn-danger" onClick={() => setAsking(true)}>
-            Delete project…
-          </button>
-        </div>
-      )}
-      <FormFeedback error={error} notice={null} />
-    </section>
-  );
-}
-
-export function ProjectSettingsPage({ projectId }: { projectId: number }) {
+/**
+ * A project's settings, one section per address (`/projects/:id/settings/:section`); the bare
+ * address opens General, and the anchors that links into the one long page used land on their section.
+ */
+export function ProjectSettingsPage({ projectId, section }: { projectId: number; section?: string }) {
   const me = useMe();
   const can = useCan();
   const project = useProject(projectId);
-  useTitle(project.data ? `${project.data.name} settings` : 'Project settings');
+  const anchor = section === undefined ? window.location.hash.slice(1) : '';
+  const moved = anchor ? OLD_ANCHORS[anchor] ?? 'general' : null;
+  useEffect(() => {
+    if (moved) navigate(settingsPath(projectId, moved), { replace: true });
+  }, [projectId, moved]);
+  const active = section === undefined ? 'general' : isSection(section) ? section : null;
+  const title = SECTIONS.find((entry) => entry.section === active)?.title ?? 'Settings';
+  useTitle(project.data ? `${project.data.name} · ${title}` : 'Project settings');
   if (project.error) return <ProjectLoadError project={project} />;
   if (!project.data) return <Loading label="Loading project…" />;
   const saved = (updated: Project) => project.setData(updated);
@@ -360,16 +105,22 @@ export function ProjectSettingsPage({ projectId }: { projectId: number }) {
   return (
     <>
       <ProjectHeader project={project.data} active="settings" />
+      <QuotaRefusalBanner projectId={projectId} />
       {can('project:write') ? (
-        <div class="settings-stack">
-          <NameForm key={`name-${projectId}`} project={project.data} onSaved={saved} />
-          <RetentionForm key={`retention-${projectId}`} project={project.data} onSaved={saved} />
-          <ClientKeyCard key={`client-key-${projectId}`} project={project.data} onSaved={saved} />
-          <DataProtectionForm key={`data-protection-${projectId}`} projectId={projectId} />
-          <InboundFiltersForm key={`inbound-filters-${projectId}`} projectId={projectId} />
-          <QuotasForm key={`quotas-${projectId}`} projectId={projectId} />
-          {can('projects:admin') && <StatusPageSettingsForm key={`status-page-${projectId}`} projectId={projectId} projectName={project.data.name} />}
-          {can('projects:admin') && <DangerZone key={`danger-${projectId}`} project={project.data} />}
+        <div class="settings-layout">
+          <SettingsMenu projectId={projectId} active={active} />
+          <div class="settings-stack">
+            {moved ? null : active ? (
+              <SectionContent project={project.data} section={active} onSaved={saved} />
+            ) : (
+              <div class="card">
+                <p>There is no settings section at this address.</p>
+                <p>
+                  <a href={settingsPath(projectId, 'general')}>General settings</a>
+                </p>
+              </div>
+            )}
+          </div>
         </div>
       ) : (
         <p class="lead">

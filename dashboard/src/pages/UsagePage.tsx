@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { call, client, StatsPeriod } from '../api';
 import { ErrorMessage, Loading, ProjectLoadError, useAsync, useTitle } from '../components';
 import { PeriodSwitch, periodLabel } from './EventChart';
-import { SpikeBanner } from './SpikeBanner';
+import { QuotaRefusalBanner } from './QuotaRefusalBanner';
 import { DropReasons, ErrorUsage } from './UsageCategories';
 import { ProjectHeader, useProject } from './ProjectHeader';
 import './usage.css';
@@ -24,7 +24,7 @@ export function UsagePage({ projectId }: { projectId: number }) {
   return (
     <>
       <ProjectHeader project={project.data} active="usage" />
-      <SpikeBanner projectId={projectId} />
+      <QuotaRefusalBanner projectId={projectId} />
       <section class="card usage" aria-labelledby="usage-title">
         <div class="usage-head">
           <h2 id="usage-title">Usage · {periodLabel(period)}</h2>

@@ -1,12 +1,13 @@
 /**
  * Pure builders of what each channel type sends for any alert; the senders only transport them.
  * Each kind of alert has its format (issue-payloads.ts, release-health-payloads.ts,
- * spike-payloads.ts); the layouts they fill are alert-message.ts's, and the webhook body's frame
+ * spike-payloads.ts, quota-payloads.ts); the layouts they fill are alert-message.ts's, and the webhook body's frame
  * and headers are written here, once.
  */
 import { createHmac } from 'node:crypto';
 import {
   AnyAlertNotification,
+  isQuotaNotification,
   isReleaseHealthNotification,
   isSpikeNotification,
 } from '../alert-notification';
@@ -19,13 +20,14 @@ import {
   messageEmailText,
 } from './alert-message';
 import { issueAlertFormat } from './issue-payloads';
+import { quotaAlertFormat } from './quota-payloads';
 import { releaseHealthAlertFormat } from './release-health-payloads';
 import { spikeAlertFormat } from './spike-payloads';
 
 export const USER_AGENT = 'error-tracker';
 
 /**
- * The webhook body: the alert's type, its project, its own field (`issue`, `release` or `spike`),
+ * The webhook body: the alert's type, its project, its own field (`issue`, `release`, `spike` or `quota`),
  * the dashboard link and when it was triggered.
  */
 export type WebhookPayload = {
@@ -53,6 +55,7 @@ function withFormat<N>(format: AlertFormat<N>, notification: N): FormattedAlert 
 }
 
 function formatted(notification: AnyAlertNotification): FormattedAlert {
+  if (isQuotaNotification(notification)) return withFormat(quotaAlertFormat, notification);
   if (isSpikeNotification(notification)) return withFormat(spikeAlertFormat, notification);
   if (isReleaseHealthNotification(notification)) return withFormat(releaseHealthAlertFormat, notification);
   return withFormat(issueAlertFormat, notification);

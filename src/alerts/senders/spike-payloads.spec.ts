@@ -15,7 +15,7 @@ describe('spike protection payloads', () => {
       test: false,
       project: { id: 7, name: 'Shop <web>', slug: 'shop' },
       spike: { spike_id: 3, started_at: '2031-06-15T10:20:00.000Z', limit_per_hour: 1200, dropped: 45 },
-      url: 'https://errors.example.com/projects/7/settings#quotas',
+      url: 'https://errors.example.com/projects/7/settings/quotas',
       triggered_at: '2031-06-15T10:21:00.000Z',
     });
   });

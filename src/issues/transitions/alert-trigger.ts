@@ -14,6 +14,7 @@ export const ALERT_TYPES = [
   'monitor_failed',
   'monitor_recovered',
   'spike_protection',
+  'quota_exhausted',
 ] as const;
 export type AlertType = (typeof ALERT_TYPES)[number];
 

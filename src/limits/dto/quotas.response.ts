@@ -85,3 +85,40 @@ export class QuotasView {
   @ApiProperty({ type: [SpikeView], description: 'The last spikes, newest first (at most 10).' })
   recent_spikes: SpikeView[];
 }
+
+@ApiSchema({
+  description:
+    "Whether ingest refuses the project's events now for a quota or spike protection, since when and until when.",
+})
+export class QuotaRefusalView {
+  @ApiProperty({ description: "The project's events are refused (429) now." })
+  refusing: boolean;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    enum: ['daily_quota', 'monthly_quota', 'spike_protection'],
+    description: 'What refuses them; null: nothing.',
+  })
+  reason: 'daily_quota' | 'monthly_quota' | 'spike_protection' | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The first event refused in this period; null when not refusing or not recorded.',
+  })
+  since: string | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'When events are accepted again: the end of the UTC day, month or hour.',
+  })
+  until: string | null;
+
+  @ApiProperty({ type: Number, nullable: true, description: 'The quota, or the spike limit per hour.' })
+  limit: number | null;
+
+  @ApiProperty({ type: Number, nullable: true, description: 'Spike protection: events dropped this hour.' })
+  dropped: number | null;
+}

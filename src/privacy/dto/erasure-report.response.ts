@@ -42,7 +42,10 @@ export class ErasureReport {
   @ApiProperty({ description: 'Events deleted, across all of the project’s partitions.' })
   events_deleted: number;
 
-  @ApiProperty({ description: 'Issues that had events deleted (counts, user counts and rollups corrected).' })
+  @ApiProperty({
+    description:
+      'Issues that had events deleted and keep others (counts, user counts and rollups corrected); not those deleted.',
+  })
   issues_updated: number;
 
   @ApiProperty({ description: 'Issues deleted because none of their events was left.' })
@@ -58,5 +61,20 @@ export class ErasureReport {
   rollup_rows_changed: number;
 
   @ApiProperty({ type: ErasedByKind, description: 'What was erased, kind by kind.' })
+  erased: ErasedByKind;
+}
+
+/** What erasing a person's data would remove, counted by the erasure's own statements, rolled back. */
+export class ErasurePreview {
+  @ApiProperty({ description: 'The person, as matched (see `ErasureReport.identifier`).' })
+  identifier: string;
+
+  @ApiProperty({ description: 'Issues that would keep some of their events, their counts corrected.' })
+  issues_updated: number;
+
+  @ApiProperty({ description: 'Issues that would be deleted because none of their events would be left.' })
+  issues_deleted: number;
+
+  @ApiProperty({ type: ErasedByKind, description: 'What would be erased, kind by kind: what the erasure reports.' })
   erased: ErasedByKind;
 }

@@ -1,4 +1,4 @@
-import { Controller, Delete, Param } from '@nestjs/common';
+import { Controller, Delete, Get, Param } from '@nestjs/common';
 import { ApiBearerAuth, ApiExcludeEndpoint, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { Requires } from '../../access/route-access.decorator';
 import { Actor } from '../../audit/actor.decorator';
@@ -6,7 +6,7 @@ import type { AuditActor } from '../../audit/audit-log.service';
 import { IdPipe } from '../../common/id.pipes';
 import { InvalidInputError } from '../../common/domain-errors';
 import { ApiErrors } from '../../http/api-responses';
-import { ErasureReport } from '../dto/erasure-report.response';
+import { ErasurePreview, ErasureReport } from '../dto/erasure-report.response';
 import { ErasureService } from './erasure.service';
 
 @ApiTags('data protection')
@@ -30,6 +30,18 @@ export class ErasureController {
     @Param('identifier') identifier: string,
   ): Promise<ErasureReport> {
     return this.erasure.erase(id, identifier, actor);
+  }
+
+  /**
+   * What erasing the person's data would remove, kind by kind, without removing anything: the
+   * counts the erasure then reports. The identifier is read as for the erasure.
+   */
+  @Get(':id/users/:identifier/erasure-preview')
+  @Requires('project:write', { projectId: 'id' })
+  @ApiOkResponse({ type: ErasurePreview })
+  @ApiErrors(400)
+  preview(@Param('id', IdPipe) id: number, @Param('identifier') identifier: string): Promise<ErasurePreview> {
+    return this.erasure.preview(id, identifier);
   }
 
   /** Without an identifier the path would not match at all: say what is missing instead of 404. */

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { AttachmentsRepository } from '../../attachments/attachments.repository';
 import { AuditActor, AuditLog } from '../../audit/audit-log.service';
 import { NotFoundError } from '../../common/domain-errors';
@@ -15,7 +15,7 @@ import { ReleasesRepository } from '../../releases/releases.repository';
 import { RollupsRepository } from '../../rollups/rollups.repository';
 import { BlobStore } from '../../storage/blob-store';
 import { PendingBlobsRepository } from '../../storage/pending-blobs.repository';
-import { ErasureReport } from '../dto/erasure-report.response';
+import { ErasurePreview, ErasureReport } from '../dto/erasure-report.response';
 import { emailOf, parsePersonIdentifier } from './person-identifier';
 import { PersonTracesService } from './person-traces.service';
 
@@ -62,59 +62,23 @@ export class ErasureService {
   async erase(projectId: number, identifier: string, actor: AuditActor): Promise<ErasureReport> {
     const match = parsePersonIdentifier(identifier);
     if (!(await this.projects.exists(projectId))) throw new NotFoundError('project not found');
-    const report: ErasureReport = {
-      identifier: describe(match),
-      events_deleted: 0,
-      issues_updated: 0,
-      issues_deleted: 0,
-      feedback_deleted: 0,
-      attachments_deleted: 0,
-      rollup_rows_changed: 0,
-      erased: {
-        events: 0,
-        event_attachments: 0,
-        feedback: 0,
-        feedback_attachments: 0,
-        release_health_users: 0,
-        session_user_entries: 0,
-        session_states: 0,
-        failed_jobs: 0,
-      },
-    };
-    const touched = new Set<number>();
-    let pending: Array<{ id: string; receivedAt: Date }> = [];
-    for (const issueId of await this.issues.idsOfProject(projectId)) {
-      let after: { at: Date; id: string } | null = null;
-      for (;;) {
-        const page = await this.events.pageOfPersonMatches(issueId, match, after, SCAN_PAGE);
-        for (const row of page) {
-          if (row.matched) pending.push({ id: row.id, receivedAt: row.received_at });
-        }
-        if (pending.length >= ERASE_BATCH) {
-          await this.eraseBatch(projectId, pending, report, touched);
-          pending = [];
-        }
-        if (page.length < SCAN_PAGE) break;
-        const last = page[page.length - 1];
-        after = { at: last.timestamp, id: last.id };
-      }
-    }
-    if (pending.length > 0) await this.eraseBatch(projectId, pending, report, touched);
+    const report = emptyReport(match);
+    const issues: IssueTally = { touched: new Set(), deleted: new Set() };
+    await this.scan(projectId, match, ERASE_BATCH, async (keys) => {
+      const blobKeys = await this.dataSource.transaction((manager) =>
+        this.eraseBatch(manager, projectId, keys, report, issues),
+      );
+      await this.deleteBlobs(blobKeys);
+    });
     const email = emailOf(match);
     if (email) {
-      const blobKeys = await this.dataSource.transaction(async (manager) => {
-        const feedbackIds = await this.feedback.deleteOfPerson(manager, projectId, [], email);
-        report.feedback_deleted += feedbackIds.length;
-        return this.attachments.deleteOfEvents(manager, projectId, feedbackIds);
-      });
-      report.erased.feedback_attachments += blobKeys.length;
+      const blobKeys = await this.dataSource.transaction((manager) =>
+        this.eraseFeedbackFrom(manager, projectId, email, report),
+      );
       await this.deleteBlobs(blobKeys);
     }
     Object.assign(report.erased, await this.traces.erase(projectId, match));
-    report.erased.events = report.events_deleted;
-    report.erased.event_attachments = report.attachments_deleted;
-    report.erased.feedback = report.feedback_deleted;
-    report.issues_updated = touched.size;
+    finish(report, issues);
     await this.audit.record(
       actor,
       'project.user_erase',
@@ -132,42 +96,113 @@ export class ErasureService {
     return report;
   }
 
-  private async eraseBatch(
-    projectId: number,
-    keys: Array<{ id: string; receivedAt: Date }>,
-    report: ErasureReport,
-    touched: Set<number>,
-  ): Promise<void> {
-    const blobKeys = await this.dataSource.transaction(async (manager) => {
-      await this.projects.lockKeyShare(manager, projectId);
-      const eventIds = keys.map((key) => key.id);
-      const blobKeys = await this.attachments.blobsOfEvents(manager, projectId, eventIds);
-      const deleted = await this.events.deleteByKeys(manager, projectId, keys);
-      if (deleted.length === 0) return blobKeys;
-      const issueIds = [...new Set(deleted.map((event) => event.issueId))].sort((a, b) => a - b);
-      await this.issues.lockForErasure(manager, issueIds);
-      while ((await this.rollups.foldIssues(manager, issueIds, FOLD_LIMIT)) === FOLD_LIMIT);
-      const delta = rollupDelta(
-        deleted.map((event) => ({ projectId, issueId: event.issueId, event: asNormalised(event) })),
-      );
-      report.rollup_rows_changed += await this.rollups.subtract(manager, delta);
-      report.rollup_rows_changed += await this.releases.subtractEvents(manager, delta.releases);
-      await this.issues.subtractErased(manager, perIssue(deleted));
-      for (const issueId of await this.issues.withoutEvents(manager, issueIds)) {
-        await this.rollups.subtractIssueFromProject(manager, issueId);
-        await this.issues.delete(manager, issueId);
-        report.issues_deleted++;
-      }
-      const feedbackIds = await this.feedback.deleteOfPerson(manager, projectId, eventIds, null);
-      const screenshots = await this.attachments.deleteOfEvents(manager, projectId, feedbackIds);
-      report.feedback_deleted += feedbackIds.length;
-      report.erased.feedback_attachments += screenshots.length;
-      report.events_deleted += deleted.length;
-      report.attachments_deleted += blobKeys.length;
-      for (const issueId of issueIds) touched.add(issueId);
-      return [...blobKeys, ...screenshots];
+  /**
+   * What `erase` would remove, counted by running it: the same scan, the same statements in one
+   * transaction that is rolled back (all of the person's events in one batch, so that an issue left
+   * without events is found as the erasure finds it, with the locks of one batch, in their order),
+   * and the same search of Redis and the failed jobs with nothing deleted. Blobs are left alone.
+   */
+  async preview(projectId: number, identifier: string): Promise<ErasurePreview> {
+    const match = parsePersonIdentifier(identifier);
+    if (!(await this.projects.exists(projectId))) throw new NotFoundError('project not found');
+    const report = emptyReport(match);
+    const issues: IssueTally = { touched: new Set(), deleted: new Set() };
+    const keys: EventKey[] = [];
+    await this.scan(projectId, match, Infinity, async (found) => void keys.push(...found));
+    const email = emailOf(match);
+    await inRolledBackTransaction(this.dataSource, async (manager) => {
+      if (keys.length > 0) await this.eraseBatch(manager, projectId, keys, report, issues);
+      if (email) await this.eraseFeedbackFrom(manager, projectId, email, report);
+      Object.assign(report.erased, await this.traces.erase(projectId, match, { manager }));
     });
-    await this.deleteBlobs(blobKeys);
+    finish(report, issues);
+    return {
+      identifier: report.identifier,
+      issues_updated: report.issues_updated,
+      issues_deleted: report.issues_deleted,
+      erased: report.erased,
+    };
+  }
+
+  /**
+   * Walks the project's issues one by one through their (timestamp, id) index, SCAN_PAGE events
+   * per statement, and hands the person's events to `take` `batchSize` at a time.
+   */
+  private async scan(
+    projectId: number,
+    match: PersonMatch,
+    batchSize: number,
+    take: (keys: EventKey[]) => Promise<void>,
+  ): Promise<void> {
+    let pending: EventKey[] = [];
+    for (const issueId of await this.issues.idsOfProject(projectId)) {
+      let after: { at: Date; id: string } | null = null;
+      for (;;) {
+        const page = await this.events.pageOfPersonMatches(issueId, match, after, SCAN_PAGE);
+        for (const row of page) {
+          if (row.matched) pending.push({ id: row.id, receivedAt: row.received_at });
+        }
+        if (pending.length >= batchSize) {
+          await take(pending);
+          pending = [];
+        }
+        if (page.length < SCAN_PAGE) break;
+        const last = page[page.length - 1];
+        after = { at: last.timestamp, id: last.id };
+      }
+    }
+    if (pending.length > 0) await take(pending);
+  }
+
+  /** Erases these events in the caller's transaction; returns the blob keys of their files. */
+  private async eraseBatch(
+    manager: EntityManager,
+    projectId: number,
+    keys: EventKey[],
+    report: ErasureReport,
+    issues: IssueTally,
+  ): Promise<string[]> {
+    await this.projects.lockKeyShare(manager, projectId);
+    const eventIds = keys.map((key) => key.id);
+    const blobKeys = await this.attachments.blobsOfEvents(manager, projectId, eventIds);
+    const deleted = await this.events.deleteByKeys(manager, projectId, keys);
+    if (deleted.length === 0) return blobKeys;
+    const issueIds = [...new Set(deleted.map((event) => event.issueId))].sort((a, b) => a - b);
+    await this.issues.lockForErasure(manager, issueIds);
+    while ((await this.rollups.foldIssues(manager, issueIds, FOLD_LIMIT)) === FOLD_LIMIT);
+    const delta = rollupDelta(
+      deleted.map((event) => ({ projectId, issueId: event.issueId, event: asNormalised(event) })),
+    );
+    report.rollup_rows_changed += await this.rollups.subtract(manager, delta);
+    report.rollup_rows_changed += await this.releases.subtractEvents(manager, delta.releases);
+    await this.issues.subtractErased(manager, perIssue(deleted));
+    for (const issueId of await this.issues.withoutEvents(manager, issueIds)) {
+      await this.rollups.subtractIssueFromProject(manager, issueId);
+      await this.issues.delete(manager, issueId);
+      issues.deleted.add(issueId);
+    }
+    const feedbackIds = await this.feedback.deleteOfPerson(manager, projectId, eventIds, null);
+    const screenshots = await this.attachments.deleteOfEvents(manager, projectId, feedbackIds);
+    report.feedback_deleted += feedbackIds.length;
+    report.erased.feedback_attachments += screenshots.length;
+    report.events_deleted += deleted.length;
+    report.attachments_deleted += blobKeys.length;
+    for (const issueId of issueIds) issues.touched.add(issueId);
+    return [...blobKeys, ...screenshots];
+  }
+
+  /** The feedback sent from the person's address, with its files, in the caller's transaction. */
+  private async eraseFeedbackFrom(
+    manager: EntityManager,
+    projectId: number,
+    email: string,
+    report: ErasureReport,
+  ): Promise<string[]> {
+    const feedbackIds = await this.feedback.deleteOfPerson(manager, projectId, [], email);
+    report.feedback_deleted += feedbackIds.length;
+    const blobKeys = await this.attachments.deleteOfEvents(manager, projectId, feedbackIds);
+    report.erased.feedback_attachments += blobKeys.length;
+    return blobKeys;
   }
 
   /**
@@ -178,6 +213,63 @@ export class ErasureService {
     if (blobKeys.length === 0) return;
     await this.blobs.delete(blobKeys);
     await this.pendingBlobs.forget(blobKeys);
+  }
+}
+
+/** An event by its key: id and arrival, so each is found in its own partition. */
+type EventKey = { id: string; receivedAt: Date };
+
+/** The issues that had events erased, and those of them deleted for want of any left. */
+interface IssueTally {
+  touched: Set<number>;
+  deleted: Set<number>;
+}
+
+function emptyReport(match: PersonMatch): ErasureReport {
+  return {
+    identifier: describe(match),
+    events_deleted: 0,
+    issues_updated: 0,
+    issues_deleted: 0,
+    feedback_deleted: 0,
+    attachments_deleted: 0,
+    rollup_rows_changed: 0,
+    erased: {
+      events: 0,
+      event_attachments: 0,
+      feedback: 0,
+      feedback_attachments: 0,
+      release_health_users: 0,
+      session_user_entries: 0,
+      session_states: 0,
+      failed_jobs: 0,
+    },
+  };
+}
+
+/** The report's totals: an issue deleted is counted as deleted only, not also as updated. */
+function finish(report: ErasureReport, issues: IssueTally): void {
+  report.erased.events = report.events_deleted;
+  report.erased.event_attachments = report.attachments_deleted;
+  report.erased.feedback = report.feedback_deleted;
+  report.issues_deleted = issues.deleted.size;
+  report.issues_updated = [...issues.touched].filter((id) => !issues.deleted.has(id)).length;
+}
+
+/** Thrown at the end of the preview's work, and caught: its transaction rolls back. */
+class PreviewRolledBack extends Error {}
+
+async function inRolledBackTransaction(
+  dataSource: DataSource,
+  work: (manager: EntityManager) => Promise<void>,
+): Promise<void> {
+  try {
+    await dataSource.transaction(async (manager) => {
+      await work(manager);
+      throw new PreviewRolledBack('the preview changes nothing');
+    });
+  } catch (error) {
+    if (!(error instanceof PreviewRolledBack)) throw error;
   }
 }
 

@@ -19,12 +19,13 @@ interface FailedJobData {
  * the identifier's value as a whole JSON string (any case for an e-mail address) is deleted; a job
  * of several events keeps its other events. Payloads that failed because they are not valid JSON
  * are read as text for the same reason: the value is matched wherever it is, not only under
- * `user`. Returns the jobs deleted or changed.
+ * `user`. Returns the jobs deleted or changed (`dryRun`: the jobs that would be, none touched).
  */
 export async function eraseFromFailedDigestJobs(
   queue: Queue,
   projectId: number,
   match: PersonMatch,
+  { dryRun = false }: { dryRun?: boolean } = {},
 ): Promise<number> {
   const holds = holderOf(match);
   let erased = 0;
@@ -34,7 +35,7 @@ export async function eraseFromFailedDigestJobs(
     if (!job || !(await job.isFailed())) continue;
     const data = job.data as FailedJobData | null;
     if (!data || (data.projectId !== projectId && !Array.isArray(data.events))) continue;
-    if (await eraseFromJob(job, data, projectId, holds)) erased++;
+    if (await eraseFromJob(job, data, projectId, holds, dryRun)) erased++;
   }
   return erased;
 }
@@ -44,17 +45,19 @@ async function eraseFromJob(
   data: FailedJobData,
   projectId: number,
   holds: (text: string) => boolean,
+  dryRun: boolean,
 ): Promise<boolean> {
   if (Array.isArray(data.events)) {
     const events = data.events as FailedJobData[];
     const kept = events.filter((event) => event.projectId !== projectId || !holds(textOf(event)));
     if (kept.length === events.length) return false;
+    if (dryRun) return true;
     if (kept.length === 0) await job.remove();
     else await job.updateData({ ...data, events: kept });
     return true;
   }
   if (!holds(textOf(data))) return false;
-  await job.remove();
+  if (!dryRun) await job.remove();
   return true;
 }
 

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { QueueName } from '../../common/queues';
 import { AppConfig } from '../../config/app-config';
 import type { PersonMatch } from '../../events/events.repository';
@@ -32,7 +33,12 @@ export class PersonTracesService {
     private readonly config: AppConfig,
   ) {}
 
-  async erase(projectId: number, match: PersonMatch): Promise<TracesErased> {
+  /**
+   * `preview`: counts what would go, deleting nothing; its PostgreSQL rows are deleted in the
+   * preview's transaction, which the caller rolls back.
+   */
+  async erase(projectId: number, match: PersonMatch, preview?: { manager: EntityManager }): Promise<TracesErased> {
+    const dryRun = preview !== undefined;
     const key = await this.health.userHashKey();
     const userHashes = distinctIdsOf(match).map((did) => userHashOf(key, projectId, did));
     const redis = createRedisClient(this.config, REDIS_TUNING);
@@ -40,9 +46,9 @@ export class PersonTracesService {
     const queue = openQueue(this.config, QueueName.Digest, REDIS_TUNING);
     try {
       // Redis before PostgreSQL: what a fold moves meanwhile is then found in PostgreSQL.
-      const sessions = await eraseSessionUsers(redis, this.config.REDIS_PREFIX, userHashes);
-      const rows = await this.health.deleteUsers(projectId, userHashes);
-      const failed = await eraseFromFailedDigestJobs(queue, projectId, match);
+      const sessions = await eraseSessionUsers(redis, this.config.REDIS_PREFIX, userHashes, { dryRun });
+      const rows = await this.health.deleteUsers(projectId, userHashes, preview?.manager);
+      const failed = await eraseFromFailedDigestJobs(queue, projectId, match, { dryRun });
       return {
         release_health_users: rows,
         session_user_entries: sessions.userEntries,

@@ -366,8 +366,9 @@ export class ReleaseHealthRepository {
   }
 
   /** Deletes every row of these users (keyed hashes of their distinct ids) in the project. */
-  async deleteUsers(projectId: number, userHashes: string[]): Promise<number> {
-    const [, deleted] = (await this.dataSource.query(
+  /** In `manager`'s transaction when given (the erasure's preview rolls it back). */
+  async deleteUsers(projectId: number, userHashes: string[], manager?: EntityManager): Promise<number> {
+    const [, deleted] = (await (manager ?? this.dataSource).query(
       'DELETE FROM release_health_users WHERE project_id = $1 AND user_hash = ANY($2::uuid[])',
       [projectId, userHashes],
     )) as [unknown, number];

@@ -21,11 +21,14 @@ export interface SessionErasure {
  *
  * Counts still to be folded keep their sessions: only who they were is removed. A session whose
  * state is deleted and that the SDK updates again counts as a new one.
+ *
+ * `dryRun` finds and counts the same entries and states without deleting them (the erasure's preview).
  */
 export async function eraseSessionUsers(
   redis: RedisClient,
   prefix: string,
   userHashes: readonly string[],
+  { dryRun = false }: { dryRun?: boolean } = {},
 ): Promise<SessionErasure> {
   const keys = sessionKeys(prefix);
   const wanted = new Set(userHashes);
@@ -36,21 +39,26 @@ export async function eraseSessionUsers(
     const sessions = await redis.smembers(index);
     for (let start = 0; start < sessions.length; start += DELETE_CHUNK) {
       const chunk = sessions.slice(start, start + DELETE_CHUNK).map((session) => keys.session(session));
-      result.states += await redis.del(...chunk);
+      result.states += dryRun ? await redis.exists(...chunk) : await redis.del(...chunk);
     }
-    await redis.del(index);
+    if (!dryRun) await redis.del(index);
   }
   // The live hash first, then the batches listed after it: a fold that renames the live hash
   // meanwhile records its batch in `folds` in the same step, so the batch is read here.
-  result.userEntries += await removeUserFields(redis, keys.live, wanted);
+  result.userEntries += await removeUserFields(redis, keys.live, wanted, dryRun);
   for (const batchId of await redis.smembers(keys.folds)) {
-    result.userEntries += await removeUserFields(redis, keys.batch(batchId), wanted);
+    result.userEntries += await removeUserFields(redis, keys.batch(batchId), wanted, dryRun);
   }
   return result;
 }
 
-/** Deletes the user fields (`u\n<bucket>\n<user hash>`) of the wanted users from one hash. */
-async function removeUserFields(redis: RedisClient, hash: string, wanted: ReadonlySet<string>): Promise<number> {
+/** Deletes the user fields (`u\n<bucket>\n<user hash>`) of the wanted users from one hash (`dryRun`: counts them). */
+async function removeUserFields(
+  redis: RedisClient,
+  hash: string,
+  wanted: ReadonlySet<string>,
+  dryRun: boolean,
+): Promise<number> {
   const fields: string[] = [];
   let cursor = '0';
   do {
@@ -61,6 +69,7 @@ async function removeUserFields(redis: RedisClient, hash: string, wanted: Readon
     }
     cursor = next;
   } while (cursor !== '0');
+  if (dryRun) return fields.length;
   let removed = 0;
   for (let start = 0; start < fields.length; start += DELETE_CHUNK) {
     removed += await redis.hdel(hash, ...fields.slice(start, start + DELETE_CHUNK));

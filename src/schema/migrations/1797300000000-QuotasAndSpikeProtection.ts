@@ -49,7 +49,7 @@ export class QuotasAndSpikeProtection1797300000000 implements MigrationInterface
 }
 
 /** Rewrites the check on alert_rules.alert_type with the types `change` makes of the allowed ones. */
-async function setAlertTypes(queryRunner: QueryRunner, change: (types: string[]) => string[]): Promise<void> {
+export async function setAlertTypes(queryRunner: QueryRunner, change: (types: string[]) => string[]): Promise<void> {
   const [row] = (await queryRunner.query(
     `SELECT pg_get_constraintdef(oid) AS definition FROM pg_constraint
       WHERE conrelid = 'alert_rules'::regclass AND conname = 'alert_rules_alert_type_check'`,
