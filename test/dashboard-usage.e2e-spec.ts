@@ -182,7 +182,7 @@ describe('dashboard usage page (browser)', () => {
   });
 
   it('shows in the project Settings as the quota’s today the errors Usage shows accepted', async () => {
-    await page.goto(`/projects/${projectId}/settings`);
+    await page.goto(`/projects/${projectId}/settings/quotas`);
     await settled(
       () => page.getByText(/Events per UTC day\./).innerText(),
       (text) => expect(text).toContain(`Today: ${EVENTS}.`),
