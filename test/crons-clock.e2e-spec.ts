@@ -374,6 +374,7 @@ describe('monitor issues from cron thresholds', () => {
     return monitor.body.environments[0] as {
       status: string;
       issue_id: number | null;
+      issue: { id: number; short_id: string; state: string } | null;
       next_expected_at: string;
     };
   }
@@ -423,6 +424,12 @@ describe('monitor issues from cron thresholds', () => {
       30_000,
     );
     expect((await environment(project, 'thresholds')).issue_id).toBeNull();
+    // Resolved, the environment still names its last incident, for the monitor page to link.
+    expect((await environment(project, 'thresholds')).issue).toEqual({
+      id: issueId,
+      short_id: issue.body.short_id,
+      state: 'resolved',
+    });
   });
 
   it('opens nothing for a muted monitor, and still records its check-ins', async () => {

@@ -215,7 +215,7 @@ describe('dashboard cron monitors (browser)', () => {
     const issueLink = page
       .locator('.environment-figure')
       .filter({ hasText: 'production' })
-      .getByRole('link', { name: /Open issue #\d+/ });
+      .getByRole('link', { name: /^Open issue CRON-SHOP-\d+$/ });
     await issueLink.waitFor();
     await settled(
       () => issueLink.getAttribute('href'),

@@ -185,7 +185,7 @@ describe('dashboard uptime monitors and status page (browser)', () => {
     expect(
       await page
         .locator('.monitor-figures')
-        .getByRole('link', { name: /Open issue #\d+/ })
+        .getByRole('link', { name: /^Open issue STATUS-SHOP-\d+$/ })
         .getAttribute('href'),
     ).toMatch(/^\/issues\/\d+$/);
     await screenshot(page, 'uptime-monitor-1280');

@@ -185,12 +185,17 @@ describe('monitor incidents', () => {
     });
     await eventually(async () => alertTypesOf(project).length === 3, 20_000);
 
-    const open = await incidents.openIssueIds(project.id, 'cron', [7, 8, 9, 10]);
-    expect(Object.fromEntries(open)).toEqual({
+    const issues = await incidents.monitorIssues(project.id, 'cron', [7, 8, 9, 10]);
+    expect(Object.fromEntries([...issues].map(([key, issue]) => [key, issue.id]))).toEqual({
       '7:production': production.issueId,
       '7:staging': staging.issueId,
       '8:production': other.issueId,
       '9:production': expect.any(Number),
+    });
+    expect(issues.get('7:production')).toEqual({
+      id: production.issueId,
+      short_id: expect.stringMatching(/^[A-Z0-9-]+-\d+$/),
+      state: 'open',
     });
 
     const search = async (query: string) =>

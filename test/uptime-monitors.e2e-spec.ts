@@ -172,6 +172,72 @@ describe('uptime monitors', () => {
     await expectStatus(t.api().delete(`${base()}/${created.id}`), 204);
   });
 
+  it('shows the request body masked to every reader, and keeps a masked body sent back', async () => {
+    const body = '{"user":"probe","password":"s3cret-body-password"}';
+    const created = await createMonitor({
+      name: 'Login probe',
+      url: `${sites.url}/echo`,
+      method: 'POST',
+      body,
+    });
+    const masked = '{"us...****';
+    expect(created.body).toBe(masked);
+    const readOnly = (
+      await t.app
+        .get(TokensService)
+        .create('read-only body', { userId: null, readOnly: true, projectIds: null })
+    ).token;
+    const everything = JSON.stringify(
+      (await expectStatus(t.http().get(base()).set('Authorization', `Bearer ${readOnly}`), 200)).body,
+    );
+    expect(everything).not.toContain('s3cret-body-password');
+    const storedBody = async () =>
+      (
+        (await db.query('SELECT body FROM uptime_monitors WHERE id = $1', [created.id])) as {
+          body: string | null;
+        }[]
+      )[0].body;
+
+    // Sent back as shown, or left out, the stored body stays; a new one replaces it; null removes it.
+    await expectStatus(
+      t.api().patch(`${base()}/${created.id}`).send({ body: masked, name: 'Login probe 2' }),
+      200,
+    );
+    expect(await storedBody()).toBe(body);
+    await expectStatus(t.api().patch(`${base()}/${created.id}`).send({ name: 'Login probe 3' }), 200);
+    expect(await storedBody()).toBe(body);
+    const wrongMask = await expectStatus(
+      t.api().patch(`${base()}/${created.id}`).send({ body: 'othe...****' }),
+      400,
+    );
+    expect(wrongMask.body.error).toBe(
+      'body is a masked value: send the new body, or the masked value unchanged',
+    );
+    const copied = await expectStatus(
+      t
+        .api()
+        .post(base())
+        .send({ name: 'Copy', url: `${sites.url}/ok`, method: 'POST', body: masked }),
+      400,
+    );
+    expect(copied.body.error).toBe('body is a masked value: send the body itself');
+    // The stored body goes only to the origin it was written for.
+    const elsewhere = sites.url.replace('127.0.0.1', 'localhost');
+    const moved = await expectStatus(
+      t
+        .api()
+        .patch(`${base()}/${created.id}`)
+        .send({ url: `${elsewhere}/echo` }),
+      400,
+    );
+    expect(moved.body.error).toBe('body must be sent again when url moves to another origin');
+    await expectStatus(t.api().patch(`${base()}/${created.id}`).send({ body: '{"user":"other"}' }), 200);
+    expect(await storedBody()).toBe('{"user":"other"}');
+    await expectStatus(t.api().patch(`${base()}/${created.id}`).send({ body: null }), 200);
+    expect(await storedBody()).toBeNull();
+    await expectStatus(t.api().delete(`${base()}/${created.id}`), 204);
+  });
+
   it('creates, reads, changes and deletes a monitor, with defaults, and audits each change', async () => {
     const created = await createMonitor({ name: 'Front page', url: `${sites.url}/ok` });
     expect(created).toMatchObject({
@@ -326,6 +392,18 @@ describe('uptime monitors', () => {
     expect(incidents.find((entry) => entry.monitorId === monitor.id)).toMatchObject({
       reason: 'down',
       detail: 'HTTP 503, expected 200–299',
+    });
+    // Recovered, the monitor still names its last incident, by short id, for its page to link.
+    const [issue]: { id: number; number: number }[] = await db.query(
+      `SELECT id, number FROM issues WHERE project_id = $1 AND kind = 'uptime' AND message LIKE 'Flaky%'`,
+      [projectId],
+    );
+    const recovered = (await expectStatus(t.api().get(`${base()}/${monitor.id}`), 200)).body;
+    expect(recovered.issue_id).toBeNull();
+    expect(recovered.issue).toEqual({
+      id: issue.id,
+      short_id: expect.stringMatching(new RegExp(`-${issue.number}$`)),
+      state: 'resolved',
     });
     sites.state.up = true;
     await expectStatus(t.api().delete(`${base()}/${monitor.id}`), 204);

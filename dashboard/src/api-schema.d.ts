@@ -2550,6 +2550,17 @@ export interface components {
             /** @enum {string} */
             unit?: "minute" | "hour" | "day" | "week" | "month" | "year";
         };
+        /** @description A monitor's issue, as its pages name it: open, or its last incident once resolved. */
+        MonitorIssueView: {
+            id: number;
+            /**
+             * @description As the issue pages say it.
+             * @example WEB-SHOP-10
+             */
+            short_id: string;
+            /** @enum {string} */
+            state: "open" | "resolved" | "muted";
+        };
         MonitorEnvironmentView: {
             environment: string;
             /** @enum {string} */
@@ -2558,6 +2569,8 @@ export interface components {
             next_expected_at: string | null;
             /** @description The open issue of this monitor and environment. */
             issue_id: number | null;
+            /** @description Its issue: the open one, or the last incident once resolved (null before the first). */
+            issue: components["schemas"]["MonitorIssueView"] | null;
             consecutive_failures: number;
         };
         /** @description A cron monitor and its state per environment. */
@@ -3037,6 +3050,8 @@ export interface components {
             tls_expires_at: string | null;
             /** @description the open issue of this monitor */
             issue_id: number | null;
+            /** @description Its issue: the open one, or the last incident once resolved (null before the first). */
+            issue: components["schemas"]["MonitorIssueView"] | null;
             uptime: components["schemas"]["UptimePercents"];
             /** @description mean response time (ms) in each of the last 24 UTC hours, the current hour last; null for an hour without a timed check */
             response_ms_24h: (number | null)[];

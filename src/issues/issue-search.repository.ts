@@ -4,7 +4,7 @@ import { EntityManager, Repository, SelectQueryBuilder } from 'typeorm';
 import { Project } from '../projects/project.entity';
 import type { IssueFilter } from '../search/query-language';
 import type { IssueCursor, IssueKey } from './issue-cursor';
-import { Issue } from './issue.entity';
+import { Issue, IssueState } from './issue.entity';
 import type { IssueAssignee } from './issue-view';
 import { monitorGroupingKey } from './monitor-issue-key';
 import { applyIssueFilters, IssueSort, NEXT_RELEASE, SORT_COLUMNS } from './search/issue-search';
@@ -48,19 +48,31 @@ export class IssueSearchRepository {
   constructor(@InjectRepository(Issue) private readonly issues: Repository<Issue>) {}
 
   /** The unresolved issues of these monitors, by grouping key (see monitor-issue-key.ts). */
-  async unresolvedMonitorIssues(
+  /**
+   * The issue of each of these monitors and environments, in any state (one per monitor and
+   * environment, reopened by its next incident): with its number and project slug for its short id.
+   */
+  async monitorIssues(
     projectId: number,
     kind: 'cron' | 'uptime',
     monitorIds: number[],
-  ): Promise<{ id: number; groupingKey: string }[]> {
+  ): Promise<{ id: number; groupingKey: string; number: number; state: IssueState; slug: string }[]> {
     if (monitorIds.length === 0) return [];
-    const rows: { id: number; grouping_key: string }[] = await this.issues.query(
-      `SELECT id, grouping_key FROM issues
-        WHERE project_id = $1 AND kind = $2 AND state <> 'resolved' AND merged_into_id IS NULL
-          AND grouping_key LIKE ANY($3::text[])`,
-      [projectId, kind, monitorIds.map((id) => monitorGroupingKey(kind, id, '%'))],
-    );
-    return rows.map((row) => ({ id: row.id, groupingKey: row.grouping_key }));
+    const rows: { id: number; grouping_key: string; number: number; state: IssueState; slug: string }[] =
+      await this.issues.query(
+        `SELECT i.id, i.grouping_key, i.number, i.state, p.slug FROM issues i
+           JOIN projects p ON p.id = i.project_id
+          WHERE i.project_id = $1 AND i.kind = $2 AND i.merged_into_id IS NULL
+            AND i.grouping_key LIKE ANY($3::text[])`,
+        [projectId, kind, monitorIds.map((id) => monitorGroupingKey(kind, id, '%'))],
+      );
+    return rows.map((row) => ({
+      id: row.id,
+      groupingKey: row.grouping_key,
+      number: row.number,
+      state: row.state,
+      slug: row.slug,
+    }));
   }
 
   /** The snapshot of the transaction, for a cursor to tell later which rows moved since. */

@@ -8,7 +8,7 @@ import { plural } from '../util';
 import { CronSetup } from './CronSetup';
 import { MonitorActions } from './MonitorActions';
 import { durationText } from '../monitor-words';
-import { MutedMark, StatusPill, statusWord } from './MonitorStatus';
+import { MonitorIssueLink, MutedMark, StatusPill, statusWord } from './MonitorStatus';
 import { MonitorFrame } from './MonitorFrame';
 import './monitors.css';
 
@@ -110,11 +110,7 @@ function EnvironmentFigure({ environment }: { environment: CronEnvironment }) {
           last <RelTime value={environment.last_check_in_at} /> · next <RelTime value={environment.next_expected_at} />
         </span>
         {environment.consecutive_failures > 0 && <span class="monitor-sub">{plural(environment.consecutive_failures, 'failure')} in a row</span>}
-        {environment.issue_id && (
-          <a class="monitor-sub" href={`/issues/${environment.issue_id}`}>
-            Open issue #{environment.issue_id}
-          </a>
-        )}
+        {environment.issue && <MonitorIssueLink issue={environment.issue} className="monitor-sub" />}
       </dd>
     </div>
   );

@@ -40,3 +40,28 @@ export function MutedMark({ muted }: { muted: boolean }) {
     </span>
   );
 }
+
+/**
+ * A monitor's issue by its short id: the open one, or once it recovered, its last incident (the
+ * same issue, resolved), so that the incident stays one click away.
+ */
+export function MonitorIssueLink({
+  issue,
+  className,
+}: {
+  issue: { id: number; short_id: string; state: string } | null;
+  className?: string;
+}) {
+  if (issue === null) return <span class={className ? `${className} muted` : 'muted'}>none yet</span>;
+  const label =
+    issue.state === 'open'
+      ? `Open issue ${issue.short_id}`
+      : issue.state === 'resolved'
+        ? `Last incident ${issue.short_id} (resolved)`
+        : `Issue ${issue.short_id} (${issue.state})`;
+  return (
+    <a class={className} href={`/issues/${issue.id}`}>
+      {label}
+    </a>
+  );
+}

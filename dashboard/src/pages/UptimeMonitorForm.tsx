@@ -118,7 +118,10 @@ function UptimeMonitorForm({ projectId, monitor }: { projectId: number; monitor:
           onInput={(e) => setUrl(e.currentTarget.value)}
           placeholder="https://shop.example.com/health"
         />
-        <small class="hint">http or https; no user name or password in it, and not a private address.</small>
+        <small class="hint">
+          http or https, with no user name or password in it. Private and loopback addresses only where the
+          installation allows them (UPTIME_ALLOW_PRIVATE_NETWORKS); the server says so when it refuses one.
+        </small>
       </label>
       <fieldset>
         <legend>Request</legend>
@@ -144,6 +147,7 @@ function UptimeMonitorForm({ projectId, monitor }: { projectId: number; monitor:
           <label class="field">
             <span>Body</span>
             <textarea name="body" rows={3} value={body} onInput={(e) => setBody(e.currentTarget.value)} />
+            <small class="hint">A saved body is shown masked: leave it as it is to keep it, and write it again when the monitor moves to another site.</small>
           </label>
         )}
       </fieldset>

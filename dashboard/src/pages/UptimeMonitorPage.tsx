@@ -8,7 +8,7 @@ import { exactTime, plural } from '../util';
 import { PeriodSwitch } from './EventChart';
 import { MonitorActions } from './MonitorActions';
 import { intervalText, msText, percentText } from '../monitor-words';
-import { MutedMark, StatusPill } from './MonitorStatus';
+import { MonitorIssueLink, MutedMark, StatusPill } from './MonitorStatus';
 import { MonitorFrame } from './MonitorFrame';
 import './monitors.css';
 
@@ -157,7 +157,7 @@ function UptimeFigures({ monitor }: { monitor: UptimeMonitor }) {
       <div>
         <dt>Issue</dt>
         <dd>
-          {monitor.issue_id ? <a href={`/issues/${monitor.issue_id}`}>Open issue #{monitor.issue_id}</a> : <span class="muted">none open</span>}
+          <MonitorIssueLink issue={monitor.issue} />
         </dd>
       </div>
     </dl>

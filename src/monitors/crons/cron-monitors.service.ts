@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { MonitorIncidentsService } from '../incidents/monitor-incidents.service';
+import type { MonitorIssueSummary } from '../incidents/monitor-ref';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../common/domain-errors';
 import { decodeKeyCursor, encodeKeyCursor, Page, toPage } from '../../common/pagination';
 import { CONFIG_DEFAULTS, normaliseSlug } from './check-in-record';
@@ -134,7 +135,7 @@ export class CronMonitorsService {
   private async views(monitors: CronMonitorRow[]): Promise<MonitorView[]> {
     const ids = monitors.map((monitor) => monitor.id);
     const environments = await this.monitors.environments(ids);
-    const issues = await this.openIssues(monitors);
+    const issues = await this.monitorIssues(monitors);
     const byMonitor = new Map<number, MonitorEnvironmentRow[]>();
     for (const env of environments) {
       const list = byMonitor.get(env.monitor_id) ?? [];
@@ -144,9 +145,9 @@ export class CronMonitorsService {
     return monitors.map((monitor) => monitorView(monitor, byMonitor.get(monitor.id) ?? [], issues));
   }
 
-  private async openIssues(monitors: CronMonitorRow[]): Promise<Map<string, number>> {
+  private async monitorIssues(monitors: CronMonitorRow[]): Promise<Map<string, MonitorIssueSummary>> {
     if (monitors.length === 0) return new Map();
-    return this.incidents.openIssueIds(
+    return this.incidents.monitorIssues(
       monitors[0].project_id,
       'cron',
       monitors.map((monitor) => monitor.id),
@@ -178,7 +179,7 @@ const iso = (value: Date | null): string | null => (value ? value.toISOString() 
 function monitorView(
   monitor: CronMonitorRow,
   environments: MonitorEnvironmentRow[],
-  issues: Map<string, number>,
+  issues: Map<string, MonitorIssueSummary>,
 ): MonitorView {
   const schedule = scheduleOf(monitor);
   const latest = (values: (Date | null)[], pick: (a: number, b: number) => number) => {
@@ -208,14 +209,18 @@ function monitorView(
       Math.max,
     ),
     created_at: monitor.created_at.toISOString(),
-    environments: environments.map((env) => ({
-      environment: env.environment,
-      status: env.status,
-      last_check_in_at: iso(env.last_check_in_at),
-      next_expected_at: iso(env.next_expected_at),
-      issue_id: issues.get(`${monitor.id}:${env.environment}`) ?? null,
-      consecutive_failures: env.consecutive_failures,
-    })),
+    environments: environments.map((env) => {
+      const issue = issues.get(`${monitor.id}:${env.environment}`) ?? null;
+      return {
+        environment: env.environment,
+        status: env.status,
+        last_check_in_at: iso(env.last_check_in_at),
+        next_expected_at: iso(env.next_expected_at),
+        issue_id: issue !== null && issue.state !== 'resolved' ? issue.id : null,
+        issue,
+        consecutive_failures: env.consecutive_failures,
+      };
+    }),
   };
 }
 

@@ -4,10 +4,11 @@ import { DataSource, EntityManager } from 'typeorm';
 import { IssueActivityRepository } from '../../issues/issue-activity.repository';
 import { IssueSearchRepository } from '../../issues/issue-search.repository';
 import { IssueLockedForBatch, IssuesRepository } from '../../issues/issues.repository';
+import { shortId } from '../../issues/issue-view';
 import { monitorGroupingKey, monitorOfGroupingKey } from '../../issues/monitor-issue-key';
 import { AlertTriggerProducer, RecordedTriggers } from '../../issues/transitions/alert-trigger.producer';
 import { monitorFailureText } from './monitor-failure-text';
-import type { MonitorFailure, MonitorKind, MonitorRef } from './monitor-ref';
+import type { MonitorFailure, MonitorIssueSummary, MonitorKind, MonitorRef } from './monitor-ref';
 
 export interface MonitorIncidentResult {
   /** The monitor's issue; null when its project is gone. */
@@ -141,17 +142,23 @@ export class MonitorIncidentsService {
     await this.triggers.publish(result.triggers);
   }
 
-  /** The unresolved issue of each monitor and environment, keyed `${monitorId}:${environment}`. */
-  async openIssueIds(
+  /** The issue of each monitor and environment that has had one, in any state, by `<monitor id>:<environment>`. */
+  async monitorIssues(
     projectId: number,
     kind: MonitorKind,
     monitorIds: number[],
-  ): Promise<Map<string, number>> {
-    const rows = await this.search.unresolvedMonitorIssues(projectId, kind, monitorIds);
-    const byMonitor = new Map<string, number>();
+  ): Promise<Map<string, MonitorIssueSummary>> {
+    const rows = await this.search.monitorIssues(projectId, kind, monitorIds);
+    const byMonitor = new Map<string, MonitorIssueSummary>();
     for (const row of rows) {
       const monitor = monitorOfGroupingKey(row.groupingKey);
-      if (monitor) byMonitor.set(`${monitor.monitor_id}:${monitor.environment}`, row.id);
+      if (monitor) {
+        byMonitor.set(`${monitor.monitor_id}:${monitor.environment}`, {
+          id: row.id,
+          short_id: shortId(row.slug, row.number),
+          state: row.state,
+        });
+      }
     }
     return byMonitor;
   }

@@ -28,3 +28,6 @@ export interface MonitorFailure {
   checkInId?: string;
   httpStatus?: number | null;
 }
+
+/** A monitor's issue as monitor pages name it: open, or the last incident once resolved. */
+export type { MonitorIssueView as MonitorIssueSummary } from './dto/monitor-issue.response';

@@ -1,14 +1,20 @@
 import { InvalidInputError } from '../../common/domain-errors';
-import { looksMasked, originOf, restoreHeaders } from '../../common/secret-mask';
+import { looksMasked, maskSecret, originOf, restoreHeaders } from '../../common/secret-mask';
 
 /**
- * A monitor's header values are write-only, as channel secrets are (any header may carry a
- * credential): every answer shows them masked, and a client that edits a monitor can only send back
- * what it was shown. Pure rules, for the service.
+ * A monitor's header values and request body are write-only, as channel secrets are (any header
+ * may carry a credential, and a body a token or a password): every answer shows them masked, and a
+ * client that edits a monitor can only send back what it was shown. Pure rules, for the service.
  */
 
 /** For a new monitor: a masked-looking value is a copy of another monitor's view, not a value. */
-export function rejectMaskedHeaders(submitted: Record<string, unknown> | undefined): void {
+export function rejectMaskedHeaders(
+  submitted: Record<string, unknown> | undefined,
+  body?: string | null,
+): void {
+  if (typeof body === 'string' && looksMasked(body)) {
+    throw new InvalidInputError('body is a masked value: send the body itself');
+  }
   for (const [name, value] of Object.entries(submitted ?? {})) {
     if (typeof value === 'string' && looksMasked(value)) {
       throw new InvalidInputError(`headers.${name} is a masked value: send the value itself`);
@@ -45,4 +51,34 @@ export function restoreMaskedHeaders(
     throw new InvalidInputError(`headers.${kept[0]} must be sent again when url moves to another origin`);
   }
   return headers;
+}
+
+/** The body as answers show it: masked, as header values are; null stays null (no body). */
+export function maskBody(body: string | null): string | null {
+  return body === null ? null : maskSecret(body);
+}
+
+/**
+ * The body to store after a change: left out, or sent back as the mask of the stored body, it is
+ * kept (while the URL stays on the same origin, as for headers); another masked-looking value is
+ * refused; anything else, null included, replaces it.
+ */
+export function restoreMaskedBody(
+  submitted: string | null | undefined,
+  stored: string | null,
+  url: string,
+  storedUrl: string,
+): string | null {
+  const keeps = submitted === undefined || (stored !== null && submitted === maskSecret(stored));
+  if (!keeps) {
+    if (typeof submitted === 'string' && looksMasked(submitted)) {
+      throw new InvalidInputError('body is a masked value: send the new body, or the masked value unchanged');
+    }
+    return submitted ?? null;
+  }
+  const origin = originOf(url);
+  if (stored !== null && origin !== undefined && origin !== originOf(storedUrl)) {
+    throw new InvalidInputError('body must be sent again when url moves to another origin');
+  }
+  return stored;
 }

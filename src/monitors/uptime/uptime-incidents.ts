@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { MonitorIncidentsService } from '../incidents/monitor-incidents.service';
-import type { MonitorFailure, MonitorRef } from '../incidents/monitor-ref';
+import type { MonitorFailure, MonitorIssueSummary, MonitorRef } from '../incidents/monitor-ref';
 
 /** Names an uptime monitor to the incidents it opens (one issue per monitor and environment). */
 export type UptimeIncidentRef = MonitorRef & { kind: 'uptime' };
@@ -23,8 +23,8 @@ export abstract class UptimeIncidents {
     manager: EntityManager,
   ): Promise<AfterCommit>;
   abstract monitorRecovered(ref: UptimeIncidentRef, at: Date, manager: EntityManager): Promise<AfterCommit>;
-  /** The open issue of each monitor, by monitor id. */
-  abstract openIssueIds(projectId: number, monitorIds: number[]): Promise<Map<number, number>>;
+  /** The issue of each monitor that has had one (open, or its last incident), by monitor id. */
+  abstract monitorIssues(projectId: number, monitorIds: number[]): Promise<Map<number, MonitorIssueSummary>>;
 }
 
 /** The environment uptime incidents are filed under: monitors have none of their own. */
@@ -51,12 +51,12 @@ export class MonitorUptimeIncidents extends UptimeIncidents {
     return () => this.incidents.publish(result);
   }
 
-  async openIssueIds(projectId: number, monitorIds: number[]): Promise<Map<number, number>> {
-    const open = await this.incidents.openIssueIds(projectId, 'uptime', monitorIds);
-    const byMonitor = new Map<number, number>();
+  async monitorIssues(projectId: number, monitorIds: number[]): Promise<Map<number, MonitorIssueSummary>> {
+    const issues = await this.incidents.monitorIssues(projectId, 'uptime', monitorIds);
+    const byMonitor = new Map<number, MonitorIssueSummary>();
     for (const id of monitorIds) {
-      const issueId = open.get(`${id}:${UPTIME_ENVIRONMENT}`);
-      if (issueId !== undefined) byMonitor.set(id, issueId);
+      const issue = issues.get(`${id}:${UPTIME_ENVIRONMENT}`);
+      if (issue !== undefined) byMonitor.set(id, issue);
     }
     return byMonitor;
   }

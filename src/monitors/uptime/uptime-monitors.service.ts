@@ -7,8 +7,14 @@ import type { CheckPeriod, CreateUptimeMonitorDto, UpdateUptimeMonitorDto } from
 import type { UptimeCheckView, UptimeMonitorView, UptimePercents } from './dto/uptime-monitor.response';
 import { UptimeChecksRepository, CheckCounts } from './uptime-checks.repository';
 import { UptimeClock } from './uptime-clock';
-import { rejectMaskedHeaders, restoreMaskedHeaders } from './uptime-header-secrets';
+import {
+  maskBody,
+  rejectMaskedHeaders,
+  restoreMaskedBody,
+  restoreMaskedHeaders,
+} from './uptime-header-secrets';
 import { UptimeIncidents } from './uptime-incidents';
+import type { MonitorIssueSummary } from '../incidents/monitor-ref';
 import { checkSettings, DEFAULT_SETTINGS, UptimeSettings } from './uptime-monitor-rules';
 import { UptimeMonitorRow, UptimeMonitorsRepository } from './uptime-monitors.repository';
 import { uptimePercent } from './uptime-percent';
@@ -41,7 +47,7 @@ export class UptimeMonitorsService {
   }
 
   async create(projectId: number, body: CreateUptimeMonitorDto): Promise<UptimeMonitorView> {
-    rejectMaskedHeaders(body.headers);
+    rejectMaskedHeaders(body.headers, body.body);
     const settings = await this.checked(merge({ ...DEFAULT_SETTINGS, name: body.name, url: body.url }, body));
     // Due at once: a new monitor shows a first result within a tick.
     const row = await this.monitors.insert(projectId, settings, this.clock.now());
@@ -50,9 +56,11 @@ export class UptimeMonitorsService {
 
   async update(projectId: number, id: number, body: UpdateUptimeMonitorDto): Promise<UptimeMonitorView> {
     const current = await this.findOrFail(projectId, id);
-    const headers = restoreMaskedHeaders(body.headers, current.headers, body.url ?? current.url, current.url);
+    const url = body.url ?? current.url;
+    const headers = restoreMaskedHeaders(body.headers, current.headers, url, current.url);
+    const requestBody = restoreMaskedBody(body.body, current.body, url, current.url);
     const settings = await this.checked(
-      merge(settingsOf(current), { ...body, headers: headers as Record<string, string> }),
+      merge(settingsOf(current), { ...body, headers: headers as Record<string, string>, body: requestBody }),
     );
     const newUrl = settings.url !== current.url;
     const newInterval = settings.intervalSeconds !== current.interval_seconds;
@@ -127,7 +135,7 @@ export class UptimeMonitorsService {
     const ids = rows.map((row) => row.id);
     const [uptime, issues, trends] = await Promise.all([
       this.uptimeOf(ids),
-      this.incidents.openIssueIds(projectId, ids),
+      this.incidents.monitorIssues(projectId, ids),
       this.responseTrends(ids),
     ]);
     return rows.map((row) => ({
@@ -198,7 +206,7 @@ const iso = (value: Date | null) => (value === null ? null : new Date(value).toI
 function toView(
   row: UptimeMonitorRow,
   uptime: UptimePercents,
-  issueId: number | null,
+  issue: MonitorIssueSummary | null,
 ): Omit<UptimeMonitorView, 'response_ms_24h'> {
   return {
     id: row.id,
@@ -208,7 +216,8 @@ function toView(
     method: row.method,
     // Write-only: any header may carry a credential, and every reader of the project sees this.
     headers: maskHeaderValues(row.headers),
-    body: row.body,
+    // Write-only as well: a body may carry a token or a password.
+    body: maskBody(row.body),
     expected_status: { min: row.expected_status_min, max: row.expected_status_max },
     body_contains: row.body_contains,
     interval_seconds: row.interval_seconds,
@@ -225,7 +234,8 @@ function toView(
     last_error: row.last_error,
     next_check_at: iso(row.next_due_at)!,
     tls_expires_at: iso(row.tls_expires_at),
-    issue_id: issueId,
+    issue_id: issue !== null && issue.state !== 'resolved' ? issue.id : null,
+    issue,
     uptime,
     created_at: iso(row.created_at)!,
   };

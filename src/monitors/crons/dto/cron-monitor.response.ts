@@ -1,3 +1,4 @@
+import { MonitorIssueView } from '../../incidents/dto/monitor-issue.response';
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 
 const STATUSES = ['ok', 'error', 'missed', 'timeout', 'in_progress', 'pending'];
@@ -32,6 +33,13 @@ export class MonitorEnvironmentView {
     description: 'The open issue of this monitor and environment.',
   })
   issue_id: number | null;
+
+  @ApiProperty({
+    type: () => MonitorIssueView,
+    nullable: true,
+    description: 'Its issue: the open one, or the last incident once resolved (null before the first).',
+  })
+  issue: MonitorIssueView | null;
 
   @ApiProperty()
   consecutive_failures: number;

@@ -1,3 +1,4 @@
+import { MonitorIssueView } from '../../incidents/dto/monitor-issue.response';
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { UPTIME_METHODS } from '../uptime-monitor-rules';
 
@@ -104,6 +105,13 @@ export class UptimeMonitorView {
 
   @ApiProperty({ type: Number, nullable: true, description: 'the open issue of this monitor' })
   issue_id: number | null;
+
+  @ApiProperty({
+    type: () => MonitorIssueView,
+    nullable: true,
+    description: 'Its issue: the open one, or the last incident once resolved (null before the first).',
+  })
+  issue: MonitorIssueView | null;
 
   @ApiProperty({ type: UptimePercents })
   uptime: UptimePercents;
