@@ -424,6 +424,24 @@ describe('monitor issues from cron thresholds', () => {
       30_000,
     );
     expect((await environment(project, 'thresholds')).issue_id).toBeNull();
+    // The issue page lists the failures themselves: the check-ins that counted on it.
+    const all = (await t.api().get(`/api/projects/${project.id}/monitors/thresholds/check-ins`).expect(200))
+      .body.data as { id: string; status: string }[];
+    const failed = (
+      await t
+        .api()
+        .get(`/api/projects/${project.id}/monitors/thresholds/check-ins`)
+        .query({ status: 'failed' })
+        .expect(200)
+    ).body.data as { id: string; status: string }[];
+    expect(failed.length).toBeGreaterThanOrEqual(3);
+    expect(failed).toEqual(all.filter((checkIn) => ['error', 'missed', 'timeout'].includes(checkIn.status)));
+    const wrong = await t
+      .api()
+      .get(`/api/projects/${project.id}/monitors/thresholds/check-ins`)
+      .query({ status: 'broken' })
+      .expect(400);
+    expect(wrong.body.error).toMatch(/^status must be one of/);
     // Resolved, the environment still names its last incident, for the monitor page to link.
     expect((await environment(project, 'thresholds')).issue).toEqual({
       id: issueId,

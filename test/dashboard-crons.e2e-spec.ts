@@ -236,8 +236,53 @@ describe('dashboard cron monitors (browser)', () => {
     await issueLink.click();
     await page.waitForURL(/\/issues\/\d+$/);
     await page.locator('h1').first().waitFor();
+    await expectMonitorIssuePage(page);
     await screenshot(page, 'cron-monitor-issue-1280');
+    const issuePhone = await openPhonePage(browser, context, t.url, problems);
+    try {
+      await issuePhone.mobile.goto(page.url());
+      await expectMonitorIssuePage(issuePhone.mobile);
+      expect(await overflow(issuePhone.mobile)).toBeLessThanOrEqual(0);
+      await screenshot(issuePhone.mobile, 'cron-monitor-issue-390');
+    } finally {
+      await issuePhone.phone.close();
+    }
   });
+
+  /**
+   * A cron monitor's issue is no dead end: the monitor is linked, its failures are listed (the
+   * failed check-ins of the issue's environment), and no event controls are shown without events.
+   */
+  async function expectMonitorIssuePage(target: Page): Promise<void> {
+    const panel = target.getByRole('region', { name: 'Monitor' });
+    await panel.waitFor();
+    expect(await panel.getByRole('link', { name: SLUG }).getAttribute('href')).toBe(
+      `/projects/${project.id}/monitors/cron/${SLUG}`,
+    );
+    await target.getByRole('heading', { name: 'Failed check-ins' }).waitFor();
+    const statuses = target.locator('.checkin-timeline li');
+    await statuses.first().waitFor();
+    const shown = await statuses.evaluateAll((items) =>
+      items.map((item) => item.getAttribute('data-status')),
+    );
+    const failures = (await listCheckIns()).filter((row) =>
+      ['error', 'missed', 'timeout'].includes(row.status),
+    );
+    expect(shown).toEqual(failures.map((row) => row.status));
+    expect(await target.locator('.issue-stats dt').first().innerText()).toMatch(/^failures$/i);
+    await settledCount(target.getByRole('heading', { name: 'Events', exact: true }), 0);
+    expect(await target.getByText('Select an event to see its details').count()).toBe(0);
+    expect(await target.getByText('No events stored').count()).toBe(0);
+    expect(await target.locator('.events-panel').count()).toBe(0);
+    expect(await target.getByText(/events · last/).count()).toBe(0);
+    // All of them, ok runs included, one switch away.
+    await target.getByLabel('Failures only').uncheck();
+    await target.getByRole('heading', { name: 'Check-ins', exact: true }).waitFor();
+    await settled(
+      () => statuses.evaluateAll((items) => items.map((item) => item.getAttribute('data-status'))),
+      (value) => expect(value).toContain('ok'),
+    );
+  }
 
   it('creates, edits, mutes and deletes a monitor, showing the server’s refusals', async () => {
     await page.goto(`/projects/${project.id}/monitors/cron/new`);

@@ -190,6 +190,36 @@ describe('dashboard uptime monitors and status page (browser)', () => {
     ).toMatch(/^\/issues\/\d+$/);
     await screenshot(page, 'uptime-monitor-1280');
 
+    // The issue shows the monitor, linked, and its failed checks, not event controls without events.
+    const issueHref = await page
+      .locator('.monitor-figures')
+      .getByRole('link', { name: /^Open issue STATUS-SHOP-\d+$/ })
+      .getAttribute('href');
+    for (const [width, height, name] of [
+      [1280, 800, 'uptime-monitor-issue-1280'],
+      [390, 844, 'uptime-monitor-issue-390'],
+    ] as const) {
+      const issuePage = await context.newPage();
+      try {
+        await issuePage.setViewportSize({ width, height });
+        await issuePage.goto(issueHref!);
+        const panel = issuePage.getByRole('region', { name: 'Monitor' });
+        await panel.waitFor();
+        expect(await panel.getByRole('link', { name: 'Checkout API' }).getAttribute('href')).toBe(
+          `/projects/${project.id}/monitors/uptime/${monitors['Checkout API']}`,
+        );
+        await settledCount(issuePage.locator('.check-errors tbody tr'), 1);
+        expect(await issuePage.locator('.check-errors tbody tr').first().innerText()).toContain('HTTP 503');
+        expect(await issuePage.locator('.issue-stats dt').first().innerText()).toMatch(/^failures$/i);
+        expect(await issuePage.locator('.events-panel').count()).toBe(0);
+        expect(await issuePage.getByText(/events · last/).count()).toBe(0);
+        expect(await overflow(issuePage)).toBeLessThanOrEqual(0);
+        await screenshot(issuePage, name);
+      } finally {
+        await issuePage.close();
+      }
+    }
+
     await page.getByRole('group', { name: 'Chart period' }).getByRole('button', { name: '7d' }).click();
     await page.getByRole('heading', { name: 'Response times · last 7 days' }).waitFor();
     await settledCount(page.locator('.check-errors tbody tr'), 5);

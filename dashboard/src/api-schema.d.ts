@@ -8427,6 +8427,8 @@ export interface operations {
         parameters: {
             query?: {
                 environment?: string;
+                /** @description Only check-ins of this status; `failed`: error, missed and timed out ones (what counts on the issue). */
+                status?: "in_progress" | "ok" | "error" | "missed" | "timeout" | "failed";
                 cursor?: string;
                 limit?: number;
             };

@@ -134,16 +134,36 @@ function checkInDetail(checkIn: CheckIn): string {
   return parts.join(' · ');
 }
 
-function CheckIns({ projectId, monitor }: { projectId: number; monitor: CronMonitor }) {
+/**
+ * A monitor's check-ins, latest first, with their durations. On a monitor's issue it opens on the
+ * issue's environment and on the failures alone (what counted on the issue), with a switch to all.
+ */
+export function CheckIns({
+  projectId,
+  monitor,
+  initialEnvironment,
+  initialFailuresOnly = false,
+}: {
+  projectId: number;
+  monitor: CronMonitor;
+  initialEnvironment?: string;
+  initialFailuresOnly?: boolean;
+}) {
   const environments = monitor.environments.map((environment) => environment.environment);
-  const [environment, setEnvironment] = useState(environments[0] ?? '');
+  const [environment, setEnvironment] = useState(initialEnvironment ?? environments[0] ?? '');
+  const [failuresOnly, setFailuresOnly] = useState(initialFailuresOnly);
   const checkIns = useCursorPages(
     (cursor) =>
       call(
         client.GET('/api/projects/{id}/monitors/{slug}/check-ins', {
           params: {
             path: { id: projectId, slug: monitor.slug },
-            query: { environment: environment || undefined, cursor, limit: CHECK_INS_PAGE },
+            query: {
+              environment: environment || undefined,
+              status: failuresOnly ? 'failed' : undefined,
+              cursor,
+              limit: CHECK_INS_PAGE,
+            },
           },
         }),
       ),
@@ -152,14 +172,18 @@ function CheckIns({ projectId, monitor }: { projectId: number; monitor: CronMoni
   useEffect(() => {
     checkIns.clear();
     void checkIns.load(null);
-  }, [projectId, monitor.slug, environment, monitor.last_check_in_at]);
+  }, [projectId, monitor.slug, environment, failuresOnly, monitor.last_check_in_at]);
   const shown = [...checkIns.items].reverse();
   const durations = shown.filter((checkIn) => checkIn.status !== 'missed');
   const max = Math.max(0, ...durations.map((checkIn) => checkIn.duration_ms ?? 0));
   return (
     <section class="card" aria-labelledby="check-ins-title">
       <div class="section-head">
-        <h2 id="check-ins-title">Check-ins</h2>
+        <h2 id="check-ins-title">{failuresOnly ? 'Failed check-ins' : 'Check-ins'}</h2>
+        <label class="inline-field">
+          <input type="checkbox" checked={failuresOnly} onChange={(e) => setFailuresOnly(e.currentTarget.checked)} />
+          <span>Failures only</span>
+        </label>
         {environments.length > 1 && (
           <label class="inline-field">
             <span>Environment</span>
@@ -176,7 +200,11 @@ function CheckIns({ projectId, monitor }: { projectId: number; monitor: CronMoni
       <ErrorMessage error={checkIns.error} onRetry={() => void checkIns.load(null)} />
       {checkIns.items.length === 0 && checkIns.loading && <Loading label="Loading check-ins…" />}
       {checkIns.items.length === 0 && !checkIns.loading && !checkIns.error && (
-        <Empty title="No check-ins yet">Send the first one with one of the snippets below; runs that do not report are marked missed.</Empty>
+        failuresOnly ? (
+          <Empty title="No failed check-ins">None of the check-ins kept failed.</Empty>
+        ) : (
+          <Empty title="No check-ins yet">Send the first one with one of the snippets below; runs that do not report are marked missed.</Empty>
+        )
       )}
       {durations.length > 0 && (
         <figure class="chart">

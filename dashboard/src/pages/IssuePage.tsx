@@ -15,6 +15,7 @@ import { Comments } from './IssueComments';
 import { IssueFeedback } from './FeedbackPage';
 import { IssueTags } from './IssueTags';
 import { IssueReleases } from './IssueReleases';
+import { MonitorIssuePanel } from './MonitorIssuePanel';
 import { ReleaseLink } from './ReleaseFigures';
 import { lastListUrl, rememberedListUrl } from './IssueListPlace';
 import { LevelMarker, StateBadge } from './IssueMarkers';
@@ -156,6 +157,8 @@ export function IssuePage({ issueId }: { issueId: number }) {
   if (issue.error) return <ErrorMessage error={issue.error} onRetry={issue.reload} status={issue.status} />;
   if (!issue.data || mergedInto !== null) return <Loading label="Loading issue…" />;
   const current = issue.data;
+  // A monitor's issue counts its failures, not events: it shows the monitor and its failures instead.
+  const isMonitorIssue = current.kind !== 'error' && current.monitor !== null;
   const condition = stateCondition(current);
   const mergedFrom = location.query.get('merged_from');
 
@@ -203,10 +206,10 @@ export function IssuePage({ issueId }: { issueId: number }) {
           {current.culprit && <p class="culprit mono">{current.culprit}</p>}
           <dl class="issue-stats">
             <div>
-              <dt>Events</dt>
+              <dt>{isMonitorIssue ? 'Failures' : 'Events'}</dt>
               <dd>{current.event_count.toLocaleString()}</dd>
             </div>
-            {typeof current.user_count === 'number' && (
+            {typeof current.user_count === 'number' && !isMonitorIssue && (
               <div>
                 <dt>Users affected</dt>
                 <dd>{current.user_count.toLocaleString()}</dd>
@@ -268,7 +271,7 @@ export function IssuePage({ issueId }: { issueId: number }) {
               </dd>
             </div>
           </dl>
-          <IssueReleases issue={current} />
+          {!isMonitorIssue && <IssueReleases issue={current} />}
         </div>
         <div class="issue-side">
           {triage && (
@@ -298,73 +301,79 @@ export function IssuePage({ issueId }: { issueId: number }) {
         <ActivityLog issueId={issueId} reloadKey={activityReload} people={people.data} />
       </div>
 
-      <div class="card">
-        <EventChart of={{ issueId }} storageKey="chart-period:issue" />
-      </div>
-      <IssueTags issueId={issueId} />
+      {isMonitorIssue ? (
+        <MonitorIssuePanel issue={current} />
+      ) : (
+        <>
+        <div class="card">
+          <EventChart of={{ issueId }} storageKey="chart-period:issue" />
+        </div>
+        <IssueTags issueId={issueId} />
 
-      <div class="issue-layout">
-        <aside class="card events-panel" aria-labelledby="events-title">
-          <h2 id="events-title">Events</h2>
-          <p class="muted small">Newest first</p>
-          <ErrorMessage error={eventsError} onRetry={() => void loadEvents(null)} />
-          {events.length === 0 && eventsLoading && <Loading label="Loading events…" />}
-          {events.length === 0 && !eventsLoading && !eventsError && (
-            <Empty title="No events stored for this issue." />
-          )}
-          <ul class="event-list">
-            {events.map((event) => {
-              const active = event.id === selectedId;
-              const user = event.user?.email ?? event.user?.id ?? null;
-              return (
-                <li key={event.id}>
-                  <a
-                    href={`/issues/${issueId}${qs({ event: event.id })}`}
-                    class={active ? 'event-item active' : 'event-item'}
-                    aria-current={active ? 'true' : undefined}
-                    onClick={(clickEvent) => {
-                      clickEvent.preventDefault();
-                      showEvent(event.id);
-                    }}
-                  >
-                    <span class="event-item-time">
-                      <RelTime value={event.timestamp} />
-                    </span>
-                    <span class="event-item-meta muted small">
-                      {[event.environment, event.release, user].filter(Boolean).join(' · ') ||
-                        event.id.slice(0, 8)}
-                    </span>
-                    {event.attachment_count > 0 && (
-                      <span class="event-item-files small">{filesText(event.attachment_count)}</span>
-                    )}
-                  </a>
-                </li>
-              );
-            })}
-          </ul>
-          {nextCursor && (
-            <button
-              type="button"
-              class="btn btn-small btn-block"
-              disabled={eventsLoading}
-              onClick={() => void loadEvents(nextCursor)}
-            >
-              {eventsLoading ? 'Loading…' : 'Load older events'}
-            </button>
-          )}
-        </aside>
+        <div class="issue-layout">
+          <aside class="card events-panel" aria-labelledby="events-title">
+            <h2 id="events-title">Events</h2>
+            <p class="muted small">Newest first</p>
+            <ErrorMessage error={eventsError} onRetry={() => void loadEvents(null)} />
+            {events.length === 0 && eventsLoading && <Loading label="Loading events…" />}
+            {events.length === 0 && !eventsLoading && !eventsError && (
+              <Empty title="No events stored for this issue." />
+            )}
+            <ul class="event-list">
+              {events.map((event) => {
+                const active = event.id === selectedId;
+                const user = event.user?.email ?? event.user?.id ?? null;
+                return (
+                  <li key={event.id}>
+                    <a
+                      href={`/issues/${issueId}${qs({ event: event.id })}`}
+                      class={active ? 'event-item active' : 'event-item'}
+                      aria-current={active ? 'true' : undefined}
+                      onClick={(clickEvent) => {
+                        clickEvent.preventDefault();
+                        showEvent(event.id);
+                      }}
+                    >
+                      <span class="event-item-time">
+                        <RelTime value={event.timestamp} />
+                      </span>
+                      <span class="event-item-meta muted small">
+                        {[event.environment, event.release, user].filter(Boolean).join(' · ') ||
+                          event.id.slice(0, 8)}
+                      </span>
+                      {event.attachment_count > 0 && (
+                        <span class="event-item-files small">{filesText(event.attachment_count)}</span>
+                      )}
+                    </a>
+                  </li>
+                );
+              })}
+            </ul>
+            {nextCursor && (
+              <button
+                type="button"
+                class="btn btn-small btn-block"
+                disabled={eventsLoading}
+                onClick={() => void loadEvents(nextCursor)}
+              >
+                {eventsLoading ? 'Loading…' : 'Load older events'}
+              </button>
+            )}
+          </aside>
 
-        <section class="card event-panel" aria-labelledby="event-title">
-          <div class="section-head">
-            <h2 id="event-title">{selectedId ? 'Event' : 'Event details'}</h2>
-            {selected.data && <EventNavigation issueId={issueId} event={selected.data} onShow={showEvent} />}
-          </div>
-          <ErrorMessage error={selected.error} onRetry={selected.reload} />
-          {selectedId && selected.loading && <Loading label="Loading event…" />}
-          {!selectedId && !eventsLoading && <p class="muted">Select an event to see its details.</p>}
-          {selected.data && !selected.loading && <EventDetail event={selected.data} />}
-        </section>
-      </div>
+          <section class="card event-panel" aria-labelledby="event-title">
+            <div class="section-head">
+              <h2 id="event-title">{selectedId ? 'Event' : 'Event details'}</h2>
+              {selected.data && <EventNavigation issueId={issueId} event={selected.data} onShow={showEvent} />}
+            </div>
+            <ErrorMessage error={selected.error} onRetry={selected.reload} />
+            {selectedId && selected.loading && <Loading label="Loading event…" />}
+            {!selectedId && !eventsLoading && <p class="muted">Select an event to see its details.</p>}
+            {selected.data && !selected.loading && <EventDetail event={selected.data} />}
+          </section>
+        </div>
+        </>
+      )}
     </>
   );
 }

@@ -164,7 +164,7 @@ function UptimeFigures({ monitor }: { monitor: UptimeMonitor }) {
   );
 }
 
-function UptimeChecks({ projectId, monitorId }: { projectId: number; monitorId: number }) {
+export function UptimeChecks({ projectId, monitorId }: { projectId: number; monitorId: number }) {
   const [period, setPeriod] = useState<UptimePeriod>('24h');
   const checks = useAsync(
     () =>

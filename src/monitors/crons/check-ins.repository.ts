@@ -112,18 +112,23 @@ export class CheckInsRepository {
     return rows.map((row) => row.id);
   }
 
-  /** A page of a monitor's check-ins, newest first, after the cursor's (created_at, id). */
+  /** A page of a monitor's check-ins (of these statuses), newest first, after the cursor's (created_at, id). */
   list(
     monitorId: number,
     environment: string | undefined,
     after: { at: Date; id: string } | undefined,
     limit: number,
+    statuses?: CheckInStatus[],
   ): Promise<CheckInRow[]> {
     const params: unknown[] = [monitorId, limit];
     let where = 'monitor_id = $1';
     if (environment !== undefined) {
       params.push(environment);
       where += ` AND environment = $${params.length}`;
+    }
+    if (statuses !== undefined) {
+      params.push(statuses);
+      where += ` AND status = ANY($${params.length}::text[])`;
     }
     if (after) {
       params.push(after.at, after.id);

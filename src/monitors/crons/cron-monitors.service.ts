@@ -6,7 +6,7 @@ import type { MonitorIssueSummary } from '../incidents/monitor-ref';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../common/domain-errors';
 import { decodeKeyCursor, encodeKeyCursor, Page, toPage } from '../../common/pagination';
 import { CONFIG_DEFAULTS, normaliseSlug } from './check-in-record';
-import { CheckInRow, CheckInsRepository } from './check-ins.repository';
+import { CheckInRow, CheckInsRepository, CheckInStatus } from './check-ins.repository';
 import {
   describeSchedule,
   MAX_MARGIN_MINUTES,
@@ -23,8 +23,14 @@ import {
   CronMonitorsRepository,
   MonitorEnvironmentRow,
 } from './cron-monitors.repository';
-import type { CreateCronMonitorDto, UpdateCronMonitorDto } from './dto/cron-monitor.dto';
+import type {
+  CHECK_IN_STATUS_FILTERS,
+  CreateCronMonitorDto,
+  UpdateCronMonitorDto,
+} from './dto/cron-monitor.dto';
 import type { CheckInView, MonitorView } from './dto/cron-monitor.response';
+
+type CheckInStatusFilter = (typeof CHECK_IN_STATUS_FILTERS)[number];
 import { marginMs, scheduleOf, worstStatus } from './cron-state';
 
 const DEFAULT_CHECK_IN_PAGE = 100;
@@ -123,12 +129,24 @@ export class CronMonitorsService {
   async checkInPage(
     projectId: number,
     slug: string,
-    query: { environment?: string; cursor?: string; limit?: number },
+    query: { environment?: string; status?: CheckInStatusFilter; cursor?: string; limit?: number },
   ): Promise<Page<CheckInView>> {
     const monitor = await this.findOrFail(projectId, slug);
     const limit = query.limit ?? DEFAULT_CHECK_IN_PAGE;
     const after = decodeKeyCursor(query.cursor, 'uuid');
-    const rows = await this.checkIns.list(monitor.id, query.environment || undefined, after, limit + 1);
+    const statuses: CheckInStatus[] | undefined =
+      query.status === undefined
+        ? undefined
+        : query.status === 'failed'
+          ? ['error', 'missed', 'timeout']
+          : [query.status];
+    const rows = await this.checkIns.list(
+      monitor.id,
+      query.environment || undefined,
+      after,
+      limit + 1,
+      statuses,
+    );
     return toPage(rows, limit, (row) => encodeKeyCursor({ at: row.created_at, id: row.id }), checkInView);
   }
 

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
+  IsIn,
   IsBoolean,
   IsInt,
   IsNotEmpty,
@@ -101,12 +102,24 @@ export class UpdateCronMonitorDto extends CronMonitorSettingsDto {
   muted?: boolean;
 }
 
+/** The statuses a check-in list can be narrowed to; `failed` is error, missed and timeout together. */
+export const CHECK_IN_STATUS_FILTERS = ['in_progress', 'ok', 'error', 'missed', 'timeout', 'failed'] as const;
+
 export class CheckInListQueryDto {
   @ApiPropertyOptional()
   @IsOptional()
   @IsString()
   @MaxLength(64)
   environment?: string;
+
+  @ApiPropertyOptional({
+    enum: CHECK_IN_STATUS_FILTERS,
+    description:
+      'Only check-ins of this status; `failed`: error, missed and timed out ones (what counts on the issue).',
+  })
+  @IsOptional()
+  @IsIn(CHECK_IN_STATUS_FILTERS, { message: `status must be one of ${CHECK_IN_STATUS_FILTERS.join(', ')}` })
+  status?: (typeof CHECK_IN_STATUS_FILTERS)[number];
 
   @ApiPropertyOptional()
   @IsOptional()
