@@ -355,6 +355,7 @@ describe('issues and events', () => {
         environment: null,
         release: null,
         user: null,
+        attachment_count: 0,
       });
       expect(response.body.data[1]).toEqual({
         id: stored[2].id,
@@ -365,6 +366,7 @@ describe('issues and events', () => {
         environment: 'production',
         release: 'web@1.2.3',
         user: { id: '42', email: 'jane@example.com' },
+        attachment_count: 0,
       });
       expect(response.body.data[1]).not.toHaveProperty('exception');
     });
