@@ -174,8 +174,15 @@ describe('dashboard uptime monitors and status page (browser)', () => {
       (value) => expect(value).toContain('Down'),
     );
     await page.locator('.chart-col').first().waitFor();
-    // 24 hours of hourly checks (the last one failed), then the failures listed.
-    await settledCount(page.locator('.chart-col[data-ok="false"]'), 1);
+    // 24 hours on a real time axis: 48 half hours, of which the hourly checks fill every other
+    // one; the last check failed, so one bucket is failed, and the strip fills it red in whole.
+    await settledCount(page.locator('.chart-col'), 48);
+    await settledCount(page.locator('.chart-col[data-checks="1"]'), 24);
+    await settledCount(page.locator('.chart-col:not([data-failures="0"])'), 1);
+    expect(await page.locator('.share-cell.share-all .share-fill').getAttribute('style')).toContain(
+      'height: 100',
+    );
+    expect(new Set(await page.locator('.chart-labels span').allInnerTexts()).size).toBe(3);
     await settledCount(page.locator('.check-errors tbody tr'), 1);
     await settled(
       () => page.locator('.check-errors').innerText(),
@@ -213,8 +220,8 @@ describe('dashboard uptime monitors and status page (browser)', () => {
         expect(await issuePage.locator('.issue-stats dt').first().innerText()).toMatch(/^failures$/i);
         expect(await issuePage.locator('.events-panel').count()).toBe(0);
         expect(await issuePage.getByText(/events · last/).count()).toBe(0);
-        expect(await overflow(issuePage)).toBeLessThanOrEqual(0);
         await screenshot(issuePage, name);
+        expect(await overflow(issuePage)).toBeLessThanOrEqual(0);
       } finally {
         await issuePage.close();
       }

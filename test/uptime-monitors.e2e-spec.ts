@@ -491,23 +491,31 @@ describe('uptime monitors', () => {
       response_ms_24h: view.response_ms_24h,
     });
 
-    const raw = (await expectStatus(t.api().get(`${base()}/${monitor.id}/checks?period=24h`), 200)).body.data;
-    expect(raw.map((point: { ok: boolean }) => point.ok)).toEqual(lastDay.map(([, ok]) => ok));
-    expect(raw[1]).toMatchObject({
-      ok: false,
-      status_code: 503,
-      error: 'HTTP 503, expected 200–299',
-      checks: 1,
-    });
-    expect(raw[0].response_ms).toEqual(expect.any(Number));
-    const hourly = (await expectStatus(t.api().get(`${base()}/${monitor.id}/checks?period=7d`), 200)).body
-      .data;
-    expect(hourly).toHaveLength(2);
+    // The series: fixed buckets over the period (see uptime-series.e2e-spec.ts), holding every check.
+    type Bucket = { checks: number; failures: number };
+    const sum = (points: Bucket[]) =>
+      points.reduce((total, point) => [total[0] + point.checks, total[1] + point.failures], [0, 0]);
+    const dayBuckets = (await expectStatus(t.api().get(`${base()}/${monitor.id}/checks?period=24h`), 200))
+      .body.data;
+    expect(dayBuckets).toHaveLength(48);
+    expect(sum(dayBuckets)).toEqual([lastDay.length, lastDay.filter(([, ok]) => !ok).length]);
+    const week = (await expectStatus(t.api().get(`${base()}/${monitor.id}/checks?period=7d`), 200)).body.data;
+    expect(week).toHaveLength(168);
     expect(
-      hourly.map((point: { checks: number; failures: number }) => [point.checks, point.failures]),
+      week.filter((point: Bucket) => point.checks > 0).map((point: Bucket) => [point.checks, point.failures]),
     ).toEqual([
       [3, 2],
       [4, 1],
+    ]);
+    const failed = (await expectStatus(t.api().get(`${base()}/${monitor.id}/failures?period=24h`), 200)).body
+      .data;
+    expect(failed).toEqual([
+      expect.objectContaining({
+        until: null,
+        status_code: 503,
+        error: 'HTTP 503, expected 200–299',
+        checks: 1,
+      }),
     ]);
     await expectStatus(t.api().get(`${base()}/${monitor.id}/checks?period=1y`), 400);
 

@@ -1189,6 +1189,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{projectId}/uptime-monitors/{monitorId}/failures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["UptimeController_failures"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{projectId}/status-page": {
         parameters: {
             query?: never;
@@ -3168,28 +3184,55 @@ export interface components {
              */
             url?: string;
         };
-        /** @description One point of the response-time series: a check (24h), or a bucket of checks (7d: an hour, 30d: 6 hours). */
+        /** @description One bucket of the response-time series, every bucket of the period there (24h: 30 minutes, 7d: an hour, 30d: 6 hours), empty ones with no checks. */
         UptimeCheckView: {
             /**
              * Format: date-time
-             * @description when checked, or the start of the bucket
+             * @description the start of the bucket
              */
             t: string;
-            /** @description the check passed; for a bucket, every check of it passed */
+            /** @description no check of the bucket failed (true for an empty one) */
             ok: boolean;
-            /** @description for a bucket, the mean */
+            /** @description the mean response time; null without a timed check */
             response_ms: number | null;
-            /** @description null for a bucket */
+            /** @description always null (a bucket has many); kept for older clients */
             status_code: number | null;
+            /** @description "11 of 20 checks failed", or null */
             error: string | null;
-            /** @description checks in the point (1 for a check) */
+            /** @description checks in the bucket (0: no check ran then) */
             checks: number;
-            /** @description failed checks in the point */
+            /** @description failed checks in the bucket */
             failures: number;
         };
         /** @description Every UptimeCheckView (not paginated). */
         UptimeCheckViewList: {
             data: components["schemas"]["UptimeCheckView"][];
+        };
+        /** @description A failed check, at its own time (`until` null), or past the raw checks kept, an hour that had failed checks (`at` to `until`). */
+        FailedCheckView: {
+            /**
+             * Format: date-time
+             * @description when checked, or the start of the hour
+             */
+            at: string;
+            /**
+             * Format: date-time
+             * @description the end of the hour; null for a check
+             */
+            until: string | null;
+            /** @description checks: 1 for a check */
+            checks: number;
+            /** @description failed checks: 1 for a check */
+            failures: number;
+            status_code: number | null;
+            /** @description what failed, or "11 of 20 checks failed" for an hour */
+            error: string | null;
+            /** @description the check's, or the hour's mean */
+            response_ms: number | null;
+        };
+        /** @description Every FailedCheckView (not paginated). */
+        FailedCheckViewList: {
+            data: components["schemas"]["FailedCheckView"][];
         };
         /** @description A project's status page settings (off by default). */
         StatusPageSettingsView: {
@@ -9678,6 +9721,67 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UptimeCheckViewList"];
+                };
+            };
+            /** @description The request is invalid: a path or query parameter, the body, or a cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid token or session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not allowed: the role or token lacks the permission, a read-only token writes, or a cross-site request. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or in a project the caller does not see. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    UptimeController_failures: {
+        parameters: {
+            query?: {
+                period?: "24h" | "7d" | "30d";
+            };
+            header?: never;
+            path: {
+                projectId: number;
+                monitorId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The period's failed checks, newest first (at most 100). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FailedCheckViewList"];
                 };
             };
             /** @description The request is invalid: a path or query parameter, the body, or a cursor. */

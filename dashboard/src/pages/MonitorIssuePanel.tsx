@@ -2,7 +2,8 @@ import { call, client, Issue } from '../api';
 import { ErrorMessage, Loading, useAsync } from '../components';
 import { CheckIns, cronMonitorUrl } from './CronMonitorPage';
 import { StatusPill } from './MonitorStatus';
-import { UptimeChecks, uptimeMonitorUrl } from './UptimeMonitorPage';
+import { UptimeChecks } from './UptimeCharts';
+import { uptimeMonitorUrl } from './UptimeMonitorPage';
 import './monitors.css';
 
 type IssueMonitor = NonNullable<Issue['monitor']>;

@@ -1,41 +1,13 @@
-import { useState } from 'preact/hooks';
-import { call, client, UptimeCheck, UptimeMonitor, UptimePeriod } from '../api';
-import { BarChart } from '../bar-chart';
-import { Empty, ErrorMessage, Loading, RelTime, useAsync, useTitle } from '../components';
-import { DataTable } from '../lists';
+import { call, client, UptimeMonitor } from '../api';
+import { RelTime, useAsync, useTitle } from '../components';
 import { navigate } from '../router';
-import { exactTime, plural } from '../util';
-import { PeriodSwitch } from './EventChart';
+import { exactTime } from '../util';
 import { MonitorActions } from './MonitorActions';
 import { intervalText, msText, percentText } from '../monitor-words';
 import { MonitorIssueLink, MutedMark, StatusPill } from './MonitorStatus';
 import { MonitorFrame } from './MonitorFrame';
 import './monitors.css';
-
-export const UPTIME_PERIODS: { value: UptimePeriod; label: string }[] = [
-  { value: '24h', label: 'last 24 hours' },
-  { value: '7d', label: 'last 7 days' },
-  { value: '30d', label: 'last 30 days' },
-];
-
-const ERRORS_SHOWN = 20;
-
-function pointTime(point: UptimeCheck, period: UptimePeriod): string {
-  const date = new Date(point.t);
-  return period === '24h'
-    ? date.toLocaleTimeString(undefined, { hour: 'numeric', minute: '2-digit' })
-    : date.toLocaleString(undefined, { month: 'short', day: 'numeric', hour: 'numeric' });
-}
-
-function pointTitle(point: UptimeCheck, period: UptimePeriod): string {
-  const when = `${new Date(point.t).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' })}`;
-  if (point.checks > 1) {
-    const failed = point.failures > 0 ? `, ${plural(point.failures, 'failed check')}` : ', all passed';
-    return `${when} (${period === '7d' ? 'hour' : '6 hours'}): mean ${msText(point.response_ms)} over ${plural(point.checks, 'check')}${failed}`;
-  }
-  const outcome = point.ok ? 'passed' : `failed${point.error ? `: ${point.error}` : ''}`;
-  return `${when}: ${msText(point.response_ms)}${point.status_code ? `, HTTP ${point.status_code}` : ''}, ${outcome}`;
-}
+import { UptimeChecks } from './UptimeCharts';
 
 export function uptimeMonitorUrl(projectId: number, monitorId: number): string {
   return `/projects/${projectId}/monitors/uptime/${monitorId}`;
@@ -161,85 +133,5 @@ function UptimeFigures({ monitor }: { monitor: UptimeMonitor }) {
         </dd>
       </div>
     </dl>
-  );
-}
-
-export function UptimeChecks({ projectId, monitorId }: { projectId: number; monitorId: number }) {
-  const [period, setPeriod] = useState<UptimePeriod>('24h');
-  const checks = useAsync(
-    () =>
-      call(
-        client.GET('/api/projects/{projectId}/uptime-monitors/{monitorId}/checks', {
-          params: { path: { projectId, monitorId }, query: { period } },
-        }),
-      ),
-    [projectId, monitorId, period],
-  );
-  const points = checks.data?.data ?? [];
-  const failed = points.filter((point) => !point.ok).reverse();
-  const max = Math.max(0, ...points.map((point) => point.response_ms ?? 0));
-  const label = UPTIME_PERIODS.find((option) => option.value === period)?.label ?? period;
-  const middle = points[Math.floor(points.length / 2)];
-  return (
-    <>
-      <section class="card" aria-labelledby="response-title">
-        <div class="chart-head">
-          <h2 id="response-title">Response times · {label}</h2>
-          <PeriodSwitch period={period} onChoose={setPeriod} label="Chart period" options={UPTIME_PERIODS} />
-        </div>
-        <ErrorMessage error={checks.error} onRetry={checks.reload} status={checks.status} />
-        {!checks.data && checks.loading && <Loading label="Loading checks…" />}
-        {checks.data && points.length === 0 && (
-          <Empty title="No checks in this period">The first check runs within one interval of creating the monitor.</Empty>
-        )}
-        {points.length > 0 && (
-          <figure class={checks.loading ? 'chart is-loading' : 'chart'}>
-            <BarChart
-              bars={points.map((point) => ({
-                key: point.t,
-                value: point.response_ms ?? 0,
-                title: pointTitle(point, period),
-                kind: point.ok ? undefined : 'failed',
-                data: { ok: String(point.ok) },
-              }))}
-              label={`Response times in the ${label}: ${plural(points.length, period === '24h' ? 'check' : 'point')}, ${failed.length} failed`}
-              listLabel="Response times"
-              labels={[pointTime(points[0], period), ...(middle ? [pointTime(middle, period)] : []), 'now']}
-              maxLabel={msText(max)}
-            />
-            <figcaption class="chart-legend small muted">
-              <span class="legend-item">
-                <span class="key ok" aria-hidden="true" /> passed
-              </span>{' '}
-              <span class="legend-item">
-                <span class="key failed" aria-hidden="true" /> failed (red)
-              </span>
-            </figcaption>
-          </figure>
-        )}
-      </section>
-      <section class="card" aria-labelledby="failures-title">
-        <h2 id="failures-title">Failed checks · {label}</h2>
-        {checks.data && failed.length === 0 && <Empty title="No failed checks in this period" />}
-        {failed.length > 0 && (
-          <DataTable class="check-errors" wrapClass="flat" columns={['When', 'Status', 'Error', { label: 'Response', class: 'num' }]}>
-            {failed.slice(0, ERRORS_SHOWN).map((point) => (
-              <tr key={point.t}>
-                <td data-label="When">
-                  <RelTime value={point.t} />
-                </td>
-                <td data-label="Status">
-                  {point.status_code ? `HTTP ${point.status_code}` : point.checks > 1 ? plural(point.failures, 'failure') : '—'}
-                </td>
-                <td data-label="Error">{point.error ?? <span class="muted">—</span>}</td>
-                <td class="num" data-label="Response">
-                  {msText(point.response_ms)}
-                </td>
-              </tr>
-            ))}
-          </DataTable>
-        )}
-      </section>
-    </>
   );
 }

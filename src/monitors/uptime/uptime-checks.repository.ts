@@ -18,6 +18,17 @@ export interface CheckPoint {
   failures: number;
 }
 
+/** A failed check (`until` null), or an hour with failed checks (`at` its start, `until` its end). */
+export interface FailedCheckRow {
+  at: Date;
+  until: Date | null;
+  checks: number;
+  failures: number;
+  status_code: number | null;
+  error: string | null;
+  response_ms: number | null;
+}
+
 /** Checks and failures of a monitor over a window. */
 export interface CheckCounts {
   monitor_id: number;
@@ -39,44 +50,90 @@ export interface DailyCounts extends CheckCounts {
 export class UptimeChecksRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** Every check due in (from, to], oldest first. */
-  rawSeries(monitorId: number, from: Date, to: Date): Promise<CheckPoint[]> {
-    return this.dataSource.query(
-      `SELECT checked_at AS t, ok, response_ms, status_code, error, 1 AS checks, (NOT ok)::int AS failures
-         FROM uptime_checks WHERE monitor_id = $1 AND due_at > $2 AND due_at <= $3
-        ORDER BY due_at`,
-      [monitorId, from, to],
+  /**
+   * `count` buckets of `bucketMinutes` from `from` (on a bucket's start), read from the raw checks
+   * by when each was due: every bucket, with none left out for want of checks (checks 0, no
+   * response time), so that a chart's width is the period and empty time looks empty.
+   */
+  rawBuckets(monitorId: number, from: Date, bucketMinutes: number, count: number): Promise<CheckPoint[]> {
+    return this.buckets(
+      `SELECT date_bin(make_interval(mins => $3::int), due_at, $2::timestamptz) AS t, count(*)::int AS checks,
+              (count(*) FILTER (WHERE NOT ok))::int AS failures,
+              sum(response_ms)::text AS ms_sum, count(response_ms)::int AS ms_count
+         FROM uptime_checks
+        WHERE monitor_id = $1 AND due_at >= $2 AND due_at < $2::timestamptz + make_interval(mins => $3::int * $4::int)
+        GROUP BY 1`,
+      [monitorId, from, bucketMinutes, count],
     );
   }
 
-  /**
-   * Buckets of `bucketHours` from the hourly totals since `from` (rounded down to its hour): `ok`
-   * when no check of the bucket failed, the mean response time, the counts.
-   */
-  async bucketedSeries(monitorId: number, from: Date, bucketHours: number): Promise<CheckPoint[]> {
-    const rows: {
-      t: Date;
-      checks: number;
-      ok: number;
-      ms_sum: string;
-      ms_count: number;
-    }[] = await this.dataSource.query(
-      `SELECT date_bin(make_interval(hours => $3), hour, TIMESTAMPTZ '2000-01-01 00:00:00+00') AS t,
-              sum(checks)::int AS checks, sum(ok)::int AS ok,
+  /** As rawBuckets, from the hourly totals (buckets of whole hours, `from` on an hour). */
+  hourlyBuckets(monitorId: number, from: Date, bucketHours: number, count: number): Promise<CheckPoint[]> {
+    return this.buckets(
+      `SELECT date_bin(make_interval(mins => $3::int), hour, $2::timestamptz) AS t, sum(checks)::int AS checks,
+              sum(checks - ok)::int AS failures,
               sum(response_ms_sum)::text AS ms_sum, sum(response_ms_count)::int AS ms_count
          FROM uptime_check_hours
-        WHERE monitor_id = $1 AND hour >= date_trunc('hour', $2::timestamptz, 'UTC')
-        GROUP BY 1 ORDER BY 1`,
-      [monitorId, from, bucketHours],
+        WHERE monitor_id = $1 AND hour >= $2 AND hour < $2::timestamptz + make_interval(mins => $3::int * $4::int)
+        GROUP BY 1`,
+      [monitorId, from, bucketHours * 60, count],
     );
+  }
+
+  /** `totals` (grouped by bucket start `t`) over the series of every bucket start ($2, $3 minutes, $4 of them). */
+  private async buckets(totals: string, params: [number, Date, number, number]): Promise<CheckPoint[]> {
+    const rows: { t: Date; checks: number; failures: number; ms_sum: string | null; ms_count: number }[] =
+      await this.dataSource.query(
+        `WITH totals AS (${totals})
+         SELECT b.t, coalesce(totals.checks, 0) AS checks, coalesce(totals.failures, 0) AS failures,
+                totals.ms_sum, coalesce(totals.ms_count, 0) AS ms_count
+           FROM generate_series(0, $4::int - 1) AS i
+          CROSS JOIN LATERAL (SELECT $2::timestamptz + make_interval(mins => $3::int * i) AS t) AS b
+           LEFT JOIN totals ON totals.t = b.t
+          ORDER BY b.t`,
+        params,
+      );
     return rows.map((row) => ({
       t: row.t,
-      ok: row.ok === row.checks,
+      ok: row.failures === 0,
       response_ms: row.ms_count > 0 ? Math.round(Number(row.ms_sum) / row.ms_count) : null,
       status_code: null,
-      error: row.ok === row.checks ? null : `${row.checks - row.ok} of ${row.checks} checks failed`,
+      error: row.failures === 0 ? null : `${row.failures} of ${row.checks} checks failed`,
       checks: row.checks,
-      failures: row.checks - row.ok,
+      failures: row.failures,
+    }));
+  }
+
+  /** The failed checks due since `from`, newest first: each at its own time, with what failed. */
+  rawFailures(monitorId: number, from: Date, limit: number): Promise<FailedCheckRow[]> {
+    return this.dataSource.query(
+      `SELECT checked_at AS at, NULL::timestamptz AS until, 1 AS checks, 1 AS failures, status_code, error, response_ms
+         FROM uptime_checks WHERE monitor_id = $1 AND due_at >= $2 AND NOT ok
+        ORDER BY due_at DESC LIMIT $3`,
+      [monitorId, from, limit],
+    );
+  }
+
+  /** The hours in [from, before) with failed checks, newest first, from the hourly totals. */
+  async hourlyFailures(
+    monitorId: number,
+    from: Date,
+    before: Date,
+    limit: number,
+  ): Promise<FailedCheckRow[]> {
+    const rows: (Omit<FailedCheckRow, 'response_ms'> & { ms_sum: string; ms_count: number })[] =
+      await this.dataSource.query(
+        `SELECT hour AS at, hour + interval '1 hour' AS until, checks, checks - ok AS failures,
+                NULL::int AS status_code, response_ms_sum::text AS ms_sum, response_ms_count AS ms_count
+           FROM uptime_check_hours
+          WHERE monitor_id = $1 AND hour >= date_trunc('hour', $2::timestamptz, 'UTC') AND hour < $3 AND ok < checks
+          ORDER BY hour DESC LIMIT $4`,
+        [monitorId, from, before, limit],
+      );
+    return rows.map(({ ms_sum, ms_count, ...row }) => ({
+      ...row,
+      error: `${row.failures} of ${row.checks} checks failed`,
+      response_ms: ms_count > 0 ? Math.round(Number(ms_sum) / ms_count) : null,
     }));
   }
 

@@ -4,7 +4,12 @@ import { resolvesToRefused } from '../../common/outbound-address';
 import { maskHeaderValues } from '../../common/secret-mask';
 import { AppConfig } from '../../config/app-config';
 import type { CheckPeriod, CreateUptimeMonitorDto, UpdateUptimeMonitorDto } from './dto/uptime-monitor.dto';
-import type { UptimeCheckView, UptimeMonitorView, UptimePercents } from './dto/uptime-monitor.response';
+import type {
+  FailedCheckView,
+  UptimeCheckView,
+  UptimeMonitorView,
+  UptimePercents,
+} from './dto/uptime-monitor.response';
 import { UptimeChecksRepository, CheckCounts } from './uptime-checks.repository';
 import { UptimeClock } from './uptime-clock';
 import {
@@ -21,8 +26,17 @@ import { uptimePercent } from './uptime-percent';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
-/** Buckets of the longer series: 168 points for 7 days, 120 for 30. */
-const BUCKET_HOURS: Record<Exclude<CheckPeriod, '24h'>, number> = { '7d': 1, '30d': 6 };
+/**
+ * Each period's chart: fixed buckets, the last one holding now, so that the chart spans the period
+ * whatever the interval (24 h from the raw checks, longer periods from the hourly totals).
+ */
+const SERIES_BUCKETS: Record<CheckPeriod, { minutes: number; count: number }> = {
+  '24h': { minutes: 30, count: 48 },
+  '7d': { minutes: 60, count: 168 },
+  '30d': { minutes: 360, count: 120 },
+};
+/** Failed checks listed at most, newest first. */
+const FAILURES_LISTED = 100;
 const PERIOD_DAYS: Record<CheckPeriod, number> = { '24h': 1, '7d': 7, '30d': 30 };
 /** Hours of the response-time trend every monitor view carries. */
 const TREND_HOURS = 24;
@@ -77,13 +91,42 @@ export class UptimeMonitorsService {
 
   async series(projectId: number, id: number, period: CheckPeriod): Promise<UptimeCheckView[]> {
     await this.findOrFail(projectId, id);
-    const now = this.clock.now();
-    const from = new Date(now.getTime() - PERIOD_DAYS[period] * DAY_MS);
+    const { minutes, count } = SERIES_BUCKETS[period];
+    const size = minutes * 60_000;
+    const from = new Date(Math.floor(this.clock.now().getTime() / size) * size - (count - 1) * size);
     const points =
       period === '24h'
-        ? await this.checks.rawSeries(id, from, now)
-        : await this.checks.bucketedSeries(id, from, BUCKET_HOURS[period]);
+        ? await this.checks.rawBuckets(id, from, minutes, count)
+        : await this.checks.hourlyBuckets(id, from, minutes / 60, count);
     return points.map((point) => ({ ...point, t: new Date(point.t).toISOString() }));
+  }
+
+  /**
+   * The period's failed checks, newest first: each at its own time while raw checks are kept
+   * (UPTIME_CHECK_RETENTION_HOURS), and before that, the hours that had failures.
+   */
+  async failures(projectId: number, id: number, period: CheckPeriod): Promise<FailedCheckView[]> {
+    await this.findOrFail(projectId, id);
+    const now = this.clock.now().getTime();
+    const from = now - PERIOD_DAYS[period] * DAY_MS;
+    const keptFrom = now - this.config.UPTIME_CHECK_RETENTION_HOURS * HOUR_MS;
+    // Past the raw checks, on an hour, so that no hour is both listed check by check and as a total.
+    const rawFrom = from >= keptFrom ? from : Math.ceil(keptFrom / HOUR_MS) * HOUR_MS;
+    const raw = await this.checks.rawFailures(id, new Date(rawFrom), FAILURES_LISTED);
+    const hourly =
+      rawFrom > from && raw.length < FAILURES_LISTED
+        ? await this.checks.hourlyFailures(
+            id,
+            new Date(from),
+            new Date(rawFrom),
+            FAILURES_LISTED - raw.length,
+          )
+        : [];
+    return [...raw, ...hourly].map((row) => ({
+      ...row,
+      at: new Date(row.at).toISOString(),
+      until: row.until === null ? null : new Date(row.until).toISOString(),
+    }));
   }
 
   /** Uptime over 24 h (raw checks, exact), 7 and 30 days (hourly totals, from the window's first hour). */

@@ -13,7 +13,7 @@ import { IdPipe } from '../../common/id.pipes';
 import { ApiErrors, ListOf } from '../../http/api-responses';
 import { ProjectsService } from '../../projects/projects.service';
 import { ChecksQuery, CreateUptimeMonitorDto, UpdateUptimeMonitorDto } from './dto/uptime-monitor.dto';
-import { UptimeCheckView, UptimeMonitorView } from './dto/uptime-monitor.response';
+import { FailedCheckView, UptimeCheckView, UptimeMonitorView } from './dto/uptime-monitor.response';
 import { UptimeMonitorsService } from './uptime-monitors.service';
 
 /** A project's uptime monitors: settings like the project's other settings (project:write to change). */
@@ -119,5 +119,20 @@ export class UptimeController {
     @Query() query: ChecksQuery,
   ): Promise<{ data: UptimeCheckView[] }> {
     return { data: await this.monitors.series(projectId, monitorId, query.period ?? '24h') };
+  }
+
+  @Get(':monitorId/failures')
+  @Requires('project:read', { projectId: 'projectId' })
+  @ApiOkResponse({
+    type: ListOf(FailedCheckView),
+    description: "The period's failed checks, newest first (at most 100).",
+  })
+  @ApiErrors(400)
+  async failures(
+    @Param('projectId', new IdPipe('project_id')) projectId: number,
+    @Param('monitorId', new IdPipe('monitor_id')) monitorId: number,
+    @Query() query: ChecksQuery,
+  ): Promise<{ data: FailedCheckView[] }> {
+    return { data: await this.monitors.failures(projectId, monitorId, query.period ?? '24h') };
   }
 }

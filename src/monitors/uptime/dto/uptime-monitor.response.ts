@@ -130,27 +130,71 @@ export class UptimeMonitorView {
 
 @ApiSchema({
   description:
-    'One point of the response-time series: a check (24h), or a bucket of checks (7d: an hour, 30d: 6 hours).',
+    'One bucket of the response-time series, every bucket of the period there (24h: 30 minutes, 7d: an hour, 30d: 6 hours), empty ones with no checks.',
 })
 export class UptimeCheckView {
-  @ApiProperty({ type: String, format: 'date-time', description: 'when checked, or the start of the bucket' })
+  @ApiProperty({ type: String, format: 'date-time', description: 'the start of the bucket' })
   t: string;
 
-  @ApiProperty({ description: 'the check passed; for a bucket, every check of it passed' })
+  @ApiProperty({ description: 'no check of the bucket failed (true for an empty one)' })
   ok: boolean;
 
-  @ApiProperty({ type: Number, nullable: true, description: 'for a bucket, the mean' })
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'the mean response time; null without a timed check',
+  })
   response_ms: number | null;
 
-  @ApiProperty({ type: Number, nullable: true, description: 'null for a bucket' })
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'always null (a bucket has many); kept for older clients',
+  })
   status_code: number | null;
 
-  @ApiProperty({ type: String, nullable: true })
+  @ApiProperty({ type: String, nullable: true, description: '"11 of 20 checks failed", or null' })
   error: string | null;
 
-  @ApiProperty({ description: 'checks in the point (1 for a check)' })
+  @ApiProperty({ description: 'checks in the bucket (0: no check ran then)' })
   checks: number;
 
-  @ApiProperty({ description: 'failed checks in the point' })
+  @ApiProperty({ description: 'failed checks in the bucket' })
   failures: number;
+}
+
+@ApiSchema({
+  description:
+    'A failed check, at its own time (`until` null), or past the raw checks kept, an hour that had failed checks (`at` to `until`).',
+})
+export class FailedCheckView {
+  @ApiProperty({ type: String, format: 'date-time', description: 'when checked, or the start of the hour' })
+  at: string;
+
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'the end of the hour; null for a check',
+  })
+  until: string | null;
+
+  @ApiProperty({ description: 'checks: 1 for a check' })
+  checks: number;
+
+  @ApiProperty({ description: 'failed checks: 1 for a check' })
+  failures: number;
+
+  @ApiProperty({ type: Number, nullable: true })
+  status_code: number | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'what failed, or "11 of 20 checks failed" for an hour',
+  })
+  error: string | null;
+
+  @ApiProperty({ type: Number, nullable: true, description: "the check's, or the hour's mean" })
+  response_ms: number | null;
 }
