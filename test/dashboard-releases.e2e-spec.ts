@@ -127,6 +127,22 @@ describe('dashboard release pages (browser)', () => {
     await page.getByRole('heading', { name: 'Releases · last 24 hours' }).waitFor();
     await page.getByLabel('Environment').selectOption('staging');
     await page.waitForURL(/period=24h&environment=staging/);
+    // Events and new issues follow the environment: staging had one event, of shop@1.1.0.
+    await settled(
+      async () => (await releaseRows(page)).map((row) => [row[0], row[6], row[7]]),
+      (value) =>
+        expect(value).toEqual([
+          ['shop@1.2.0', '0', '0'],
+          ['shop@1.1.0', '1', '1'],
+          ['shop@1.0.0', '0', '0'],
+        ]),
+    );
+    await page.getByLabel('Environment').selectOption('production');
+    await page.waitForURL(/period=24h&environment=production/);
+    await settled(
+      async () => (await releaseRows(page)).map((row) => row[7]),
+      (value) => expect(value).toEqual(['1', '0', '2']),
+    );
 
     // New issues link to the issue list searching them.
     await page
