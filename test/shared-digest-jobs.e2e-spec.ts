@@ -65,43 +65,62 @@ describe('digest jobs shared by several events', () => {
 
   it('stores every event of concurrent envelopes once, in fewer jobs than events', async () => {
     const project = await newProject('Shared by ingest');
-    const [eventsBefore, jobsBefore] = [
-      await counter('error_tracker_ingest_events_accepted_total'),
-      await counter('error_tracker_digest_jobs_enqueued_total'),
-    ];
-    const ids = Array.from({ length: 120 }, () => randomUUID());
-    const statuses = await Promise.all(
-      ids.map(async (eventId, index) => {
-        const payload = JSON.stringify({
-          message: `shared ${['alpha', 'beta', 'gamma'][index % 3]}`,
-          level: 'error',
-        });
-        const itemHeader = JSON.stringify({ type: 'event', length: Buffer.byteLength(payload) });
-        const response = await t
-          .http()
-          .post(`/api/${project.id}/envelope/`)
-          .set('X-Client-Auth', project.client_key)
-          .set('Content-Type', 'application/x-sentry-envelope')
-          .send(`${JSON.stringify({ event_id: hexOf(eventId) })}\n${itemHeader}\n${payload}\n`);
-        return response.status;
-      }),
-    );
-    expect(statuses).toEqual(ids.map(() => 200));
-    const events = (await counter('error_tracker_ingest_events_accepted_total')) - eventsBefore;
-    const jobs = (await counter('error_tracker_digest_jobs_enqueued_total')) - jobsBefore;
-    expect(events).toBe(ids.length);
-    expect(jobs).toBeGreaterThanOrEqual(Math.ceil(ids.length / MAX_EVENTS_PER_JOB));
-    expect(jobs).toBeLessThan(ids.length);
+    /** Sends 120 envelopes at once; answers how many events were accepted and jobs enqueued. */
+    const burst = async (ids: string[]) => {
+      const [eventsBefore, jobsBefore] = [
+        await counter('error_tracker_ingest_events_accepted_total'),
+        await counter('error_tracker_digest_jobs_enqueued_total'),
+      ];
+      const statuses = await Promise.all(
+        ids.map(async (eventId, index) => {
+          const payload = JSON.stringify({
+            message: `shared ${['alpha', 'beta', 'gamma'][index % 3]}`,
+            level: 'error',
+          });
+          const itemHeader = JSON.stringify({ type: 'event', length: Buffer.byteLength(payload) });
+          const response = await t
+            .http()
+            .post(`/api/${project.id}/envelope/`)
+            .set('X-Client-Auth', project.client_key)
+            .set('Content-Type', 'application/x-sentry-envelope')
+            .send(`${JSON.stringify({ event_id: hexOf(eventId) })}\n${itemHeader}\n${payload}\n`);
+          return response.status;
+        }),
+      );
+      expect(statuses).toEqual(ids.map(() => 200));
+      return {
+        events: (await counter('error_tracker_ingest_events_accepted_total')) - eventsBefore,
+        jobs: (await counter('error_tracker_digest_jobs_enqueued_total')) - jobsBefore,
+      };
+    };
+    // Requests handled in one event-loop turn share jobs. On a machine busy with other work the
+    // server may take a burst's requests one turn each, so a burst is sent again (up to 5 times,
+    // 600 events) until one shares: the sharing is what is proved, not the machine's speed.
+    const ids: string[] = [];
+    let shared = false;
+    for (let attempt = 0; attempt < 5 && !shared; attempt++) {
+      const batch = Array.from({ length: 120 }, () => randomUUID());
+      ids.push(...batch);
+      const { events, jobs } = await burst(batch);
+      expect(events).toBe(batch.length);
+      expect(jobs).toBeGreaterThanOrEqual(Math.ceil(batch.length / MAX_EVENTS_PER_JOB));
+      expect(jobs).toBeLessThanOrEqual(batch.length);
+      shared = jobs < batch.length;
+    }
+    expect(shared).toBe(true);
 
     const stored = await eventually(async () => {
       const rows = await rowsPerEvent(project.id);
       return rows.size === ids.length && rows;
-    }, 30_000);
+    }, 60_000);
     expect([...stored.values()].every((copies) => copies === 1)).toBe(true);
     await settleRollups(t.app);
     const issues = await t.api().get(`/api/projects/${project.id}/issues`).expect(200);
+    const perIssue = ids.length / 3;
     expect(issues.body.data.map((issue: { event_count: number }) => issue.event_count).sort()).toEqual([
-      40, 40, 40,
+      perIssue,
+      perIssue,
+      perIssue,
     ]);
   });
 
