@@ -37,6 +37,8 @@ describe('route permissions', () => {
       // A project's status page, once an admin has enabled it.
       'GET /api/status/:slug',
       'GET /auth/invitations/:secret',
+      // Whether this browser is signed in: its own session's user, or null; nothing of anyone else.
+      'GET /auth/session',
       'GET /auth/sso',
       'GET /auth/sso/callback',
       'GET /auth/sso/start',
