@@ -69,16 +69,20 @@ export function restoreMaskedBody(
   url: string,
   storedUrl: string,
 ): string | null {
-  const keeps = submitted === undefined || (stored !== null && submitted === maskSecret(stored));
-  if (!keeps) {
-    if (typeof submitted === 'string' && looksMasked(submitted)) {
-      throw new InvalidInputError('body is a masked value: send the new body, or the masked value unchanged');
-    }
-    return submitted ?? null;
-  }
+  if (submitted === null) return null;
+  // The body follows the headers' rule, as a header of its own.
+  const { headers, kept } =
+    submitted === undefined
+      ? { headers: { body: stored }, kept: stored === null ? [] : ['body'] }
+      : restoreHeaders(
+          { body: submitted },
+          stored === null ? {} : { body: stored },
+          () =>
+            new InvalidInputError('body is a masked value: send the new body, or the masked value unchanged'),
+        );
   const origin = originOf(url);
-  if (stored !== null && origin !== undefined && origin !== originOf(storedUrl)) {
+  if (kept.length > 0 && origin !== undefined && origin !== originOf(storedUrl)) {
     throw new InvalidInputError('body must be sent again when url moves to another origin');
   }
-  return stored;
+  return headers.body as string | null;
 }
